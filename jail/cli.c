@@ -1,0 +1,249 @@
+#include "jail/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "jail/util.h"
+
+enum {
+	OPT_READ = 0x100,
+	OPT_WRITE,
+	OPT_HIDE,
+	OPT_NET,
+	OPT_BACKEND,
+	OPT_MODE,
+	OPT_ENV,
+	OPT_UNSET,
+	OPT_HOME,
+	OPT_HIDE_IGNORED,
+	OPT_REPORT,
+	OPT_CONFIG,
+	OPT_JSON,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "workspace", required_argument, NULL, 'C' },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "profile", required_argument, NULL, 'p' },
+	{ "read", required_argument, NULL, OPT_READ },
+	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "unset", required_argument, NULL, OPT_UNSET },
+	{ "home", required_argument, NULL, OPT_HOME },
+	{ "hide-ignored", no_argument, NULL, OPT_HIDE_IGNORED },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 },
+};
+
+void cli_usage(FILE *f)
+{
+	fputs("usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
+	      "       stockade doctor [--json]\n"
+	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       stockade trust [FILE]\n"
+	      "\n"
+	      "Runs COMMAND in a jail: it keeps the workspace (the current directory) and\n"
+	      "the system, and cannot read your secrets, write elsewhere, reach services\n"
+	      "it was not given, or touch your other processes.\n"
+	      "\n"
+	      "  -C, --workspace DIR     the writable workspace (default: the current directory)\n"
+	      "      --config FILE       read this stockade.ini instead of the workspace's\n"
+	      "  -p, --profile NAME      apply [profile NAME] from stockade.ini\n"
+	      "      --read PATH         let the command read PATH (repeatable)\n"
+	      "      --write PATH        let the command write PATH (repeatable)\n"
+	      "      --hide PATH         keep PATH from the command, even inside a grant\n"
+	      "      --net MODE          off, loopback (default) or on\n"
+	      "      --backend NAME      auto (default), namespaces, landlock or seatbelt\n"
+	      "      --mode MODE         auto (default), required (refuse if anything is\n"
+	      "                          unenforced) or off (run without a jail)\n"
+	      "      --env NAME[=VALUE]  pass NAME through, or set it\n"
+	      "      --unset NAME        remove NAME from the environment\n"
+	      "      --home DIR          keep this home across runs instead of a fresh one\n"
+	      "      --hide-ignored      hide the files git ignores in the workspace\n"
+	      "      --report FILE       write what was enforced and refused as JSON\n"
+	      "  -q, --quiet             say nothing unless something fails\n"
+	      "  -v, --verbose           say what is enforced and what is not\n"
+	      "  -h, --help              show this help\n"
+	      "      --version           show the version\n"
+	      "\n"
+	      "Exit status: the command's own; 128+N when signal N ended it; 125 when\n"
+	      "stockade failed and the command did not run; 126 when the command is not\n"
+	      "executable; 127 when it was not found.\n",
+	      f);
+}
+
+static void add_rule(struct options *o, const char *path, enum access a, const char *option)
+{
+	o->rules = xreallocarray(o->rules, o->n_rules + 1, sizeof(*o->rules));
+	o->rules[o->n_rules++] = (struct cli_rule){ .path = xstrdup(path), .access = a, .option = option };
+}
+
+static void add_env(struct options *o, enum env_op_kind kind, const char *name, const char *value)
+{
+	o->env_ops = xreallocarray(o->env_ops, o->n_env_ops + 1, sizeof(*o->env_ops));
+	o->env_ops[o->n_env_ops++] = (struct env_op){
+		.kind = kind,
+		.name = xstrdup(name),
+		.value = value ? xstrdup(value) : NULL,
+	};
+}
+
+static bool valid_env_name(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '=' || (unsigned char)s[i] < 0x21 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+#define USAGE_ERROR(...)                                                       \
+	do {                                                                   \
+		*ret_error = xasprintf(__VA_ARGS__);                           \
+		return -EINVAL;                                                \
+	} while (0)
+
+int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
+{
+	*o = (struct options){ .net = NET_LOOPBACK, .backend = BACKEND_AUTO, .mode = MODE_AUTO };
+	*ret_error = NULL;
+
+	int first = 1;
+	if (argc > 1 && streq(argv[1], "doctor"))
+		o->command = CMD_DOCTOR;
+	else if (argc > 1 && streq(argv[1], "explain"))
+		o->command = CMD_EXPLAIN;
+	else if (argc > 1 && streq(argv[1], "trust"))
+		o->command = CMD_TRUST;
+	if (o->command != CMD_RUN)
+		first = 2;
+
+	/* "+": options end at the command, whose own options are its own. */
+	optind = 0;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc - first + 1, argv + first - 1, "+:C:p:qvh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			free(o->workspace);
+			o->workspace = xstrdup(optarg);
+			break;
+		case OPT_CONFIG:
+			free(o->config);
+			o->config = xstrdup(optarg);
+			break;
+		case 'p':
+			free(o->profile);
+			o->profile = xstrdup(optarg);
+			break;
+		case OPT_READ:
+			add_rule(o, optarg, ACCESS_READ, "--read");
+			break;
+		case OPT_WRITE:
+			add_rule(o, optarg, ACCESS_WRITE, "--write");
+			break;
+		case OPT_HIDE:
+			add_rule(o, optarg, ACCESS_HIDE, "--hide");
+			break;
+		case OPT_NET:
+			if (net_mode_from_name(optarg, &o->net) < 0)
+				USAGE_ERROR("invalid --net '%s': use off, loopback or on", optarg);
+			o->net_given = true;
+			break;
+		case OPT_BACKEND:
+			if (backend_from_name(optarg, &o->backend) < 0)
+				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
+			break;
+		case OPT_MODE:
+			if (run_mode_from_name(optarg, &o->mode) < 0)
+				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
+			break;
+		case OPT_ENV: {
+			const char *eq = strchr(optarg, '=');
+			size_t n = eq ? (size_t)(eq - optarg) : strlen(optarg);
+			if (!valid_env_name(optarg, n))
+				USAGE_ERROR("invalid --env '%s': use NAME or NAME=VALUE", optarg);
+			_cleanup_free_ char *name = xstrndup(optarg, n);
+			add_env(o, eq ? ENV_SET : ENV_PASS, name, eq ? eq + 1 : NULL);
+			break;
+		}
+		case OPT_UNSET:
+			if (!valid_env_name(optarg, strlen(optarg)))
+				USAGE_ERROR("invalid --unset '%s': use a variable name", optarg);
+			add_env(o, ENV_UNSET, optarg, NULL);
+			break;
+		case OPT_HOME:
+			free(o->home);
+			o->home = xstrdup(optarg);
+			break;
+		case OPT_HIDE_IGNORED:
+			o->hide_ignored = true;
+			break;
+		case OPT_REPORT:
+			free(o->report);
+			o->report = xstrdup(optarg);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'q':
+			o->verbosity = -1;
+			break;
+		case 'v':
+			o->verbosity = 1;
+			break;
+		case 'h':
+			o->command = CMD_HELP;
+			return 0;
+		case OPT_VERSION:
+			o->command = CMD_VERSION;
+			return 0;
+		case ':':
+			USAGE_ERROR("option '%s' needs an argument", argv[first - 1 + optind - 1]);
+		default:
+			USAGE_ERROR("unknown option '%s'", argv[first - 1 + optind - 1]);
+		}
+	}
+
+	int rest = first - 1 + optind;
+	if (o->json && o->command != CMD_DOCTOR)
+		USAGE_ERROR("--json goes with 'stockade doctor'");
+	o->argv = strv_new();
+	for (int i = rest; i < argc; i++)
+		strv_add(&o->argv, argv[i]);
+	if (o->command == CMD_RUN && !o->argv[0])
+		USAGE_ERROR("no command given");
+	if (o->command == CMD_DOCTOR && o->argv[0])
+		USAGE_ERROR("'stockade doctor' takes no command");
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	for (size_t i = 0; i < o->n_rules; i++)
+		free(o->rules[i].path);
+	free(o->rules);
+	for (size_t i = 0; i < o->n_env_ops; i++) {
+		free(o->env_ops[i].name);
+		free(o->env_ops[i].value);
+	}
+	free(o->env_ops);
+	free(o->workspace);
+	free(o->home);
+	free(o->report);
+	free(o->config);
+	free(o->profile);
+	strv_free(o->argv);
+	*o = (struct options){ 0 };
+}

@@ -1,0 +1,147 @@
+#include "jail/env.h"
+
+#include <ctype.h>
+
+#include "jail/util.h"
+
+/* Whole segments (between underscores and other punctuation), compared
+ * without regard to case: GITHUB_TOKEN, DB_PASSWORD, X_AUTH_HEADER. */
+static const char *const secret_segments[] = {
+	"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
+	"CREDENTIAL", "CREDENTIALS", "AUTH",
+};
+
+static const char *const secret_names[] = {
+	"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "PGPASSWORD", "DATABASE_URL",
+	"GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "DOCKER_HOST",
+	"DBUS_SESSION_BUS_ADDRESS",
+};
+
+static bool segment_is_secret(const char *s, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(secret_segments); i++)
+		if (strlen(secret_segments[i]) == n && strncasecmp(s, secret_segments[i], n) == 0)
+			return true;
+	return false;
+}
+
+bool env_is_secret(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(secret_names); i++)
+		if (strcasecmp(name, secret_names[i]) == 0)
+			return true;
+	if (strncasecmp(name, "AWS_", 4) == 0)
+		return true;
+
+	size_t n = strlen(name);
+	/* API_KEY, PRIVATE_KEY, OPENAI_APIKEY: anything ending in KEY. */
+	if (n >= 3 && strcasecmp(name + n - 3, "KEY") == 0)
+		return true;
+
+	const char *seg = name;
+	for (const char *c = name;; c++) {
+		if (*c == '\0' || !isalnum((unsigned char)*c)) {
+			if (c > seg && segment_is_secret(seg, (size_t)(c - seg)))
+				return true;
+			if (*c == '\0')
+				break;
+			seg = c + 1;
+		}
+	}
+	return false;
+}
+
+static bool entry_is(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+const char *env_get(char *const *envp, const char *name)
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (entry_is(envp[i], name))
+			return envp[i] + strlen(name) + 1;
+	return NULL;
+}
+
+static void record(struct policy *p, const char *name, const char *value, const char *why)
+{
+	for (size_t i = 0; i < p->n_env_changes; i++) {
+		struct env_change *c = &p->env_changes[i];
+		if (streq(c->name, name)) {
+			free(c->value);
+			free(c->why);
+			c->value = value ? xstrdup(value) : NULL;
+			c->why = xstrdup(why);
+			return;
+		}
+	}
+	p->env_changes = xreallocarray(p->env_changes, p->n_env_changes + 1, sizeof(*p->env_changes));
+	p->env_changes[p->n_env_changes++] = (struct env_change){
+		.name = xstrdup(name),
+		.value = value ? xstrdup(value) : NULL,
+		.why = xstrdup(why),
+	};
+}
+
+void env_put(struct policy *p, const char *name, const char *value, const char *why)
+{
+	if (!p->envp)
+		p->envp = strv_new();
+	size_t n = strv_length(p->envp);
+	for (size_t i = 0; i < n; i++) {
+		if (!entry_is(p->envp[i], name))
+			continue;
+		free(p->envp[i]);
+		if (value) {
+			p->envp[i] = xasprintf("%s=%s", name, value);
+		} else {
+			memmove(&p->envp[i], &p->envp[i + 1], (n - i) * sizeof(char *));
+		}
+		record(p, name, value, why);
+		return;
+	}
+	if (value) {
+		strv_push(&p->envp, xasprintf("%s=%s", name, value));
+		record(p, name, value, why);
+	}
+}
+
+bool env_user_decided(const struct env_op *ops, size_t n_ops, const char *name)
+{
+	for (size_t i = 0; i < n_ops; i++)
+		if (streq(ops[i].name, name))
+			return true;
+	return false;
+}
+
+void env_begin(struct policy *p, char *const *caller, const struct env_op *ops, size_t n_ops)
+{
+	strv_free(p->envp);
+	p->envp = strv_new();
+	for (size_t i = 0; caller && caller[i]; i++) {
+		const char *eq = strchr(caller[i], '=');
+		if (!eq || eq == caller[i])
+			continue;
+		_cleanup_free_ char *name = xstrndup(caller[i], (size_t)(eq - caller[i]));
+		bool passed = false;
+		for (size_t j = 0; j < n_ops; j++)
+			if (ops[j].kind == ENV_PASS && streq(ops[j].name, name))
+				passed = true;
+		if (env_is_secret(name) && !passed) {
+			record(p, name, NULL, "may carry a credential or reach an agent");
+			continue;
+		}
+		strv_add(&p->envp, caller[i]);
+	}
+	for (size_t i = 0; i < n_ops; i++) {
+		const struct env_op *op = &ops[i];
+		if (op->kind == ENV_SET)
+			env_put(p, op->name, op->value, "--env on the command line");
+		else if (op->kind == ENV_UNSET)
+			env_put(p, op->name, NULL, "--unset on the command line");
+		else if (env_get(caller, op->name) && env_is_secret(op->name))
+			record(p, op->name, "(the caller's value)", "--env on the command line passes it through");
+	}
+}

@@ -1,0 +1,341 @@
+#include "jail/fit.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "jail/cgroup.h"
+#include "jail/seccomp.h"
+#include "jail/util.h"
+#include "landlock/landlock.h"
+#include "netns/netns.h"
+
+static int read_int_file(const char *path, int fallback)
+{
+	_cleanup_free_ char *s = NULL;
+	if (read_file_at(AT_FDCWD, path, 32, &s, NULL) < 0)
+		return fallback;
+	return atoi(s);
+}
+
+struct probe_result {
+	int step;
+	int err;
+};
+
+/* Runs fn in a child and brings back which step failed and its errno;
+ * probing by trying must not change stockade's own process. */
+static struct probe_result probe_in_child(int (*fn)(int *ret_step))
+{
+	int p[2];
+	struct probe_result res = { .step = -1, .err = EIO };
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return res;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return res;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		struct probe_result r = { 0 };
+		int e = fn(&r.step);
+		r.err = e < 0 ? -e : 0;
+		(void)!write(p[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(p[1]);
+	size_t got = 0;
+	if (read_all(p[0], &res, sizeof(res), &got) < 0 || got != sizeof(res))
+		res = (struct probe_result){ .step = -1, .err = EIO };
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return res;
+}
+
+static const char *const userns_steps[] = {
+	"unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWIPC|CLONE_NEWUTS|CLONE_NEWCGROUP)",
+	"writing the uid and gid maps",
+	"making the mounts private",
+	"mounting a tmpfs",
+	"bringing up loopback over netlink",
+};
+
+static int write_file(const char *path, const char *s)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, s, strlen(s));
+}
+
+static int try_userns(int *step)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	*step = 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+		    CLONE_NEWUTS | CLONE_NEWCGROUP) < 0)
+		return -errno;
+	*step = 1;
+	char map[64];
+	int r = write_file("/proc/self/setgroups", "deny");
+	if (r < 0 && r != -ENOENT)
+		return r;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if ((r = write_file("/proc/self/uid_map", map)) < 0)
+		return r;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if ((r = write_file("/proc/self/gid_map", map)) < 0)
+		return r;
+	*step = 2;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	*step = 3;
+	if (mount("stockade-probe", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=4k") < 0)
+		return -errno;
+	*step = 4;
+	return netns_loopback_up();
+}
+
+static int try_notify(int *step)
+{
+	bool killable = false;
+	int r = seccomp_probe_listener(&killable);
+	*step = killable ? 1 : 2;
+	return r;
+}
+
+/* pidfd_getfd on a child: what the supervisor does to a jailed process,
+ * and what Yama's ptrace_scope 2 and 3 refuse. */
+static int try_pidfd_getfd(int *step)
+{
+	*step = 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	int r = 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = -errno;
+	} else {
+		*step = 1;
+		int fd = (int)syscall(SYS_pidfd_getfd, pidfd, 0, 0);
+		if (fd < 0)
+			r = -errno;
+		else
+			close(fd);
+		close(pidfd);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
+void host_probe(struct host *h, int what)
+{
+	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1 };
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	int abi = landlock_abi();
+	h->landlock_abi = abi > 0 ? abi : 0;
+	h->landlock_err = abi < 0 ? -abi : (abi == 0 ? EOPNOTSUPP : 0);
+	if (what == HOST_CHEAP)
+		return;
+
+	struct probe_result r = probe_in_child(try_userns);
+	h->userns = r.err == 0;
+	if (!h->userns) {
+		h->userns_step = r.step >= 0 && (size_t)r.step < ARRAY_SIZE(userns_steps) ? userns_steps[r.step] : "probing";
+		h->userns_err = r.err;
+	}
+	r = probe_in_child(try_notify);
+	h->notify = r.err == 0 && r.step >= 1;
+	h->notify_killable = h->notify && r.step == 1;
+	h->notify_err = r.err;
+	r = probe_in_child(try_pidfd_getfd);
+	h->pidfd_getfd = r.err == 0;
+	h->pidfd_getfd_err = r.err;
+
+	struct run_cgroup cg = RUN_CGROUP_INIT;
+	int c = cgroup_create(&cg);
+	h->cgroup = c == 0;
+	h->cgroup_err = c < 0 ? -c : 0;
+	if (c == 0) {
+		char *slash = strrchr(cg.dir, '/');
+		h->cgroup_dir = xstrndup(cg.dir, (size_t)(slash - cg.dir));
+	}
+	cgroup_release(&cg);
+
+	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
+	h->legacy_tiocsti = read_int_file("/proc/sys/dev/tty/legacy_tiocsti", -1);
+}
+
+void host_free(struct host *h)
+{
+	free(h->cgroup_dir);
+	h->cgroup_dir = NULL;
+}
+
+enum backend fit_auto(const struct host *h, const char **ret_why)
+{
+	if (h->landlock_abi > 0) {
+		*ret_why = "Landlock is enforced here";
+		return BACKEND_LANDLOCK;
+	}
+	*ret_why = "Landlock is not enforced here (the namespaces backend comes in a later part)";
+	return BACKEND_NONE;
+}
+
+static const char *const abi_gives[] = {
+	[1] = "filesystem rights: execute, read, write, make and remove files and directories",
+	[2] = "refer: renaming and linking across directories",
+	[3] = "truncate",
+	[4] = "TCP bind and connect rules",
+	[5] = "ioctl on devices",
+	[6] = "scoping of abstract Unix sockets and signals to the run",
+	[7] = "audit logging of denials (for the administrator; not visible to stockade)",
+};
+
+static const char *err_name(int e)
+{
+	const char *n = strerrorname_np(e);
+	return n ? n : "?";
+}
+
+int doctor_print(const struct host *h, bool json, FILE *f)
+{
+	const char *why;
+	enum backend auto_backend = fit_auto(h, &why);
+	if (json) {
+		fputs("{\n  \"kernel\": ", f);
+		json_string(f, h->kernel);
+		fprintf(f, ",\n  \"landlock\": {\"abi\": %d, \"gives\": [", h->landlock_abi);
+		for (int i = 1; i <= h->landlock_abi && i < (int)ARRAY_SIZE(abi_gives); i++) {
+			if (i > 1)
+				fputs(", ", f);
+			json_string(f, abi_gives[i]);
+		}
+		fputs("]},\n", f);
+		fprintf(f, "  \"user_namespaces\": {\"work\": %s", h->userns ? "true" : "false");
+		if (!h->userns) {
+			fputs(", \"failed_at\": ", f);
+			json_string(f, h->userns_step);
+			fputs(", \"errno\": ", f);
+			json_string(f, err_name(h->userns_err));
+		}
+		fprintf(f, "},\n  \"seccomp_user_notification\": {\"works\": %s, \"killable_wait\": %s},\n",
+			h->notify ? "true" : "false", h->notify_killable ? "true" : "false");
+		fprintf(f, "  \"pidfd_getfd\": {\"works\": %s", h->pidfd_getfd ? "true" : "false");
+		if (!h->pidfd_getfd) {
+			fputs(", \"errno\": ", f);
+			json_string(f, err_name(h->pidfd_getfd_err));
+		}
+		fprintf(f, "},\n  \"cgroup\": {\"delegated\": %s, \"path\": ", h->cgroup ? "true" : "false");
+		if (h->cgroup_dir)
+			json_string(f, h->cgroup_dir);
+		else
+			fputs("null", f);
+		fprintf(f, "},\n  \"yama_ptrace_scope\": %d,\n  \"legacy_tiocsti\": %d,\n", h->yama,
+			h->legacy_tiocsti);
+		fputs("  \"auto_backend\": ", f);
+		json_string(f, backend_name(auto_backend));
+		fputs(",\n  \"why\": ", f);
+		json_string(f, why);
+		fputs("\n}\n", f);
+		return ferror(f) ? -EIO : 0;
+	}
+
+	fprintf(f, "kernel:                 %s\n", h->kernel);
+	if (h->landlock_abi > 0) {
+		fprintf(f, "landlock:               ABI %d\n", h->landlock_abi);
+		for (int i = 1; i < (int)ARRAY_SIZE(abi_gives); i++)
+			fprintf(f, "  %s %d: %s\n", i <= h->landlock_abi ? "yes" : "no ", i, abi_gives[i]);
+	} else {
+		fprintf(f, "landlock:               not enforced (%s)\n", err_name(h->landlock_err));
+		fputs("  hint: boot with lsm=...,landlock (CONFIG_SECURITY_LANDLOCK=y)\n", f);
+	}
+	if (h->userns)
+		fputs("user namespaces:        work (tried: user, mount, pid, net, ipc, uts and cgroup namespaces, uid map, tmpfs, loopback)\n", f);
+	else
+		fprintf(f, "user namespaces:        refused at %s: %s\n", h->userns_step, err_name(h->userns_err));
+	if (h->notify)
+		fprintf(f, "seccomp notification:   works%s\n",
+			h->notify_killable ? " (killable wait)" : " (without a killable wait: Linux < 5.19)");
+	else
+		fprintf(f, "seccomp notification:   refused: %s\n", err_name(h->notify_err));
+	if (h->pidfd_getfd)
+		fputs("pidfd_getfd:            works\n", f);
+	else
+		fprintf(f, "pidfd_getfd:            refused: %s (the connect supervisor could not enforce loopback)\n",
+			err_name(h->pidfd_getfd_err));
+	if (h->cgroup)
+		fprintf(f, "cgroup:                 delegated at %s: leftovers are killed with cgroup.kill, even if stockade is killed\n",
+			h->cgroup_dir);
+	else
+		fprintf(f, "cgroup:                 not delegated here (%s): if stockade is killed, processes the command left may outlive it\n",
+			err_name(h->cgroup_err));
+	if (h->yama < 0)
+		fputs("yama ptrace_scope:      not present\n", f);
+	else
+		fprintf(f, "yama ptrace_scope:      %d%s\n", h->yama,
+			h->yama >= 2 ? " (pidfd_getfd refused: loopback without namespaces is unenforced)" : "");
+	if (h->legacy_tiocsti >= 0)
+		fprintf(f, "legacy TIOCSTI:         %s (the seccomp filter refuses it either way)\n",
+			h->legacy_tiocsti ? "enabled" : "disabled");
+	fprintf(f, "backend auto picks:     %s (%s)\n", backend_name(auto_backend), why);
+	return ferror(f) ? -EIO : 0;
+}
+
+void fit_report(const struct host *h, const struct policy *p, enum backend backend,
+		bool cgroup, struct report *rep)
+{
+	rep->backend = backend_name(backend);
+	rep->network = net_mode_name(p->net);
+	if (backend == BACKEND_NONE) {
+		report_gap(rep, "everything", "--mode off: the command runs without a jail");
+		return;
+	}
+
+	char buf[256];
+	snprintf(buf, sizeof(buf), "filesystem: Landlock ABI %d, every right of that ABI handled", h->landlock_abi);
+	report_enforced(rep, buf);
+	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");
+	report_enforced(rep, "capabilities dropped, no_new_privs");
+	report_enforced(rep, "environment: credentials and agent sockets removed");
+	report_enforced(rep, "trust hand-offs: kept by the guard, changes undone after the run");
+	if (p->net == NET_OFF)
+		report_enforced(rep, h->landlock_abi >= 4 ? "network off: Landlock TCP rules and seccomp socket families"
+							 : "network off: seccomp socket families");
+	if (h->landlock_abi >= 6)
+		report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
+	report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
+	report_enforced(rep, "terminal injection (TIOCSTI, TIOCLINUX)");
+	report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
+
+	const char *gaps[8];
+	size_t n = landlock_gaps(h->landlock_abi, p->net, gaps, ARRAY_SIZE(gaps));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(gaps); i++)
+		report_gap(rep, "landlock", gaps[i]);
+	report_gap(rep, "unix sockets",
+		   "Landlock does not govern connecting to a socket file; the supervisor that checks their paths is not built yet");
+	report_gap(rep, "/proc of other processes",
+		   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
+	if (!cgroup)
+		report_gap(rep, "processes left behind if stockade is killed",
+			   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
+	if (p->uid != 0)
+		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
+}

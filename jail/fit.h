@@ -1,0 +1,44 @@
+/* What this host can enforce, found by asking and by trying; and the
+ * backend a run gets. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jail/policy.h"
+#include "jail/report.h"
+
+struct host {
+	char kernel[200];
+	int landlock_abi;	/* 0: none */
+	int landlock_err;	/* why none, when probing failed otherwise */
+	bool userns;
+	const char *userns_step;	/* the step that failed */
+	int userns_err;
+	bool notify;
+	bool notify_killable;
+	int notify_err;
+	bool pidfd_getfd;
+	int pidfd_getfd_err;
+	bool cgroup;
+	char *cgroup_dir;
+	int cgroup_err;
+	int yama;		/* ptrace_scope, -1 when Yama is absent */
+	int legacy_tiocsti;	/* -1 unknown */
+};
+
+#define HOST_CHEAP 0		/* Landlock only: what every run asks */
+#define HOST_ALL 1		/* everything, by trying: doctor */
+
+void host_probe(struct host *h, int what);
+void host_free(struct host *h);
+
+/* The backend auto picks on this host, and why the others are out. */
+enum backend fit_auto(const struct host *h, const char **ret_why);
+
+int doctor_print(const struct host *h, bool json, FILE *f);
+
+/* Fills what a run on this backend enforces and what it leaves out, and
+ * why; the same lines explain prints and --mode required refuses on. */
+void fit_report(const struct host *h, const struct policy *p, enum backend backend,
+		bool cgroup, struct report *rep);

@@ -1,0 +1,14 @@
+/* Messages to the user, made at the top: "stockade: <action> '<object>':
+ * <reason>", lowercase, no full stop; a second line may start "hint:". */
+#pragma once
+
+#include "jail/util.h"
+
+extern int log_verbosity;	/* -1 quiet, 0 normal, 1 verbose */
+
+void log_error(const char *fmt, ...) _printf_(1, 2);
+void log_hint(const char *fmt, ...) _printf_(1, 2);
+/* Said unless -q. */
+void log_note(const char *fmt, ...) _printf_(1, 2);
+/* Said with -v. */
+void log_info(const char *fmt, ...) _printf_(1, 2);

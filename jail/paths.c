@@ -1,0 +1,192 @@
+#include "jail/paths.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+
+#include "jail/util.h"
+
+int path_canonical(const char *path, char **ret)
+{
+	/* Most paths have no symlink on the way: one openat2 that refuses
+	 * symlinks proves it, where realpath(3) would readlink every
+	 * component. Without symlinks, ".." means what it says. */
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	if (path[0] == '/') {
+		int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0) {
+			close(fd);
+			*ret = path_normalize(path);
+			return 0;
+		}
+		if (errno != ELOOP && errno != EXDEV && errno != ENOSYS && errno != EPERM)
+			return -errno;
+		/* The path itself a symlink (/bin -> usr/bin on merged-usr
+		 * systems, /usr/local/cuda -> cuda-13.0): follow that one
+		 * link and try again. */
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0 && errno != ELOOP) {
+			target[n] = '\0';
+			_cleanup_free_ char *next = NULL;
+			if (target[0] == '/') {
+				next = xstrdup(target);
+			} else {
+				_cleanup_free_ char *norm = path_normalize(path);
+				char *slash = strrchr(norm, '/');
+				*slash = '\0';
+				next = path_join(*norm ? norm : "/", target);
+			}
+			static __thread int depth;
+			if (depth < 40) {
+				depth++;
+				int r = path_canonical(next, ret);
+				depth--;
+				return r;
+			}
+		}
+	}
+	char *r = realpath(path, NULL);
+	if (!r)
+		return -errno;
+	*ret = r;
+	return 0;
+}
+
+static int check_program(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EACCES;
+	if (access(path, X_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+int path_find_program(const char *word, const char *path_env, const char *cwd, char **ret)
+{
+	if (str_empty(word))
+		return -ENOENT;
+	if (strchr(word, '/')) {
+		_cleanup_free_ char *full = word[0] == '/' ? xstrdup(word) : path_join(cwd, word);
+		int r = check_program(full);
+		if (r < 0)
+			return r;
+		*ret = TAKE_PTR(full);
+		return 0;
+	}
+	if (!path_env)
+		path_env = "/usr/local/bin:/usr/bin:/bin";
+	int first_error = -ENOENT;
+	const char *p = path_env;
+	for (;;) {
+		const char *end = strchrnul(p, ':');
+		/* An empty entry means the current directory, as for execvp. */
+		_cleanup_free_ char *entry = end == p ? xstrdup(".") : xstrndup(p, (size_t)(end - p));
+		_cleanup_free_ char *dir = entry[0] == '/' ? xstrdup(entry) : path_join(cwd, entry);
+		_cleanup_free_ char *full = path_join(dir, word);
+		int r = check_program(full);
+		if (r == 0) {
+			*ret = TAKE_PTR(full);
+			return 0;
+		}
+		if (r == -EACCES && first_error == -ENOENT)
+			first_error = r;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return first_error;
+}
+
+int mkdir_private(const char *dir, uid_t uid)
+{
+	if (mkdir(dir, 0700) < 0) {
+		if (errno == ENOENT) {
+			_cleanup_free_ char *parent = xstrdup(dir);
+			char *slash = strrchr(parent, '/');
+			if (!slash || slash == parent)
+				return -ENOENT;
+			*slash = '\0';
+			int r = mkdir_private(parent, uid);
+			if (r < 0)
+				return r;
+			if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+				return -errno;
+		} else if (errno != EEXIST) {
+			return -errno;
+		}
+	}
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* Someone else's directory, or one others can write, could be
+	 * swapped under us (a squatted /tmp/stockade-UID). */
+	if (st.st_uid != uid || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+static int rm_rf_at(int parent_fd, const char *name, bool is_dir, int depth)
+{
+	/* Try the cheap way first: most of what a run leaves is an empty
+	 * directory or a plain file. */
+	if (unlinkat(parent_fd, name, is_dir ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM && errno != ENOTEMPTY && errno != EEXIST && errno != EACCES)
+		return -errno;
+	if (depth > 256)
+		return -ELOOP;
+
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && fchmodat(parent_fd, name, 0700, 0) == 0)
+		fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* A directory left read-only (or unsearchable) by the command. */
+	if (fchmod(fd, 0700) < 0) {
+		/* not ours to change: removing may still work */
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		int q = rm_rf_at(dirfd(d), de->d_name, de->d_type == DT_DIR, depth + 1);
+		if (q < 0 && r == 0)
+			r = q;
+	}
+	closedir(d);
+	if (unlinkat(parent_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+int rm_rf(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	char *slash = strrchr(copy, '/');
+	if (!slash || !slash[1])
+		return -EINVAL;
+	*slash = '\0';
+	_cleanup_close_ int parent = open(slash == copy ? "/" : copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return -errno;
+	return rm_rf_at(parent, slash + 1, true, 0);
+}

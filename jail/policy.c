@@ -1,0 +1,264 @@
+#include "jail/policy.h"
+
+#include "jail/util.h"
+
+static const char *const access_names[] = {
+	[ACCESS_WRITE] = "write",
+	[ACCESS_READ] = "read",
+	[ACCESS_PROTECT] = "protect",
+	[ACCESS_HIDE] = "hide",
+};
+
+static const char *const net_names[] = {
+	[NET_OFF] = "off",
+	[NET_LOOPBACK] = "loopback",
+	[NET_ON] = "on",
+};
+
+static const char *const backend_names[] = {
+	[BACKEND_AUTO] = "auto",
+	[BACKEND_NAMESPACES] = "namespaces",
+	[BACKEND_LANDLOCK] = "landlock",
+	[BACKEND_SEATBELT] = "seatbelt",
+	[BACKEND_NONE] = "none",
+};
+
+static const char *const mode_names[] = {
+	[MODE_AUTO] = "auto",
+	[MODE_REQUIRED] = "required",
+	[MODE_OFF] = "off",
+};
+
+static const char *const effect_names[] = {
+	[EFFECT_NONE] = "none",
+	[EFFECT_READ] = "read",
+	[EFFECT_WRITE] = "write",
+};
+
+const char *access_name(enum access a)
+{
+	return access_names[a];
+}
+
+const char *net_mode_name(enum net_mode m)
+{
+	return net_names[m];
+}
+
+const char *backend_name(enum backend b)
+{
+	return backend_names[b];
+}
+
+const char *effect_name(enum effect e)
+{
+	return effect_names[e];
+}
+
+static int index_of(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && streq(names[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+int access_from_name(const char *s, enum access *ret)
+{
+	int i = index_of(access_names, ARRAY_SIZE(access_names), s);
+	if (i < 0)
+		return i;
+	*ret = (enum access)i;
+	return 0;
+}
+
+int net_mode_from_name(const char *s, enum net_mode *ret)
+{
+	int i = index_of(net_names, ARRAY_SIZE(net_names), s);
+	if (i < 0)
+		return i;
+	*ret = (enum net_mode)i;
+	return 0;
+}
+
+int backend_from_name(const char *s, enum backend *ret)
+{
+	/* "none" is what a report says of --mode off, not a choice. */
+	int i = index_of(backend_names, BACKEND_NONE, s);
+	if (i < 0)
+		return i;
+	*ret = (enum backend)i;
+	return 0;
+}
+
+int run_mode_from_name(const char *s, enum run_mode *ret)
+{
+	int i = index_of(mode_names, ARRAY_SIZE(mode_names), s);
+	if (i < 0)
+		return i;
+	*ret = (enum run_mode)i;
+	return 0;
+}
+
+void policy_init(struct policy *p)
+{
+	*p = (struct policy){
+		.net = NET_LOOPBACK,
+		.backend = BACKEND_AUTO,
+		.mode = MODE_AUTO,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+}
+
+void policy_free(struct policy *p)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		free(p->rules[i].path);
+		free(p->rules[i].origin);
+	}
+	free(p->rules);
+	for (size_t i = 0; i < p->n_env_changes; i++) {
+		free(p->env_changes[i].name);
+		free(p->env_changes[i].value);
+		free(p->env_changes[i].why);
+	}
+	free(p->env_changes);
+	free(p->workspace);
+	free(p->cwd);
+	free(p->user_home);
+	free(p->home);
+	free(p->tmpdir);
+	free(p->run_dir);
+	free(p->cache_dir);
+	free(p->state_dir);
+	free(p->program);
+	strv_free(p->argv);
+	strv_free(p->envp);
+	strv_free(p->notes);
+	policy_init(p);
+}
+
+struct rule *policy_add_rule(struct policy *p, const char *path, enum access a,
+			     unsigned flags, const char *origin)
+{
+	_cleanup_free_ char *norm = path_normalize(path);
+	/* The same rule from two sources (PATH naming /bin and /usr/bin):
+	 * the first says where it came from. */
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].access == a && streq(p->rules[i].path, norm)) {
+			p->rules[i].flags |= flags;
+			return &p->rules[i];
+		}
+	p->rules = xreallocarray(p->rules, p->n_rules + 1, sizeof(*p->rules));
+	struct rule *r = &p->rules[p->n_rules++];
+	*r = (struct rule){
+		.path = TAKE_PTR(norm),
+		.access = a,
+		.flags = flags,
+		.origin = xstrdup(origin),
+	};
+	return r;
+}
+
+/* The strongest rule exactly at path, optionally passing over protect. */
+static const struct rule *rule_at(const struct policy *p, const char *path, bool skip_protect)
+{
+	const struct rule *best = NULL;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (skip_protect && r->access == ACCESS_PROTECT)
+			continue;
+		if (streq(r->path, path) && (!best || r->access > best->access))
+			best = r;
+	}
+	return best;
+}
+
+const struct rule *policy_rule_for(const struct policy *p, const char *path)
+{
+	const struct rule *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (!path_is_beneath(path, r->path))
+			continue;
+		size_t len = strlen(r->path);
+		if (!best || len > best_len || (len == best_len && r->access > best->access)) {
+			best = r;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+static enum effect effect_of_access(enum access a)
+{
+	switch (a) {
+	case ACCESS_WRITE:
+		return EFFECT_WRITE;
+	case ACCESS_READ:
+		return EFFECT_READ;
+	case ACCESS_HIDE:
+	case ACCESS_PROTECT:
+		break;
+	}
+	return EFFECT_NONE;
+}
+
+static char *path_parent(const char *path)
+{
+	if (streq(path, "/"))
+		return NULL;
+	const char *slash = strrchr(path, '/');
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+enum effect policy_effect(const struct policy *p, const char *path)
+{
+	const struct rule *r = policy_rule_for(p, path);
+	if (!r)
+		return EFFECT_NONE;
+	if (r->access != ACCESS_PROTECT)
+		return effect_of_access(r->access);
+
+	/* protect takes away writes and gives nothing: what the wider rules
+	 * grant, capped at read. A read or write on the same path counts as
+	 * wider. */
+	enum effect wider;
+	const struct rule *same = rule_at(p, r->path, true);
+	if (same) {
+		wider = effect_of_access(same->access);
+	} else {
+		_cleanup_free_ char *parent = path_parent(r->path);
+		wider = parent ? policy_effect(p, parent) : EFFECT_NONE;
+	}
+	return wider == EFFECT_WRITE ? EFFECT_READ : wider;
+}
+
+bool policy_has_rule_beneath(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (!streq(p->rules[i].path, path) && path_is_beneath(p->rules[i].path, path))
+			return true;
+	return false;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct rule *x = a, *y = b;
+	size_t dx = path_depth(x->path), dy = path_depth(y->path);
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	int c = strcmp(x->path, y->path);
+	if (c)
+		return c;
+	return (int)y->access - (int)x->access;
+}
+
+void policy_sort(struct policy *p)
+{
+	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+}

@@ -1,0 +1,191 @@
+#include "jail/report.h"
+
+#include <fcntl.h>
+#include <signal.h>
+
+#include "jail/util.h"
+
+void report_init(struct report *r)
+{
+	*r = (struct report){ .backend = "none", .network = "off" };
+	r->enforced = strv_new();
+	r->supervises = strv_new();
+}
+
+void report_free(struct report *r)
+{
+	strv_free(r->enforced);
+	strv_free(r->supervises);
+	free(r->fallback);
+	for (size_t i = 0; i < r->n_gaps; i++) {
+		free(r->gaps[i].what);
+		free(r->gaps[i].why);
+	}
+	free(r->gaps);
+	for (size_t i = 0; i < r->n_denials; i++) {
+		free(r->denials[i].kind);
+		free(r->denials[i].what);
+		free(r->denials[i].error);
+	}
+	free(r->denials);
+	*r = (struct report){ 0 };
+}
+
+void report_enforced(struct report *r, const char *what)
+{
+	if (!strv_contains(r->enforced, what))
+		strv_add(&r->enforced, what);
+}
+
+void report_gap(struct report *r, const char *what, const char *why)
+{
+	for (size_t i = 0; i < r->n_gaps; i++)
+		if (streq(r->gaps[i].what, what))
+			return;
+	r->gaps = xreallocarray(r->gaps, r->n_gaps + 1, sizeof(*r->gaps));
+	r->gaps[r->n_gaps++] = (struct gap){ .what = xstrdup(what), .why = xstrdup(why) };
+}
+
+void report_denial(struct report *r, const char *kind, const char *what, const char *error)
+{
+	for (size_t i = 0; i < r->n_denials; i++) {
+		struct denial *d = &r->denials[i];
+		if (streq(d->kind, kind) && streq(d->what, what) && streq(d->error, error)) {
+			d->count++;
+			return;
+		}
+	}
+	r->denials = xreallocarray(r->denials, r->n_denials + 1, sizeof(*r->denials));
+	r->denials[r->n_denials++] = (struct denial){
+		.kind = xstrdup(kind),
+		.what = xstrdup(what),
+		.error = xstrdup(error),
+		.count = 1,
+	};
+}
+
+char *report_denials_line(const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < r->n_denials; i++) {
+		const struct denial *d = &r->denials[i];
+		fprintf(f, "%s%s %s (%s)", i ? ", " : "", d->kind, d->what, d->error);
+		if (d->count > 1)
+			fprintf(f, " x%u", d->count);
+	}
+	fclose(f);
+	return buf;
+}
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_strv(FILE *f, char *const *v)
+{
+	fputc('[', f);
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			fputs(", ", f);
+		json_string(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+int report_write_json(const struct report *r, FILE *f)
+{
+	fputs("{\n  \"backend\": ", f);
+	json_string(f, r->backend);
+	fputs(",\n  \"fallback\": ", f);
+	if (r->fallback)
+		json_string(f, r->fallback);
+	else
+		fputs("null", f);
+	fputs(",\n  \"network\": ", f);
+	json_string(f, r->network);
+	fputs(",\n  \"enforced\": ", f);
+	json_strv(f, r->enforced);
+	fputs(",\n  \"unenforced\": [", f);
+	for (size_t i = 0; i < r->n_gaps; i++) {
+		fputs(i ? ",\n    {\"what\": " : "\n    {\"what\": ", f);
+		json_string(f, r->gaps[i].what);
+		fputs(", \"why\": ", f);
+		json_string(f, r->gaps[i].why);
+		fputc('}', f);
+	}
+	fputs(r->n_gaps ? "\n  ],\n" : "],\n", f);
+	fprintf(f, "  \"supervisor\": {\"served_whole_run\": %s, \"decides\": ", r->supervisor ? "true" : "false");
+	json_strv(f, r->supervises);
+	fputs("},\n  \"denials\": [", f);
+	for (size_t i = 0; i < r->n_denials; i++) {
+		const struct denial *d = &r->denials[i];
+		fputs(i ? ",\n    {\"kind\": " : "\n    {\"kind\": ", f);
+		json_string(f, d->kind);
+		fputs(", \"what\": ", f);
+		json_string(f, d->what);
+		fputs(", \"errno\": ", f);
+		json_string(f, d->error);
+		fprintf(f, ", \"count\": %u}", d->count);
+	}
+	fputs(r->n_denials ? "\n  ],\n" : "],\n", f);
+	fputs("  \"exit\": ", f);
+	if (!r->exited) {
+		fputs("null", f);
+	} else if (r->signal) {
+		fputs("{\"signal\": ", f);
+		char name[32];
+		const char *abbrev = sigabbrev_np(r->signal);
+		snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "?");
+		json_string(f, name);
+		fputc('}', f);
+	} else {
+		fprintf(f, "{\"code\": %d}", r->exit_code);
+	}
+	fprintf(f, ",\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
+		r->run_us / 1000.0);
+	return ferror(f) ? -EIO : 0;
+}
+
+int report_write(const struct report *r, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0)
+		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	int ret = report_write_json(r, f);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}

@@ -1,0 +1,50 @@
+/* What a run enforced, left out and refused: said on stderr and written
+ * as one JSON object by --report. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct gap {
+	char *what;
+	char *why;
+};
+
+struct denial {
+	char *kind;		/* "syscall", "connect", "bind", "handoff" */
+	char *what;		/* the call, the address, the path */
+	char *error;		/* the errno answered, or what was done */
+	unsigned count;
+};
+
+struct report {
+	const char *backend;	/* "namespaces", "landlock", "seatbelt", "none" */
+	const char *network;
+	char *fallback;		/* why auto left the namespaces backend, or NULL */
+	char **enforced;
+	struct gap *gaps;
+	size_t n_gaps;
+	struct denial *denials;
+	size_t n_denials;
+	bool supervisor;	/* the listener served the whole run */
+	char **supervises;	/* what the listener decides */
+	bool exited;
+	int exit_code;
+	int signal;		/* 0 unless a signal ended the command */
+	unsigned long long setup_us;
+	unsigned long long run_us;
+};
+
+void report_init(struct report *r);
+void report_free(struct report *r);
+void report_enforced(struct report *r, const char *what);
+void report_gap(struct report *r, const char *what, const char *why);
+/* Counts one more of the same denial. */
+void report_denial(struct report *r, const char *kind, const char *what, const char *error);
+/* The denials on one line, for stderr when the command failed. */
+char *report_denials_line(const struct report *r);
+int report_write_json(const struct report *r, FILE *f);
+int report_write(const struct report *r, const char *path);
+/* A JSON string, escaped. */
+void json_string(FILE *f, const char *s);

@@ -1,0 +1,192 @@
+/* Compiling the filter with libseccomp: at build time by tools/gen-filters
+ * for every variant a run can ask for, and at run time only when the
+ * binary was built without them. */
+#include "jail/seccomp.h"
+
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "jail/util.h"
+
+int seccomp_rule_nr(const struct sc_rule *r)
+{
+	int nr = seccomp_syscall_resolve_name(r->name);
+	if (nr == __NR_SCMP_ERROR)
+		return r->nr;
+	return nr < 0 ? -1 : nr;	/* a pseudo-number: not a call of this architecture */
+}
+
+/* libseccomp lets an unconditional rule swallow the conditional ones of the
+ * same call, and has no masked "not equal". So "allow ioctl except these
+ * requests" becomes allow rules over every value of the masked bits but the
+ * refused ones: split on one bit at a time until no refused value remains
+ * in a branch (allow it whole) or the branch is one refused value (leave it
+ * to the default action). */
+static int add_complement(scmp_filter_ctx ctx, int nr, unsigned arg, uint64_t mask,
+			  const uint64_t *values, size_t n_values, uint64_t fixed_mask,
+			  uint64_t fixed_value)
+{
+	bool any = false;
+	for (size_t i = 0; i < n_values && !any; i++)
+		any = (values[i] & fixed_mask) == fixed_value;
+	if (!any) {
+		struct scmp_arg_cmp cmp = SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, fixed_mask, fixed_value);
+		return seccomp_rule_add_exact_array(ctx, SCMP_ACT_ALLOW, nr, 1, &cmp);
+	}
+	uint64_t rest = mask & ~fixed_mask;
+	if (!rest)
+		return 0;
+	uint64_t bit = rest & -rest;
+	int r = add_complement(ctx, nr, arg, mask, values, n_values, fixed_mask | bit, fixed_value);
+	if (r < 0)
+		return r;
+	return add_complement(ctx, nr, arg, mask, values, n_values, fixed_mask | bit, fixed_value | bit);
+}
+
+static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int nr)
+{
+	bool allow_all = false;
+	const struct sc_rule *refusals[8];
+	size_t n_refusals = 0;
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (plan->nrs[i] != nr)
+			continue;
+		if (r->action == SC_ALLOW && r->n_args == 0)
+			allow_all = true;
+		if (r->action != SC_ALLOW && r->n_args > 0) {
+			if (n_refusals == ARRAY_SIZE(refusals))
+				return -E2BIG;
+			refusals[n_refusals++] = r;
+		}
+	}
+
+	if (allow_all && n_refusals) {
+		uint64_t values[ARRAY_SIZE(refusals)];
+		for (size_t i = 0; i < n_refusals; i++) {
+			/* One argument under one mask: what the table uses,
+			 * and all the complement can express. */
+			if (refusals[i]->n_args != 1 || refusals[i]->args[0].arg != refusals[0]->args[0].arg ||
+			    refusals[i]->args[0].mask != refusals[0]->args[0].mask)
+				return -EINVAL;
+			values[i] = refusals[i]->args[0].value;
+		}
+		return add_complement(ctx, nr, refusals[0]->args[0].arg, refusals[0]->args[0].mask,
+				      values, n_refusals, 0, 0);
+	}
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (plan->nrs[i] != nr)
+			continue;
+		uint32_t action;
+		if (r->action == SC_ALLOW)
+			action = SCMP_ACT_ALLOW;
+		else if (r->action == SC_ERRNO)
+			action = SCMP_ACT_ERRNO((uint32_t)r->err);
+		else
+			continue;	/* the default action hands it to the listener */
+		struct scmp_arg_cmp cmp[3];
+		for (unsigned a = 0; a < r->n_args; a++)
+			cmp[a] = SCMP_CMP(r->args[a].arg, SCMP_CMP_MASKED_EQ, r->args[a].mask,
+					  r->args[a].value);
+		int ret = seccomp_rule_add_exact_array(ctx, action, nr, r->n_args, cmp);
+		if (ret < 0)
+			return ret;
+		if (r->n_args == 0)
+			break;
+	}
+	return 0;
+}
+
+/* libseccomp 2.5 exports to a descriptor only: a memfd, read back. */
+static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *ret)
+{
+	_cleanup_close_ int fd = memfd_create("stockade-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return r;
+	off_t size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) ||
+	    size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -EINVAL;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	_cleanup_free_ struct sock_filter *insns = xmalloc((size_t)size);
+	size_t got;
+	r = read_all(fd, insns, (size_t)size, &got);
+	if (r < 0)
+		return r;
+	if (got != (size_t)size)
+		return -EIO;
+	ret->filter = TAKE_PTR(insns);
+	ret->len = (unsigned short)((size_t)size / sizeof(struct sock_filter));
+	return 0;
+}
+
+int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret)
+{
+	*ret = (struct sock_fprog){ 0 };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_NOTIFY);
+	if (!ctx)
+		return -ENOMEM;
+
+	int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+
+	/* Each call once, with all its rows. */
+	for (size_t i = 0; i < plan->n_rules && r == 0; i++) {
+		int nr = plan->nrs[i];
+		if (nr < 0)
+			continue;	/* not a call of this architecture */
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = plan->nrs[j] == nr;
+		if (!seen)
+			r = add_syscall(ctx, plan, nr);
+	}
+
+	if (r == 0)
+		r = export_bpf(ctx, ret);
+	seccomp_release(ctx);
+	return r;
+}
+
+int seccomp_probe_listener(bool *ret_killable)
+{
+	*ret_killable = false;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	struct sock_fprog prog = { 0 };
+	int r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(getppid), 0);
+	if (r == 0)
+		r = export_bpf(ctx, &prog);
+	seccomp_release(ctx);
+	if (r < 0)
+		return r;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		r = -errno;
+	if (r == 0) {
+		long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+		*ret_killable = fd >= 0;
+		if (fd < 0 && errno == EINVAL)
+			fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (fd < 0)
+			r = -errno;
+		else
+			close((int)fd);
+	}
+	seccomp_bpf_free(&prog);
+	return r;
+}

@@ -1,0 +1,441 @@
+#include "jail/seccomp.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include "jail/util.h"
+
+#define TIOCSTI_NR 0x5412
+#define TIOCLINUX_NR 0x541C
+#define MASK32 0xffffffffULL
+/* Namespace flags of clone (whose low byte is the exit signal, so
+ * CLONE_NEWTIME cannot be asked for there) and of unshare. */
+#define CLONE_NS_FLAGS 0x7E020000ULL
+#define UNSHARE_NS_FLAGS (CLONE_NS_FLAGS | 0x80ULL)
+#define SOCK_TYPE_MASK 0xfULL
+#define FASTOPEN 0x20000000ULL
+
+#define ARG(n, m, v) { .arg = (n), .mask = (m), .value = (v) }
+
+#define ALLOW(call) { .name = #call, .nr = -1, .action = SC_ALLOW }
+/* Calls newer than the libseccomp this is built against: the generic
+ * numbering every architecture shares since Linux 5.1. */
+#define ALLOW_NR(call, number) { .name = #call, .nr = (number), .action = SC_ALLOW }
+#define ALLOW_WHEN(call, cond) { .name = #call, .nr = -1, .action = SC_ALLOW, .when = (cond) }
+#define REFUSE(call, e, reason) { .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .why = (reason) }
+#define REFUSE_NR(call, number, e, reason)                                     \
+	{ .name = #call, .nr = (number), .action = SC_REFUSE, .err = (e), .why = (reason) }
+#define REFUSE_WHEN(call, e, cond, reason)                                     \
+	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .when = (cond), .why = (reason) }
+
+static const struct sc_rule table[] = {
+	/* Files and descriptors. Landlock and the mounts decide which paths;
+	 * the filter only decides which calls exist. */
+	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev), ALLOW(pread64),
+	ALLOW(pwrite64), ALLOW(preadv), ALLOW(pwritev), ALLOW(preadv2), ALLOW(pwritev2),
+	ALLOW(close), ALLOW(close_range), ALLOW(lseek), ALLOW(_llseek),
+	ALLOW_WHEN(open, SC_ABI_GE3), ALLOW_WHEN(openat, SC_ABI_GE3),
+	ALLOW_WHEN(openat2, SC_ABI_GE3), ALLOW_WHEN(truncate, SC_ABI_GE3),
+	ALLOW(creat), ALLOW(stat), ALLOW(fstat), ALLOW(lstat), ALLOW(newfstatat),
+	ALLOW(fstatat64), ALLOW(stat64), ALLOW(fstat64), ALLOW(lstat64), ALLOW(statx),
+	ALLOW(statfs), ALLOW(fstatfs), ALLOW(statfs64), ALLOW(fstatfs64), ALLOW(access),
+	ALLOW(faccessat), ALLOW(faccessat2), ALLOW(readlink), ALLOW(readlinkat),
+	ALLOW(getdents), ALLOW(getdents64), ALLOW(chdir), ALLOW(fchdir), ALLOW(getcwd),
+	ALLOW(mkdir), ALLOW(mkdirat), ALLOW(rmdir), ALLOW(rename), ALLOW(renameat),
+	ALLOW(renameat2), ALLOW(link), ALLOW(linkat), ALLOW(unlink), ALLOW(unlinkat),
+	ALLOW(symlink), ALLOW(symlinkat), ALLOW(chmod), ALLOW(fchmod), ALLOW(fchmodat),
+	ALLOW(fchmodat2), ALLOW(chown), ALLOW(fchown), ALLOW(lchown), ALLOW(fchownat),
+	ALLOW(utime), ALLOW(utimes), ALLOW(utimensat), ALLOW(futimesat), ALLOW(ftruncate),
+	ALLOW(fallocate), ALLOW(fsync), ALLOW(fdatasync), ALLOW(sync), ALLOW(syncfs),
+	ALLOW(sync_file_range), ALLOW(flock), ALLOW(fcntl), ALLOW(dup), ALLOW(dup2),
+	ALLOW(dup3), ALLOW(pipe), ALLOW(pipe2), ALLOW(umask), ALLOW(mknod), ALLOW(mknodat),
+	ALLOW(copy_file_range), ALLOW(sendfile), ALLOW(splice), ALLOW(tee), ALLOW(vmsplice),
+	ALLOW(readahead), ALLOW(fadvise64), ALLOW(getxattr), ALLOW(lgetxattr),
+	ALLOW(fgetxattr), ALLOW(listxattr), ALLOW(llistxattr), ALLOW(flistxattr),
+	ALLOW(setxattr), ALLOW(lsetxattr), ALLOW(fsetxattr), ALLOW(removexattr),
+	ALLOW(lremovexattr), ALLOW(fremovexattr), ALLOW_NR(setxattrat, 463),
+	ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 465), ALLOW_NR(removexattrat, 466),
+	ALLOW(inotify_init), ALLOW(inotify_init1), ALLOW(inotify_add_watch),
+	ALLOW(inotify_rm_watch), ALLOW(memfd_create), ALLOW(cachestat),
+
+	/* Truncation below Landlock ABI 3: Landlock cannot refuse it on a
+	 * file it lets the command read, so the filter refuses truncate(2)
+	 * and an open that truncates without asking to write. */
+	{ .name = "open", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(1, O_TRUNC, 0) } },
+	{ .name = "open", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(1, O_ACCMODE, O_WRONLY) } },
+	{ .name = "open", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(1, O_ACCMODE, O_RDWR) } },
+	{ .name = "openat", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(2, O_TRUNC, 0) } },
+	{ .name = "openat", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(2, O_ACCMODE, O_WRONLY) } },
+	{ .name = "openat", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
+	  .args = { ARG(2, O_ACCMODE, O_RDWR) } },
+	REFUSE_WHEN(open, EPERM, SC_ABI_LT3, "truncating a file opened read-only (Landlock ABI < 3)"),
+	REFUSE_WHEN(openat, EPERM, SC_ABI_LT3, "truncating a file opened read-only (Landlock ABI < 3)"),
+	REFUSE_WHEN(openat2, ENOSYS, SC_ABI_LT3, "its flags cannot be checked (Landlock ABI < 3)"),
+	REFUSE_WHEN(truncate, EPERM, SC_ABI_LT3, "truncation by path (Landlock ABI < 3)"),
+
+	/* Terminal injection: the request is an int, compared on 32 bits. */
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCSTI_NR) }, .why = "TIOCSTI pushes input into the terminal" },
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCLINUX_NR) }, .why = "TIOCLINUX pastes into the console" },
+	ALLOW(ioctl),
+
+	/* Memory. */
+	ALLOW(mmap), ALLOW(mmap2), ALLOW(munmap), ALLOW(mprotect), ALLOW(mremap),
+	ALLOW(madvise), ALLOW(brk), ALLOW(msync), ALLOW(mincore), ALLOW(mlock), ALLOW(mlock2),
+	ALLOW(munlock), ALLOW(mlockall), ALLOW(munlockall), ALLOW(process_madvise),
+	ALLOW(mbind), ALLOW(get_mempolicy), ALLOW(set_mempolicy), ALLOW(set_mempolicy_home_node),
+	ALLOW(migrate_pages), ALLOW(move_pages), ALLOW(pkey_alloc), ALLOW(pkey_free),
+	ALLOW(pkey_mprotect), ALLOW(map_shadow_stack), ALLOW_NR(mseal, 462),
+	ALLOW(remap_file_pages), ALLOW(memfd_secret),
+
+	/* Processes. Landlock's domain keeps ptrace, process_vm_*, kcmp and
+	 * pidfd_getfd inside the run. */
+	ALLOW(fork), ALLOW(vfork), ALLOW(execve), ALLOW(execveat), ALLOW(exit),
+	ALLOW(exit_group), ALLOW(wait4), ALLOW(waitid), ALLOW(waitpid), ALLOW(kill), ALLOW(tkill),
+	ALLOW(tgkill), ALLOW(getpid), ALLOW(getppid), ALLOW(gettid), ALLOW(getuid),
+	ALLOW(geteuid), ALLOW(getgid), ALLOW(getegid), ALLOW(getresuid), ALLOW(getresgid),
+	ALLOW(getgroups), ALLOW(setuid), ALLOW(setgid), ALLOW(setreuid), ALLOW(setregid),
+	ALLOW(setresuid), ALLOW(setresgid), ALLOW(setgroups), ALLOW(setfsuid),
+	ALLOW(setfsgid), ALLOW(capget), ALLOW(capset), ALLOW(getpgid), ALLOW(setpgid),
+	ALLOW(getpgrp), ALLOW(getsid), ALLOW(setsid), ALLOW(prctl), ALLOW(arch_prctl),
+	ALLOW(personality), ALLOW(getpriority), ALLOW(setpriority), ALLOW(sched_yield),
+	ALLOW(sched_getaffinity), ALLOW(sched_setaffinity), ALLOW(sched_getparam),
+	ALLOW(sched_setparam), ALLOW(sched_getscheduler), ALLOW(sched_setscheduler),
+	ALLOW(sched_get_priority_max), ALLOW(sched_get_priority_min),
+	ALLOW(sched_rr_get_interval), ALLOW(sched_getattr), ALLOW(sched_setattr),
+	ALLOW(getrlimit), ALLOW(setrlimit), ALLOW(prlimit64), ALLOW(ugetrlimit),
+	ALLOW(getrusage), ALLOW(times), ALLOW(uname), ALLOW(sysinfo), ALLOW(set_tid_address),
+	ALLOW(set_robust_list), ALLOW(get_robust_list), ALLOW(futex), ALLOW(futex_waitv),
+	ALLOW(futex_wake), ALLOW(futex_wait), ALLOW(futex_requeue), ALLOW(rseq),
+	ALLOW(restart_syscall), ALLOW(pidfd_open), ALLOW(pidfd_send_signal),
+	ALLOW(pidfd_getfd), ALLOW(process_vm_readv), ALLOW(process_vm_writev),
+	ALLOW(ptrace), ALLOW(kcmp), ALLOW(seccomp), ALLOW(landlock_create_ruleset),
+	ALLOW(landlock_add_rule), ALLOW(landlock_restrict_self), ALLOW(membarrier),
+	ALLOW(ioprio_get), ALLOW(ioprio_set), ALLOW(getcpu), ALLOW(getrandom),
+	ALLOW_NR(statmount, 457), ALLOW_NR(listmount, 458), ALLOW_NR(lsm_get_self_attr, 459),
+	ALLOW_NR(lsm_list_modules, 461),
+
+	/* A new process is fine; a new namespace is not. glibc and others
+	 * fall back to clone when clone3 is missing, and clone's flags can be
+	 * checked while clone3's live behind a pointer. */
+	{ .name = "clone", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(0, CLONE_NS_FLAGS, 0) } },
+	REFUSE(clone, EPERM, "a new namespace"),
+	{ .name = "clone3", .nr = -1, .action = SC_ERRNO, .err = ENOSYS,
+	  .why = "its flags cannot be checked; callers fall back to clone" },
+	{ .name = "unshare", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(0, UNSHARE_NS_FLAGS, 0) } },
+	REFUSE(unshare, EPERM, "a new namespace"),
+	REFUSE(setns, EPERM, "entering another namespace"),
+
+	/* Signals and time. */
+	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), ALLOW(rt_sigreturn), ALLOW(rt_sigpending),
+	ALLOW(rt_sigtimedwait), ALLOW(rt_sigqueueinfo), ALLOW(rt_tgsigqueueinfo),
+	ALLOW(rt_sigsuspend), ALLOW(sigaltstack), ALLOW(signalfd), ALLOW(signalfd4),
+	ALLOW(pause), ALLOW(alarm), ALLOW(nanosleep), ALLOW(clock_nanosleep),
+	ALLOW(clock_gettime), ALLOW(clock_getres), ALLOW(gettimeofday), ALLOW(time),
+	ALLOW(getitimer), ALLOW(setitimer), ALLOW(timer_create), ALLOW(timer_settime),
+	ALLOW(timer_gettime), ALLOW(timer_getoverrun), ALLOW(timer_delete),
+	ALLOW(timerfd_create), ALLOW(timerfd_settime), ALLOW(timerfd_gettime),
+
+	/* Waiting on descriptors. */
+	ALLOW(select), ALLOW(_newselect), ALLOW(pselect6), ALLOW(poll), ALLOW(ppoll),
+	ALLOW(epoll_create), ALLOW(epoll_create1), ALLOW(epoll_ctl), ALLOW(epoll_wait),
+	ALLOW(epoll_pwait), ALLOW(epoll_pwait2), ALLOW(eventfd), ALLOW(eventfd2),
+
+	/* Sockets: which families and protocols depends on the network mode;
+	 * what they reach is Landlock's, the network namespace's or the
+	 * supervisor's business. */
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(0, MASK32, AF_UNIX) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .n_args = 2,
+	  .args = { ARG(0, MASK32, AF_NETLINK), ARG(2, MASK32, 0 /* NETLINK_ROUTE */) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_ON, .n_args = 1,
+	  .args = { ARG(0, MASK32, AF_INET) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_ON, .n_args = 1,
+	  .args = { ARG(0, MASK32, AF_INET6) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, 0) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, IPPROTO_TCP) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, 0) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, IPPROTO_TCP) } },
+	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_NET_LOOPBACK,
+	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET) }, .why = "only TCP streams on loopback" },
+	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_NET_LOOPBACK,
+	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET6) }, .why = "only TCP streams on loopback" },
+	REFUSE(socket, EAFNOSUPPORT, "a socket family the network mode does not give"),
+	{ .name = "socketpair", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(0, MASK32, AF_UNIX) } },
+	REFUSE(socketpair, EAFNOSUPPORT, "a socket family the network mode does not give"),
+	ALLOW(connect), ALLOW(accept), ALLOW(accept4), ALLOW(bind), ALLOW(listen),
+	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
+	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(setsockopt), ALLOW(getsockopt),
+	/* TCP Fast Open connects inside sendto, where no LSM connect hook
+	 * sees it. */
+	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(3, FASTOPEN, 0) } },
+	REFUSE(sendto, EPERM, "MSG_FASTOPEN connects without connect()"),
+	{ .name = "sendmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(2, FASTOPEN, 0) } },
+	REFUSE(sendmsg, EPERM, "MSG_FASTOPEN connects without connect()"),
+	{ .name = "sendmmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	  .args = { ARG(3, FASTOPEN, 0) } },
+	REFUSE(sendmmsg, EPERM, "MSG_FASTOPEN connects without connect()"),
+
+	/* System V and POSIX message queues: the namespace jail has an IPC
+	 * namespace of its own; the landlock backend would share the host's. */
+	ALLOW_WHEN(shmget, SC_NAMESPACES), ALLOW_WHEN(shmat, SC_NAMESPACES),
+	ALLOW_WHEN(shmdt, SC_NAMESPACES), ALLOW_WHEN(shmctl, SC_NAMESPACES),
+	ALLOW_WHEN(semget, SC_NAMESPACES), ALLOW_WHEN(semop, SC_NAMESPACES),
+	ALLOW_WHEN(semtimedop, SC_NAMESPACES), ALLOW_WHEN(semctl, SC_NAMESPACES),
+	ALLOW_WHEN(msgget, SC_NAMESPACES), ALLOW_WHEN(msgsnd, SC_NAMESPACES),
+	ALLOW_WHEN(msgrcv, SC_NAMESPACES), ALLOW_WHEN(msgctl, SC_NAMESPACES),
+	ALLOW_WHEN(mq_open, SC_NAMESPACES), ALLOW_WHEN(mq_unlink, SC_NAMESPACES),
+	ALLOW_WHEN(mq_timedsend, SC_NAMESPACES), ALLOW_WHEN(mq_timedreceive, SC_NAMESPACES),
+	ALLOW_WHEN(mq_notify, SC_NAMESPACES), ALLOW_WHEN(mq_getsetattr, SC_NAMESPACES),
+	REFUSE_WHEN(shmget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(shmat, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(shmdt, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(shmctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(semget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(semop, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(semtimedop, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(semctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(msgget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(msgsnd, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(msgrcv, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(msgctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
+	REFUSE_WHEN(mq_open, EPERM, SC_LANDLOCK, "the host's POSIX message queues"),
+	REFUSE_WHEN(mq_unlink, EPERM, SC_LANDLOCK, "the host's POSIX message queues"),
+
+	/* Refused outright: kernel attack surface or a way around the jail. */
+	REFUSE(io_uring_setup, EPERM, "io_uring works around seccomp and the supervisor"),
+	REFUSE(io_uring_enter, EPERM, "io_uring works around seccomp and the supervisor"),
+	REFUSE(io_uring_register, EPERM, "io_uring works around seccomp and the supervisor"),
+	REFUSE(keyctl, EPERM, "the kernel keyring is shared with the user's session"),
+	REFUSE(add_key, EPERM, "the kernel keyring is shared with the user's session"),
+	REFUSE(request_key, EPERM, "the kernel keyring is shared with the user's session"),
+	REFUSE(bpf, EPERM, "kernel attack surface"),
+	REFUSE(perf_event_open, EPERM, "kernel attack surface"),
+	REFUSE(userfaultfd, EPERM, "kernel attack surface"),
+	REFUSE(mount, EPERM, "the mount table"),
+	REFUSE(umount2, EPERM, "the mount table"),
+	REFUSE(umount, EPERM, "the mount table"),
+	REFUSE(pivot_root, EPERM, "the mount table"),
+	REFUSE(chroot, EPERM, "the mount table"),
+	REFUSE(fsopen, EPERM, "the mount table"),
+	REFUSE(fsconfig, EPERM, "the mount table"),
+	REFUSE(fsmount, EPERM, "the mount table"),
+	REFUSE(fspick, EPERM, "the mount table"),
+	REFUSE(open_tree, EPERM, "the mount table"),
+	REFUSE(move_mount, EPERM, "the mount table"),
+	REFUSE(mount_setattr, EPERM, "the mount table"),
+	REFUSE_NR(open_tree_attr, 467, EPERM, "the mount table"),
+};
+
+const struct sc_rule *seccomp_table(size_t *ret_n)
+{
+	*ret_n = ARRAY_SIZE(table);
+	return table;
+}
+
+static bool is_weak_backend(enum backend backend, int abi)
+{
+	/* Below ABI 3 the namespaces backend's read-only mounts refuse
+	 * truncation already; Landlock alone does not. */
+	return abi < 3 && backend == BACKEND_LANDLOCK;
+}
+
+static bool rule_applies(const struct sc_rule *r, enum backend backend, enum net_mode net, int abi)
+{
+	unsigned w = r->when;
+	if ((w & SC_LANDLOCK) && backend != BACKEND_LANDLOCK)
+		return false;
+	if ((w & SC_NAMESPACES) && backend != BACKEND_NAMESPACES)
+		return false;
+	if (w & SC_NET_ANY) {
+		unsigned bit = net == NET_OFF ? SC_NET_OFF : net == NET_LOOPBACK ? SC_NET_LOOPBACK : SC_NET_ON;
+		if (!(w & bit))
+			return false;
+	}
+	bool weak = is_weak_backend(backend, abi);
+	if ((w & SC_ABI_LT3) && !weak)
+		return false;
+	if ((w & SC_ABI_GE3) && weak)
+		return false;
+	return true;
+}
+
+/* Written at build time by tools/gen-filters from this very table with
+ * libseccomp, so that no run pays for resolving names and compiling a
+ * filter (about 1.5 ms); absent in gen-filters itself. */
+extern const int seccomp_generated_nrs[] __attribute__((weak));
+extern const size_t seccomp_generated_n_nrs __attribute__((weak));
+extern const struct seccomp_precompiled seccomp_generated_filters[] __attribute__((weak));
+extern const size_t seccomp_generated_n_filters __attribute__((weak));
+
+int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
+		 struct seccomp_plan *ret)
+{
+	*ret = (struct seccomp_plan){
+		.backend = backend,
+		.net = net,
+		.weak_landlock = is_weak_backend(backend, landlock_abi),
+	};
+	bool generated = &seccomp_generated_n_nrs && seccomp_generated_n_nrs == ARRAY_SIZE(table);
+	ret->rules = xcalloc(ARRAY_SIZE(table), sizeof(*ret->rules));
+	ret->nrs = xcalloc(ARRAY_SIZE(table), sizeof(*ret->nrs));
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		if (!rule_applies(&table[i], backend, net, landlock_abi))
+			continue;
+		ret->rules[ret->n_rules] = &table[i];
+		ret->nrs[ret->n_rules++] = generated ? seccomp_generated_nrs[i] : seccomp_rule_nr(&table[i]);
+	}
+	return 0;
+}
+
+int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
+{
+	if (&seccomp_generated_n_filters && seccomp_generated_n_nrs == ARRAY_SIZE(table)) {
+		for (size_t i = 0; i < seccomp_generated_n_filters; i++) {
+			const struct seccomp_precompiled *f = &seccomp_generated_filters[i];
+			if (f->backend != plan->backend || f->net != plan->net || f->weak_landlock != plan->weak_landlock)
+				continue;
+			ret->len = (unsigned short)f->len;
+			ret->filter = xmalloc(f->len * sizeof(struct sock_filter));
+			memcpy(ret->filter, f->insns, f->len * sizeof(struct sock_filter));
+			return 0;
+		}
+	}
+	return seccomp_compile(plan, ret);
+}
+
+void seccomp_plan_free(struct seccomp_plan *plan)
+{
+	free(plan->rules);
+	free(plan->nrs);
+	*plan = (struct seccomp_plan){ 0 };
+}
+
+const char *seccomp_syscall_name(int nr)
+{
+	static char buf[32];
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (table[i].nr == nr)
+			return table[i].name;
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+	if (name) {
+		snprintf(buf, sizeof(buf), "%s", name);
+		free(name);
+	} else {
+		snprintf(buf, sizeof(buf), "syscall %d", nr);
+	}
+	return buf;
+}
+
+static void print_args(FILE *f, const struct sc_rule *r)
+{
+	for (unsigned i = 0; i < r->n_args; i++) {
+		const struct sc_arg *a = &r->args[i];
+		fprintf(f, "%s(arg%u & %#llx) == %#llx", i ? " && " : " if ", a->arg,
+			(unsigned long long)a->mask, (unsigned long long)a->value);
+	}
+}
+
+void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
+{
+	size_t allowed = 0;
+	fputs("seccomp (native architecture only; others killed; default: to the listener, ENOSYS)\n", f);
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (r->action == SC_ALLOW && r->n_args == 0) {
+			allowed++;
+			continue;
+		}
+		fprintf(f, "  %-16s %s", r->name,
+			r->action == SC_ALLOW ? "allow" : r->action == SC_ERRNO ? "errno" : "refuse");
+		if (r->action != SC_ALLOW)
+			fprintf(f, " %s", strerrorname_np(r->err));
+		print_args(f, r);
+		if (r->why)
+			fprintf(f, "  (%s)", r->why);
+		fputc('\n', f);
+	}
+	fprintf(f, "  allowed without condition: %zu calls:", allowed);
+	size_t col = 80;
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (r->action != SC_ALLOW || r->n_args)
+			continue;
+		if (col + strlen(r->name) > 76) {
+			fputs("\n   ", f);
+			col = 3;
+		}
+		fprintf(f, " %s", r->name);
+		col += strlen(r->name) + 1;
+	}
+	fputc('\n', f);
+}
+
+static bool args_match(const struct sc_rule *r, const uint64_t args[6])
+{
+	for (unsigned i = 0; i < r->n_args; i++)
+		if ((args[r->args[i].arg] & r->args[i].mask) != r->args[i].value)
+			return false;
+	return true;
+}
+
+int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[6],
+		   const struct sc_rule **ret_rule)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (r->action == SC_ALLOW || plan->nrs[i] != nr || !args_match(r, args))
+			continue;
+		if (ret_rule)
+			*ret_rule = r;
+		return r->err;
+	}
+	if (ret_rule)
+		*ret_rule = NULL;
+	return ENOSYS;
+}
+
+void seccomp_bpf_free(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	*prog = (struct sock_fprog){ 0 };
+}
+
+int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener)
+{
+	/* WAIT_KILLABLE_RECV (Linux 5.19): once the listener has taken a
+	 * call, only a fatal signal interrupts the wait, so a call the
+	 * supervisor already carried out is never restarted. */
+	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+	if (fd < 0 && errno == EINVAL) {
+		flags &= ~(unsigned long)SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+	}
+	if (fd < 0)
+		return -errno;
+	*ret_listener = (int)fd;
+	return 0;
+}
+

@@ -1,0 +1,108 @@
+/* The seccomp filter: a data table of (system call, argument test, action)
+ * that unit tests read, a plan selecting the rows for one run, a build
+ * step through libseccomp, and the raw load that hands back the listener.
+ *
+ * The filter is an allowlist. Everything it does not allow goes to the
+ * listener outside the jail (SECCOMP_RET_USER_NOTIF), which records it for
+ * the report and answers with the errno the table gives, or ENOSYS for a
+ * call the table does not know (Docker's default profile answers
+ * unknown calls the same way). */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jail/policy.h"
+
+enum sc_action {
+	SC_ALLOW,
+	SC_REFUSE,		/* to the listener: recorded, answered with err */
+	SC_ERRNO,		/* answered in the filter: expected and not worth a record */
+};
+
+/* (args[arg] & mask) == value, on the full 64 bits. An int argument is
+ * tested with a 32-bit mask: the kernel ignores the upper half, so must
+ * the filter (TIOCSTI with high bits set, CVE-2019-10063). */
+struct sc_arg {
+	unsigned arg;
+	uint64_t mask;
+	uint64_t value;
+};
+
+/* Which runs a row belongs to; 0 means every run. */
+#define SC_LANDLOCK (1u << 0)	/* the landlock backend only */
+#define SC_NAMESPACES (1u << 1)	/* the namespaces backend only */
+#define SC_NET_OFF (1u << 2)
+#define SC_NET_LOOPBACK (1u << 3)
+#define SC_NET_ON (1u << 4)
+#define SC_ABI_LT3 (1u << 5)	/* Landlock cannot govern truncation */
+#define SC_ABI_GE3 (1u << 6)
+#define SC_NET_ANY (SC_NET_OFF | SC_NET_LOOPBACK | SC_NET_ON)
+
+struct sc_rule {
+	const char *name;
+	int nr;			/* the number, for calls libseccomp 2.5 does not name; else -1 */
+	enum sc_action action;
+	int err;
+	unsigned n_args;
+	struct sc_arg args[3];
+	unsigned when;
+	const char *why;
+};
+
+struct seccomp_plan {
+	const struct sc_rule **rules;
+	int *nrs;		/* each row's number on this architecture, or -1 */
+	size_t n_rules;
+	enum backend backend;
+	enum net_mode net;
+	bool weak_landlock;	/* Landlock below ABI 3 on the landlock backend */
+};
+
+/* A filter compiled at build time for one variant of the plan. */
+struct seccomp_precompiled {
+	enum backend backend;
+	enum net_mode net;
+	bool weak_landlock;
+	const struct sock_filter *insns;
+	size_t len;
+};
+
+/* The whole table, for unit tests. */
+const struct sc_rule *seccomp_table(size_t *ret_n);
+
+int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
+		 struct seccomp_plan *ret);
+void seccomp_plan_free(struct seccomp_plan *plan);
+void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan);
+
+/* The system call number of a row on this architecture, or -1. */
+int seccomp_rule_nr(const struct sc_rule *r);
+
+/* The BPF program for the plan: the one compiled at build time for its
+ * variant, or compiled now. */
+int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret);
+/* Compiles the plan with libseccomp into a BPF program (native
+ * architecture only; any other is killed). */
+int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret);
+void seccomp_bpf_free(struct sock_fprog *prog);
+
+/* Loads a built program into the calling thread, with a listener waited
+ * on killably where the kernel has it; returns the listener. Needs
+ * no_new_privs. */
+int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener);
+
+/* Tries, in a process that may be changed for good, whether a listener can
+ * be had, and whether its wait is killable. */
+int seccomp_probe_listener(bool *ret_killable);
+
+/* What the listener answers to a call the filter handed it: the errno of
+ * the first refusing row that matches, or ENOSYS. */
+int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[6],
+		   const struct sc_rule **ret_rule);
+
+/* The name of a system call number on this architecture (static buffer
+ * for unknown ones). */
+const char *seccomp_syscall_name(int nr);

@@ -1,0 +1,268 @@
+#include "jail/util.h"
+
+#include <fcntl.h>
+#include <time.h>
+
+static _Noreturn void out_of_memory(void)
+{
+	static const char msg[] = "stockade: out of memory\n";
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(125);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	p = reallocarray(p, n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		out_of_memory();
+	return d;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		out_of_memory();
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		out_of_memory();
+	va_end(ap);
+	return s;
+}
+
+char **strv_new(void)
+{
+	return xcalloc(1, sizeof(char *));
+}
+
+size_t strv_length(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+void strv_push(char ***v, char *s)
+{
+	size_t n = strv_length(*v);
+	*v = xreallocarray(*v, n + 2, sizeof(char *));
+	(*v)[n] = s;
+	(*v)[n + 1] = NULL;
+}
+
+void strv_add(char ***v, const char *s)
+{
+	strv_push(v, xstrdup(s));
+}
+
+bool strv_contains(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (streq(v[i], s))
+			return true;
+	return false;
+}
+
+void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+bool str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+bool str_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	if (str_empty(b))
+		return xstrdup(a);
+	if (str_empty(a))
+		return xstrdup(b);
+	size_t n = strlen(a);
+	bool slash = a[n - 1] == '/' || b[0] == '/';
+	if (a[n - 1] == '/' && b[0] == '/')
+		b++;
+	return xasprintf("%s%s%s", a, slash ? "" : "/", b);
+}
+
+bool path_is_absolute(const char *p)
+{
+	return p && p[0] == '/';
+}
+
+bool path_is_beneath(const char *child, const char *parent)
+{
+	size_t n = strlen(parent);
+	if (n == 1 && parent[0] == '/')
+		return child[0] == '/';
+	return strncmp(child, parent, n) == 0 && (child[n] == '\0' || child[n] == '/');
+}
+
+const char *path_below(const char *child, const char *parent)
+{
+	size_t n = strlen(parent);
+	if (n == 1 && parent[0] == '/')
+		return child + 1;
+	child += n;
+	return *child == '/' ? child + 1 : child;
+}
+
+char *path_normalize(const char *p)
+{
+	size_t n = strlen(p);
+	char *out = xmalloc(n + 2);
+	size_t len = 0;
+
+	out[len++] = '/';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *end = strchrnul(p, '/');
+		size_t seg = (size_t)(end - p);
+		if (seg == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 1 && out[len - 1] != '/')
+				len--;
+			if (len > 1)
+				len--;
+		} else {
+			if (len > 1)
+				out[len++] = '/';
+			memcpy(out + len, p, seg);
+			len += seg;
+		}
+		p = end;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+size_t path_depth(const char *p)
+{
+	size_t d = 0;
+	for (; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			d++;
+	return d;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int read_all(int fd, void *buf, size_t n, size_t *ret_read)
+{
+	char *p = buf;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (ret_read)
+		*ret_read = got;
+	return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	_cleanup_free_ char *buf = xmalloc(max + 1);
+	size_t len;
+	int r = read_all(fd, buf, max, &len);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+unsigned long long now_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}

@@ -1,0 +1,113 @@
+/* Small helpers shared by every module: scoped cleanup, allocation that
+ * cannot fail, string vectors, path arithmetic. Nothing here prints. */
+#pragma once
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_strv_ _cleanup_(strv_freep)
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Hand a descriptor or pointer over to the caller: the cleanup no longer
+ * sees it. */
+#define TAKE_FD(fd)                                                            \
+	({                                                                     \
+		int _fd_ = (fd);                                               \
+		(fd) = -1;                                                     \
+		_fd_;                                                          \
+	})
+#define TAKE_PTR(p)                                                            \
+	({                                                                     \
+		__typeof__(p) _p_ = (p);                                       \
+		(p) = NULL;                                                    \
+		_p_;                                                           \
+	})
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static inline bool str_empty(const char *s)
+{
+	return !s || !*s;
+}
+
+/* Allocation failure ends stockade with exit 125: a half-built policy is
+ * never applied. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+
+/* A NULL-terminated vector of owned strings. */
+char **strv_new(void);
+size_t strv_length(char *const *v);
+void strv_push(char ***v, char *s);	/* takes ownership of s */
+void strv_add(char ***v, const char *s);	/* copies s */
+bool strv_contains(char *const *v, const char *s);
+void strv_free(char **v);
+static inline void strv_freep(char ***v)
+{
+	strv_free(*v);
+}
+
+bool str_has_prefix(const char *s, const char *prefix);
+bool str_has_suffix(const char *s, const char *suffix);
+bool str_has_control(const char *s);
+
+/* Path arithmetic on absolute, normalised paths: no system call. */
+char *path_join(const char *a, const char *b);
+bool path_is_absolute(const char *p);
+/* True when child is parent or lies beneath it. */
+bool path_is_beneath(const char *child, const char *parent);
+/* The part of child below parent ("" when equal); child must lie beneath. */
+const char *path_below(const char *child, const char *parent);
+/* Lexically normalised: "//a/./b/../c/" becomes "/a/c". */
+char *path_normalize(const char *p);
+size_t path_depth(const char *p);
+
+/* Whole-buffer I/O that retries on EINTR and short counts; -errno. */
+int write_all(int fd, const void *buf, size_t n);
+int read_all(int fd, void *buf, size_t n, size_t *ret_read);
+/* Reads a small file (at most max bytes) into a NUL-terminated buffer. */
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+
+/* Monotonic clock in microseconds. */
+unsigned long long now_usec(void);

@@ -1,0 +1,455 @@
+#include "landlock/landlock.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+
+#include "jail/util.h"
+#include "landlock/abi.h"
+
+/* The one table: each right, the ABI that brought it, and the least effect
+ * that grants it (0: never granted, only handled). */
+static const struct right {
+	uint64_t bit;
+	const char *name;
+	int abi;
+	enum effect grant;
+	bool file;		/* applies to a file, not only to a directory */
+} rights[] = {
+	{ LANDLOCK_ACCESS_FS_EXECUTE, "execute", 1, EFFECT_READ, true },
+	{ LANDLOCK_ACCESS_FS_WRITE_FILE, "write_file", 1, EFFECT_WRITE, true },
+	{ LANDLOCK_ACCESS_FS_READ_FILE, "read_file", 1, EFFECT_READ, true },
+	{ LANDLOCK_ACCESS_FS_READ_DIR, "read_dir", 1, EFFECT_READ, false },
+	{ LANDLOCK_ACCESS_FS_REMOVE_DIR, "remove_dir", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_REMOVE_FILE, "remove_file", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_CHAR, "make_char", 1, EFFECT_NONE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_DIR, "make_dir", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_REG, "make_reg", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_SOCK, "make_sock", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_FIFO, "make_fifo", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_BLOCK, "make_block", 1, EFFECT_NONE, false },
+	{ LANDLOCK_ACCESS_FS_MAKE_SYM, "make_sym", 1, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_REFER, "refer", 2, EFFECT_WRITE, false },
+	{ LANDLOCK_ACCESS_FS_TRUNCATE, "truncate", 3, EFFECT_WRITE, true },
+	{ LANDLOCK_ACCESS_FS_IOCTL_DEV, "ioctl_dev", 5, EFFECT_READ, true },
+};
+
+int landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0)
+		return (errno == ENOSYS || errno == EOPNOTSUPP) ? 0 : -errno;
+	return (int)abi;
+}
+
+uint64_t landlock_rights(enum effect e, bool dir, int abi)
+{
+	uint64_t mask = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(rights); i++) {
+		const struct right *r = &rights[i];
+		if (r->abi > abi || r->grant == EFFECT_NONE || e < r->grant)
+			continue;
+		if (dir || r->file)
+			mask |= r->bit;
+	}
+	return mask;
+}
+
+uint64_t landlock_handled_fs(int abi)
+{
+	uint64_t mask = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(rights); i++)
+		if (rights[i].abi <= abi)
+			mask |= rights[i].bit;
+	return mask;
+}
+
+static uint64_t file_rights_mask(void)
+{
+	uint64_t mask = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(rights); i++)
+		if (rights[i].file)
+			mask |= rights[i].bit;
+	return mask;
+}
+
+void landlock_rights_print(FILE *f, uint64_t mask)
+{
+	bool first = true;
+	for (size_t i = 0; i < ARRAY_SIZE(rights); i++) {
+		if (!(mask & rights[i].bit))
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", rights[i].name);
+		first = false;
+	}
+	if (first)
+		fputs("-", f);
+}
+
+/* The rules the plan renders, sorted by path so that the rules beneath a
+ * path are one contiguous range. */
+struct node {
+	const char *path;
+	enum effect effect;
+	const char *origin;
+	mode_t mode;
+};
+
+struct planner {
+	int abi;
+	struct node *nodes;
+	size_t n_nodes;
+	struct landlock_plan *plan;
+};
+
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct node *)a)->path, ((const struct node *)b)->path);
+}
+
+static size_t lower_bound(const struct planner *pl, const char *key)
+{
+	size_t lo = 0, hi = pl->n_nodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(pl->nodes[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct node *lookup(const struct planner *pl, const char *path)
+{
+	size_t i = lower_bound(pl, path);
+	return i < pl->n_nodes && streq(pl->nodes[i].path, path) ? &pl->nodes[i] : NULL;
+}
+
+/* Every path beneath P, not P itself, sorts between P "/" and P "0" ('0'
+ * follows '/'). */
+static void beneath_range(const struct planner *pl, const char *path, size_t *lo, size_t *hi)
+{
+	if (streq(path, "/")) {
+		*lo = pl->n_nodes && streq(pl->nodes[0].path, "/") ? 1 : 0;
+		*hi = pl->n_nodes;
+		return;
+	}
+	_cleanup_free_ char *from = xasprintf("%s/", path);
+	_cleanup_free_ char *to = xasprintf("%s0", path);
+	*lo = lower_bound(pl, from);
+	*hi = lower_bound(pl, to);
+}
+
+/* True when some node other than D lies between P and D. */
+static bool has_node_between(const struct planner *pl, const char *p, const char *d)
+{
+	_cleanup_free_ char *a = xstrdup(d);
+	size_t plen = strlen(p);
+	for (;;) {
+		char *slash = strrchr(a, '/');
+		if (!slash || (size_t)(slash - a) <= plen)
+			return false;
+		*slash = '\0';
+		if (lookup(pl, a))
+			return true;
+	}
+}
+
+static void grant(struct planner *pl, const char *path, uint64_t access, bool dir, bool carve,
+		  const char *origin)
+{
+	if (!access)
+		return;
+	struct landlock_plan *plan = pl->plan;
+	plan->rules = xreallocarray(plan->rules, plan->n_rules + 1, sizeof(*plan->rules));
+	plan->rules[plan->n_rules++] = (struct landlock_rule){
+		.path = xstrdup(path),
+		.access = access,
+		.dir = dir,
+		.carve = carve,
+		.origin = origin,
+	};
+}
+
+static bool is_procfs_transient(const char *name)
+{
+	if (streq(name, "self") || streq(name, "thread-self"))
+		return true;
+	for (; *name; name++)
+		if (*name < '0' || *name > '9')
+			return false;
+	return true;
+}
+
+static int visit(struct planner *pl, const char *path, enum effect inherited,
+		 const char *inherited_origin, uint64_t covered);
+
+/* Grants everything in a directory but the way to the paths beneath that
+ * get less: each other entry becomes a sibling grant, the directory keeps
+ * its listing right. Symlinks are never followed; procfs's per-process
+ * entries are left out. */
+static int enumerate(struct planner *pl, const char *path, enum effect e, const char *origin,
+		     uint64_t covered)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct statfs sfs;
+	bool procfs = fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+
+	uint64_t listing = landlock_rights(e, true, pl->abi) & LANDLOCK_ACCESS_FS_READ_DIR;
+	grant(pl, path, listing & ~covered, true, true, origin);
+	covered |= listing;
+	pl->plan->n_enumerated++;
+
+	DIR *d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = -1;
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		if (streq(name, ".") || streq(name, ".."))
+			continue;
+		if (procfs && is_procfs_transient(name))
+			continue;
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		}
+		if (type == DT_LNK)
+			continue;
+
+		_cleanup_free_ char *child = path_join(path, name);
+		size_t lo, hi;
+		beneath_range(pl, child, &lo, &hi);
+		if (lookup(pl, child) || lo < hi) {
+			r = visit(pl, child, e, origin, covered);
+			if (r < 0)
+				break;
+			continue;
+		}
+		bool dir = type == DT_DIR;
+		grant(pl, child, landlock_rights(e, dir, pl->abi) & ~covered, dir, true, origin);
+	}
+	closedir(d);
+	return r;
+}
+
+static int visit(struct planner *pl, const char *path, enum effect inherited,
+		 const char *inherited_origin, uint64_t covered)
+{
+	const struct node *self = lookup(pl, path);
+	enum effect e = self ? self->effect : inherited;
+	const char *origin = self ? self->origin : inherited_origin;
+
+	struct stat st;
+	if (self)
+		st.st_mode = self->mode;
+	else if (lstat(path, &st) < 0)
+		return (errno == ENOENT || errno == ENOTDIR) ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	bool dir = S_ISDIR(st.st_mode);
+	uint64_t want = landlock_rights(e, dir, pl->abi);
+
+	size_t lo, hi;
+	beneath_range(pl, path, &lo, &hi);
+	bool weaker = false;
+	for (size_t i = lo; i < hi && !weaker; i++)
+		weaker = pl->nodes[i].effect < e;
+
+	if (dir && weaker)
+		return enumerate(pl, path, e, origin, covered);
+
+	grant(pl, path, want & ~covered, dir, false, origin);
+	if (!dir)
+		return 0;
+	covered |= want;
+	for (size_t i = lo; i < hi; i++) {
+		if (has_node_between(pl, path, pl->nodes[i].path))
+			continue;
+		int r = visit(pl, pl->nodes[i].path, e, origin, covered);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret)
+{
+	*ret = (struct landlock_plan){ .abi = abi };
+	if (abi <= 0)
+		return -EOPNOTSUPP;
+
+	/* The effects are those of the rules Landlock renders: trust
+	 * hand-offs are the guard's, and without carve-outs hidden and
+	 * protected paths are someone else's too. */
+	struct policy view = *p;
+	view.rules = xcalloc(p->n_rules, sizeof(*view.rules));
+	view.n_rules = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (r->flags & RULE_HANDOFF)
+			continue;
+		if ((flags & LANDLOCK_PLAN_NO_CARVE) &&
+		    (r->access == ACCESS_HIDE || r->access == ACCESS_PROTECT))
+			continue;
+		view.rules[view.n_rules++] = *r;
+	}
+
+	struct planner pl = {
+		.abi = abi,
+		.nodes = xcalloc(view.n_rules, sizeof(struct node)),
+		.plan = ret,
+	};
+	for (size_t i = 0; i < view.n_rules; i++) {
+		const struct rule *r = &view.rules[i];
+		struct stat st;
+		/* A path that is missing or a symlink gets no rule of its
+		 * own: Landlock never follows the link, and a missing hide
+		 * target is skipped. */
+		if (lstat(r->path, &st) < 0 || S_ISLNK(st.st_mode))
+			continue;
+		pl.nodes[pl.n_nodes++] = (struct node){ .path = r->path, .origin = r->origin, .mode = st.st_mode };
+	}
+	qsort(pl.nodes, pl.n_nodes, sizeof(*pl.nodes), node_cmp);
+	size_t n = 0;
+	for (size_t i = 0; i < pl.n_nodes; i++)
+		if (n == 0 || !streq(pl.nodes[n - 1].path, pl.nodes[i].path))
+			pl.nodes[n++] = pl.nodes[i];
+	pl.n_nodes = n;
+	for (size_t i = 0; i < pl.n_nodes; i++) {
+		const struct rule *r = policy_rule_for(&view, pl.nodes[i].path);
+		pl.nodes[i].effect = policy_effect(&view, pl.nodes[i].path);
+		pl.nodes[i].origin = r->origin;
+	}
+
+	int r = 0;
+	for (size_t i = 0; i < pl.n_nodes && r >= 0; i++) {
+		if (has_node_between(&pl, "/", pl.nodes[i].path) || (i > 0 && streq(pl.nodes[0].path, "/")))
+			continue;
+		r = visit(&pl, pl.nodes[i].path, EFFECT_NONE, NULL, 0);
+	}
+	free(pl.nodes);
+	free(view.rules);
+	if (r < 0) {
+		landlock_plan_free(ret);
+		return r;
+	}
+
+	ret->handled_fs = landlock_handled_fs(abi);
+	if (abi >= 4 && p->net != NET_ON)
+		ret->handled_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (abi >= 6)
+		ret->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	return 0;
+}
+
+void landlock_plan_free(struct landlock_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_rules; i++)
+		free(plan->rules[i].path);
+	free(plan->rules);
+	plan->rules = NULL;
+	plan->n_rules = 0;
+}
+
+void landlock_plan_print(FILE *f, const struct landlock_plan *plan)
+{
+	fprintf(f, "landlock abi %d\n", plan->abi);
+	fputs("  handled fs: ", f);
+	landlock_rights_print(f, plan->handled_fs);
+	fprintf(f, "\n  handled net: %s\n",
+		plan->handled_net ? "bind_tcp,connect_tcp (no port allowed)" : "-");
+	fprintf(f, "  scoped: %s\n",
+		plan->scoped ? "abstract_unix_socket,signal" : "-");
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct landlock_rule *r = &plan->rules[i];
+		fprintf(f, "  %s%s ", r->path, r->dir && !streq(r->path, "/") ? "/" : "");
+		landlock_rights_print(f, r->access);
+		fprintf(f, "  (%s%s)\n", r->carve ? "carved from " : "", r->origin ? r->origin : "?");
+	}
+}
+
+size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max)
+{
+	size_t n = 0;
+#define GAP(s)                                                                 \
+	do {                                                                   \
+		if (n < max)                                                   \
+			ret[n] = (s);                                          \
+		n++;                                                           \
+	} while (0)
+	if (abi < 2)
+		GAP("renaming or linking a file into another directory is refused outright (Landlock ABI 2 adds the refer right)");
+	if (abi < 4 && net == NET_OFF)
+		GAP("TCP bind and connect are refused by seccomp alone (Landlock ABI 4 adds TCP rules)");
+	if (abi < 5)
+		GAP("ioctl on devices opened before the run is not governed (Landlock ABI 5)");
+	if (abi < 6)
+		GAP("signals to processes outside the run and abstract Unix sockets outside the run are not blocked (Landlock ABI 6)");
+#undef GAP
+	return n;
+}
+
+int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_path)
+{
+	struct stockade_ruleset_attr attr = {
+		.handled_access_fs = plan->handled_fs,
+		.handled_access_net = plan->handled_net,
+		.scoped = plan->scoped,
+	};
+	size_t size = plan->abi >= 6 ? sizeof(attr)
+		      : plan->abi >= 4 ? offsetof(struct stockade_ruleset_attr, scoped)
+				       : offsetof(struct stockade_ruleset_attr, handled_access_net);
+	_cleanup_close_ int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (ruleset < 0)
+		return -errno;
+
+	const uint64_t file_mask = file_rights_mask();
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct landlock_rule *r = &plan->rules[i];
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		/* Every planned path is canonical: a symlink on the way now
+		 * means the tree changed since planning, and is refused. A
+		 * path gone since planning only loses its grant. */
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, r->path, &how, sizeof(how));
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;
+			*ret_failing_path = r->path;
+			return -errno;
+		}
+		/* The plan knows what each path is; a file that became a
+		 * directory since gets only file rights, and a directory that
+		 * became a file makes the kernel refuse the rule (EINVAL). */
+		struct stockade_path_beneath_attr pb = {
+			.allowed_access = r->access & plan->handled_fs,
+			.parent_fd = fd,
+		};
+		if (!r->dir)
+			pb.allowed_access &= file_mask;
+		if (!pb.allowed_access)
+			continue;
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+			*ret_failing_path = r->path;
+			return -errno;
+		}
+	}
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* Landlock: the ABI probe, the rule plan with carve-outs, and applying it.
+ * landlock_plan() reads the tree it enumerates but changes nothing;
+ * landlock_apply() is the short part that runs in the command's process. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jail/policy.h"
+
+/* The highest ABI this kernel enforces; 0 when Landlock is missing or
+ * compiled in but not enforced (ENOSYS, EOPNOTSUPP). */
+int landlock_abi(void);
+
+/* The one table mapping an effect to Landlock rights for an ABI; a file
+ * gets only the rights that apply to files. make-char and make-block are
+ * never granted. */
+uint64_t landlock_rights(enum effect e, bool dir, int abi);
+/* Every filesystem right the ABI knows: all of them are handled. */
+uint64_t landlock_handled_fs(int abi);
+/* Writes the names of the rights in mask, separated by commas. */
+void landlock_rights_print(FILE *f, uint64_t mask);
+
+struct landlock_rule {
+	char *path;
+	uint64_t access;
+	bool dir;
+	bool carve;		/* an enumerated sibling or a listing right */
+	const char *origin;	/* the policy rule it renders (borrowed) */
+};
+
+struct landlock_plan {
+	int abi;
+	uint64_t handled_fs;
+	uint64_t handled_net;
+	uint64_t scoped;
+	struct landlock_rule *rules;
+	size_t n_rules;
+	size_t n_enumerated;	/* directories enumerated for carve-outs */
+};
+
+/* Leave carve-outs to someone else (the mount namespace covers hidden
+ * paths): grant each rule's tree whole, skipping hide and protect. */
+#define LANDLOCK_PLAN_NO_CARVE (1u << 0)
+
+int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret);
+void landlock_plan_free(struct landlock_plan *plan);
+void landlock_plan_print(FILE *f, const struct landlock_plan *plan);
+
+/* What this ABI leaves out of the policy, one line each (NULL-terminated,
+ * static strings). */
+size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max);
+
+/* Builds the ruleset and restricts the calling process. Every path is
+ * opened without following symlinks; on failure ret_failing_path names the
+ * path that failed, if any. */
+int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_path);
