@@ -1,0 +1,128 @@
+/* rtnetlink over libmnl: build a request, send it, wait for its ACK. No
+ * `ip` command and no SIOCSIFFLAGS ioctl: netlink is what the kernel's own
+ * tools use, and its answer is a plain errno we can hand up. */
+#include "netns/netns.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "jail/util.h"
+
+/* The kernel registers lo first in every network namespace, so it always
+ * gets this index (LOOPBACK_IFINDEX in include/net/net_namespace.h). */
+#define LOOPBACK_IFINDEX 1
+
+static void mnl_socket_closep(struct mnl_socket **nl)
+{
+	if (*nl) {
+		int saved = errno;
+		mnl_socket_close(*nl);
+		errno = saved;
+	}
+}
+#define _cleanup_mnl_socket_ _cleanup_(mnl_socket_closep)
+
+/* errno as a negative return, never 0: a libmnl call that failed without
+ * setting errno must still read as a failure. */
+static int negative_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
+
+struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsigned seq)
+{
+	if (!buf || size < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
+		return NULL;
+
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+
+	/* ifi_change names the flags to touch, ifi_flags their new value:
+	 * only IFF_UP changes, everything else about the link stays. */
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	return nlh;
+}
+
+int netns_send(const struct nlmsghdr *req)
+{
+	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
+		return -EINVAL;
+
+	/* SOCK_CLOEXEC: the command exec'd later must not inherit a socket
+	 * with CAP_NET_ADMIN over the namespace baked into its credentials. */
+	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!nl)
+		return negative_errno();
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		return negative_errno();
+	unsigned portid = mnl_socket_get_portid(nl);
+
+	ssize_t sent = mnl_socket_sendto(nl, req, req->nlmsg_len);
+	if (sent < 0)
+		return negative_errno();
+	if ((size_t)sent != req->nlmsg_len)
+		return -EIO;
+
+	/* A static buffer would be smaller on the stack but not reentrant;
+	 * 8 KiB (MNL_SOCKET_BUFFER_SIZE) is what libmnl recommends. */
+	_cleanup_free_ char *buf = xmalloc(MNL_SOCKET_BUFFER_SIZE);
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl, buf, MNL_SOCKET_BUFFER_SIZE);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		/* mnl_cb_run checks sequence number and port id (a stray
+		 * message is EPROTO/ESRCH, not success) and turns an
+		 * NLMSG_ERROR into -1 with errno set to the kernel's answer;
+		 * an ACK (NLMSG_ERROR with error 0) is MNL_CB_STOP. */
+		int r = mnl_cb_run(buf, (size_t)n, req->nlmsg_seq, portid, NULL, NULL);
+		if (r == MNL_CB_ERROR)
+			return negative_errno();
+		if (r <= MNL_CB_STOP)
+			return 0;
+	}
+}
+
+int netns_loopback_up(void)
+{
+	/* In a fresh namespace lo is index 1; asking by name as well costs
+	 * one socket and keeps us right should that ever change. When the
+	 * lookup itself fails (a filter refusing the socket), 1 is still the
+	 * kernel's answer. */
+	unsigned idx = if_nametoindex("lo");
+	int ifindex = idx > 0 && idx <= INT32_MAX ? (int)idx : LOOPBACK_IFINDEX;
+
+	/* Just the request's size, aligned for a header: MNL_SOCKET_BUFFER_SIZE
+	 * is a sysconf() call, which would make this a variable-length array. */
+	union {
+		struct nlmsghdr nlh;
+		char bytes[NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg))];
+	} buf;
+	/* A fixed sequence number is enough: the socket is ours alone and
+	 * lives for this one request. */
+	struct nlmsghdr *req = netns_build_link_up(&buf, sizeof(buf), ifindex, 1);
+	if (!req)
+		return -EINVAL;
+	return netns_send(req);
+}
+
+void netns_print(FILE *f, const struct nlmsghdr *req)
+{
+	mnl_nlmsg_fprintf(f, req, req->nlmsg_len, sizeof(struct ifinfomsg));
+}

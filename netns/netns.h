@@ -1,0 +1,28 @@
+/* The network namespace module: the rtnetlink requests that set up a fresh
+ * network namespace (today only "bring lo up", for network mode loopback),
+ * built into a caller's buffer with libmnl and sent by one small function.
+ * Nothing here prints except netns_print, which writes where it is told. */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct nlmsghdr;
+
+/* Builds an RTM_NEWLINK request that sets IFF_UP on interface ifindex into
+ * buf (size bytes; MNL_SOCKET_BUFFER_SIZE is plenty), with
+ * NLM_F_REQUEST|NLM_F_ACK and the given sequence number. Pure: no system
+ * call. Returns the nlmsghdr inside buf, or NULL if size is too small. */
+struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsigned seq);
+
+/* Sends one request on a NETLINK_ROUTE socket and waits for its ACK;
+ * returns 0, or -errno from the kernel's NLMSG_ERROR (-EPERM without
+ * CAP_NET_ADMIN over the namespace, -ENODEV for an unknown ifindex) or
+ * from the socket calls. The only function here that talks to the kernel. */
+int netns_send(const struct nlmsghdr *req);
+
+/* Brings lo up in the current network namespace. 0 or -errno. */
+int netns_loopback_up(void);
+
+/* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
+void netns_print(FILE *f, const struct nlmsghdr *req);

@@ -1,0 +1,384 @@
+/* netns: the RTM_NEWLINK request as a golden file, the buffer bound, and
+ * the real kernel: a fresh user+network namespace where lo starts down,
+ * is brought up by netns_loopback_up(), and then carries TCP and UDP. */
+#include "netns/netns.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+
+#include "jail/util.h"
+#include "tests/tap.h"
+
+#define GOLDEN_LINK_UP "tests/golden/netns-link-up.txt"
+/* The size the request takes: a netlink header and an ifinfomsg. */
+#define LINK_UP_SIZE (NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)))
+
+static char *golden_path(const char *name)
+{
+	const char *srcdir = getenv("STOCKADE_SRCDIR");
+	return xasprintf("%s/%s", str_empty(srcdir) ? "." : srcdir, name);
+}
+
+static void diag_text(const char *label, const char *text)
+{
+	diag("%s:", label);
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		diag("  %.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void test_golden(void)
+{
+	_cleanup_free_ char *buf = xmalloc(MNL_SOCKET_BUFFER_SIZE);
+	struct nlmsghdr *req = netns_build_link_up(buf, MNL_SOCKET_BUFFER_SIZE, 1, 1234);
+	if (!ok(req == (struct nlmsghdr *)buf, "link-up request built at the start of the buffer"))
+		return;
+
+	/* The fields, so that a wrong golden file cannot be blessed unseen. */
+	is_int(req->nlmsg_len, LINK_UP_SIZE, "request length is header + ifinfomsg");
+	is_int(req->nlmsg_type, RTM_NEWLINK, "type RTM_NEWLINK");
+	is_int(req->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK, "flags REQUEST|ACK");
+	is_int(req->nlmsg_seq, 1234, "sequence number");
+	is_int(req->nlmsg_pid, 0, "port id left to the kernel");
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(req);
+	ok(ifi->ifi_family == AF_UNSPEC && ifi->ifi_index == 1 && ifi->ifi_flags == IFF_UP &&
+	   ifi->ifi_change == IFF_UP && ifi->ifi_type == 0,
+	   "ifinfomsg: AF_UNSPEC, index 1, flags and change IFF_UP");
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!ok(f != NULL, "open_memstream"))
+		return;
+	netns_print(f, req);
+	fclose(f);
+	_cleanup_free_ char *got = text;
+
+	_cleanup_free_ char *path = golden_path(GOLDEN_LINK_UP);
+	const char *regen = getenv("STOCKADE_REGEN_GOLDEN");
+	if (regen && streq(regen, "1")) {
+		_cleanup_fclose_ FILE *out = fopen(path, "we");
+		bool written = out && fwrite(got, 1, len, out) == len && fflush(out) == 0;
+		diag("STOCKADE_REGEN_GOLDEN=1: wrote %s, review it before committing", path);
+		ok(written, "regenerated %s", GOLDEN_LINK_UP);
+		return;
+	}
+
+	_cleanup_free_ char *want = NULL;
+	size_t want_len = 0;
+	int r = read_file_at(AT_FDCWD, path, 64 * 1024, &want, &want_len);
+	if (!ok(r == 0, "read %s", path)) {
+		diag("%s (set STOCKADE_SRCDIR to the source tree)", strerror(-r));
+		return;
+	}
+	if (!ok(want_len == len && memcmp(want, got, len) == 0, "netns_print matches %s", GOLDEN_LINK_UP)) {
+		diag_text("got", got);
+		diag_text("want", want);
+	}
+}
+
+static void test_buffer_bounds(void)
+{
+	unsigned char buf[LINK_UP_SIZE + 16];
+
+	ok(netns_build_link_up(buf, 0, 1, 1) == NULL, "size 0 gives NULL");
+	ok(netns_build_link_up(buf, NLMSG_HDRLEN, 1, 1) == NULL, "room for the header alone gives NULL");
+	ok(netns_build_link_up(buf, LINK_UP_SIZE - 1, 1, 1) == NULL, "one byte short gives NULL");
+
+	memset(buf, 0xa5, sizeof(buf));
+	struct nlmsghdr *req = netns_build_link_up(buf, LINK_UP_SIZE, 1, 1);
+	ok(req != NULL, "exactly %zu bytes is enough", (size_t)LINK_UP_SIZE);
+	bool untouched = true;
+	for (size_t i = LINK_UP_SIZE; i < sizeof(buf); i++)
+		untouched &= buf[i] == 0xa5;
+	ok(untouched, "nothing written past the request");
+}
+
+/* ---- real kernel, in a child with its own user and network namespace ---- */
+
+struct report {
+	int32_t pass;
+	int64_t got, want;
+	char what[200];
+};
+
+static int report_fd = -1;
+static int reports_sent;
+
+_printf_(4, 5) static bool report(bool pass, long long got, long long want, const char *fmt, ...)
+{
+	struct report rep = { .pass = pass, .got = got, .want = want };
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep.what, sizeof(rep.what), fmt, ap);
+	va_end(ap);
+	/* One write of less than PIPE_BUF: the parent reads whole records. */
+	if (write_all(report_fd, &rep, sizeof(rep)) < 0)
+		_exit(3);
+	reports_sent++;
+	return pass;
+}
+
+#define report_int(got, want, ...)                                             \
+	({                                                                     \
+		long long g__ = (got), w__ = (want);                           \
+		report(g__ == w__, g__, w__, __VA_ARGS__);                     \
+	})
+
+static int write_proc(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, text, strlen(text));
+}
+
+static int enter_namespaces(uid_t uid, gid_t gid)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		return -errno;
+	/* setgroups must be denied before an unprivileged gid_map write. */
+	int r = write_proc("/proc/self/setgroups", "deny");
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *umap = xasprintf("0 %u 1", (unsigned)uid);
+	_cleanup_free_ char *gmap = xasprintf("0 %u 1", (unsigned)gid);
+	r = write_proc("/proc/self/uid_map", umap);
+	if (r < 0)
+		return r;
+	return write_proc("/proc/self/gid_map", gmap);
+}
+
+/* lo's interface flags in the current namespace, or -errno. */
+static int lo_flags(void)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct ifreq ifr = { 0 };
+	strncpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name) - 1);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -errno;
+	return ifr.ifr_flags & 0xffff;
+}
+
+static struct sockaddr_in loopback_addr(in_port_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = port };
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sin;
+}
+
+/* Waits until fd is readable, so that a missing packet fails the test
+ * instead of hanging it. */
+static int wait_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n = poll(&pfd, 1, 5000);
+	if (n < 0)
+		return -errno;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+/* A listener on 127.0.0.1, port 0, accepts a connection from ourselves and
+ * a byte crosses it. 0 or -errno. */
+static int tcp_roundtrip(void)
+{
+	_cleanup_close_ int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0)
+		return -errno;
+	struct sockaddr_in sin = loopback_addr(0);
+	socklen_t slen = sizeof(sin);
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(lfd, 1) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sin, &slen) < 0)
+		return -errno;
+
+	_cleanup_close_ int cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (cfd < 0)
+		return -errno;
+	if (connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return -errno;
+	int r = wait_readable(lfd);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (afd < 0)
+		return -errno;
+	r = write_all(cfd, "x", 1);
+	if (r < 0)
+		return r;
+	r = wait_readable(afd);
+	if (r < 0)
+		return r;
+	char c = 0;
+	ssize_t n = read(afd, &c, 1);
+	if (n < 0)
+		return -errno;
+	return n == 1 && c == 'x' ? 0 : -EPROTO;
+}
+
+/* A datagram sent to our own socket on 127.0.0.1 arrives. 0 or -errno. */
+static int udp_roundtrip(void)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_in sin = loopback_addr(0);
+	socklen_t slen = sizeof(sin);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &slen) < 0)
+		return -errno;
+	static const char msg[] = "stockade";
+	if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return -errno;
+	int r = wait_readable(fd);
+	if (r < 0)
+		return r;
+	char got[sizeof(msg) + 1];
+	ssize_t n = recv(fd, got, sizeof(got), 0);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(msg) && memcmp(got, msg, sizeof(msg)) == 0 ? 0 : -EPROTO;
+}
+
+/* A datagram to 127.0.0.1 before lo is up: the probe that must fail before
+ * and work after, so the "after" proves netns_loopback_up did it. */
+static int udp_send_probe(void)
+{
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_in sin = loopback_addr(htons(9));
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return -errno;
+	return 0;
+}
+
+static int drop_effective_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	data[cap / 32].effective &= ~(1u << (cap % 32));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	return 0;
+}
+
+static int send_link_up(int ifindex)
+{
+	unsigned char buf[LINK_UP_SIZE] __attribute__((aligned(4)));
+	struct nlmsghdr *req = netns_build_link_up(buf, sizeof(buf), ifindex, 42);
+	if (!req)
+		return -EINVAL;
+	return netns_send(req);
+}
+
+/* Must match the number of report() calls a successful child makes. */
+#define KERNEL_REPORTS 10
+
+static _Noreturn void kernel_child(uid_t uid, gid_t gid)
+{
+	/* A kernel that never answers fails the test; it does not hang it. */
+	alarm(30);
+
+	int r = enter_namespaces(uid, gid);
+	if (!report_int(r, 0, "unshare user+net namespaces and map uid %u gid %u to 0", (unsigned)uid,
+			(unsigned)gid))
+		_exit(1);
+
+	int flags = lo_flags();
+	report(flags >= 0 && !(flags & IFF_UP), flags, 0, "lo is down in a fresh network namespace");
+	report_int(udp_send_probe(), -ENETUNREACH, "127.0.0.1 unreachable while lo is down");
+
+	report_int(netns_loopback_up(), 0, "netns_loopback_up() succeeds");
+	flags = lo_flags();
+	report(flags >= 0 && (flags & IFF_UP), flags, IFF_UP, "lo is up afterwards");
+	report_int(tcp_roundtrip(), 0, "TCP listener on 127.0.0.1:0 accepts a connection from itself");
+	report_int(udp_roundtrip(), 0, "UDP datagram to itself on 127.0.0.1 arrives");
+	report_int(netns_loopback_up(), 0, "netns_loopback_up() again is harmless");
+	report_int(send_link_up(99999), -ENODEV, "link up on ifindex 99999 gives -ENODEV");
+
+	/* The errno jail/ falls back on: without CAP_NET_ADMIN over the
+	 * namespace the kernel answers EPERM, and it must reach the caller. */
+	r = drop_effective_cap(CAP_NET_ADMIN);
+	if (r < 0)
+		report_int(r, 0, "drop CAP_NET_ADMIN");
+	else
+		report_int(netns_loopback_up(), -EPERM, "without CAP_NET_ADMIN the request gives -EPERM");
+
+	_exit(0);
+}
+
+static void test_kernel(void)
+{
+	int fds[2];
+	if (!ok(pipe2(fds, O_CLOEXEC) == 0, "pipe for the child's reports"))
+		return;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		ok(false, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		report_fd = fds[1];
+		kernel_child(uid, gid);
+	}
+	close(fds[1]);
+
+	int received = 0;
+	for (;;) {
+		struct report rep;
+		size_t n = 0;
+		int r = read_all(fds[0], &rep, sizeof(rep), &n);
+		if (r < 0 || n != sizeof(rep))
+			break;
+		rep.what[sizeof(rep.what) - 1] = '\0';
+		received++;
+		if (!ok(rep.pass, "%s", rep.what))
+			diag("  got %lld (%s), want %lld", (long long)rep.got,
+			     rep.got < 0 ? strerror((int)-rep.got) : "-", (long long)rep.want);
+	}
+	close(fds[0]);
+
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "namespace child exits 0"))
+		diag("  status 0x%x%s", (unsigned)status,
+		     WIFSIGNALED(status) ? " (killed by a signal)" : "");
+	is_int(received, KERNEL_REPORTS, "the child reported every check");
+}
+
+int main(void)
+{
+	test_golden();
+	test_buffer_bounds();
+	test_kernel();
+	return tap_done();
+}
