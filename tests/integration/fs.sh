@@ -1,0 +1,124 @@
+# The filesystem: what the jail hides, what it lets the command read and
+# write, and what it leaves untouched. Each case runs the probe outside
+# the jail first (it must work there) and then inside.
+. tests/lib.sh
+
+T=$(tmpdir_new)
+NONCE=$(nonce_new)
+export HOME="$T/home"
+canary_home "$HOME" "$NONCE"
+W="$HOME/proj"
+mkdir -p "$W"
+OUT="$T/outputs"
+: >"$OUT"
+HIDDEN=$(hidden_errno)
+RO=$(readonly_errno)
+
+# Every output of the jail is kept to look for the canary in the end.
+in_jail() {
+	jail --net off -C "$W" "$@"
+}
+record() {
+	printf '%s\n' "$PROBE_OUTPUT" >>"$OUT"
+}
+
+# Credentials, by their listed paths: hidden with no grant, and hidden
+# even when the user grants the whole home.
+for f in .ssh/id_rsa .aws/credentials .azure/accessTokens.json .gnupg/private-keys-v1.d/k.key \
+	.netrc .docker/config.json .kube/config .npmrc .pypirc .git-credentials \
+	.password-store/mail.gpg .config/gh/hosts.yml .config/gcloud/credentials.db \
+	.cargo/credentials.toml .local/share/keyrings/login.keyring; do
+	expect_control "outside: ~/$f is readable" -- "$PROBE" read "$HOME/$f"
+	expect_probe "~/$f is hidden" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/$f"
+	record
+	expect_probe "~/$f is hidden under --read ~" "errno $HIDDEN" -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/$f"
+	record
+done
+
+# What stockade does not list is still out of reach: the home is not granted.
+expect_probe "~/.bash_history is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.bash_history"
+record
+expect_probe "~/.config/unlisted/token is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.config/unlisted/token"
+record
+expect_probe "a granted home file is readable" ok -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/notes.txt"
+expect_probe "~/.ssh cannot be granted back on the same path (hide wins)" "errno $HIDDEN" -- \
+	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.ssh/id_rsa"
+record
+
+# A credential that is a symlink (stow): its target is hidden too.
+mkdir -p "$HOME/dotfiles"
+echo "$NONCE" >"$HOME/dotfiles/kube-config"
+rm -f "$HOME/.kube/config"
+ln -s ../dotfiles/kube-config "$HOME/.kube/config"
+expect_control "outside: the stowed credential is readable by its real path" -- "$PROBE" read "$HOME/dotfiles/kube-config"
+expect_probe "the target of a credential symlink is hidden under --read ~" "errno $HIDDEN" -- \
+	in_jail --read "$HOME" -- "$PROBE" read "$HOME/dotfiles/kube-config"
+record
+
+# A symlink planted in the workspace reaches nothing the jail hides.
+ln -s "$HOME/.ssh/id_rsa" "$W/key-link"
+expect_control "outside: the workspace link reads the key" -- "$PROBE" read "$W/key-link"
+expect_probe "a workspace symlink to ~/.ssh/id_rsa is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$W/key-link"
+record
+expect_probe "a path through /proc/self/root to the key is refused" "errno $HIDDEN" -- \
+	in_jail -- "$PROBE" read "/proc/self/root$HOME/.ssh/id_rsa"
+record
+
+# A hard link to a hidden file cannot be made into the workspace.
+expect_probe "hard-linking ~/.ssh/id_rsa into the workspace is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EXDEV)" -- \
+	in_jail -- "$PROBE" link "$HOME/.ssh/id_rsa" "$W/hard"
+[ ! -e "$W/hard" ] && pass "no hard link was made" || fail "no hard link was made"
+
+# Writes: the workspace and the private tmp, nothing else.
+expect_probe "the workspace is writable" ok -- in_jail -- "$PROBE" write "$W/out.txt"
+[ -f "$W/out.txt" ] && pass "the workspace file exists afterwards" || fail "the workspace file exists afterwards"
+expect_probe "the private TMPDIR is writable" ok -- in_jail --read "$PROBE" -- sh -c 'exec "$0" write "$TMPDIR/scratch"' "$PROBE"
+expect_probe "HOME is a fresh, writable directory" ok -- in_jail --read "$PROBE" -- sh -c 'exec "$0" write "$HOME/.fresh"' "$PROBE"
+[ ! -e "$HOME/.fresh" ] && pass "the fresh home is not the real home" || fail "the fresh home is not the real home"
+sum_before=$(sha256sum "$HOME/.bashrc")
+for target in "$HOME/.bashrc" "$HOME/.profile" "$HOME/.config/autostart.desktop" "$HOME/.ssh/authorized_keys"; do
+	expect_probe "writing $target is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" write "$target"
+done
+[ "$(sha256sum "$HOME/.bashrc")" = "$sum_before" ] && pass "~/.bashrc is unchanged" || fail "~/.bashrc is unchanged"
+[ ! -e "$HOME/.profile" ] && pass "no ~/.profile was planted" || fail "no ~/.profile was planted"
+real_tmp="/tmp/stockade-test-$NONCE"
+expect_probe "the real /tmp is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" write "$real_tmp"
+[ ! -e "$real_tmp" ] && pass "nothing appeared in the real /tmp" || fail "nothing appeared in the real /tmp"
+expect_probe "/var/tmp is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" ls /var/tmp
+expect_probe "/dev/shm of other programs is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" ls /dev/shm
+expect_probe "the system is read-only" "errno $RO" -- in_jail -- "$PROBE" write /etc/stockade-test
+expect_probe "the system is readable" ok -- in_jail -- "$PROBE" read /etc/hostname
+expect_probe "/dev/null is writable" ok -- in_jail -- "$PROBE" write /dev/null
+
+# A file the command may read, it may not truncate by any means.
+echo "keep me" >"$HOME/ro.txt"
+cp "$HOME/ro.txt" "$T/ro-control.txt"
+expect_control "outside: truncate(2) works" -- "$PROBE" truncate "$T/ro-control.txt"
+expect_probe "truncate(2) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" truncate "$HOME/ro.txt"
+expect_probe "open(O_RDONLY|O_TRUNC) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" open-trunc "$HOME/ro.txt"
+[ "$(cat "$HOME/ro.txt")" = "keep me" ] && pass "the read-only file kept its content" || fail "the read-only file kept its content"
+
+# No device nodes, for root either; fifos and sockets are fine.
+expect_probe "mknod of a character device is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo EPERM || echo EACCES)" -- \
+	in_jail -- "$PROBE" mknod-char "$W/null2"
+expect_probe "a fifo in the workspace is fine" ok -- in_jail -- "$PROBE" mkfifo "$W/fifo"
+
+# Other processes' secrets in /proc stay closed.
+sleep 60 &
+outside=$!
+at_exit kill "$outside"
+expect_control "outside: another process's environ is readable" -- "$PROBE" read-environ "$outside"
+expect_probe "another process's environ is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+	in_jail -- "$PROBE" read-environ "$outside"
+expect_probe "its own environ is readable" ok -- in_jail -- "$PROBE" read /proc/self/environ
+
+# For root: the system's secrets.
+if is_root; then
+	expect_control "outside: root reads /etc/shadow" -- "$PROBE" read /etc/shadow
+	expect_probe "root in the jail cannot read /etc/shadow" "errno $HIDDEN" -- in_jail -- "$PROBE" read /etc/shadow
+	record
+fi
+
+mapfile -t written < <(find "$W" -type f)
+assert_absent "$NONCE" "the canary appears in no output of the jail, nor in what it wrote" "$OUT" "${written[@]}"
+plan_done
