@@ -110,9 +110,9 @@ static _Noreturn void child(const struct run_setup *s, const sigset_t *old_mask,
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(125);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		signal(forwarded[i], SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
+	/* stockade only blocked the signals it forwards; the command gets
+	 * the caller's dispositions (a nohup's ignored SIGHUP) as it would
+	 * without stockade. */
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 
 	if (own_pgrp && setpgid(0, 0) < 0)
@@ -157,7 +157,10 @@ static _Noreturn void child(const struct run_setup *s, const sigset_t *old_mask,
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execve(p->program, p->argv, p->envp);
 	int e = errno;
-	child_fail(err_fd, STAGE_EXEC, e, p->program, e == ENOENT ? 127 : 126);
+	/* The program was found before the fork: failing now means it
+	 * cannot run (its interpreter or loader is missing, or outside what
+	 * the jail may read), 126 as a shell says. */
+	child_fail(err_fd, STAGE_EXEC, e, p->program, 126);
 }
 
 static void say_child_error(const struct child_error *e, const struct policy *p)
@@ -327,7 +330,7 @@ int run_command(const struct run_setup *s, struct report *rep)
 	if (read_all(err_fd, &ce, sizeof(ce), &got) == 0 && got == sizeof(ce)) {
 		say_child_error(&ce, p);
 		setup_failed = true;
-		code = ce.stage == STAGE_EXEC ? (ce.err == ENOENT ? 127 : 126) : 125;
+		code = ce.stage == STAGE_EXEC ? 126 : 125;
 	} else if (setup_failed) {
 		log_error("the command's process ended before it was confined");
 		code = 125;

@@ -277,9 +277,11 @@ expect_control() {
 : "${TEST_BACKEND:=landlock}"
 export TEST_BACKEND
 
-# jail ARGS...: the stockade under test, on the backend under test.
+# jail ARGS...: the stockade under test, on the backend under test. JAIL
+# is the same as an array, for programs that run it (ptyrun, simkernel).
+JAIL=("$STOCKADE" --backend "$TEST_BACKEND")
 jail() {
-	"$STOCKADE" --backend "$TEST_BACKEND" "$@"
+	"${JAIL[@]}" "$@"
 }
 
 # What a hidden path answers: a namespace jail has nothing there at all,
@@ -314,4 +316,11 @@ canary_home() {
 	echo "# the user's bashrc" >"$home/.bashrc"
 	echo "notes, not a secret" >"$home/notes.txt"
 	chmod 700 "$home"
+}
+
+# alive PID: the process exists and is not a zombie waiting for a reaper.
+alive() {
+	local state
+	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }

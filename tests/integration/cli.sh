@@ -1,0 +1,106 @@
+# The command line: doctor, explain, and bad input, each answered with a
+# message that names what was wrong and exit 125, nothing changed.
+. tests/lib.sh
+
+T=$(tmpdir_new)
+export HOME="$T/home"
+mkdir -p "$HOME"
+W="$T/ws"
+mkdir -p "$W"
+
+# fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
+fails() {
+	local desc=$1 pattern=$2 out st
+	shift 3
+	out=$("$@" 2>&1 >/dev/null)
+	st=$?
+	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
+		pass "$desc"
+	else
+		fail "$desc (status $st)"
+		diag "$out"
+	fi
+}
+
+# doctor: found by asking and by trying.
+out=$("$STOCKADE" doctor 2>&1)
+st=$?
+[ $st -eq 0 ] && pass "doctor runs" || fail "doctor runs"
+abi=$(python3 -c 'import ctypes,os; l=ctypes.CDLL(None,use_errno=True); print(l.syscall(444,None,0,1))')
+case $out in *"landlock:               ABI $abi"*) pass "doctor names the Landlock ABI ($abi)" ;; *) fail "doctor names the Landlock ABI ($abi)"; diag "$out" ;; esac
+for word in "user namespaces:" "seccomp notification:" "pidfd_getfd:" "cgroup:" "backend auto picks:"; do
+	case $out in *"$word"*) pass "doctor says $word" ;; *) fail "doctor says $word" ;; esac
+done
+if python3 - <<'PY' "$("$STOCKADE" doctor --json)"; then
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["landlock"]["abi"] >= 1
+assert isinstance(d["user_namespaces"]["work"], bool)
+assert d["seccomp_user_notification"]["works"] is True
+assert d["auto_backend"] in ("namespaces", "landlock")
+PY
+	pass "doctor --json is JSON with the same facts"
+else
+	fail "doctor --json is JSON with the same facts"
+fi
+# The user namespace answer is found by trying: refused under simkernel.
+out=$("$SIMKERNEL" --no-userns=EPERM -- "$STOCKADE" doctor 2>&1)
+case $out in *"user namespaces:        refused at unshare"*"EPERM"*) pass "doctor finds user namespaces refused by trying" ;;
+*) fail "doctor finds user namespaces refused by trying"; diag "$out" ;; esac
+out=$("$SIMKERNEL" --no-landlock=EOPNOTSUPP -- "$STOCKADE" doctor 2>&1)
+case $out in *"landlock:               not enforced (EOPNOTSUPP)"*) pass "doctor says when Landlock is not enforced" ;;
+*) fail "doctor says when Landlock is not enforced"; diag "$out" ;; esac
+
+# explain: every rule with where it came from, the Landlock rules with
+# their rights, the seccomp rules, the environment changes.
+mkdir -p "$T/extra"
+out=$(GITHUB_TOKEN=x "$STOCKADE" explain --backend "$TEST_BACKEND" --net off -C "$W" --read "$T/extra" -- true 2>&1)
+st=$?
+[ $st -eq 0 ] && pass "explain runs" || { fail "explain runs (status $st)"; diag "$out"; }
+for want in "write    $W  (workspace)" "read     $T/extra  (--read on the command line)" "(default: system)" \
+	"landlock abi" "handled fs:" "seccomp" "refuse EPERM" "environment changes:" "-GITHUB_TOKEN" "HOME=" "unenforced:"; do
+	case $out in *"$want"*) pass "explain shows '$want'" ;; *) fail "explain shows '$want'" ;; esac
+done
+
+# Bad input: exit 125, a message naming the thing, and nothing run.
+fails "an unknown option" "unknown option '--bogus'" -- "$STOCKADE" --bogus -- true
+fails "a bad --net" "invalid --net 'sideways'" -- "$STOCKADE" --net sideways -- true
+fails "a bad --backend" "invalid --backend 'docker'" -- "$STOCKADE" --backend docker -- true
+fails "no command" "no command given" -- "$STOCKADE"
+fails "--json without doctor" "--json goes with" -- "$STOCKADE" --json -- true
+fails "a --read target that does not exist" "cannot read '$T/missing' on the command line: No such file" -- \
+	jail --net off -C "$W" --read "$T/missing" -- true
+fails "a --write target that does not exist" "cannot write '$T/missing' on the command line" -- \
+	jail --net off -C "$W" --write "$T/missing" -- true
+fails "a path with a control character" "the path has a control character" -- \
+	jail --net off -C "$W" --read "$(printf '%s/a\nb' "$T")" -- true
+out=$(jail --net off -C "$W" --hide "$W/no-such-secret" -- true 2>&1)
+[ $? -eq 0 ] && case $out in *"--hide '$W/no-such-secret' does not exist: skipped"*) true ;; *) false ;; esac &&
+	pass "a --hide target that does not exist is skipped with a note" || { fail "a --hide target that does not exist is skipped with a note"; diag "$out"; }
+fails "the home as the workspace" "refusing to use '$HOME' as the workspace: it is your home" -- jail --net off -C "$HOME" -- true
+fails "/ as the workspace" "refusing to use '/' as the workspace" -- jail --net off -C / -- true
+fails "an ancestor of the home as the workspace" "it is your home or holds it" -- jail --net off -C "$T" -- true
+fails "a workspace that does not exist" "cannot use --workspace '$T/nope'" -- jail --net off -C "$T/nope" -- true
+fails "--home set to the real home" "refusing --home" -- jail --net off -C "$W" --home "$HOME" -- true
+# stockade's own files must not be writable from the jail.
+mkdir -p "$HOME/.local/state"
+fails "a workspace holding stockade's state" "state directory .* would be writable" -- \
+	jail --net off -C "$HOME/.local" -- true
+cp "$STOCKADE" "$W/stockade-copy"
+fails "stockade inside the workspace" "stockade itself .* would be writable" -- "$W/stockade-copy" --backend "$TEST_BACKEND" --net off -C "$W" -- true
+rm -f "$W/stockade-copy"
+# What is not built yet says so.
+fails "trust is not built yet" "stockade.ini files are not read yet" -- "$STOCKADE" trust
+fails "--config is not built yet" "--config" -- "$STOCKADE" --config "$W/x.ini" -- true
+fails "--profile is not built yet" "--profile" -- "$STOCKADE" --profile lint -- true
+fails "--hide-ignored is not built yet" "--hide-ignored" -- "$STOCKADE" --hide-ignored -- true
+fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -- true
+
+# Help and version.
+"$STOCKADE" --help | grep -q '^usage: stockade \[OPTION\]... \[--\] COMMAND \[ARG\]...' && pass "--help shows the synopsis" || fail "--help shows the synopsis"
+"$STOCKADE" --version | grep -q '^stockade [0-9]' && pass "--version" || fail "--version"
+# The command's own options are its own.
+out=$(jail --net off -C "$W" -- sh -c 'echo "$@"' sh --net on -C / 2>/dev/null)
+[ "$out" = "--net on -C /" ] && pass "options after the command are the command's" || fail "options after the command are the command's"
+
+plan_done

@@ -1,0 +1,158 @@
+# The process: exit statuses, descriptors, environment, capabilities,
+# signals and leftovers.
+. tests/lib.sh
+
+T=$(tmpdir_new)
+export HOME="$T/home"
+NONCE=$(nonce_new)
+canary_home "$HOME" "$NONCE"
+W="$T/ws"
+mkdir -p "$W"
+in_jail() {
+	jail --net off -C "$W" "$@"
+}
+
+# Exit statuses: the command's own, 128+N, 126, 127, 125.
+in_jail -- sh -c 'exit 3' 2>/dev/null
+[ $? -eq 3 ] && pass "the command's exit status comes back" || fail "the command's exit status comes back"
+in_jail -- sh -c 'kill -TERM $$' 2>/dev/null
+[ $? -eq 143 ] && pass "a command ended by SIGTERM gives 143" || fail "a command ended by SIGTERM gives 143"
+out=$(in_jail -- /no/such/program 2>&1)
+st=$?
+[ $st -eq 127 ] && pass "a missing program gives 127" || fail "a missing program gives 127 (got $st)"
+case $out in *"cannot run '/no/such/program'"*) pass "and says so" ;; *) fail "and says so"; diag "$out" ;; esac
+printf 'not a program\n' >"$W/plain"
+chmod 644 "$W/plain"
+in_jail -- "$W/plain" 2>/dev/null
+st=$?
+[ $st -eq 126 ] && pass "a file that is not executable gives 126" || fail "a file that is not executable gives 126 (got $st)"
+printf '#!/no/such/interpreter\n' >"$W/script"
+chmod 755 "$W/script"
+in_jail -- "$W/script" 2>/dev/null
+st=$?
+[ $st -eq 126 ] && pass "a script whose interpreter is missing gives 126" || fail "a script whose interpreter is missing gives 126 (got $st)"
+jail --no-such-option -- true 2>/dev/null
+[ $? -eq 125 ] && pass "a bad option gives 125" || fail "a bad option gives 125"
+
+# Descriptors: only 0, 1 and 2 reach the command (CVE-2024-21626).
+exec 3<"$HOME/.ssh/id_rsa" 4<"$HOME"
+"$PROBE" fds >"$T/fds-outside" 2>&1
+grep -q "^fd 3 -> $HOME/.ssh/id_rsa" "$T/fds-outside" && grep -q "^fd 4 -> $HOME\$" "$T/fds-outside" &&
+	pass "outside: the probe sees the caller's descriptors" || fail "outside: the probe sees the caller's descriptors"
+expect_probe "only 0, 1 and 2 reach the command" ok -- in_jail -- "$PROBE" fds
+expect_probe "a descriptor of the caller cannot be reopened by number" "errno ENOENT" -- in_jail -- "$PROBE" read /proc/self/fd/3
+exec 3<&- 4<&-
+expect_probe "the command starts in the workspace" ok -- in_jail -- "$PROBE" cwd
+case $PROBE_OUTPUT in *"$W"*) pass "getcwd is the workspace" ;; *) fail "getcwd is the workspace"; diag "$PROBE_OUTPUT" ;; esac
+
+# The environment: credentials removed, the jail's places set.
+export GITHUB_TOKEN="$NONCE" AWS_SECRET_ACCESS_KEY="$NONCE" OPENAI_API_KEY="$NONCE" \
+	SSH_AUTH_SOCK="/tmp/agent-$NONCE" DATABASE_URL="postgres://u:$NONCE@db/x" NPM_TOKEN_FILE="$NONCE" \
+	STOCKADE_TEST_PLAIN=visible
+expect_probe "the environment is readable" ok -- in_jail -- "$PROBE" environ
+printf '%s\n' "$PROBE_OUTPUT" >"$T/environ"
+assert_absent "$NONCE" "no credential variable reaches the command" "$T/environ"
+grep -q '^STOCKADE_TEST_PLAIN=visible$' "$T/environ" && pass "other variables pass" || fail "other variables pass"
+grep -q "^HOME=$HOME\$" "$T/environ" && fail "HOME is not the real home" || pass "HOME is not the real home"
+grep -q '^TMPDIR=/' "$T/environ" && pass "TMPDIR is set" || fail "TMPDIR is set"
+grep -q '^XDG_RUNTIME_DIR=' "$T/environ" && fail "XDG_RUNTIME_DIR is removed" || pass "XDG_RUNTIME_DIR is removed"
+expect_probe "--env NAME passes a removed variable through" ok -- in_jail --env GITHUB_TOKEN -- "$PROBE" env GITHUB_TOKEN
+case $PROBE_OUTPUT in *"GITHUB_TOKEN=$NONCE"*) pass "with its value" ;; *) fail "with its value" ;; esac
+expect_probe "--env NAME=VALUE sets it" ok -- in_jail --env FOO=bar -- "$PROBE" env FOO
+case $PROBE_OUTPUT in *"FOO=bar"*) pass "to VALUE" ;; *) fail "to VALUE" ;; esac
+expect_probe "--unset NAME removes it" ok -- in_jail --unset STOCKADE_TEST_PLAIN -- "$PROBE" env STOCKADE_TEST_PLAIN
+case $PROBE_OUTPUT in *"STOCKADE_TEST_PLAIN unset"*) pass "it is gone" ;; *) fail "it is gone" ;; esac
+unset GITHUB_TOKEN AWS_SECRET_ACCESS_KEY OPENAI_API_KEY SSH_AUTH_SOCK DATABASE_URL NPM_TOKEN_FILE STOCKADE_TEST_PLAIN
+
+# Capabilities and no_new_privs, root included.
+expect_probe "capabilities are readable" ok -- in_jail -- "$PROBE" caps
+for set in CapInh CapPrm CapEff CapAmb; do
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^$set:[[:space:]]*0000000000000000$" &&
+		pass "$set is empty" || { fail "$set is empty"; diag "$PROBE_OUTPUT"; }
+done
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^NoNewPrivs:[[:space:]]*1$' && pass "no_new_privs is set" || fail "no_new_privs is set"
+if is_root; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^CapBnd:[[:space:]]*0000000000000000$' &&
+		pass "root's bounding set is empty" || fail "root's bounding set is empty"
+fi
+
+# Nothing outside the run can be signalled or traced.
+sleep 300 &
+outside=$!
+at_exit kill "$outside"
+expect_control "outside: the probe can signal a process of the user" -- "$PROBE" kill "$outside" 0
+expect_probe "a process outside the run cannot be signalled" "errno EPERM" -- in_jail -- "$PROBE" kill "$outside" TERM
+kill -0 "$outside" && pass "the outside process is alive" || fail "the outside process is alive"
+expect_probe "a process outside the run cannot be traced" "errno EPERM" -- in_jail -- "$PROBE" ptrace "$outside"
+expect_probe "a descriptor of a process outside cannot be taken" "errno EPERM" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
+expect_probe "another process's memory cannot be read" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+	in_jail -- "$PROBE" read-mem "$outside"
+
+# What the command leaves behind is killed when it exits, setsid or not.
+rm -f "$W/orphan.pid"
+expect_probe "the command leaves an orphan in a new session" ok -- in_jail -- "$PROBE" orphan "$W/orphan.pid" 300
+pid=$(cat "$W/orphan.pid" 2>/dev/null)
+if [ -n "$pid" ] && ! alive "$pid"; then
+	pass "the orphan is gone when stockade returns"
+else
+	fail "the orphan is gone when stockade returns (pid '$pid')"
+	kill -9 "$pid" 2>/dev/null
+fi
+
+# Signals that did not come from a terminal reach the command once.
+for sig in TERM INT HUP USR1 USR2 QUIT WINCH; do
+	out="$T/signals-$sig"
+	# stockade itself in the background, so that $! is its pid.
+	"$STOCKADE" --backend "$TEST_BACKEND" --net off -C "$W" -- "$PROBE" signals 3 >"$out" 2>&1 &
+	jpid=$!
+	for _ in $(seq 100); do grep -q waiting "$out" 2>/dev/null && break; sleep 0.05; done
+	kill -"$sig" "$jpid"
+	wait "$jpid"
+	n=$(grep -c "^got SIG$sig\$" "$out")
+	[ "$n" -eq 1 ] && pass "SIG$sig sent to stockade reaches the command once" ||
+		{ fail "SIG$sig sent to stockade reaches the command once (got $n)"; diag "$(cat "$out")"; }
+done
+
+# stockade killed: the command goes with it.
+rm -f "$W/child.pid" "$W/grandchild.pid"
+"$STOCKADE" --backend "$TEST_BACKEND" --net off -C "$W" -- sh -c 'echo $$ >child.pid; sleep 300 & echo $! >grandchild.pid; wait' >/dev/null 2>"$T/killed.err" &
+jpid=$!
+for _ in $(seq 100); do [ -s "$W/grandchild.pid" ] && break; sleep 0.05; done
+kill -KILL "$jpid"
+wait "$jpid" 2>/dev/null
+sleep 0.3
+child=$(cat "$W/child.pid")
+alive "$child" && { fail "the command dies with stockade"; kill -9 "$child"; } || pass "the command dies with stockade"
+grandchild=$(cat "$W/grandchild.pid")
+if grep -q 'unenforced: processes left behind' "$T/killed.err"; then
+	pass "where no cgroup is delegated, the gap is named"
+	kill -9 "$grandchild" 2>/dev/null
+elif alive "$grandchild"; then
+	fail "with a cgroup, a grandchild dies with stockade too"
+	kill -9 "$grandchild"
+else
+	pass "with a cgroup, a grandchild dies with stockade too"
+fi
+
+# The report.
+expect_probe "a run with a report" ok -- in_jail --report "$T/report.json" -- "$PROBE" write "$W/r"
+if python3 - "$T/report.json" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("backend", "enforced", "unenforced", "network", "supervisor", "denials", "exit", "ms"):
+    assert k in r, k
+assert r["exit"] == {"code": 0}, r["exit"]
+assert r["network"] == "off"
+assert r["ms"]["setup"] > 0 and r["ms"]["run"] > 0
+assert all("what" in g and "why" in g for g in r["unenforced"])
+PY
+	pass "the report has the keys DESIGN.md names"
+else
+	fail "the report has the keys DESIGN.md names"
+	diag "$(cat "$T/report.json")"
+fi
+in_jail --report "$T/report2.json" -- sh -c 'kill -KILL $$' 2>/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["exit"] == {"signal": "SIGKILL"}, r["exit"]' "$T/report2.json" &&
+	pass "a signal is reported by name" || fail "a signal is reported by name"
+
+plan_done
