@@ -1,0 +1,88 @@
+/* The trust hand-off guard: files inside the workspace that make something
+ * run later, outside the jail (.git/hooks, .git/config, core.hooksPath,
+ * editor and agent settings, stockade's own configuration). Landlock
+ * cannot make a read-only hole in a writable tree without forbidding new
+ * files beside it, and a mount cannot cover a path that does not exist
+ * yet, so the guard copies these files before a run and, once every
+ * process of the run is gone, undoes any change: changed or new entries
+ * move to a quarantine folder in the user's state directory, and the
+ * baseline comes back. Nothing is lost; each change is handed back to the
+ * caller, which names it.
+ *
+ * The baseline lives on disk (state_dir/guard/<hash of the workspace>/),
+ * under a lock, so that concurrent runs in one workspace share it and a
+ * run whose stockade was killed is undone by the next one. What moves
+ * aside goes to state_dir/quarantine/<YYYYmmdd-HHMMSS>-<pid>/<path>.
+ *
+ * The hand-offs: .git/hooks and .git/config of the workspace and of every
+ * repository beneath it (a .git file, and the hooks and config of the
+ * gitdir it names when that lies inside the workspace), core.hooksPath
+ * from those configs and from ~/.gitconfig and ~/.config/git/config
+ * (parsed here, never by running git; includes are not followed), and at
+ * the top only stockade.ini, .stockade.ini, .claude, .vscode, .idea,
+ * .cursor and .envrc. Each is opened beneath the workspace without
+ * following a symlink: one that is a symlink is kept as the symlink, and
+ * what it points at is kept too when that lies inside the workspace. */
+#pragma once
+
+#include <stddef.h>
+
+struct guard_options {
+	const char *workspace;	/* canonical absolute path */
+	const char *state_dir;	/* e.g. ~/.local/state/stockade; created if missing */
+	const char *user_home;	/* for ~/.gitconfig's core.hooksPath; may be NULL */
+	char *const *extra;	/* more workspace-relative paths to keep; may be NULL */
+	size_t file_cap;	/* 0: 1 MiB */
+	size_t total_cap;	/* 0: 32 MiB */
+};
+
+enum guard_change_kind {
+	GUARD_CHANGED,		/* old content or target put back, new one quarantined */
+	GUARD_CREATED,		/* new entry moved to quarantine */
+	GUARD_REMOVED,		/* removed entry recreated */
+	GUARD_UNRESTORABLE,	/* over the size cap: the new content is quarantined, the old is gone */
+};
+
+struct guard_change {
+	enum guard_change_kind kind;
+	char *path;		/* relative to the workspace */
+	char *quarantined;	/* absolute path of what was moved aside, or NULL */
+};
+
+struct guard_report {
+	struct guard_change *changes;
+	size_t n_changes;
+	char **unguarded;	/* relative paths over the size cap or unreadable
+				 * (NULL-terminated, may be NULL) */
+	size_t n_files;		/* files the baseline holds */
+	size_t n_copied;	/* files copied this time (not reused) */
+};
+
+struct guard;
+
+/* Lists the hand-off roots, relative to the workspace, existing or not
+ * (for `stockade explain` and for read-only binds), sorted so that a
+ * directory comes before what lies in it. A root that is a symlink is
+ * listed as the symlink; nothing outside the workspace is listed.
+ * Touches nothing, not even the state directory. */
+int guard_discover(const struct guard_options *o, char ***ret_paths);
+
+/* Takes the baseline (or reuses the one a concurrent run holds, or first
+ * undoes a killed run) and registers this run. ret_report is filled even
+ * when an error is returned, so that changes already undone can be named;
+ * free it with guard_report_free() in every case. */
+int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report);
+
+/* Undoes every change to the hand-offs since the baseline and unregisters
+ * this run. Call it once every process of the run is gone. When an undo
+ * fails the run stays registered, so the next guard_begin retries it once
+ * this process has exited. */
+int guard_end(struct guard *g, struct guard_report *ret_report);
+
+void guard_report_free(struct guard_report *r);
+
+/* Frees g without ending the run: the run stays registered, and once this
+ * process has exited the next guard_begin undoes its changes. */
+void guard_free(struct guard *g);
+
+const char *guard_change_kind_name(enum guard_change_kind k);

