@@ -370,7 +370,7 @@ static int add_user_rules(struct policy *p, const struct options *o, const char 
 }
 
 static int make_run_dirs(struct policy *p, const struct options *o, char *const *environ,
-			 char **ret_error)
+			 enum backend backend, char **ret_error)
 {
 	const char *tmp = user_var(environ, "TMPDIR");
 	_cleanup_free_ char *base = xasprintf("%s/stockade-%u", tmp ? tmp : "/tmp", (unsigned)p->uid);
@@ -382,8 +382,11 @@ static int make_run_dirs(struct policy *p, const struct options *o, char *const 
 	if (!mkdtemp(tmpl))
 		FAIL(-errno, "cannot create a run directory in '%s': %m", base);
 	p->run_dir = TAKE_PTR(tmpl);
-	p->tmpdir = path_join(p->run_dir, "tmp");
-	if (mkdir(p->tmpdir, 0700) < 0)
+	/* The namespace jail's /tmp and home are tmpfs of its own, and the
+	 * run directory is where its new root is mounted. */
+	bool ns = backend == BACKEND_NAMESPACES;
+	p->tmpdir = ns ? xstrdup("/tmp") : path_join(p->run_dir, "tmp");
+	if (!ns && mkdir(p->tmpdir, 0700) < 0)
 		FAIL(-errno, "cannot create '%s': %m", p->tmpdir);
 
 	if (o->home) {
@@ -400,6 +403,8 @@ static int make_run_dirs(struct policy *p, const struct options *o, char *const 
 		if (path_is_beneath(p->user_home, p->home))
 			FAIL(-EINVAL, "refusing --home '%s': it is your home or holds it", o->home);
 		p->keep_home = true;
+	} else if (ns) {
+		p->home = xstrdup(p->user_home);
 	} else {
 		p->home = path_join(p->run_dir, "home");
 		if (mkdir(p->home, 0700) < 0)
@@ -482,24 +487,32 @@ static int check_workspace(const struct policy *p, const char *passwd_home, char
 
 /* stockade's own binary and state must not be writable from the jail: a
  * command that could replace them would run outside it next time. */
+/* Writable from the jail: effect write, and not a fresh tmpfs that only
+ * has the path's name. */
+static bool jail_writes(const struct policy *p, const char *path)
+{
+	const struct rule *r = policy_rule_for(p, path);
+	return r && !(r->flags & RULE_TMPFS) && policy_effect(p, path) == EFFECT_WRITE;
+}
+
 static int check_own_files(const struct policy *p, char **ret_error)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0)
 		self[n] = '\0';
-	if (n > 0 && policy_effect(p, self) == EFFECT_WRITE)
+	if (n > 0 && jail_writes(p, self))
 		FAIL(-EPERM, "refusing to run: stockade itself ('%s') would be writable from the jail\n"
 			     "hint: install stockade outside the workspace (make install), or choose another --workspace",
 		     self);
-	if (policy_effect(p, p->state_dir) == EFFECT_WRITE)
+	if (jail_writes(p, p->state_dir))
 		FAIL(-EPERM, "refusing to run: stockade's state directory '%s' would be writable from the jail",
 		     p->state_dir);
 	return 0;
 }
 
-int policy_build(const struct options *o, char *const *environ, struct policy *p,
-		 char **ret_error)
+int policy_build(const struct options *o, char *const *environ, enum backend backend,
+		 struct policy *p, char **ret_error)
 {
 	*ret_error = NULL;
 	policy_init(p);
@@ -547,7 +560,7 @@ int policy_build(const struct options *o, char *const *environ, struct policy *p
 		return r;
 
 	list_home(p->user_home);
-	r = make_run_dirs(p, o, environ, ret_error);
+	r = make_run_dirs(p, o, environ, backend, ret_error);
 	if (r < 0)
 		return r;
 	r = make_own_dirs(p, environ, ret_error);
@@ -561,8 +574,18 @@ int policy_build(const struct options *o, char *const *environ, struct policy *p
 	add_home_reads(p);
 	add_path_dirs(p, environ);
 	policy_add_rule(p, p->workspace, ACCESS_WRITE, 0, "workspace");
-	policy_add_rule(p, p->tmpdir, ACCESS_WRITE, 0, "private tmp (TMPDIR)");
-	policy_add_rule(p, p->home, ACCESS_WRITE, 0, p->keep_home ? "home (--home)" : "fresh home");
+	if (backend == BACKEND_NAMESPACES) {
+		policy_add_rule(p, "/tmp", ACCESS_WRITE, RULE_TMPFS, "private /tmp (tmpfs)");
+		if (!p->keep_home)
+			policy_add_rule(p, p->home, ACCESS_WRITE, RULE_TMPFS, "fresh home (tmpfs)");
+		/* The jail's own devpts and /dev/shm. */
+		policy_add_rule(p, "/dev/pts", ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: the jail's devpts");
+		policy_add_rule(p, "/dev/shm", ACCESS_WRITE, RULE_SYSTEM, "default: the jail's /dev/shm");
+	} else {
+		policy_add_rule(p, p->tmpdir, ACCESS_WRITE, 0, "private tmp (TMPDIR)");
+	}
+	if (p->keep_home || backend != BACKEND_NAMESPACES)
+		policy_add_rule(p, p->home, ACCESS_WRITE, 0, p->keep_home ? "home (--home)" : "fresh home");
 	policy_add_rule(p, p->cache_dir, ACCESS_WRITE, 0, "stockade's own build caches");
 
 	add_credentials(p, p->user_home);

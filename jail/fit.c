@@ -154,6 +154,7 @@ void host_probe(struct host *h, int what)
 	h->landlock_err = abi < 0 ? -abi : (abi == 0 ? EOPNOTSUPP : 0);
 	if (what == HOST_CHEAP)
 		return;
+	h->probed = true;
 
 	struct probe_result r = probe_in_child(try_userns);
 	h->userns = r.err == 0;
@@ -191,12 +192,18 @@ void host_free(struct host *h)
 
 enum backend fit_auto(const struct host *h, const char **ret_why)
 {
-	if (h->landlock_abi > 0) {
-		*ret_why = "Landlock is enforced here";
-		return BACKEND_LANDLOCK;
+	/* doctor has tried; a run tries by building the jail, and falls back
+	 * when the host refuses it. */
+	if (h->probed && !h->userns) {
+		if (h->landlock_abi > 0) {
+			*ret_why = "user namespaces are refused here; Landlock is enforced";
+			return BACKEND_LANDLOCK;
+		}
+		*ret_why = "user namespaces are refused and Landlock is not enforced here";
+		return BACKEND_NONE;
 	}
-	*ret_why = "Landlock is not enforced here (the namespaces backend comes in a later part)";
-	return BACKEND_NONE;
+	*ret_why = "user namespaces work here";
+	return BACKEND_NAMESPACES;
 }
 
 static const char *const abi_gives[] = {
@@ -308,34 +315,57 @@ void fit_report(const struct host *h, const struct policy *p, enum backend backe
 		report_gap(rep, "everything", "--mode off: the command runs without a jail");
 		return;
 	}
-
+	bool ns = backend == BACKEND_NAMESPACES;
 	char buf[256];
-	snprintf(buf, sizeof(buf), "filesystem: Landlock ABI %d, every right of that ABI handled", h->landlock_abi);
-	report_enforced(rep, buf);
+
+	if (ns) {
+		report_enforced(rep, p->net == NET_ON ? "namespaces: user, mount, pid, ipc, uts, cgroup"
+						      : "namespaces: user, mount, pid, ipc, uts, cgroup, net");
+		report_enforced(rep, "filesystem: a new root of read-only and read-write binds; hidden paths not bound or covered");
+		report_enforced(rep, "a fresh home, /tmp and /dev/shm on tmpfs; a minimal /dev; the jail's own /proc");
+		report_enforced(rep, "processes: only the run's own are visible; all die with stockade (pid namespace)");
+		report_enforced(rep, "System V IPC and POSIX message queues of the jail's own (ipc namespace)");
+		if (h->landlock_abi > 0) {
+			snprintf(buf, sizeof(buf), "Landlock ABI %d on top: every right of that ABI handled", h->landlock_abi);
+			report_enforced(rep, buf);
+		} else {
+			report_gap(rep, "landlock", "not enforced here: the mounts alone enforce the filesystem policy");
+		}
+		if (p->net == NET_LOOPBACK)
+			report_enforced(rep, "network loopback: a network namespace whose own lo is up");
+		else if (p->net == NET_OFF)
+			report_enforced(rep, "network off: a network namespace with nothing up");
+		if (p->net == NET_ON && h->landlock_abi < 6)
+			report_gap(rep, "abstract unix sockets",
+				   "with the host's network, the host's abstract sockets are reachable below Landlock ABI 6");
+	} else {
+		snprintf(buf, sizeof(buf), "filesystem: Landlock ABI %d, every right of that ABI handled", h->landlock_abi);
+		report_enforced(rep, buf);
+		if (p->net == NET_OFF)
+			report_enforced(rep, h->landlock_abi >= 4 ? "network off: Landlock TCP rules and seccomp socket families"
+								 : "network off: seccomp socket families");
+		if (h->landlock_abi >= 6)
+			report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
+		report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
+		report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
+		const char *gaps[8];
+		size_t n = landlock_gaps(h->landlock_abi, p->net, gaps, ARRAY_SIZE(gaps));
+		for (size_t i = 0; i < n && i < ARRAY_SIZE(gaps); i++)
+			report_gap(rep, "landlock", gaps[i]);
+		report_gap(rep, "unix sockets",
+			   "Landlock does not govern connecting to a socket file; the supervisor that checks their paths is not built yet");
+		report_gap(rep, "/proc of other processes",
+			   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
+		if (!cgroup)
+			report_gap(rep, "processes left behind if stockade is killed",
+				   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
+		if (p->uid != 0)
+			report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
+	}
 	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");
 	report_enforced(rep, "capabilities dropped, no_new_privs");
 	report_enforced(rep, "environment: credentials and agent sockets removed");
-	report_enforced(rep, "trust hand-offs: kept by the guard, changes undone after the run");
-	if (p->net == NET_OFF)
-		report_enforced(rep, h->landlock_abi >= 4 ? "network off: Landlock TCP rules and seccomp socket families"
-							 : "network off: seccomp socket families");
-	if (h->landlock_abi >= 6)
-		report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
-	report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
+	report_enforced(rep, ns ? "trust hand-offs: bound read-only where they exist, kept by the guard otherwise"
+				: "trust hand-offs: kept by the guard, changes undone after the run");
 	report_enforced(rep, "terminal injection (TIOCSTI, TIOCLINUX)");
-	report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
-
-	const char *gaps[8];
-	size_t n = landlock_gaps(h->landlock_abi, p->net, gaps, ARRAY_SIZE(gaps));
-	for (size_t i = 0; i < n && i < ARRAY_SIZE(gaps); i++)
-		report_gap(rep, "landlock", gaps[i]);
-	report_gap(rep, "unix sockets",
-		   "Landlock does not govern connecting to a socket file; the supervisor that checks their paths is not built yet");
-	report_gap(rep, "/proc of other processes",
-		   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
-	if (!cgroup)
-		report_gap(rep, "processes left behind if stockade is killed",
-			   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
-	if (p->uid != 0)
-		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
 }

@@ -10,6 +10,7 @@
 
 struct host {
 	char kernel[200];
+	bool probed;		/* everything below landlock was tried */
 	int landlock_abi;	/* 0: none */
 	int landlock_err;	/* why none, when probing failed otherwise */
 	bool userns;

@@ -15,6 +15,7 @@
 #include "jail/seccomp.h"
 #include "jail/util.h"
 #include "landlock/landlock.h"
+#include "mount/mount.h"
 
 extern char **environ;
 
@@ -30,8 +31,6 @@ static int refuse_unbuilt(const struct options *o)
 		what = "--profile: stockade.ini files are not read yet";
 	else if (o->hide_ignored)
 		what = "--hide-ignored is not built yet";
-	else if (o->backend == BACKEND_NAMESPACES)
-		what = "--backend namespaces: the namespace jail is not built yet";
 	else if (o->backend == BACKEND_SEATBELT)
 		what = "--backend seatbelt: Seatbelt runs on macOS only";
 	if (!what)
@@ -97,154 +96,249 @@ static int write_report(const struct options *o, const struct report *rep)
 	return r;
 }
 
+/* The backend a run starts with. With auto: the namespace jail wherever
+ * the host might allow it (whether it does is found by trying, and a
+ * refusal falls back), else the landlock backend. */
+static enum backend choose_backend(const struct options *o, const struct host *h, const char **ret_why)
+{
+	if (o->mode == MODE_OFF) {
+		*ret_why = "--mode off";
+		return BACKEND_NONE;
+	}
+	if (o->backend != BACKEND_AUTO) {
+		*ret_why = "chosen with --backend";
+		return o->backend;
+	}
+	return fit_auto(h, ret_why);
+}
+
+static int refuse_unusable(enum backend backend, const struct host *h, const char *why)
+{
+	if (backend == BACKEND_NONE && !streq(why, "--mode off")) {
+		log_error("nothing on this host can confine the command: %s", why);
+		log_hint("stockade doctor says what this host can enforce; --mode off runs the command without a jail, on purpose");
+		return -EOPNOTSUPP;
+	}
+	if (backend == BACKEND_LANDLOCK && h->landlock_abi == 0) {
+		log_error("cannot use the landlock backend: Landlock is not enforced here (%s)",
+			  strerrorname_np(h->landlock_err));
+		log_hint("boot with lsm=...,landlock");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Everything a run plans for one backend: the policy and its renderings. */
+struct attempt {
+	struct policy p;
+	struct landlock_plan ll;
+	struct mount_plan mounts;
+	struct seccomp_plan sc;
+	struct sock_fprog bpf;
+	bool built;
+};
+
+static void attempt_free(struct attempt *a)
+{
+	if (a->built) {
+		policy_remove_run_dir(&a->p);
+		policy_free(&a->p);
+	}
+	landlock_plan_free(&a->ll);
+	mount_plan_free(&a->mounts);
+	seccomp_plan_free(&a->sc);
+	seccomp_bpf_free(&a->bpf);
+	*a = (struct attempt){ 0 };
+}
+
+static int plan_attempt(const struct options *o, const struct host *h, enum backend backend,
+			struct attempt *a, struct report *rep)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = policy_build(o, environ, backend, &a->p, &err);
+	a->built = true;
+	if (r < 0) {
+		log_error("%s", err);
+		return r;
+	}
+	if (backend == BACKEND_NONE)
+		return 0;
+	if (h->landlock_abi > 0) {
+		/* In the namespace jail the mounts hide and protect; Landlock
+		 * on top grants each tree whole. */
+		r = landlock_plan(&a->p, h->landlock_abi, backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE | LANDLOCK_PLAN_LIST_ROOT : 0,
+				  &a->ll);
+		if (r < 0) {
+			log_error("cannot plan the Landlock rules: %s", strerror(-r));
+			return r;
+		}
+	}
+	if (backend == BACKEND_NAMESPACES)
+		mount_plan(&a->p, &a->mounts);
+	seccomp_plan(backend, a->p.net, h->landlock_abi, &a->sc);
+	r = seccomp_build(&a->sc, &a->bpf);
+	if (r < 0) {
+		log_error("cannot build the seccomp filter: %s", strerror(-r));
+		return r;
+	}
+	if (!strv_contains(rep->supervises, "refused system calls"))
+		strv_add(&rep->supervises, "refused system calls");
+	return 0;
+}
+
+static void explain(const struct attempt *a, enum backend backend, const char *why, const struct report *rep)
+{
+	const struct policy *p = &a->p;
+	printf("workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
+	       backend_name(backend), why, net_mode_name(p->net), p->home,
+	       p->keep_home ? " (kept, --home)" : " (fresh, removed after the run)", p->tmpdir);
+	if (p->argv)
+		printf("program: %s\n", p->program ? p->program : "(not found)");
+	print_rules(stdout, p);
+	if (backend == BACKEND_NAMESPACES)
+		mount_plan_print(stdout, &a->mounts);
+	if (backend != BACKEND_NONE) {
+		if (a->ll.abi)
+			landlock_plan_print(stdout, &a->ll);
+		seccomp_plan_print(stdout, &a->sc);
+	}
+	print_env(stdout, p);
+	print_report_lines(stdout, rep);
+}
+
 static int run(const struct options *o, unsigned long long start_us)
 {
 	struct report rep;
 	report_init(&rep);
-	struct policy p;
-	_cleanup_free_ char *err = NULL;
-	int status = 125;
-	struct landlock_plan ll = { 0 };
-	struct seccomp_plan sc = { 0 };
-	struct sock_fprog bpf = { 0 };
+	struct attempt a = { 0 };
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	struct guard *guard = NULL;
+	int status = 125;
 	struct host h;
 	host_probe(&h, HOST_CHEAP);
 
-	int r = policy_build(o, environ, &p, &err);
-	if (r < 0) {
-		log_error("%s", err);
-		goto out;
-	}
-	for (size_t i = 0; p.notes && p.notes[i]; i++)
-		log_note("%s", p.notes[i]);
+	const char *why;
+	enum backend backend = choose_backend(o, &h, &why);
+	bool may_fall_back = o->backend == BACKEND_AUTO && backend == BACKEND_NAMESPACES;
 
-	enum backend backend = o->backend;
-	const char *why = "chosen with --backend";
-	if (o->mode == MODE_OFF) {
-		backend = BACKEND_NONE;
-		why = "--mode off";
-	} else if (backend == BACKEND_AUTO) {
-		backend = fit_auto(&h, &why);
-		if (backend == BACKEND_NONE) {
-			log_error("nothing on this host can confine the command: %s", why);
+	for (;;) {
+		if (backend == BACKEND_LANDLOCK && rep.fallback && h.landlock_abi == 0) {
+			log_error("nothing on this host can confine the command: %s, and Landlock is not enforced here (%s)",
+				  rep.fallback, strerrorname_np(h.landlock_err));
 			log_hint("stockade doctor says what this host can enforce; --mode off runs the command without a jail, on purpose");
+			status = 125;
 			goto out;
 		}
-	} else if (backend == BACKEND_LANDLOCK && h.landlock_abi == 0) {
-		log_error("cannot use --backend landlock: Landlock is not enforced here (%s)",
-			  strerrorname_np(h.landlock_err));
-		log_hint("boot with lsm=...,landlock");
-		goto out;
-	}
-	if (backend == BACKEND_LANDLOCK && p.net == NET_LOOPBACK) {
-		log_error("cannot give --net loopback on the landlock backend yet: the connect supervisor is not built");
-		log_hint("pass --net off (no network) or --net on (the host's network)");
-		goto out;
-	}
+		if (refuse_unusable(backend, &h, why) < 0) {
+			status = 125;
+			goto out;
+		}
+		if (backend == BACKEND_LANDLOCK && o->net == NET_LOOPBACK) {
+			log_error("cannot give --net loopback on the landlock backend yet: the connect supervisor is not built");
+			log_hint("pass --net off (no network) or --net on (the host's network)");
+			status = 125;
+			goto out;
+		}
+		if (plan_attempt(o, &h, backend, &a, &rep) < 0) {
+			status = 125;
+			goto out;
+		}
+		for (size_t i = 0; a.p.notes && a.p.notes[i]; i++)
+			log_note("%s", a.p.notes[i]);
 
-	if (backend != BACKEND_NONE) {
-		if (cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
+		/* Only the landlock backend needs a cgroup to take everything
+		 * down with it; the namespace jail has its pid namespace. */
+		if (backend == BACKEND_LANDLOCK && o->command != CMD_EXPLAIN && !cg.dir &&
+		    cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 			cgroup_release(&cg);
-	}
-	fit_report(&h, &p, backend, cg.dir != NULL, &rep);
+		fit_report(&h, &a.p, backend, cg.dir != NULL, &rep);
 
-	if (backend != BACKEND_NONE) {
-		r = landlock_plan(&p, h.landlock_abi, 0, &ll);
-		if (r < 0) {
-			log_error("cannot plan the Landlock rules: %s", strerror(-r));
+		if (o->command == CMD_EXPLAIN) {
+			explain(&a, backend, why, &rep);
+			status = 0;
 			goto out;
 		}
-		seccomp_plan(backend, p.net, h.landlock_abi, &sc);
-		r = seccomp_build(&sc, &bpf);
-		if (r < 0) {
-			log_error("cannot build the seccomp filter: %s", strerror(-r));
+		if (!a.p.program) {
+			int e = a.p.program_error;
+			log_error("cannot run '%s': %s", a.p.argv[0], strerror(e));
+			status = e == ENOENT ? 127 : 126;
 			goto out;
 		}
-		strv_add(&rep.supervises, "refused system calls");
-	}
-
-	if (o->command == CMD_EXPLAIN) {
-		printf("workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p.workspace,
-		       backend_name(backend), why, net_mode_name(p.net), p.home,
-		       p.keep_home ? " (kept, --home)" : " (fresh, removed after the run)", p.tmpdir);
-		if (p.argv)
-			printf("program: %s\n", p.program ? p.program : "(not found)");
-		print_rules(stdout, &p);
-		if (backend != BACKEND_NONE) {
-			landlock_plan_print(stdout, &ll);
-			seccomp_plan_print(stdout, &sc);
-		}
-		print_env(stdout, &p);
-		print_report_lines(stdout, &rep);
-		status = 0;
-		goto out;
-	}
-
-	if (!p.program) {
-		int e = p.program_error;
-		log_error("cannot run '%s': %s", p.argv[0], strerror(e));
-		status = e == ENOENT ? 127 : 126;
-		goto out;
-	}
-
-	for (size_t i = 0; i < rep.n_gaps; i++) {
-		if (o->mode == MODE_REQUIRED)
-			log_error("unenforced here: %s: %s", rep.gaps[i].what, rep.gaps[i].why);
-		else if (backend != BACKEND_NONE)
-			log_note("unenforced: %s: %s", rep.gaps[i].what, rep.gaps[i].why);
-	}
-	if (o->mode == MODE_REQUIRED && rep.n_gaps) {
-		log_error("refusing to run with --mode required: %zu part(s) of the policy are unenforced here", rep.n_gaps);
-		goto out;
-	}
-	log_info("backend %s (%s), network %s, %zu Landlock rules", backend_name(backend), why,
-		 net_mode_name(p.net), ll.n_rules);
-
-	struct guard_options go = {
-		.workspace = p.workspace,
-		.state_dir = p.state_dir,
-		.user_home = p.user_home,
-	};
-	struct guard_report gr = { 0 };
-	if (backend != BACKEND_NONE) {
-		r = guard_begin(&go, &guard, &gr);
-		say_guard_changes(&gr, &rep);
-		for (size_t i = 0; gr.unguarded && gr.unguarded[i]; i++) {
-			_cleanup_free_ char *what = xasprintf("trust hand-off '%s'", gr.unguarded[i]);
-			report_gap(&rep, what, "over the guard's size cap: a change is quarantined but the old content cannot be restored");
-			log_note("unenforced: %s: over the guard's size cap", what);
-		}
-		guard_report_free(&gr);
-		if (r < 0) {
-			log_error("cannot keep the trust hand-offs of '%s': %s", p.workspace, strerror(-r));
+		if (o->mode == MODE_REQUIRED && rep.n_gaps) {
+			for (size_t i = 0; i < rep.n_gaps; i++)
+				log_error("unenforced here: %s: %s", rep.gaps[i].what, rep.gaps[i].why);
+			log_error("refusing to run with --mode required: %zu part(s) of the policy are unenforced here",
+				  rep.n_gaps);
 			goto out;
 		}
-		r = policy_populate_home(&p, &err);
-		if (r < 0) {
-			log_error("%s", err);
-			goto out;
-		}
-	}
+		if (backend != BACKEND_NONE)
+			for (size_t i = 0; i < rep.n_gaps; i++)
+				log_note("unenforced: %s: %s", rep.gaps[i].what, rep.gaps[i].why);
+		log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(backend), why,
+			 net_mode_name(a.p.net), a.ll.n_rules, a.mounts.n_entries);
 
-	struct run_setup setup = {
-		.p = &p,
-		.jail = backend != BACKEND_NONE,
-		.landlock = backend != BACKEND_NONE ? &ll : NULL,
-		.bpf = backend != BACKEND_NONE ? &bpf : NULL,
-		.seccomp = &sc,
-		.cgroup = &cg,
-		.start_us = start_us,
-	};
-	status = run_command(&setup, &rep);
+		if (backend != BACKEND_NONE && !guard) {
+			struct guard_options go = {
+				.workspace = a.p.workspace,
+				.state_dir = a.p.state_dir,
+				.user_home = a.p.user_home,
+			};
+			struct guard_report gr = { 0 };
+			int r = guard_begin(&go, &guard, &gr);
+			say_guard_changes(&gr, &rep);
+			for (size_t i = 0; gr.unguarded && gr.unguarded[i]; i++) {
+				_cleanup_free_ char *what = xasprintf("trust hand-off '%s'", gr.unguarded[i]);
+				report_gap(&rep, what,
+					   "over the guard's size cap: a change is quarantined but the old content cannot be restored");
+				log_note("unenforced: %s: over the guard's size cap", what);
+			}
+			guard_report_free(&gr);
+			if (r < 0) {
+				log_error("cannot keep the trust hand-offs of '%s': %s", a.p.workspace, strerror(-r));
+				goto out;
+			}
+		}
+		if (backend == BACKEND_LANDLOCK) {
+			_cleanup_free_ char *err = NULL;
+			if (policy_populate_home(&a.p, &err) < 0) {
+				log_error("%s", err);
+				goto out;
+			}
+		}
+
+		struct run_setup setup = {
+			.p = &a.p,
+			.backend = backend,
+			.may_fall_back = may_fall_back,
+			.jail = backend != BACKEND_NONE,
+			.landlock = a.ll.abi ? &a.ll : NULL,
+			.mounts = &a.mounts,
+			.bpf = backend != BACKEND_NONE ? &a.bpf : NULL,
+			.seccomp = &a.sc,
+			.cgroup = &cg,
+			.start_us = start_us,
+		};
+		status = run_command(&setup, &rep);
+		if (status != RUN_FALLBACK)
+			break;
+		/* The host refused the namespace jail: the landlock backend,
+		 * said in one line and in the report. */
+		log_note("the namespace jail is not available here (%s): using the landlock backend", rep.fallback);
+		attempt_free(&a);
+		report_reset_plan(&rep);
+		backend = BACKEND_LANDLOCK;
+		why = "fallback from namespaces";
+		may_fall_back = false;
+		status = 125;
+	}
 
 	if (guard) {
-		r = guard_end(guard, &gr);
+		struct guard_report gr = { 0 };
+		int r = guard_end(guard, &gr);
 		say_guard_changes(&gr, &rep);
 		guard_report_free(&gr);
 		if (r < 0)
-			log_error("cannot undo changes to the trust hand-offs of '%s': %s", p.workspace, strerror(-r));
+			log_error("cannot undo changes to the trust hand-offs of '%s': %s", a.p.workspace, strerror(-r));
 		guard_free(guard);
 		guard = NULL;
 	}
@@ -258,13 +352,9 @@ out:
 	if (guard)
 		guard_free(guard);
 	cgroup_release(&cg);
-	seccomp_bpf_free(&bpf);
-	seccomp_plan_free(&sc);
-	landlock_plan_free(&ll);
 	if (o->command != CMD_EXPLAIN && write_report(o, &rep) < 0 && status == 0)
 		status = 125;
-	policy_remove_run_dir(&p);
-	policy_free(&p);
+	attempt_free(&a);
 	report_free(&rep);
 	return status;
 }

@@ -29,6 +29,7 @@ enum effect {
 #define RULE_BENEATH (1u << 1)	/* found inside the workspace, resolved beneath it */
 #define RULE_DEVICE (1u << 2)	/* a device node: read and write, never made */
 #define RULE_SYSTEM (1u << 3)	/* part of the built-in defaults */
+#define RULE_TMPFS (1u << 4)	/* namespaces backend: a fresh tmpfs, not the host's tree */
 
 struct rule {
 	char *path;		/* absolute and canonical */

@@ -31,6 +31,19 @@ void report_free(struct report *r)
 	*r = (struct report){ 0 };
 }
 
+void report_reset_plan(struct report *r)
+{
+	strv_free(r->enforced);
+	r->enforced = strv_new();
+	for (size_t i = 0; i < r->n_gaps; i++) {
+		free(r->gaps[i].what);
+		free(r->gaps[i].why);
+	}
+	free(r->gaps);
+	r->gaps = NULL;
+	r->n_gaps = 0;
+}
+
 void report_enforced(struct report *r, const char *what)
 {
 	if (!strv_contains(r->enforced, what))

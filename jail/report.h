@@ -39,6 +39,9 @@ struct report {
 void report_init(struct report *r);
 void report_free(struct report *r);
 void report_enforced(struct report *r, const char *what);
+/* Forgets what one backend enforced and left out, for a fallback to
+ * another; denials and the fallback's reason stay. */
+void report_reset_plan(struct report *r);
 void report_gap(struct report *r, const char *what, const char *why);
 /* Counts one more of the same denial. */
 void report_denial(struct report *r, const char *kind, const char *what, const char *error);

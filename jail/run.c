@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -15,11 +16,15 @@
 #include "jail/caps.h"
 #include "jail/log.h"
 #include "jail/util.h"
+#include "netns/netns.h"
 
 /* What the command's process tells stockade when its setup fails, before
  * it exits 125 (or 126/127 when exec itself failed). */
 enum stage {
 	STAGE_NONE,
+	STAGE_MOUNT,
+	STAGE_NETLINK,
+	STAGE_INIT,
 	STAGE_PGRP,
 	STAGE_CGROUP,
 	STAGE_CHDIR,
@@ -34,18 +39,27 @@ enum stage {
 struct child_error {
 	int stage;
 	int err;
+	char step[64];
 	char path[512];
 };
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
-static _Noreturn void child_fail(int fd, enum stage stage, int err, const char *path, int code)
+static _Noreturn void child_fail_step(int fd, enum stage stage, int err, const char *step,
+				      const char *path, int code)
 {
 	struct child_error e = { .stage = stage, .err = err < 0 ? -err : err };
+	if (step)
+		snprintf(e.step, sizeof(e.step), "%s", step);
 	if (path)
 		snprintf(e.path, sizeof(e.path), "%s", path);
 	(void)!write(fd, &e, sizeof(e));
 	_exit(code);
+}
+
+static _Noreturn void child_fail(int fd, enum stage stage, int err, const char *path, int code)
+{
+	child_fail_step(fd, stage, err, NULL, path, code);
 }
 
 static int send_fd(int sock, int fd)
@@ -99,10 +113,50 @@ static int recv_fd(int sock, int *ret_fd)
 	return 0;
 }
 
-/* The command's process: confine, hand the listener over, exec. The
- * order matters: capabilities go before no_new_privs and Landlock (which
- * needs no_new_privs without CAP_SYS_ADMIN); the filter comes last so
- * that setting up never meets it; descriptors are closed at exec. */
+/* Confines the calling process for good. The order matters: capabilities
+ * go before no_new_privs and Landlock (which needs no_new_privs without
+ * CAP_SYS_ADMIN); the filter comes last so that setting up never meets
+ * it, and its listener goes to stockade and never stays here: holding it,
+ * the command could answer its own refusals. */
+static void confine(const struct run_setup *s, int err_fd, int sock)
+{
+	int r = caps_drop_all();
+	if (r < 0)
+		child_fail(err_fd, STAGE_CAPS, r, NULL, 125);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(err_fd, STAGE_NNP, errno, NULL, 125);
+	if (s->landlock) {
+		const char *failing = NULL;
+		r = landlock_apply(s->landlock, &failing);
+		if (r < 0)
+			child_fail(err_fd, STAGE_LANDLOCK, r, failing, 125);
+	}
+	if (s->bpf) {
+		int listener = -1;
+		r = seccomp_load_filter(s->bpf, &listener);
+		if (r < 0)
+			child_fail(err_fd, STAGE_SECCOMP, r, NULL, 125);
+		r = send_fd(sock, listener);
+		if (r < 0)
+			child_fail(err_fd, STAGE_HANDOVER, r, NULL, 125);
+		close(listener);
+	}
+}
+
+static _Noreturn void exec_command(const struct policy *p, int err_fd)
+{
+	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
+	 * error pipe last of all. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	execve(p->program, p->argv, p->envp);
+	int e = errno;
+	/* The program was found before the fork: failing now means it
+	 * cannot run (its interpreter or loader is missing, or outside what
+	 * the jail may read), 126 as a shell says. */
+	child_fail(err_fd, STAGE_EXEC, e, p->program, 126);
+}
+
+/* The landlock backend's command process: confine, then exec. */
 static _Noreturn void child(const struct run_setup *s, const sigset_t *old_mask, pid_t parent,
 			    bool own_pgrp, int err_fd, int sock)
 {
@@ -124,49 +178,110 @@ static _Noreturn void child(const struct run_setup *s, const sigset_t *old_mask,
 	}
 	if (chdir(p->cwd) < 0)
 		child_fail(err_fd, STAGE_CHDIR, errno, p->cwd, 125);
-
-	if (s->jail) {
-		int r = caps_drop_all();
-		if (r < 0)
-			child_fail(err_fd, STAGE_CAPS, r, NULL, 125);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			child_fail(err_fd, STAGE_NNP, errno, NULL, 125);
-		if (s->landlock) {
-			const char *failing = NULL;
-			r = landlock_apply(s->landlock, &failing);
-			if (r < 0)
-				child_fail(err_fd, STAGE_LANDLOCK, r, failing, 125);
-		}
-		if (s->bpf) {
-			int listener = -1;
-			r = seccomp_load_filter(s->bpf, &listener);
-			if (r < 0)
-				child_fail(err_fd, STAGE_SECCOMP, r, NULL, 125);
-			r = send_fd(sock, listener);
-			if (r < 0)
-				child_fail(err_fd, STAGE_HANDOVER, r, NULL, 125);
-			/* The listener never stays in the command: holding it,
-			 * the command could answer its own refusals. */
-			close(listener);
-		}
-	}
+	if (s->jail)
+		confine(s, err_fd, sock);
 	close(sock);
+	exec_command(p, err_fd);
+}
 
-	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
-	 * error pipe last of all. */
-	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execve(p->program, p->argv, p->envp);
-	int e = errno;
-	/* The program was found before the fork: failing now means it
-	 * cannot run (its interpreter or loader is missing, or outside what
-	 * the jail may read), 126 as a shell says. */
-	child_fail(err_fd, STAGE_EXEC, e, p->program, 126);
+/* The namespace jail's init, pid 1 of its pid namespace: builds the jail,
+ * confines itself, forks the command, reaps every process, forwards the
+ * signals stockade sends it, and hands the command's status back. */
+static _Noreturn void jail_init(const struct run_setup *s, const sigset_t *old_mask, bool own_pgrp,
+				int err_fd, int sock, int go_fd)
+{
+	const struct policy *p = s->p;
+
+	/* The jail dies with stockade: init first, the pid namespace with
+	 * it. EOF on the go pipe means stockade is already gone. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(125);
+	char go;
+	if (read(go_fd, &go, 1) != 1)
+		_exit(125);
+	close(go_fd);
+
+	if (p->net == NET_LOOPBACK) {
+		int r = netns_loopback_up();
+		if (r < 0)
+			child_fail_step(err_fd, STAGE_NETLINK, r, "bring lo up", "lo", 125);
+	}
+	struct mount_failure mf;
+	int r = mount_apply(s->mounts, p->run_dir, &mf);
+	if (r < 0)
+		child_fail_step(err_fd, STAGE_MOUNT, r, mf.step, mf.path, 125);
+	if (chdir(p->cwd) < 0)
+		child_fail(err_fd, STAGE_CHDIR, errno, p->cwd, 125);
+	/* Not dumpable: /proc/1 of the jail (its exe, its memory) stays
+	 * closed to the command (CVE-2019-5736). */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	confine(s, err_fd, sock);
+
+	sigset_t mask;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&mask, forwarded[i]);
+	sigaddset(&mask, SIGCHLD);
+	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sig_fd < 0)
+		child_fail(err_fd, STAGE_INIT, errno, "signalfd", 125);
+
+	pid_t pid = fork();
+	if (pid < 0)
+		child_fail(err_fd, STAGE_INIT, errno, "fork", 125);
+	if (pid == 0) {
+		if (own_pgrp && setpgid(0, 0) < 0)
+			child_fail(err_fd, STAGE_PGRP, errno, NULL, 125);
+		sigprocmask(SIG_SETMASK, old_mask, NULL);
+		exec_command(p, err_fd);
+	}
+	/* stockade sees EOF on the error pipe when the command has exec'd. */
+	close(err_fd);
+
+	int status = -1;
+	while (status == -1) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sig_fd, &si, sizeof(si));
+		if (n != sizeof(si))
+			continue;
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD) {
+			int st;
+			pid_t w;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+				if (w == pid)
+					status = st;
+			continue;
+		}
+		/* The terminal already reached the command in this group. */
+		if (!own_pgrp && si.ssi_code == SI_KERNEL)
+			continue;
+		kill(own_pgrp ? -pid : pid, sig);
+	}
+	/* Everything the command left, setsid or not: pid 1 sees the whole
+	 * namespace. */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	(void)!write(sock, &status, sizeof(status));
+	_exit(0);
 }
 
 static void say_child_error(const struct child_error *e, const struct policy *p)
 {
 	const char *err = strerror(e->err);
 	switch (e->stage) {
+	case STAGE_MOUNT:
+		log_error("cannot build the jail: %s '%s': %s", e->step, e->path, err);
+		if (e->err == ELOOP)
+			log_hint("a directory on that path turned into a symlink while the jail was set up");
+		break;
+	case STAGE_NETLINK:
+		log_error("cannot bring up the jail's loopback: %s", err);
+		break;
+	case STAGE_INIT:
+		log_error("the jail's init cannot %s: %s", e->path, err);
+		break;
 	case STAGE_PGRP:
 		log_error("cannot give the command a process group of its own: %s", err);
 		break;
@@ -272,9 +387,57 @@ static void serve_listener(int listener, struct seccomp_notif *req, struct secco
 	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
 }
 
+/* May the namespace jail's failure at this step send auto to the landlock
+ * backend? Only when the host refused a capability: never for something
+ * a path in the workspace could cause (ENOENT, ELOOP), so that nothing
+ * in the workspace can push stockade onto the weaker backend. */
+static bool host_refused(int stage, const char *step, int err)
+{
+	if (err != EPERM && err != EACCES && err != ENOSYS && err != EINVAL)
+		return false;
+	if (stage == STAGE_NETLINK)
+		return true;
+	if (stage != STAGE_MOUNT)
+		return false;
+	return !streq(step, "open") && !streq(step, "create the mount point") && !streq(step, "open the workspace");
+}
+
+static int write_proc(pid_t pid, const char *file, const char *content)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, content, strlen(content));
+}
+
+/* The caller's own ids and nothing else; setgroups denied, so that no
+ * supplementary group can be dropped to get past a group-deny ACL
+ * (CVE-2014-8989). */
+static int write_id_maps(pid_t pid, uid_t uid, gid_t gid)
+{
+	char map[64];
+	int r = write_proc(pid, "setgroups", "deny");
+	if (r < 0 && r != -ENOENT)
+		return r;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if ((r = write_proc(pid, "uid_map", map)) < 0)
+		return r;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	return write_proc(pid, "gid_map", map);
+}
+
+static void set_fallback(struct report *rep, const char *fmt, const char *a, int err)
+{
+	free(rep->fallback);
+	rep->fallback = xasprintf(fmt, a, strerrorname_np(err) ? strerrorname_np(err) : "?");
+}
+
 int run_command(const struct run_setup *s, struct report *rep)
 {
 	const struct policy *p = s->p;
+	bool ns = s->backend == BACKEND_NAMESPACES;
 	sigset_t mask, old_mask;
 	sigemptyset(&mask);
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
@@ -284,38 +447,86 @@ int run_command(const struct run_setup *s, struct report *rep)
 	_cleanup_close_ int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sig_fd < 0) {
 		log_error("cannot create a signalfd: %m");
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return 125;
 	}
 
-	int errp[2], sv[2];
-	if (pipe2(errp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	int errp[2], sv[2], gop[2] = { -1, -1 };
+	if (pipe2(errp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    (ns && pipe2(gop, O_CLOEXEC) < 0)) {
 		log_error("cannot create the pipes to the command's process: %m");
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return 125;
 	}
 
-	/* Orphans of the run come to stockade, which reaps and kills them. */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+	/* Orphans of the run come to stockade, which reaps and kills them;
+	 * in the namespace jail, init does. */
+	if (!ns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		log_error("cannot become the run's subreaper: %m");
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return 125;
 	}
 	bool own_pgrp = !on_foreground_terminal();
 	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
-		log_error("cannot fork: %m");
-		return 125;
+	pid_t pid;
+	if (ns) {
+		unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+				      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (pid == 0) {
+			close(errp[0]);
+			close(sv[0]);
+			close(gop[1]);
+			jail_init(s, &old_mask, own_pgrp, errp[1], sv[1], gop[0]);
+		}
+	} else {
+		pid = fork();
+		if (pid == 0) {
+			close(errp[0]);
+			close(sv[0]);
+			child(s, &old_mask, parent, own_pgrp, errp[1], sv[1]);
+		}
 	}
-	if (pid == 0) {
-		close(errp[0]);
-		close(sv[0]);
-		child(s, &old_mask, parent, own_pgrp, errp[1], sv[1]);
-	}
+	int clone_err = errno;
 	close(errp[1]);
 	close(sv[1]);
+	if (ns)
+		close(gop[0]);
 	_cleanup_close_ int err_fd = errp[0];
 	_cleanup_close_ int sock = sv[0];
-	if (own_pgrp)
+	_cleanup_close_ int go_fd = ns ? gop[1] : -1;
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		if (ns && (clone_err == EPERM || clone_err == EACCES || clone_err == ENOSYS || clone_err == EINVAL ||
+			   clone_err == ENOSPC || clone_err == EUSERS)) {
+			set_fallback(rep, "user namespaces refused: %s: %s", "clone", clone_err);
+			return RUN_FALLBACK;
+		}
+		log_error("cannot %s: %s", ns ? "clone the jail's init" : "fork", strerror(clone_err));
+		return 125;
+	}
+
+	if (ns) {
+		int r = write_id_maps(pid, p->uid, p->gid);
+		if (r < 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			sigprocmask(SIG_SETMASK, &old_mask, NULL);
+			if (r == -EPERM || r == -EACCES) {
+				set_fallback(rep, "user namespaces refused: %s: %s", "writing the uid and gid maps", -r);
+				return RUN_FALLBACK;
+			}
+			log_error("cannot write the jail's uid and gid maps: %s", strerror(-r));
+			return 125;
+		}
+		if (write(go_fd, "g", 1) != 1) {
+			log_error("cannot start the jail's init: %m");
+			kill(pid, SIGKILL);
+		}
+		close(TAKE_FD(go_fd));
+	} else if (own_pgrp) {
 		(void)setpgid(pid, pid);
+	}
 
 	_cleanup_close_ int listener = -1;
 	int status = -1, code = 0;
@@ -328,8 +539,16 @@ int run_command(const struct run_setup *s, struct report *rep)
 	struct child_error ce;
 	size_t got = 0;
 	if (read_all(err_fd, &ce, sizeof(ce), &got) == 0 && got == sizeof(ce)) {
-		say_child_error(&ce, p);
 		setup_failed = true;
+		if (ns && s->may_fall_back && host_refused(ce.stage, ce.step, ce.err)) {
+			_cleanup_free_ char *what = xasprintf("%s '%s'", ce.stage == STAGE_NETLINK ? "netlink" : ce.step,
+							      ce.path);
+			set_fallback(rep, "the namespace jail was refused: %s: %s", what, ce.err);
+			waitpid(pid, NULL, 0);
+			sigprocmask(SIG_SETMASK, &old_mask, NULL);
+			return RUN_FALLBACK;
+		}
+		say_child_error(&ce, p);
 		code = ce.stage == STAGE_EXEC ? 126 : 125;
 	} else if (setup_failed) {
 		log_error("the command's process ended before it was confined");
@@ -391,11 +610,22 @@ int run_command(const struct run_setup *s, struct report *rep)
 			 * enough. */
 			if (!own_pgrp && si.ssi_code == SI_KERNEL)
 				continue;
-			kill(own_pgrp ? -pid : pid, sig);
+			/* The jail's init forwards it to the command. */
+			kill(ns ? pid : own_pgrp ? -pid : pid, sig);
 		}
 	}
 
-	kill_leftovers(s, own_pgrp ? pid : 0);
+	if (ns) {
+		/* init passed on the command's own status before it went. */
+		int command_status;
+		size_t n = 0;
+		if (!setup_failed && read_all(sock, &command_status, sizeof(command_status), &n) == 0 &&
+		    n == sizeof(command_status) && command_status != -1)
+			status = command_status;
+		/* Otherwise init itself was killed: its status stands. */
+	} else {
+		kill_leftovers(s, own_pgrp ? pid : 0);
+	}
 	rep->run_us = now_usec() - exec_us;
 	if (req)
 		seccomp_notify_free(req, resp);

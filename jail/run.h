@@ -11,9 +11,13 @@
 #include "jail/report.h"
 #include "jail/seccomp.h"
 #include "landlock/landlock.h"
+#include "mount/mount.h"
 
 struct run_setup {
 	const struct policy *p;
+	enum backend backend;			/* namespaces or landlock (or none) */
+	bool may_fall_back;			/* auto: a refused namespace jail falls back */
+	const struct mount_plan *mounts;	/* namespaces */
 	bool jail;				/* false: --mode off */
 	const struct landlock_plan *landlock;	/* NULL: no Landlock layer */
 	const struct sock_fprog *bpf;
@@ -22,6 +26,11 @@ struct run_setup {
 	unsigned long long start_us;
 };
 
+/* The namespace jail was refused by the host and auto may fall back to
+ * the landlock backend; rep->fallback says why. Nothing of the command
+ * ran. */
+#define RUN_FALLBACK (-1)
+
 /* Returns the exit status stockade ends with: the command's own, 128+N,
- * or 125/126/127 (then a message has been said). */
+ * or 125/126/127 (then a message has been said), or RUN_FALLBACK. */
 int run_command(const struct run_setup *s, struct report *rep);

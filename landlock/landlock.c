@@ -101,6 +101,7 @@ struct node {
 
 struct planner {
 	int abi;
+	bool no_carve;
 	struct node *nodes;
 	size_t n_nodes;
 	struct landlock_plan *plan;
@@ -268,7 +269,7 @@ static int visit(struct planner *pl, const char *path, enum effect inherited,
 	for (size_t i = lo; i < hi && !weaker; i++)
 		weaker = pl->nodes[i].effect < e;
 
-	if (dir && weaker)
+	if (dir && weaker && !pl->no_carve)
 		return enumerate(pl, path, e, origin, covered);
 
 	grant(pl, path, want & ~covered, dir, false, origin);
@@ -309,6 +310,7 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 
 	struct planner pl = {
 		.abi = abi,
+		.no_carve = flags & LANDLOCK_PLAN_NO_CARVE,
 		.nodes = xcalloc(view.n_rules, sizeof(struct node)),
 		.plan = ret,
 	};
@@ -348,6 +350,10 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 	}
 
 	ret->handled_fs = landlock_handled_fs(abi);
+	/* The namespace jail's root holds only mount points: listing it (and
+	 * so every directory of the jail) reveals nothing the jail hides. */
+	if (flags & LANDLOCK_PLAN_LIST_ROOT)
+		grant(&pl, "/", LANDLOCK_ACCESS_FS_READ_DIR, true, false, "listing the jail's root");
 	if (abi >= 4 && p->net != NET_ON)
 		ret->handled_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (abi >= 6)

@@ -41,8 +41,12 @@ struct landlock_plan {
 };
 
 /* Leave carve-outs to someone else (the mount namespace covers hidden
- * paths): grant each rule's tree whole, skipping hide and protect. */
+ * paths and binds read-only holes): grant each rule's tree whole,
+ * skipping hide and protect, never enumerating. */
 #define LANDLOCK_PLAN_NO_CARVE (1u << 0)
+/* Let the command list "/": the namespace jail's root holds only mount
+ * points. */
+#define LANDLOCK_PLAN_LIST_ROOT (1u << 1)
 
 int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret);
 void landlock_plan_free(struct landlock_plan *plan);

@@ -293,6 +293,36 @@ hidden_errno() {
 	esac
 }
 
+# What a hidden path inside a granted tree answers: Landlock refuses it;
+# the namespace jail covers it with something of mode 0.
+covered_errno() {
+	echo EACCES
+}
+
+# What a process outside the run answers to a signal or ptrace: the
+# namespace jail does not even see it.
+outside_pid_errno() {
+	case $TEST_BACKEND in
+	namespaces) echo ESRCH ;;
+	*) echo EPERM ;;
+	esac
+}
+
+# True for the namespace jail, whose home, /tmp and /dev/shm are fresh
+# tmpfs: writes there succeed and vanish with the run.
+fresh_places() {
+	[ "$TEST_BACKEND" = namespaces ]
+}
+
+# gone MARKER: no process whose command line holds MARKER is alive.
+gone() {
+	local pid
+	for pid in $(pgrep -f -- "$1"); do
+		alive "$pid" && return 1
+	done
+	return 0
+}
+
 # What a write outside the grants answers.
 readonly_errno() {
 	case $TEST_BACKEND in

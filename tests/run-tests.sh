@@ -67,12 +67,13 @@ total_pass=0 total_fail=0 total_skip=0
 # run_one FILE: run it, parse its TAP, print the not-ok lines with their
 # diagnostics and one summary line, and add to the totals.
 run_one() {
-	local file=$1 name log status line
+	local file=$1 backend=${2:-} name log status line
 	local pass=0 fail=0 skip=0 todo=0 ran=0 plan='' skip_all='' showing=0 bailed=0
 	local -a problems=()
 
 	name=$(basename "$file")
-	log=$logs/$name.log
+	log=$logs/$name${backend:+.$backend}.log
+	[ -n "$backend" ] && name="$name [$backend]"
 	echo "== $name"
 
 	local -a cmd=("$file")
@@ -82,7 +83,7 @@ run_one() {
 	fi
 	# stdin from /dev/null: no test may wait on, or inject into, the
 	# terminal this runs on.
-	"${cmd[@]}" </dev/null >"$log" 2>&1
+	TEST_BACKEND=${backend:-${TEST_BACKEND:-}} "${cmd[@]}" </dev/null >"$log" 2>&1
 	status=$?
 
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -178,8 +179,18 @@ if [ -n "${TESTS:-}" ] && [ "${#files[@]}" -eq 0 ]; then
 	echo "no test file matches TESTS='$TESTS'"
 	total_fail=1
 fi
+# The integration suite runs once per backend: every test of the landlock
+# backend must hold for the namespace jail too.
+: "${STOCKADE_BACKENDS:=namespaces landlock}"
 for f in "${files[@]}"; do
-	run_one "$f"
+	case $f in
+	*/integration/*.sh)
+		for b in $STOCKADE_BACKENDS; do
+			run_one "$f" "$b"
+		done
+		;;
+	*) run_one "$f" ;;
+	esac
 done
 
 echo

@@ -1,0 +1,408 @@
+#include "mount/mount.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "jail/util.h"
+
+/* Top-level links of a merged-usr system: /bin -> usr/bin. The policy
+ * holds canonical paths, so the new root needs the links themselves. */
+static const char *const system_links[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+
+static void add(struct mount_plan *plan, enum mount_kind kind, unsigned flags, const char *source,
+		const char *target, const char *options, const char *origin)
+{
+	plan->entries = xreallocarray(plan->entries, plan->n_entries + 1, sizeof(*plan->entries));
+	plan->entries[plan->n_entries++] = (struct mount_entry){
+		.kind = kind,
+		.flags = flags,
+		.source = source ? xstrdup(source) : NULL,
+		.target = xstrdup(target),
+		.options = options ? xstrdup(options) : NULL,
+		.origin = origin,
+	};
+}
+
+static bool beneath_special(const char *path)
+{
+	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/dev");
+}
+
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+}
+
+/* What the jail has at path before this rule's own mount: the mount of the
+ * nearest rule above it. */
+static const struct rule *enclosing(const struct policy *p, const char *path)
+{
+	if (streq(path, "/"))
+		return NULL;
+	_cleanup_free_ char *parent = parent_of(path);
+	return policy_rule_for(p, parent);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct mount_entry *x = a, *y = b;
+	size_t dx = path_depth(x->target), dy = path_depth(y->target);
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->target, y->target);
+}
+
+int mount_plan(const struct policy *p, struct mount_plan *ret)
+{
+	*ret = (struct mount_plan){ .workspace = p->workspace ? xstrdup(p->workspace) : NULL };
+	struct mount_plan *plan = ret;
+
+	add(plan, MOUNT_PROC, 0, NULL, "/proc", NULL, "the jail's own /proc");
+	add(plan, MOUNT_TMPFS, 0, NULL, "/dev", "mode=0755,size=64k,nr_inodes=64", "a minimal /dev");
+	add(plan, MOUNT_DEVPTS, 0, NULL, "/dev/pts", "newinstance,ptmxmode=0666,mode=0620", "a devpts of the jail's own");
+	add(plan, MOUNT_SYMLINK, 0, "pts/ptmx", "/dev/ptmx", NULL, "a devpts of the jail's own");
+	add(plan, MOUNT_TMPFS, 0, NULL, "/dev/shm", "mode=1777,size=25%", "a private /dev/shm");
+	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd", "/dev/fd", NULL, "a minimal /dev");
+	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/0", "/dev/stdin", NULL, "a minimal /dev");
+	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/1", "/dev/stdout", NULL, "a minimal /dev");
+	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/2", "/dev/stderr", NULL, "a minimal /dev");
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		/* Only the winner on each path is rendered. */
+		const struct rule *w = policy_rule_for(p, r->path);
+		if (w != r)
+			continue;
+		if (r->flags & RULE_DEVICE) {
+			/* The jail has a devpts of its own: neither the host's
+			 * nor the caller's terminal in it is bound. */
+			if (str_has_prefix(r->path, "/dev/") && !path_is_beneath(r->path, "/dev/pts"))
+				add(plan, MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE, r->path, r->path, NULL, r->origin);
+			continue;
+		}
+		if (beneath_special(r->path))
+			continue;
+		if (r->flags & RULE_TMPFS) {
+			add(plan, MOUNT_TMPFS, 0, NULL, r->path,
+			    streq(r->path, "/tmp") ? "mode=1777,size=25%" : "mode=0700,size=25%", r->origin);
+			continue;
+		}
+
+		struct stat st;
+		if (lstat(r->path, &st) < 0)
+			continue;
+		unsigned file = S_ISDIR(st.st_mode) ? 0 : MOUNT_FILE;
+		unsigned beneath = (r->flags & RULE_BENEATH) ? MOUNT_BENEATH : 0;
+		const struct rule *outer = enclosing(p, r->path);
+		enum effect around = outer ? policy_effect(p, outer->path) : EFFECT_NONE;
+		bool outer_fresh = outer && (outer->flags & RULE_TMPFS);
+
+		switch (r->access) {
+		case ACCESS_READ:
+		case ACCESS_WRITE: {
+			if (S_ISLNK(st.st_mode))
+				break;
+			enum effect e = policy_effect(p, r->path);
+			/* The same host tree already bound around it: nothing
+			 * to add. A fresh tmpfs around it holds nothing. */
+			if (!outer_fresh && around == e)
+				break;
+			add(plan, MOUNT_BIND, (e == EFFECT_READ ? MOUNT_READONLY : 0) | file | beneath, r->path,
+			    r->path, NULL, r->origin);
+			break;
+		}
+		case ACCESS_PROTECT:
+			/* Only a writable tree needs the read-only hole; a
+			 * symlink is left to the guard. */
+			if (around == EFFECT_WRITE && !S_ISLNK(st.st_mode) && !outer_fresh)
+				add(plan, MOUNT_BIND, MOUNT_READONLY | file | beneath, r->path, r->path, NULL, r->origin);
+			break;
+		case ACCESS_HIDE:
+			if (around == EFFECT_NONE || S_ISLNK(st.st_mode) || outer_fresh)
+				break;
+			if (S_ISDIR(st.st_mode))
+				add(plan, MOUNT_TMPFS, MOUNT_READONLY, NULL, r->path, "mode=0000,size=4k,nr_inodes=4", r->origin);
+			else
+				add(plan, MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE, NULL, r->path, NULL, r->origin);
+			break;
+		}
+	}
+
+	for (size_t i = 0; i < ARRAY_SIZE(system_links); i++) {
+		char target[4096];
+		struct stat st;
+		if (lstat(system_links[i], &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		ssize_t n = readlink(system_links[i], target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		add(plan, MOUNT_SYMLINK, 0, target, system_links[i], NULL, "default: system");
+	}
+
+	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+	return 0;
+}
+
+void mount_plan_free(struct mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		free(plan->entries[i].source);
+		free(plan->entries[i].target);
+		free(plan->entries[i].options);
+	}
+	free(plan->entries);
+	free(plan->workspace);
+	*plan = (struct mount_plan){ 0 };
+}
+
+static const char *const kind_names[] = {
+	[MOUNT_BIND] = "bind",	   [MOUNT_TMPFS] = "tmpfs",	    [MOUNT_PROC] = "proc",
+	[MOUNT_DEVPTS] = "devpts", [MOUNT_EMPTY_FILE] = "empty-file", [MOUNT_SYMLINK] = "symlink",
+};
+
+void mount_plan_print(FILE *f, const struct mount_plan *plan)
+{
+	fputs("mounts (in order; the root is a fresh tmpfs, read-only once built):\n", f);
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct mount_entry *e = &plan->entries[i];
+		fprintf(f, "  %-10s %s", kind_names[e->kind], e->target);
+		if (e->kind == MOUNT_SYMLINK)
+			fprintf(f, " -> %s", e->source);
+		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
+			fprintf(f, " from %s", e->source);
+		if (e->kind != MOUNT_SYMLINK)
+			fprintf(f, " %s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
+				e->flags & MOUNT_DEVICE ? ",dev" : "");
+		if (e->options)
+			fprintf(f, " %s", e->options);
+		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
+	}
+}
+
+/* ---- applying, in the jail's init ---- */
+
+static int open_beneath(int dirfd, const char *path, int flags, unsigned long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned long)(flags | O_CLOEXEC),
+		.resolve = resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Creates the mount point rel (a path below the new root) as a directory,
+ * or an empty file, and returns it pinned as an O_PATH descriptor;
+ * missing parents are made as directories on the way. Nothing here
+ * follows a symlink. */
+static int make_target(int root, const char *rel, bool file, bool symlink_only)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	_cleanup_close_ int dir = fcntl(root, F_DUPFD_CLOEXEC, 3);
+	if (dir < 0)
+		return -errno;
+	char *save = NULL;
+	char *comp = strtok_r(copy, "/", &save);
+	while (comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		bool last = !next;
+		if (last && symlink_only)
+			return TAKE_FD(dir);	/* the caller makes the link in dir */
+		if (last && file) {
+			int fd = openat(dir, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+			if (fd >= 0)
+				close(fd);
+			else if (errno != EEXIST)
+				return -errno;
+		} else if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST) {
+			return -errno;
+		}
+		int sub = open_beneath(dir, comp, O_PATH | (last && file ? 0 : O_DIRECTORY), RESOLVE_BENEATH);
+		if (sub < 0)
+			return sub;
+		close(dir);
+		dir = sub;
+		comp = next;
+	}
+	return TAKE_FD(dir);
+}
+
+static int attach(int mnt, int target)
+{
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
+static int new_fs(const char *type, const char *options, unsigned attrs, int target,
+		  const char **ret_step)
+{
+	*ret_step = "fsopen";
+	_cleanup_close_ int fs = fsopen(type, FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -errno;
+	*ret_step = "fsconfig";
+	if (options) {
+		_cleanup_free_ char *copy = xstrdup(options);
+		char *save = NULL;
+		for (char *opt = strtok_r(copy, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+			char *eq = strchr(opt, '=');
+			int r;
+			if (eq) {
+				*eq = '\0';
+				r = fsconfig(fs, FSCONFIG_SET_STRING, opt, eq + 1, 0);
+			} else {
+				r = fsconfig(fs, FSCONFIG_SET_FLAG, opt, NULL, 0);
+			}
+			if (r < 0)
+				return -errno;
+		}
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	*ret_step = "fsmount";
+	_cleanup_close_ int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	if (mnt < 0)
+		return -errno;
+	*ret_step = "move_mount";
+	return attach(mnt, target);
+}
+
+static int bind_tree(int source, unsigned flags, int target, const char **ret_step)
+{
+	*ret_step = "open_tree";
+	_cleanup_close_ int tree = open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+							    (flags & MOUNT_FILE ? 0 : AT_RECURSIVE));
+	if (tree < 0)
+		return -errno;
+	/* AT_RECURSIVE: a plain remount would leave submounts writable. */
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_NOSUID | (flags & MOUNT_DEVICE ? 0 : MOUNT_ATTR_NODEV) |
+			    (flags & MOUNT_READONLY ? MOUNT_ATTR_RDONLY : 0),
+		.propagation = MS_PRIVATE,
+	};
+	*ret_step = "mount_setattr";
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return -errno;
+	*ret_step = "move_mount";
+	return attach(tree, target);
+}
+
+#define FAIL(s, pth, r)                                                        \
+	do {                                                                   \
+		ret->step = (s);                                               \
+		ret->path = (pth);                                             \
+		return (r);                                                    \
+	} while (0)
+
+int mount_apply(const struct mount_plan *plan, const char *root_dir, struct mount_failure *ret)
+{
+	*ret = (struct mount_failure){ 0 };
+	/* Mounts made here must not propagate back to the host, nor the
+	 * host's later mounts (a USB stick, an sshfs) into the jail. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		FAIL("make the mounts private", "/", -errno);
+	if (mount("stockade", root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0)
+		FAIL("mount the new root", root_dir, -errno);
+	_cleanup_close_ int root = open_beneath(AT_FDCWD, root_dir, O_PATH | O_DIRECTORY, 0);
+	if (root < 0)
+		FAIL("open the new root", root_dir, root);
+	_cleanup_close_ int ws = -1;
+	if (plan->workspace) {
+		ws = open_beneath(AT_FDCWD, plan->workspace, O_PATH | O_DIRECTORY, 0);
+		if (ws < 0)
+			FAIL("open the workspace", plan->workspace, ws);
+	}
+	_cleanup_close_ int empty = -1;
+
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct mount_entry *e = &plan->entries[i];
+		const char *rel = e->target + 1;
+		const char *step = "create the mount point";
+
+		if (e->kind == MOUNT_SYMLINK) {
+			_cleanup_close_ int dir = make_target(root, rel, false, true);
+			if (dir < 0)
+				FAIL(step, e->target, dir);
+			const char *name = strrchr(e->target, '/') + 1;
+			if (symlinkat(e->source, dir, name) < 0 && errno != EEXIST)
+				FAIL("symlink", e->target, -errno);
+			continue;
+		}
+
+		_cleanup_close_ int target = make_target(root, rel, e->flags & MOUNT_FILE, false);
+		if (target < 0)
+			FAIL(step, e->target, target);
+		int r = 0;
+		switch (e->kind) {
+		case MOUNT_BIND: {
+			/* The source, found without following symlinks; what
+			 * was found inside the workspace, beneath it. */
+			int src;
+			if ((e->flags & MOUNT_BENEATH) && ws >= 0 && path_is_beneath(e->source, plan->workspace) &&
+			    !streq(e->source, plan->workspace))
+				src = open_beneath(ws, path_below(e->source, plan->workspace), O_PATH, RESOLVE_BENEATH);
+			else
+				src = open_beneath(AT_FDCWD, e->source, O_PATH, 0);
+			if (src < 0)
+				FAIL("open", e->source, src);
+			r = bind_tree(src, e->flags, target, &step);
+			close(src);
+			break;
+		}
+		case MOUNT_TMPFS:
+			r = new_fs("tmpfs", e->options,
+				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					   (e->flags & MOUNT_READONLY ? MOUNT_ATTR_RDONLY : 0),
+				   target, &step);
+			break;
+		case MOUNT_PROC:
+			r = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, target, &step);
+			break;
+		case MOUNT_DEVPTS:
+			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &step);
+			break;
+		case MOUNT_EMPTY_FILE:
+			if (empty < 0) {
+				/* Mode 0: refused like the rest of what is hidden,
+				 * root included once its capabilities are gone. */
+				int fd = openat(root, ".stockade-empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+				if (fd < 0)
+					FAIL("create an empty file", "/.stockade-empty", -errno);
+				close(fd);
+				empty = open_beneath(root, ".stockade-empty", O_PATH, RESOLVE_BENEATH);
+				if (empty < 0)
+					FAIL("open an empty file", "/.stockade-empty", empty);
+			}
+			r = bind_tree(empty, MOUNT_READONLY | MOUNT_FILE, target, &step);
+			break;
+		case MOUNT_SYMLINK:
+			break;
+		}
+		if (r < 0)
+			FAIL(step, e->target, r);
+	}
+	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
+		FAIL("remove the empty file", "/.stockade-empty", -errno);
+
+	/* pivot_root onto itself, then detach the old root stacked beneath:
+	 * no directory of the host's root stays reachable. */
+	if (fchdir(root) < 0)
+		FAIL("change to the new root", root_dir, -errno);
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		FAIL("pivot_root", root_dir, -errno);
+	if (umount2(".", MNT_DETACH) < 0)
+		FAIL("detach the old root", "/", -errno);
+	if (chdir("/") < 0)
+		FAIL("change to the new root", "/", -errno);
+	/* The root itself holds only mount points: read-only. */
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	if (mount_setattr(AT_FDCWD, "/", 0, &ro, sizeof(ro)) < 0)
+		FAIL("make the root read-only", "/", -errno);
+	return 0;
+}
