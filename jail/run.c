@@ -500,7 +500,11 @@ int run_command(const struct run_setup *s, struct report *rep)
 		if (ns && (clone_err == EPERM || clone_err == EACCES || clone_err == ENOSYS || clone_err == EINVAL ||
 			   clone_err == ENOSPC || clone_err == EUSERS)) {
 			set_fallback(rep, "user namespaces refused: %s: %s", "clone", clone_err);
-			return RUN_FALLBACK;
+			if (s->may_fall_back)
+				return RUN_FALLBACK;
+			log_error("cannot build the namespace jail: %s", rep->fallback);
+			log_hint("stockade doctor says what this host can enforce; --backend auto falls back to the landlock backend");
+			return 125;
 		}
 		log_error("cannot %s: %s", ns ? "clone the jail's init" : "fork", strerror(clone_err));
 		return 125;
@@ -512,7 +516,7 @@ int run_command(const struct run_setup *s, struct report *rep)
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			sigprocmask(SIG_SETMASK, &old_mask, NULL);
-			if (r == -EPERM || r == -EACCES) {
+			if ((r == -EPERM || r == -EACCES) && s->may_fall_back) {
 				set_fallback(rep, "user namespaces refused: %s: %s", "writing the uid and gid maps", -r);
 				return RUN_FALLBACK;
 			}

@@ -12,6 +12,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "jail/policy.h"
@@ -59,7 +60,14 @@ struct seccomp_plan {
 	enum backend backend;
 	enum net_mode net;
 	bool weak_landlock;	/* Landlock below ABI 3 on the landlock backend */
+	uid_t uid;		/* the caller's own ids, patched in for SC_OWN_* */
+	gid_t gid;
 };
+
+/* Stand-ins for the caller's ids in the table, replaced in the compiled
+ * filter: values no system call argument the table tests would take. */
+#define SC_OWN_UID 0x5a0de001U
+#define SC_OWN_GID 0x5a0de002U
 
 /* A filter compiled at build time for one variant of the plan. */
 struct seccomp_precompiled {
@@ -84,6 +92,9 @@ int seccomp_rule_nr(const struct sc_rule *r);
 /* The BPF program for the plan: the one compiled at build time for its
  * variant, or compiled now. */
 int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret);
+/* Writes the caller's ids over SC_OWN_UID and SC_OWN_GID in a compiled
+ * program's comparisons. */
+void seccomp_patch_ids(struct sock_fprog *prog, uid_t uid, gid_t gid);
 /* Compiles the plan with libseccomp into a BPF program (native
  * architecture only; any other is killed). */
 int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret);

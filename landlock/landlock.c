@@ -354,7 +354,10 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 	 * so every directory of the jail) reveals nothing the jail hides. */
 	if (flags & LANDLOCK_PLAN_LIST_ROOT)
 		grant(&pl, "/", LANDLOCK_ACCESS_FS_READ_DIR, true, false, "listing the jail's root");
-	if (abi >= 4 && p->net != NET_ON)
+	/* The namespace jail's network namespace is its network policy; the
+	 * landlock backend refuses TCP to the command itself (with loopback
+	 * the supervisor binds and connects on its behalf). */
+	if (abi >= 4 && p->net != NET_ON && !(flags & LANDLOCK_PLAN_NO_CARVE))
 		ret->handled_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (abi >= 6)
 		ret->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;

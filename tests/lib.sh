@@ -354,3 +354,21 @@ alive() {
 	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
 	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
+
+# netpeer_start KIND ADDR PORT: starts a counting listener outside the
+# jail and sets PEER_PORT and PEER_COUNT (the file with its count); it is
+# stopped at exit.
+netpeer_start() {
+	local out
+	out=$(tmpdir_new)
+	PEER_COUNT="$out/count"
+	"$NETPEER" "$1" "$2" "$3" "$PEER_COUNT" >"$out/stdout" 2>&1 &
+	at_exit kill "$!"
+	for _ in $(seq 100); do grep -q '^ready' "$out/stdout" 2>/dev/null && break; sleep 0.05; done
+	PEER_PORT=$(sed -n 's/^port //p' "$out/stdout")
+}
+
+# peer_count: how many reached the last listener netpeer_start started.
+peer_count() {
+	cat "$PEER_COUNT" 2>/dev/null || echo "?"
+}

@@ -185,7 +185,10 @@ fi
 for f in "${files[@]}"; do
 	case $f in
 	*/integration/*.sh)
+		# A file may name the backends it is about: "# backends: a b".
+		only=$(sed -n 's/^# backends: //p' "$f" | head -n 1)
 		for b in $STOCKADE_BACKENDS; do
+			[ -z "$only" ] || [[ " $only " == *" $b "* ]] || continue
 			run_one "$f" "$b"
 		done
 		;;

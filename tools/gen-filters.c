@@ -37,6 +37,17 @@ int main(void)
 						backend_name(backends[b]), net_mode_name(nets[m]), strerror(-r));
 					return 1;
 				}
+				/* The caller's ids are patched in at run time: their
+				 * stand-ins belong to the namespace jail's rows only. */
+				size_t ids = 0;
+				for (unsigned i = 0; i < prog.len; i++)
+					if (prog.filter[i].k == SC_OWN_UID || prog.filter[i].k == SC_OWN_GID)
+						ids++;
+				if ((backends[b] == BACKEND_NAMESPACES) != (ids > 0)) {
+					fprintf(stderr, "gen-filters: %s/%s: %zu id stand-ins in the filter\n",
+						backend_name(backends[b]), net_mode_name(nets[m]), ids);
+					return 1;
+				}
 				printf("static const struct sock_filter filter_%zu[] = {", n);
 				for (unsigned i = 0; i < prog.len; i++)
 					printf("%s{0x%x, %u, %u, 0x%x},", i % 4 ? " " : "\n\t", prog.filter[i].code,

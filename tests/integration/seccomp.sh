@@ -86,7 +86,12 @@ refused "TIOCLINUX is refused" EPERM ioctl -- tioclinux
 refused "a packet socket is refused" EAFNOSUPPORT socket -- socket packet raw all
 refused "a vsock socket is refused" EAFNOSUPPORT socket -- socket vsock stream default
 refused "a netlink sock_diag socket is refused" EAFNOSUPPORT socket -- socket netlink raw sock_diag
-refused "an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
+if [ "$TEST_BACKEND" = landlock ]; then
+	refused "an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
+else
+	expect_probe "an inet socket is allowed in the namespace jail (its network namespace decides)" ok -- \
+		jail --net off -C "$W" -- "$PROBE" socket inet dgram udp
+fi
 expect_probe "a Unix socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE" socket unix stream default
 expect_probe "a netlink route socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE" socket netlink raw route
 expect_probe "an inet socket is allowed with --net on" ok -- jail --net on -C "$W" -- "$PROBE" socket inet stream tcp
