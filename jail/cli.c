@@ -210,8 +210,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			o->command = CMD_VERSION;
 			return 0;
 		case ':':
+			if (optopt > 0 && optopt < 0x80)
+				USAGE_ERROR("option '-%c' needs an argument", optopt);
 			USAGE_ERROR("option '%s' needs an argument", argv[first - 1 + optind - 1]);
 		default:
+			/* A short option's letter is in optopt; getopt may not
+			 * have moved past its word yet. */
+			if (optopt > 0 && optopt < 0x80)
+				USAGE_ERROR("unknown option '-%c'", optopt);
 			USAGE_ERROR("unknown option '%s'", argv[first - 1 + optind - 1]);
 		}
 	}

@@ -89,23 +89,30 @@ void env_put(struct policy *p, const char *name, const char *value, const char *
 {
 	if (!p->envp)
 		p->envp = strv_new();
+	/* The first copy takes the new value in place; any later copy of the
+	 * name (an environment may hold two) goes, or a program reading the
+	 * last one would see the caller's value. */
+	bool placed = false, found = false;
 	size_t n = strv_length(p->envp);
-	for (size_t i = 0; i < n; i++) {
-		if (!entry_is(p->envp[i], name))
+	for (size_t i = 0; i < n;) {
+		if (!entry_is(p->envp[i], name)) {
+			i++;
 			continue;
+		}
+		found = true;
 		free(p->envp[i]);
-		if (value) {
-			p->envp[i] = xasprintf("%s=%s", name, value);
+		if (value && !placed) {
+			p->envp[i++] = xasprintf("%s=%s", name, value);
+			placed = true;
 		} else {
 			memmove(&p->envp[i], &p->envp[i + 1], (n - i) * sizeof(char *));
+			n--;
 		}
-		record(p, name, value, why);
-		return;
 	}
-	if (value) {
+	if (value && !placed)
 		strv_push(&p->envp, xasprintf("%s=%s", name, value));
+	if (found || value)
 		record(p, name, value, why);
-	}
 }
 
 bool env_user_decided(const struct env_op *ops, size_t n_ops, const char *name)

@@ -352,8 +352,12 @@ void fit_report(const struct host *h, const struct policy *p, enum backend backe
 		size_t n = landlock_gaps(h->landlock_abi, p->net, gaps, ARRAY_SIZE(gaps));
 		for (size_t i = 0; i < n && i < ARRAY_SIZE(gaps); i++)
 			report_gap(rep, "landlock", gaps[i]);
-		report_gap(rep, "unix sockets",
-			   "Landlock does not govern connecting to a socket file; the supervisor that checks their paths is not built yet");
+		report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
+		if (p->net == NET_LOOPBACK)
+			report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only");
+		if (h->yama >= 2)
+			report_gap(rep, "network and unix sockets",
+				   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");
 		report_gap(rep, "/proc of other processes",
 			   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
 		if (!cgroup)

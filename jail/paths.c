@@ -28,27 +28,31 @@ int path_canonical(const char *path, char **ret)
 		if (errno != ELOOP && errno != EXDEV && errno != ENOSYS && errno != EPERM)
 			return -errno;
 		/* The path itself a symlink (/bin -> usr/bin on merged-usr
-		 * systems, /usr/local/cuda -> cuda-13.0): follow that one
-		 * link and try again. */
-		char target[PATH_MAX];
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (n > 0 && errno != ELOOP) {
-			target[n] = '\0';
-			_cleanup_free_ char *next = NULL;
-			if (target[0] == '/') {
-				next = xstrdup(target);
-			} else {
-				_cleanup_free_ char *norm = path_normalize(path);
-				char *slash = strrchr(norm, '/');
+		 * systems, /usr/local/cuda -> cuda-13.0) under a parent with
+		 * none: follow that one link and try again. */
+		_cleanup_free_ char *parent = errno == ELOOP ? path_normalize(path) : NULL;
+		/* Only a path already in normal form: a ".." after a symlink
+		 * means something else than it reads. */
+		if (parent && streq(parent, path)) {
+			char target[PATH_MAX];
+			char *slash = strrchr(parent, '/');
+			ssize_t n = readlink(path, target, sizeof(target) - 1);
+			if (n > 0 && slash) {
+				target[n] = '\0';
 				*slash = '\0';
-				next = path_join(*norm ? norm : "/", target);
-			}
-			static __thread int depth;
-			if (depth < 40) {
-				depth++;
-				int r = path_canonical(next, ret);
-				depth--;
-				return r;
+				int pfd = (int)syscall(SYS_openat2, AT_FDCWD, *parent ? parent : "/", &how, sizeof(how));
+				if (pfd >= 0) {
+					close(pfd);
+					_cleanup_free_ char *next =
+						target[0] == '/' ? xstrdup(target) : path_join(*parent ? parent : "/", target);
+					static __thread int depth;
+					if (depth < 40) {
+						depth++;
+						int r = path_canonical(next, ret);
+						depth--;
+						return r;
+					}
+				}
 			}
 		}
 	}

@@ -14,6 +14,7 @@
 #include <termios.h>
 
 #include "jail/caps.h"
+#include "jail/supervise.h"
 #include "jail/log.h"
 #include "jail/util.h"
 #include "netns/netns.h"
@@ -369,7 +370,8 @@ static bool on_foreground_terminal(void)
 }
 
 static void serve_listener(int listener, struct seccomp_notif *req, struct seccomp_notif_resp *resp,
-			   const struct seccomp_plan *plan, struct report *rep, bool *ret_broken)
+			   const struct seccomp_plan *plan, struct supervisor *sv, struct report *rep,
+			   bool *ret_broken)
 {
 	memset(req, 0, sizeof(*req));
 	int r = seccomp_notify_receive(listener, req);
@@ -377,6 +379,10 @@ static void serve_listener(int listener, struct seccomp_notif *req, struct secco
 		/* ENOENT: the caller was killed while waiting. */
 		if (r != -ENOENT && r != -EINTR)
 			*ret_broken = true;
+		return;
+	}
+	if (sv && supervisor_handles(sv, req->data.nr)) {
+		supervisor_handle(sv, req);
 		return;
 	}
 	const struct sc_rule *rule = NULL;
@@ -569,14 +575,30 @@ int run_command(const struct run_setup *s, struct report *rep)
 		setup_failed = true;
 		code = 125;
 	}
+	/* The connect supervisor: in the landlock backend, the only thing
+	 * between the command and a socket it was not given. If it cannot
+	 * start, the command does not run. */
+	struct supervisor *super = NULL;
+	if (listener >= 0 && !ns && !setup_failed) {
+		int r = supervisor_new(p, listener, rep, &super);
+		if (r < 0) {
+			log_error("cannot start the connect supervisor: %s", strerror(-r));
+			kill(pid, SIGKILL);
+			setup_failed = true;
+			code = 125;
+		}
+	}
 	bool broken = false;
 	bool done = false;
 	while (!done) {
-		struct pollfd fds[2] = {
+		struct pollfd fds[2 + 64] = {
 			{ .fd = sig_fd, .events = POLLIN },
 			{ .fd = listener, .events = POLLIN },
 		};
-		int n = poll(fds, listener >= 0 ? 2 : 1, -1);
+		size_t n_pending = super ? supervisor_pollfds(super, fds + 2, 64) : 0;
+		/* A pending connect to a full Unix backlog is tried again
+		 * every 10 ms. */
+		int n = poll(fds, 2 + n_pending, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -585,8 +607,12 @@ int run_command(const struct run_setup *s, struct report *rep)
 			code = 125;
 			break;
 		}
+		if (listener < 0)
+			fds[1].revents = 0;
+		if (n_pending)
+			supervisor_ready(super, fds + 2, n_pending);
 		if (listener >= 0 && (fds[1].revents & POLLIN))
-			serve_listener(listener, req, resp, s->seccomp, rep, &broken);
+			serve_listener(listener, req, resp, s->seccomp, super, rep, &broken);
 		if (listener >= 0 && (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
 			/* Every filtered process is gone. */
 			close(listener);
@@ -631,6 +657,12 @@ int run_command(const struct run_setup *s, struct report *rep)
 		kill_leftovers(s, own_pgrp ? pid : 0);
 	}
 	rep->run_us = now_usec() - exec_us;
+	if (super) {
+		supervisor_drain(super);
+		if (!supervisor_whole_run(super))
+			broken = true;
+		supervisor_free(super);
+	}
 	if (req)
 		seccomp_notify_free(req, resp);
 	if (listener >= 0) {

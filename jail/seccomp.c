@@ -161,8 +161,17 @@ static const struct sc_rule table[] = {
 	/* Sockets: which families and protocols depends on the network mode;
 	 * what they reach is Landlock's, the network namespace's or the
 	 * supervisor's business. */
-	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .n_args = 1,
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
 	  .args = { ARG(0, MASK32, AF_UNIX) } },
+	/* A datagram's destination travels with each sendmsg, where the
+	 * supervisor cannot check it: the landlock backend gives Unix
+	 * streams only (socketpair still gives any). */
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 2,
+	  .args = { ARG(0, MASK32, AF_UNIX), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 2,
+	  .args = { ARG(0, MASK32, AF_UNIX), ARG(1, SOCK_TYPE_MASK, SOCK_SEQPACKET) } },
+	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_LANDLOCK, .n_args = 1,
+	  .args = { ARG(0, MASK32, AF_UNIX) }, .why = "a Unix datagram's destination cannot be checked" },
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .n_args = 2,
 	  .args = { ARG(0, MASK32, AF_NETLINK), ARG(2, MASK32, 0 /* NETLINK_ROUTE */) } },
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_ON, .n_args = 1,
@@ -192,7 +201,18 @@ static const struct sc_rule table[] = {
 	{ .name = "socketpair", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(0, MASK32, AF_UNIX) } },
 	REFUSE(socketpair, EAFNOSUPPORT, "a socket family the network mode does not give"),
-	ALLOW(connect), ALLOW(accept), ALLOW(accept4), ALLOW(bind), ALLOW(listen),
+	/* Landlock governs neither Unix sockets nor loopback: in the landlock
+	 * backend the supervisor decides every connect and bind, and with
+	 * loopback every listen, and carries them out itself. */
+	ALLOW_WHEN(connect, SC_NAMESPACES), ALLOW_WHEN(bind, SC_NAMESPACES),
+	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
+	  .why = "the address is checked, then the supervisor connects" },
+	{ .name = "bind", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
+	  .why = "the address is checked, then the supervisor binds" },
+	ALLOW_WHEN(listen, SC_NAMESPACES), ALLOW_WHEN(listen, SC_LANDLOCK | SC_NET_OFF | SC_NET_ON),
+	{ .name = "listen", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
+	  .why = "only on a loopback address the socket is bound to" },
+	ALLOW(accept), ALLOW(accept4),
 	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
 	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(setsockopt), ALLOW(getsockopt),
 	/* TCP Fast Open connects inside sendto, where no LSM connect hook
@@ -497,8 +517,9 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 			continue;
 		}
 		fprintf(f, "  %-16s %s", r->name,
-			r->action == SC_ALLOW ? "allow" : r->action == SC_ERRNO ? "errno" : "refuse");
-		if (r->action != SC_ALLOW)
+			r->action == SC_ALLOW ? "allow" : r->action == SC_ERRNO ? "errno" :
+			r->action == SC_SUPERVISE ? "supervise" : "refuse");
+		if (r->action != SC_ALLOW && r->action != SC_SUPERVISE)
 			fprintf(f, " %s", strerrorname_np(r->err));
 		print_args(f, r);
 		if (r->why)
@@ -534,7 +555,10 @@ int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[
 {
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct sc_rule *r = plan->rules[i];
-		if (r->action == SC_ALLOW || plan->nrs[i] != nr || !args_match(r, args))
+		/* A row with no number on this architecture matches nothing:
+		 * a call numbered -1 is the kernel's ENOSYS, not umount's. */
+		if (r->action == SC_ALLOW || r->action == SC_SUPERVISE || plan->nrs[i] < 0 || plan->nrs[i] != nr ||
+		    !args_match(r, args))
 			continue;
 		if (ret_rule)
 			*ret_rule = r;

@@ -21,6 +21,7 @@ enum sc_action {
 	SC_ALLOW,
 	SC_REFUSE,		/* to the listener: recorded, answered with err */
 	SC_ERRNO,		/* answered in the filter: expected and not worth a record */
+	SC_SUPERVISE,		/* to the listener, where the connect supervisor decides */
 };
 
 /* (args[arg] & mask) == value, on the full 64 bits. An int argument is

@@ -102,6 +102,7 @@ struct node {
 struct planner {
 	int abi;
 	bool no_carve;
+	size_t cap_rules;
 	struct node *nodes;
 	size_t n_nodes;
 	struct landlock_plan *plan;
@@ -161,20 +162,33 @@ static bool has_node_between(const struct planner *pl, const char *p, const char
 	}
 }
 
-static void grant(struct planner *pl, const char *path, uint64_t access, bool dir, bool carve,
-		  const char *origin)
+/* Takes ownership of path. */
+static void grant_owned(struct planner *pl, char *path, uint64_t access, bool dir, bool carve,
+			const char *origin)
 {
-	if (!access)
+	if (!access) {
+		free(path);
 		return;
+	}
 	struct landlock_plan *plan = pl->plan;
-	plan->rules = xreallocarray(plan->rules, plan->n_rules + 1, sizeof(*plan->rules));
+	if (plan->n_rules == pl->cap_rules) {
+		pl->cap_rules = pl->cap_rules ? pl->cap_rules * 2 : 64;
+		plan->rules = xreallocarray(plan->rules, pl->cap_rules, sizeof(*plan->rules));
+	}
 	plan->rules[plan->n_rules++] = (struct landlock_rule){
-		.path = xstrdup(path),
+		.path = path,
 		.access = access,
 		.dir = dir,
 		.carve = carve,
 		.origin = origin,
 	};
+}
+
+static void grant(struct planner *pl, const char *path, uint64_t access, bool dir, bool carve,
+		  const char *origin)
+{
+	if (access)
+		grant_owned(pl, xstrdup(path), access, dir, carve, origin);
 }
 
 static bool is_procfs_transient(const char *name)
@@ -189,6 +203,20 @@ static bool is_procfs_transient(const char *name)
 
 static int visit(struct planner *pl, const char *path, enum effect inherited,
 		 const char *inherited_origin, uint64_t covered);
+
+struct lead {
+	const char *name;	/* not NUL-terminated at len */
+	size_t len;
+};
+
+static int lead_cmp(const void *a, const void *b)
+{
+	const struct lead *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
 
 /* Grants everything in a directory but the way to the paths beneath that
  * get less: each other entry becomes a sibling grant, the directory keeps
@@ -208,9 +236,25 @@ static int enumerate(struct planner *pl, const char *path, enum effect e, const 
 	covered |= listing;
 	pl->plan->n_enumerated++;
 
+	/* The names in this directory that lead to a deeper rule: the first
+	 * component below it of every node beneath it, sorted. One binary
+	 * search per entry then, and no allocation but for the grants. */
+	size_t lo, hi;
+	beneath_range(pl, path, &lo, &hi);
+	size_t plen = streq(path, "/") ? 0 : strlen(path);
+	struct lead *leads = xcalloc(hi - lo + 1, sizeof(*leads));
+	size_t n_leads = 0;
+	for (size_t i = lo; i < hi; i++) {
+		const char *rest = pl->nodes[i].path + plen + 1;
+		leads[n_leads++] = (struct lead){ .name = rest, .len = strcspn(rest, "/") };
+	}
+	qsort(leads, n_leads, sizeof(*leads), lead_cmp);
+
 	DIR *d = fdopendir(fd);
-	if (!d)
+	if (!d) {
+		free(leads);
 		return -errno;
+	}
 	fd = -1;
 	int r = 0;
 	struct dirent *de;
@@ -230,19 +274,25 @@ static int enumerate(struct planner *pl, const char *path, enum effect e, const 
 		if (type == DT_LNK)
 			continue;
 
-		_cleanup_free_ char *child = path_join(path, name);
-		size_t lo, hi;
-		beneath_range(pl, child, &lo, &hi);
-		if (lookup(pl, child) || lo < hi) {
+		struct lead key = { .name = name, .len = strlen(name) };
+		bool on_the_way = n_leads && bsearch(&key, leads, n_leads, sizeof(*leads), lead_cmp);
+		size_t nlen = key.len;
+		char *child = xmalloc(plen + 1 + nlen + 1);
+		memcpy(child, path, plen);
+		child[plen] = '/';
+		memcpy(child + plen + 1, name, nlen + 1);
+		if (on_the_way) {
 			r = visit(pl, child, e, origin, covered);
+			free(child);
 			if (r < 0)
 				break;
 			continue;
 		}
 		bool dir = type == DT_DIR;
-		grant(pl, child, landlock_rights(e, dir, pl->abi) & ~covered, dir, true, origin);
+		grant_owned(pl, child, landlock_rights(e, dir, pl->abi) & ~covered, dir, true, origin);
 	}
 	closedir(d);
+	free(leads);
 	return r;
 }
 
@@ -330,11 +380,27 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 		if (n == 0 || !streq(pl.nodes[n - 1].path, pl.nodes[i].path))
 			pl.nodes[n++] = pl.nodes[i];
 	pl.n_nodes = n;
-	for (size_t i = 0; i < pl.n_nodes; i++) {
-		const struct rule *r = policy_rule_for(&view, pl.nodes[i].path);
-		pl.nodes[i].effect = policy_effect(&view, pl.nodes[i].path);
-		pl.nodes[i].origin = r->origin;
+	/* Every node is a rule's own path, so the rule deciding it is the
+	 * strongest one there: one pass over the rules, not a search per
+	 * node. Only protect needs the wider rules. */
+	const struct rule **winner = xcalloc(pl.n_nodes + 1, sizeof(*winner));
+	for (size_t i = 0; i < view.n_rules; i++) {
+		const struct node *nd = lookup(&pl, view.rules[i].path);
+		if (!nd)
+			continue;
+		size_t k = (size_t)(nd - pl.nodes);
+		if (!winner[k] || view.rules[i].access > winner[k]->access)
+			winner[k] = &view.rules[i];
 	}
+	for (size_t i = 0; i < pl.n_nodes; i++) {
+		const struct rule *w = winner[i];
+		pl.nodes[i].origin = w->origin;
+		pl.nodes[i].effect = w->access == ACCESS_WRITE ? EFFECT_WRITE
+				     : w->access == ACCESS_READ ? EFFECT_READ
+				     : w->access == ACCESS_HIDE ? EFFECT_NONE
+								: policy_effect(&view, pl.nodes[i].path);
+	}
+	free(winner);
 
 	int r = 0;
 	for (size_t i = 0; i < pl.n_nodes && r >= 0; i++) {

@@ -9,13 +9,19 @@ mkdir -p "$HOME"
 W="$T/ws"
 mkdir -p "$W"
 
-# census DESC -- CMD...: CMD succeeds in the jail and the listener
-# recorded no refused system call.
+# census DESC [STOCKADE-OPTION]... -- CMD...: CMD succeeds in the jail and
+# the listener recorded no refused system call.
 census() {
 	local desc=$1 out st
-	shift 2
+	local -a opts=()
+	shift
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
 	rm -f "$T/report.json"
-	out=$(jail --net off -C "$W" --report "$T/report.json" "$@" 2>&1)
+	out=$(jail --net off -C "$W" --report "$T/report.json" "${opts[@]}" -- "$@" 2>&1)
 	st=$?
 	if [ $st -ne 0 ]; then
 		fail "$desc runs in the jail (status $st)"
@@ -92,11 +98,14 @@ else
 	skip "node is not installed"
 fi
 
-# stockade's own unit tests, the pure ones, inside the jail.
-for t in policy landlock env report cli paths; do
+# stockade's own unit tests inside the jail: those whose subject is not
+# the jail itself (test-paths changes owners, test-netns and test-guard
+# make namespaces and state directories).
+SRC=$PWD
+for t in policy landlock seccomp env report cli; do
 	bin="$BUILD/tests/test-$t"
 	[ -x "$bin" ] || { fail "unit test $t is built"; continue; }
-	census "stockade's unit test $t" -- "$bin"
+	STOCKADE_SRCDIR=$SRC census "stockade's unit test $t" --read "$SRC/tests/golden" -- "$bin"
 done
 
 plan_done

@@ -1,0 +1,84 @@
+#!/bin/bash
+# make bench: stockade's speed and memory, each measured against a peer in
+# the same run and quoted as a ratio. Not a test: a shared machine makes
+# absolute times noisy, so nothing here passes or fails.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+: "${BUILD:=build}"
+: "${STOCKADE:=$BUILD/stockade}"
+: "${BENCH_RUNS:=200}"
+BENCHRUN="$BUILD/tests/benchrun"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stockade-bench.XXXXXX")
+cleanup() {
+	chmod -R u+w "$tmp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+export HOME="$tmp/home"
+mkdir -p "$HOME" "$tmp/ws"
+
+ratio() {
+	python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"
+}
+
+# A workspace of 100,000 files: 1000 directories of 100.
+make_tree() {
+	python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+for d in range(1000):
+    dd = os.path.join(root, "d%04d" % d)
+    os.makedirs(dd, exist_ok=True)
+    for f in range(100):
+        open(os.path.join(dd, "f%04d" % f), "w").close()
+PY
+}
+
+# 50 nested repositories, each with a hooks directory of 14 samples and a
+# config, like a monorepo with vendored checkouts.
+make_repos() {
+	python3 - "$1" <<'PY'
+import os, sys
+root = sys.argv[1]
+for r in range(51):
+    repo = root if r == 0 else os.path.join(root, "vendor", "repo%02d" % r)
+    hooks = os.path.join(repo, ".git", "hooks")
+    os.makedirs(hooks, exist_ok=True)
+    for h in range(14):
+        with open(os.path.join(hooks, "hook%02d.sample" % h), "w") as f:
+            f.write("#!/bin/sh\n# sample hook\n" * 20)
+    with open(os.path.join(repo, ".git", "config"), "w") as f:
+        f.write("[core]\n\trepositoryformatversion = 0\n")
+    with open(os.path.join(repo, ".git", "HEAD"), "w") as f:
+        f.write("ref: refs/heads/main\n")
+PY
+}
+
+echo "stockade bench: $(uname -r), $(nproc) CPUs, $BENCH_RUNS runs each, commands interleaved"
+echo
+
+echo "== start-up: stockade --backend landlock -- true against bare true"
+read -r bare_med bare_p90 _ st_med st_p90 st_rss < <("$BENCHRUN" "$BENCH_RUNS" /bin/true :: \
+	"$STOCKADE" -q --backend landlock --net off -C "$tmp/ws" -- /bin/true | tr '\n' ' ')
+echo "bare true:        median ${bare_med} us, p90 ${bare_p90} us"
+echo "stockade landlock: median ${st_med} us, p90 ${st_p90} us"
+echo "ratio (median):   $(ratio "$st_med" "$bare_med")x   (target: at most 2x)"
+echo "peak memory:      ${st_rss} KiB, stockade and the command   (target: under 4096 KiB)"
+echo
+
+echo "== planning the carve-outs: 100,000 files, 1,000 of them hidden"
+make_tree "$tmp/big"
+read -r rules ms < <("$BUILD/tools/bench-plan" "$tmp/big" 1000 100 1000)
+echo "rules: $rules, median of 7 plans: ${ms} ms   (target: under 50 ms)"
+echo
+
+echo "== the trust hand-off guard: a workspace of 100,000 files and 50 nested repositories"
+make_repos "$tmp/big"
+"$STOCKADE" -q --backend landlock --net off -C "$tmp/big" -- /bin/true # the first run takes the baseline
+read -r small_med _ _ big_med _ _ < <("$BENCHRUN" 30 \
+	"$STOCKADE" -q --backend landlock --net off -C "$tmp/ws" -- /bin/true :: \
+	"$STOCKADE" -q --backend landlock --net off -C "$tmp/big" -- /bin/true | tr '\n' ' ')
+echo "empty workspace:  median ${small_med} us"
+echo "100k files, 51 repositories: median ${big_med} us"
+echo "the guard costs:  $(( (big_med - small_med) / 1000 )) ms a run there, $(ratio "$big_med" "$small_med")x the empty workspace"

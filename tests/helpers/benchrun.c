@@ -1,0 +1,77 @@
+/* benchrun N CMD... [:: CMD...]...: runs each command N times, the
+ * commands interleaved so that a slow moment of a shared machine falls on
+ * all of them alike, and prints for each the median and 90th percentile
+ * wall time in microseconds and the peak resident memory of the command
+ * and what it waited for (ru_maxrss from wait4), in KiB. Output goes to
+ * /dev/null; a command that fails makes benchrun fail. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: benchrun N CMD... [:: CMD...]...\n");
+		return 2;
+	}
+	int n = atoi(argv[1]);
+	char **cmds[16];
+	int ncmd = 0;
+	cmds[ncmd++] = &argv[2];
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "::") == 0) {
+			argv[i] = NULL;
+			if (ncmd < 16 && argv[i + 1])
+				cmds[ncmd++] = &argv[i + 1];
+		}
+	long long *times[16];
+	long maxrss[16] = { 0 };
+	for (int c = 0; c < ncmd; c++)
+		times[c] = calloc((size_t)n, sizeof(long long));
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int i = 0; i < n; i++) {
+		for (int c = 0; c < ncmd; c++) {
+			long long t = now_ns();
+			pid_t pid = fork();
+			if (pid == 0) {
+				dup2(devnull, 1);
+				dup2(devnull, 2);
+				execvp(cmds[c][0], cmds[c]);
+				_exit(127);
+			}
+			int status;
+			struct rusage ru;
+			if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+				fprintf(stderr, "benchrun: '%s' failed\n", cmds[c][0]);
+				return 1;
+			}
+			times[c][i] = now_ns() - t;
+			if (ru.ru_maxrss > maxrss[c])
+				maxrss[c] = ru.ru_maxrss;
+		}
+	}
+	for (int c = 0; c < ncmd; c++) {
+		qsort(times[c], (size_t)n, sizeof(long long), cmp);
+		printf("%lld %lld %ld\n", times[c][n / 2] / 1000, times[c][n * 9 / 10] / 1000, maxrss[c]);
+	}
+	return 0;
+}

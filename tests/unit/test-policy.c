@@ -1,0 +1,339 @@
+/* policy: which rule decides a path (the deepest; on one path hide beats
+ * protect beats read beats write), what protect leaves (read under a wider
+ * read or write, nothing otherwise), duplicate rules, the sort order
+ * backends walk, and the name tables. Pure: no system call. */
+#include "jail/policy.h"
+
+#include "jail/util.h"
+#include "tests/tap.h"
+
+static const char *rule_access(const struct policy *p, const char *path)
+{
+	const struct rule *r = policy_rule_for(p, path);
+	return r ? access_name(r->access) : "(none)";
+}
+
+static const char *rule_path(const struct policy *p, const char *path)
+{
+	const struct rule *r = policy_rule_for(p, path);
+	return r ? r->path : "(none)";
+}
+
+static const char *effect(const struct policy *p, const char *path)
+{
+	return effect_name(policy_effect(p, path));
+}
+
+static void test_deepest_wins(void)
+{
+	struct policy p;
+	policy_init(&p);
+	/* Added deepest first, so that the answer cannot come from the order. */
+	policy_add_rule(&p, "/w/.env", ACCESS_HIDE, 0, "--hide .env");
+	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, "--read .git");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "--write .");
+	policy_add_rule(&p, "/", ACCESS_READ, 0, "root");
+	policy_add_rule(&p, "/w/.git/hooks/pre-commit.d", ACCESS_WRITE, 0, "deeper write");
+
+	is_str(rule_path(&p, "/w"), "/w", "the workspace itself: its own rule");
+	is_str(rule_access(&p, "/w/src/main.c"), "write", "beneath the workspace: write");
+	is_str(rule_access(&p, "/w/.git"), "read", ".git: the deeper read wins over the write");
+	is_str(rule_access(&p, "/w/.git/config"), "read", "beneath .git: read");
+	is_str(rule_access(&p, "/w/.env"), "hide", ".env: hide");
+	is_str(rule_access(&p, "/w/.env/x"), "hide", "beneath a hidden path: hide");
+	is_str(rule_access(&p, "/w/.git/hooks/pre-commit.d/x"), "write",
+	       "a write deeper than a read wins (deepest, not strongest)");
+	is_str(rule_path(&p, "/w/.envrc"), "/w", "/w/.envrc is not beneath /w/.env (component boundary)");
+	is_str(rule_path(&p, "/w/.gitignore"), "/w", "/w/.gitignore is not beneath /w/.git");
+	is_str(rule_path(&p, "/wx"), "/", "/wx is not beneath /w");
+	is_str(rule_path(&p, "/etc/passwd"), "/", "a rule on / covers everything");
+
+	is_str(effect(&p, "/w/src"), "write", "effect beneath the workspace: write");
+	is_str(effect(&p, "/w/.git/HEAD"), "read", "effect beneath .git: read");
+	is_str(effect(&p, "/w/.env"), "none", "effect of .env: none");
+	is_str(effect(&p, "/etc"), "read", "effect of /etc under / read: read");
+	policy_free(&p);
+
+	policy_init(&p);
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "w");
+	ok(policy_rule_for(&p, "/") == NULL, "no rule covers / when the only rule is /w");
+	ok(policy_rule_for(&p, "/usr") == NULL, "no rule covers /usr");
+	is_str(effect(&p, "/usr"), "none", "no rule: effect none");
+	policy_free(&p);
+}
+
+/* Every order of adding two rules on one path gives the same winner. */
+static void test_same_path_precedence(void)
+{
+	static const enum access order[] = { ACCESS_WRITE, ACCESS_READ, ACCESS_PROTECT, ACCESS_HIDE };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(order); j++) {
+			if (i == j)
+				continue;
+			struct policy p;
+			policy_init(&p);
+			policy_add_rule(&p, "/s", order[i], 0, "first");
+			policy_add_rule(&p, "/s", order[j], 0, "second");
+			enum access want = order[i] > order[j] ? order[i] : order[j];
+			const struct rule *r = policy_rule_for(&p, "/s/child");
+			is_str(r ? access_name(r->access) : "(none)", access_name(want),
+			       "on one path %s then %s: %s wins", access_name(order[i]),
+			       access_name(order[j]), access_name(want));
+			policy_free(&p);
+		}
+
+	/* All four on one path, added weakest first and strongest first. */
+	struct policy p;
+	policy_init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		policy_add_rule(&p, "/s", order[i], 0, "x");
+	is_str(rule_access(&p, "/s"), "hide", "write, read, protect, hide on one path: hide");
+	policy_free(&p);
+	policy_init(&p);
+	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, "x");
+	policy_add_rule(&p, "/s", ACCESS_READ, 0, "x");
+	policy_add_rule(&p, "/s", ACCESS_PROTECT, 0, "x");
+	is_str(rule_access(&p, "/s"), "protect", "write, read, protect on one path: protect");
+	policy_free(&p);
+	policy_init(&p);
+	policy_add_rule(&p, "/s", ACCESS_READ, 0, "x");
+	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, "x");
+	is_str(rule_access(&p, "/s"), "read", "read then write on one path: read");
+	is_str(effect(&p, "/s/f"), "read", "read and write on one path: effect read");
+	policy_free(&p);
+}
+
+static void test_protect(void)
+{
+	struct policy p;
+	policy_init(&p);
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "write");
+	policy_add_rule(&p, "/w/.vscode", ACCESS_PROTECT, RULE_HANDOFF, "hand-off");
+	policy_add_rule(&p, "/r", ACCESS_READ, 0, "read");
+	policy_add_rule(&p, "/r/p", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/h", ACCESS_HIDE, 0, "hide");
+	policy_add_rule(&p, "/h/p", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, "protect alone");
+	policy_add_rule(&p, "/same", ACCESS_WRITE, 0, "write");
+	policy_add_rule(&p, "/same", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/same-r", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/same-r", ACCESS_READ, 0, "read");
+	policy_add_rule(&p, "/same-h", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/same-h", ACCESS_HIDE, 0, "hide");
+	policy_add_rule(&p, "/w/a", ACCESS_PROTECT, 0, "protect");
+	policy_add_rule(&p, "/w/a/b", ACCESS_PROTECT, 0, "protect under protect");
+	policy_add_rule(&p, "/w/a/b/c", ACCESS_WRITE, 0, "write under protect");
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, "root write");
+	policy_add_rule(&p, "/rootp", ACCESS_PROTECT, 0, "protect under /");
+
+	is_str(effect(&p, "/w/.vscode"), "read", "protect under a wider write: read");
+	is_str(effect(&p, "/w/.vscode/settings.json"), "read", "beneath protect under write: read");
+	is_str(effect(&p, "/w/x"), "write", "beside the protected path: write");
+	is_str(effect(&p, "/r/p"), "read", "protect under a wider read: read");
+	is_str(effect(&p, "/h/p"), "none", "protect under hide: none");
+	is_str(effect(&p, "/h/p/q"), "none", "beneath protect under hide: none");
+	is_str(effect(&p, "/same"), "read", "protect and write on the same path: read");
+	is_str(effect(&p, "/same/f"), "read", "beneath protect+write on one path: read");
+	is_str(effect(&p, "/same-r"), "read", "protect and read on the same path: read");
+	is_str(effect(&p, "/same-h"), "none", "protect and hide on the same path: none");
+	is_str(effect(&p, "/w/a/b"), "read", "protect under protect under write: read");
+	is_str(effect(&p, "/w/a/b/c"), "write", "a write under protect: write (deepest wins)");
+	is_str(effect(&p, "/rootp"), "read", "protect under a write on /: read");
+	policy_free(&p);
+
+	policy_init(&p);
+	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, "protect alone");
+	is_str(effect(&p, "/nowhere/p"), "none", "protect with no rule above: none");
+	is_str(effect(&p, "/nowhere/p/deeper"), "none", "beneath a lone protect: none");
+	policy_free(&p);
+}
+
+static void test_rule_for(void)
+{
+	struct policy p;
+	policy_init(&p);
+	struct rule *a = policy_add_rule(&p, "/a", ACCESS_READ, 0, "a");
+	is_str(a->path, "/a", "policy_add_rule returns the new rule");
+	policy_add_rule(&p, "/a/b", ACCESS_WRITE, RULE_SYSTEM, "a/b");
+	policy_add_rule(&p, "/ab", ACCESS_HIDE, 0, "ab");
+
+	const struct rule *r = policy_rule_for(&p, "/a/b");
+	ok(r && streq(r->path, "/a/b") && r->access == ACCESS_WRITE && r->flags == RULE_SYSTEM &&
+		   streq(r->origin, "a/b"),
+	   "rule_for /a/b: the rule itself, with its flags and origin");
+	r = policy_rule_for(&p, "/a/bc");
+	ok(r && streq(r->path, "/a"), "rule_for /a/bc: /a (not /a/b)");
+	r = policy_rule_for(&p, "/ab/c");
+	ok(r && streq(r->path, "/ab"), "rule_for /ab/c: /ab (not /a)");
+	r = policy_rule_for(&p, "/a");
+	ok(r && streq(r->path, "/a"), "rule_for /a: /a");
+	ok(policy_rule_for(&p, "/b") == NULL, "rule_for /b: none");
+	ok(policy_rule_for(&p, "/") == NULL, "rule_for /: none");
+	policy_free(&p);
+}
+
+static void test_has_rule_beneath(void)
+{
+	struct policy p;
+	policy_init(&p);
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "w");
+	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, "hooks");
+	policy_add_rule(&p, "/x", ACCESS_READ, 0, "x");
+
+	ok(policy_has_rule_beneath(&p, "/"), "/ has rules beneath");
+	ok(policy_has_rule_beneath(&p, "/w"), "/w has /w/.git/hooks beneath");
+	ok(policy_has_rule_beneath(&p, "/w/.git"), "/w/.git (no rule of its own) has hooks beneath");
+	ok(!policy_has_rule_beneath(&p, "/w/.git/hooks"), "/w/.git/hooks: its own rule is not beneath it");
+	ok(!policy_has_rule_beneath(&p, "/w/.gi"), "/w/.gi: a name prefix is not a path prefix");
+	ok(!policy_has_rule_beneath(&p, "/x"), "/x: only its own rule");
+	ok(!policy_has_rule_beneath(&p, "/y"), "/y: nothing");
+	policy_free(&p);
+}
+
+static void test_duplicates(void)
+{
+	struct policy p;
+	policy_init(&p);
+	policy_add_rule(&p, "/usr/bin", ACCESS_READ, RULE_SYSTEM, "PATH entry /usr/bin");
+	struct rule *r = policy_add_rule(&p, "/usr//bin/", ACCESS_READ, RULE_DEVICE, "PATH entry /bin");
+	is_int(p.n_rules, 1, "the same path and access twice (spelled differently): one rule");
+	is_str(p.rules[0].path, "/usr/bin", "the path is normalised");
+	is_str(p.rules[0].origin, "PATH entry /usr/bin", "the first origin is kept");
+	is_int(p.rules[0].flags, RULE_SYSTEM | RULE_DEVICE, "the flags of both are kept");
+	ok(r == &p.rules[0], "the duplicate returns the existing rule");
+
+	policy_add_rule(&p, "/usr/bin", ACCESS_WRITE, 0, "write");
+	is_int(p.n_rules, 2, "the same path with another access: a second rule");
+	policy_add_rule(&p, "/usr/./lib/../bin", ACCESS_WRITE, 0, "write again");
+	is_int(p.n_rules, 2, "'/usr/./lib/../bin' write collapses into /usr/bin write");
+	policy_add_rule(&p, "/usr/bin/x", ACCESS_READ, 0, "deeper");
+	is_int(p.n_rules, 3, "a deeper path is another rule");
+	policy_free(&p);
+	is_int(p.n_rules, 0, "policy_free leaves an empty policy");
+	ok(p.rules == NULL && p.net == NET_LOOPBACK, "policy_free re-initialises (net back to loopback)");
+	policy_free(&p);
+	ok(1, "policy_free twice is harmless");
+}
+
+static void test_sort(void)
+{
+	struct policy p;
+	policy_init(&p);
+	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, "1");
+	policy_add_rule(&p, "/w/b", ACCESS_WRITE, 0, "2");
+	policy_add_rule(&p, "/w/.git", ACCESS_WRITE, 0, "3");
+	policy_add_rule(&p, "/w/.git", ACCESS_HIDE, 0, "4");
+	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, "5");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "6");
+	policy_add_rule(&p, "/", ACCESS_READ, 0, "7");
+	policy_add_rule(&p, "/w/a", ACCESS_READ, 0, "8");
+	policy_add_rule(&p, "/v", ACCESS_READ, 0, "9");
+	policy_add_rule(&p, "/w/.git", ACCESS_PROTECT, 0, "10");
+	policy_sort(&p);
+
+	static const char *const want[] = {
+		"/ read", "/v read", "/w write", "/w/.git hide", "/w/.git protect", "/w/.git read",
+		"/w/.git write", "/w/a read", "/w/b write", "/w/.git/hooks protect",
+	};
+	is_int(p.n_rules, ARRAY_SIZE(want), "ten rules after sorting");
+	for (size_t i = 0; i < ARRAY_SIZE(want) && i < p.n_rules; i++) {
+		_cleanup_free_ char *got = xasprintf("%s %s", p.rules[i].path, access_name(p.rules[i].access));
+		is_str(got, want[i], "sorted rule %zu: shallow to deep, then path, then strongest first", i);
+	}
+	/* Sorting must not change any answer. */
+	is_str(rule_access(&p, "/w/.git/x"), "hide", "after sorting, /w/.git/x is still hide");
+	policy_free(&p);
+}
+
+static void test_names(void)
+{
+	static const struct {
+		enum access a;
+		const char *name;
+	} accesses[] = {
+		{ ACCESS_WRITE, "write" }, { ACCESS_READ, "read" },
+		{ ACCESS_PROTECT, "protect" }, { ACCESS_HIDE, "hide" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(accesses); i++) {
+		enum access a = (enum access)-1;
+		is_str(access_name(accesses[i].a), accesses[i].name, "access_name(%d)", (int)accesses[i].a);
+		is_int(access_from_name(accesses[i].name, &a), 0, "access_from_name(%s) succeeds", accesses[i].name);
+		is_int(a, accesses[i].a, "access '%s' round trips", accesses[i].name);
+	}
+	static const struct {
+		enum net_mode m;
+		const char *name;
+	} nets[] = { { NET_OFF, "off" }, { NET_LOOPBACK, "loopback" }, { NET_ON, "on" } };
+	for (size_t i = 0; i < ARRAY_SIZE(nets); i++) {
+		enum net_mode m = (enum net_mode)-1;
+		is_str(net_mode_name(nets[i].m), nets[i].name, "net_mode_name(%d)", (int)nets[i].m);
+		is_int(net_mode_from_name(nets[i].name, &m), 0, "net_mode_from_name(%s) succeeds", nets[i].name);
+		is_int(m, nets[i].m, "net mode '%s' round trips", nets[i].name);
+	}
+	static const struct {
+		enum backend b;
+		const char *name;
+	} backends[] = {
+		{ BACKEND_AUTO, "auto" }, { BACKEND_NAMESPACES, "namespaces" },
+		{ BACKEND_LANDLOCK, "landlock" }, { BACKEND_SEATBELT, "seatbelt" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
+		enum backend b = (enum backend)-1;
+		is_str(backend_name(backends[i].b), backends[i].name, "backend_name(%d)", (int)backends[i].b);
+		is_int(backend_from_name(backends[i].name, &b), 0, "backend_from_name(%s) succeeds", backends[i].name);
+		is_int(b, backends[i].b, "backend '%s' round trips", backends[i].name);
+	}
+	is_str(backend_name(BACKEND_NONE), "none", "backend_name(BACKEND_NONE) is 'none'");
+	enum backend b = BACKEND_LANDLOCK;
+	is_int(backend_from_name("none", &b), -EINVAL, "'none' is what a report says, not a choice: -EINVAL");
+	is_int(b, BACKEND_LANDLOCK, "a refused name leaves the output alone");
+
+	static const struct {
+		enum run_mode m;
+		const char *name;
+	} modes[] = { { MODE_AUTO, "auto" }, { MODE_REQUIRED, "required" }, { MODE_OFF, "off" } };
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		enum run_mode m = (enum run_mode)-1;
+		is_int(run_mode_from_name(modes[i].name, &m), 0, "run_mode_from_name(%s) succeeds", modes[i].name);
+		is_int(m, modes[i].m, "run mode '%s' round trips", modes[i].name);
+	}
+	is_str(effect_name(EFFECT_NONE), "none", "effect_name none");
+	is_str(effect_name(EFFECT_READ), "read", "effect_name read");
+	is_str(effect_name(EFFECT_WRITE), "write", "effect_name write");
+
+	enum access a;
+	enum net_mode m;
+	enum run_mode rm;
+	is_int(access_from_name("READ", &a), -EINVAL, "access names are case-sensitive: 'READ' is -EINVAL");
+	is_int(access_from_name("", &a), -EINVAL, "empty access name: -EINVAL");
+	is_int(access_from_name("readx", &a), -EINVAL, "'readx': -EINVAL");
+	is_int(net_mode_from_name("bogus", &m), -EINVAL, "net 'bogus': -EINVAL");
+	is_int(net_mode_from_name("loop", &m), -EINVAL, "net 'loop' (a prefix): -EINVAL");
+	is_int(backend_from_name("bwrap", &b), -EINVAL, "backend 'bwrap': -EINVAL");
+	is_int(run_mode_from_name("strict", &rm), -EINVAL, "mode 'strict': -EINVAL");
+}
+
+static void test_init(void)
+{
+	struct policy p;
+	policy_init(&p);
+	is_int(p.net, NET_LOOPBACK, "the default network is loopback");
+	is_int(p.backend, BACKEND_AUTO, "the default backend is auto");
+	is_int(p.mode, MODE_AUTO, "the default mode is auto");
+	is_int(p.n_rules, 0, "no rules");
+	policy_free(&p);
+}
+
+int main(void)
+{
+	test_init();
+	test_deepest_wins();
+	test_same_path_precedence();
+	test_protect();
+	test_rule_for();
+	test_has_rule_beneath();
+	test_duplicates();
+	test_sort();
+	test_names();
+	return tap_done();
+}
