@@ -83,7 +83,11 @@ asan:
 	$(MAKE) BUILD=build-asan CFLAGS="$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined" check
 
-bench: $(BUILD)/stockade $(HELPER_BINS)
+$(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/bench.sh
 
 analyze:

@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -18,6 +20,14 @@
 #include "jail/log.h"
 #include "jail/util.h"
 #include "netns/netns.h"
+
+/* Newer than the distribution's headers (Linux 6.6). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* What the command's process tells stockade when its setup fails, before
  * it exits 125 (or 126/127 when exec itself failed). */
@@ -567,6 +577,11 @@ int run_command(const struct run_setup *s, struct report *rep)
 	unsigned long long exec_us = now_usec();
 	rep->setup_us = exec_us - s->start_us;
 
+	/* Synchronous wake-ups (Linux 6.6): the command and stockade hand
+	 * the CPU to each other directly, halving a notification's round
+	 * trip. An older kernel just does without. */
+	if (listener >= 0)
+		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
 	if (listener >= 0 && seccomp_notify_alloc(&req, &resp) < 0) {

@@ -46,6 +46,8 @@ struct supervisor {
 	size_t n_host;
 	ino_t *bound;		/* inet sockets the run bound: their listeners are its own */
 	size_t n_bound;
+	ino_t *reuseport;	/* those of them that share their port (SO_REUSEPORT) */
+	size_t n_reuseport;
 	struct abstract_name *abstracts;
 	size_t n_abstracts;
 	struct pending *pending;
@@ -208,6 +210,72 @@ static int scan_family(struct supervisor *sv, int family, struct listener_scan *
 	}
 }
 
+static bool is_reuseport(const struct supervisor *sv, ino_t inode)
+{
+	for (size_t i = 0; i < sv->n_reuseport; i++)
+		if (sv->reuseport[i] == inode)
+			return true;
+	return false;
+}
+
+struct exact {
+	ino_t inode;
+	bool found;
+};
+
+static int exact_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct exact *x = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	x->inode = m->idiag_inode;
+	x->found = true;
+	return MNL_CB_OK;
+}
+
+/* Asks the kernel which socket would take a connection to dst: the same
+ * look-up an arriving SYN gets, wildcard and dual-stack listeners
+ * included. 0 with *ret_inode, -ENOENT when no socket would, -errno. */
+static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
+{
+	static char buf[8192];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = ++sv->diag_seq;
+	struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = (uint8_t)dst->family;
+	req->sdiag_protocol = IPPROTO_TCP;
+	req->idiag_states = ~0u;
+	/* The socket's own side is src: the listener's address and port;
+	 * the peer (dst) is a client on the same address. */
+	req->id.idiag_sport = htons(dst->port);
+	req->id.idiag_dport = 0;
+	if (dst->family == AF_INET) {
+		memcpy(req->id.idiag_src, &dst->v4, 4);
+		memcpy(req->id.idiag_dst, &dst->v4, 4);
+	} else {
+		memcpy(req->id.idiag_src, &dst->v6, 16);
+		memcpy(req->id.idiag_dst, &dst->v6, 16);
+	}
+	req->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	struct exact x = { 0 };
+	unsigned portid = mnl_socket_get_portid(sv->diag);
+	ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
+	if (n < 0)
+		return -errno;
+	errno = 0;
+	int r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, exact_reply, &x);
+	if (r < 0)
+		return errno ? -errno : -EIO;
+	if (!x.found)
+		return -ENOENT;
+	*ret_inode = x.inode;
+	return 0;
+}
+
 /* -1 when a listener that is not the run's own would take the connection,
  * 0 when none would, -errno when stockade cannot tell. */
 static int foreign_listener(struct supervisor *sv, const struct net_addr *dst)
@@ -220,7 +288,19 @@ static int foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 		else
 			s.dst.v6 = in6addr_loopback;
 	}
-	int r = scan_family(sv, AF_INET, &s);
+	/* The quick way: the one socket the kernel would pick. Only when
+	 * that is the run's own and shares its port (SO_REUSEPORT), another
+	 * in its group could be picked instead: then every listener is
+	 * looked at. */
+	ino_t inode = 0;
+	int r = exact_listener(sv, &s.dst, &inode);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && !run_bound(sv, inode))
+		return -1;
+	if (r == 0 && !is_reuseport(sv, inode))
+		return 0;
+	r = scan_family(sv, AF_INET, &s);
 	if (r == 0)
 		r = scan_family(sv, AF_INET6, &s);
 	if (r < 0)
@@ -478,6 +558,12 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		if (r == 0 && fstat(fd, &st) == 0) {
 			sv->bound = xreallocarray(sv->bound, sv->n_bound + 1, sizeof(*sv->bound));
 			sv->bound[sv->n_bound++] = st.st_ino;
+			int on = 0;
+			socklen_t ol = sizeof(on);
+			if (getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, &ol) == 0 && on) {
+				sv->reuseport = xreallocarray(sv->reuseport, sv->n_reuseport + 1, sizeof(*sv->reuseport));
+				sv->reuseport[sv->n_reuseport++] = st.st_ino;
+			}
 		}
 		respond(sv, id, err);
 		return;
@@ -720,6 +806,7 @@ void supervisor_free(struct supervisor *sv)
 		mnl_socket_close(sv->diag);
 	free(sv->host);
 	free(sv->bound);
+	free(sv->reuseport);
 	free(sv->abstracts);
 	if (sv->caps_on)
 		cap_free(sv->caps_on);

@@ -355,14 +355,17 @@ alive() {
 	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
-# netpeer_start KIND ADDR PORT: starts a counting listener outside the
-# jail and sets PEER_PORT and PEER_COUNT (the file with its count); it is
-# stopped at exit.
+# netpeer_start tcp|udp ADDR PORT, or netpeer_start unix|abstract NAME:
+# starts a counting listener outside the jail and sets PEER_PORT and
+# PEER_COUNT (the file with its count); it is stopped at exit.
 netpeer_start() {
 	local out
 	out=$(tmpdir_new)
 	PEER_COUNT="$out/count"
-	"$NETPEER" "$1" "$2" "$3" "$PEER_COUNT" >"$out/stdout" 2>&1 &
+	case $1 in
+	unix | abstract) "$NETPEER" "$1" "$2" "$PEER_COUNT" >"$out/stdout" 2>&1 & ;;
+	*) "$NETPEER" "$1" "$2" "$3" "$PEER_COUNT" >"$out/stdout" 2>&1 & ;;
+	esac
 	at_exit kill "$!"
 	for _ in $(seq 100); do grep -q '^ready' "$out/stdout" 2>/dev/null && break; sleep 0.05; done
 	PEER_PORT=$(sed -n 's/^port //p' "$out/stdout")

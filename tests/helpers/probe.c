@@ -1435,6 +1435,57 @@ static int listen_and_count(int fd, double seconds)
 	return 0;
 }
 
+/* connect-cycles HOST N: a listener of its own on HOST, then N rounds of
+ * connect, accept, close; prints the microseconds per round. For the
+ * supervisor's benchmark. */
+static int op_connect_cycles(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e;
+
+	parse_inet(a[0], "0", &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 128) < 0)
+		return errno;
+	len = sizeof(ss);
+	getsockname(lfd, (struct sockaddr *)&ss, &len);
+	long n = parse_long(a[1], "rounds");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++) {
+		int c = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0)
+			return errno;
+		if (connect(c, (struct sockaddr *)&ss, len) < 0)
+			return errno;
+		int s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0)
+			return errno;
+		close(s);
+		close(c);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3;
+	printf("us per round %.2f\n", us / (double)n);
+	close(lfd);
+	return 0;
+}
+
+/* listen-unbound: listen() on a TCP socket never bound, which binds it
+ * to the wildcard address and a port of the kernel's choosing. */
+static int op_listen_unbound(char **a)
+{
+	(void)a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = listen(fd, 1) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
 static int op_listen_tcp(char **a)
 {
 	struct sockaddr_storage ss;
@@ -1759,6 +1810,8 @@ static const struct op ops[] = {
 	{ "connect-abstract", 1, 1, op_connect_abstract, "NAME" },
 	{ "bind-tcp", 2, 2, op_bind_tcp, "HOST PORT" },
 	{ "listen-tcp", 3, 3, op_listen_tcp, "HOST PORT SECONDS" },
+	{ "connect-cycles", 2, 2, op_connect_cycles, "HOST ROUNDS" },
+	{ "listen-unbound", 0, 0, op_listen_unbound, "" },
 	{ "listen-unix", 2, 2, op_listen_unix, "PATH SECONDS" },
 	{ "listen-abstract", 2, 2, op_listen_abstract, "NAME SECONDS" },
 	{ "udp-send", 2, 2, op_udp_send, "HOST PORT" },

@@ -1,0 +1,195 @@
+# The network: with loopback, a command reaches its own listeners and
+# nothing else; a Unix socket only where the policy grants its path; the
+# remote host only with --net on. In the landlock backend the connect
+# supervisor decides every connect, bind and listen; in the namespace jail
+# the network namespace does.
+. tests/lib.sh
+
+T=$(tmpdir_new)
+export HOME="$T/home"
+mkdir -p "$HOME"
+W="$T/ws"
+mkdir -p "$W"
+LL=false
+[ "$TEST_BACKEND" = landlock ] && LL=true
+REFUSED=EACCES    # the supervisor's answer: not ECONNREFUSED
+in_jail() {
+	jail -C "$W" "$@"
+}
+
+# Listeners of the host's: on all addresses of each family (so that every
+# local spelling would reach them), and on 127.0.0.1 alone.
+netpeer_start tcp 0.0.0.0 0
+PW4=$PEER_PORT
+CW4=$PEER_COUNT
+netpeer_start tcp :: 0
+PW6=$PEER_PORT
+CW6=$PEER_COUNT
+netpeer_start tcp 127.0.0.1 0
+P4=$PEER_PORT
+C4=$PEER_COUNT
+expect_control "outside: the host's 0.0.0.0 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$PW4"
+expect_control "outside: the host's :: service answers" -- "$PROBE" connect-tcp ::1 "$PW6"
+expect_control "outside: the host's 127.0.0.1 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$P4"
+counts() {
+	cat "$CW4" "$CW6" "$C4" | tr '\n' ' '
+}
+base=$(counts)
+
+# Every spelling of this host: none reaches the host's listeners.
+host_ip=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+[ -n "$host_ip" ] || host_ip=10.203.0.1
+for target in "127.0.0.1 $PW4" "127.0.0.2 $PW4" "0.0.0.0 $PW4" "::ffff:127.0.0.1 $PW4" "::ffff:7f00:1 $PW4" \
+	"$host_ip $PW4" "::1 $PW6" ":: $PW6" "127.0.0.1 $PW6" "127.0.0.1 $P4"; do
+	set -- $target
+	if $LL; then
+		expect_probe "loopback: $1 port $2 (a listener outside the run) is refused" "errno $REFUSED" -- \
+			in_jail --net loopback -- "$PROBE" connect-tcp "$1" "$2"
+	else
+		expect_probe "loopback: $1 port $2 is the jail's own network" "errno $([ "$1" = "$host_ip" ] && echo ENETUNREACH || echo ECONNREFUSED)" -- \
+			in_jail --net loopback -- "$PROBE" connect-tcp "$1" "$2"
+	fi
+done
+[ "$(counts)" = "$base" ] && pass "the host's listeners accepted nothing" ||
+	fail "the host's listeners accepted nothing (before: $base, after: $(counts))"
+if $LL; then
+	expect_probe "loopback: a port nobody listens on gives ECONNREFUSED, as usual" "errno ECONNREFUSED" -- \
+		in_jail --net loopback -- "$PROBE" connect-tcp 127.0.0.2 "$P4"
+fi
+
+# The same port in the other family: the jail listens on [::1]:P, the
+# host on 127.0.0.1:P; 127.0.0.1:P is still the host's.
+cat >"$W/other-family.sh" <<'SH'
+"$1" listen-tcp ::1 "$2" 3 >listen6.out 2>&1 &
+for i in $(seq 50); do grep -q listening listen6.out && break; sleep 0.05; done
+"$1" connect-tcp ::1 "$2" >/dev/null || exit 3
+exec "$1" connect-tcp 127.0.0.1 "$2"
+SH
+if $LL; then
+	expect_probe "the run's own [::1]:P does not open the host's 127.0.0.1:P" "errno $REFUSED" -- \
+		in_jail --net loopback --read "$PROBE" -- sh other-family.sh "$PROBE" "$P4"
+fi
+
+# Its own listeners: TCP on 127.0.0.1 and ::1, a Unix path in its tmp, an
+# abstract name it bound.
+cat >"$W/own.sh" <<'SH'
+probe=$1 kind=$2 where=$3
+case $kind in
+tcp) "$probe" listen-tcp "$where" 0 3 >own.out 2>&1 & ;;
+unix) "$probe" listen-unix "$where" 3 >own.out 2>&1 & ;;
+abstract) "$probe" listen-abstract "$where" 3 >own.out 2>&1 & ;;
+esac
+for i in $(seq 60); do grep -q listening own.out && break; sleep 0.05; done
+port=$(sed -n 's/^listening //p' own.out)
+case $kind in
+tcp) exec "$probe" connect-tcp "$where" "$port" ;;
+unix) exec "$probe" connect-unix "$where" ;;
+abstract) exec "$probe" connect-abstract "$where" ;;
+esac
+SH
+for where in 127.0.0.1 ::1; do
+	expect_probe "its own listener on $where is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" tcp "$where"
+done
+expect_probe "its own Unix socket in its tmp is reachable" ok -- \
+	in_jail --net loopback --read "$PROBE" -- sh -c 'exec sh own.sh "$0" unix "$TMPDIR/own.sock"' "$PROBE"
+expect_probe "an abstract name it bound is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" abstract "stockade-own-$$"
+
+# The Docker socket stand-in, a D-Bus-like abstract name and a host
+# loopback service: never, in any network mode.
+netpeer_start unix "$T/docker.sock"
+DC=$PEER_COUNT
+netpeer_start abstract "stockade-host-$$"
+AC=$PEER_COUNT
+expect_control "outside: the stand-in Docker socket answers" -- "$PROBE" connect-unix "$T/docker.sock"
+expect_control "outside: the host's abstract socket answers" -- "$PROBE" connect-abstract "stockade-host-$$"
+dbase=$(cat "$DC") abase=$(cat "$AC")
+for net in off loopback on; do
+	expect_probe "--net $net: a socket file outside the grants is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+		in_jail --net "$net" -- "$PROBE" connect-unix "$T/docker.sock"
+	expect_probe "--net $net: the host's abstract socket is refused" "errno $($LL && echo $REFUSED || { [ $net = on ] && echo EPERM || echo ECONNREFUSED; })" -- \
+		in_jail --net "$net" -- "$PROBE" connect-abstract "stockade-host-$$"
+done
+ln -s "$T/docker.sock" "$W/innocent.sock"
+expect_probe "a workspace symlink to the Docker socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+	in_jail --net loopback -- "$PROBE" connect-unix "$W/innocent.sock"
+[ "$(cat "$DC")" = "$dbase" ] && [ "$(cat "$AC")" = "$abase" ] && pass "the stand-ins accepted nothing" || fail "the stand-ins accepted nothing"
+
+# Sockets loopback does not give, and TCP Fast Open.
+if $LL; then
+	expect_probe "UDP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
+	expect_probe "a raw socket is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet raw icmp
+	expect_probe "MPTCP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet stream mptcp
+	expect_probe "a Unix datagram socket is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" socket unix dgram default
+	expect_probe "a Unix datagram socketpair still works" ok -- in_jail --net loopback -- "$PROBE" socketpair-dgram
+fi
+expect_probe "TCP Fast Open is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" fastopen 127.0.0.1 "$PW4"
+[ "$(counts)" = "$base" ] && pass "no SYN reached the host's listeners" || fail "no SYN reached the host's listeners"
+
+# A server in the jail serves the run, never the network.
+if $LL; then
+	expect_probe "listening on 0.0.0.0 is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" listen-tcp 0.0.0.0 0 1
+	expect_probe "binding the host's own address is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" bind-tcp "$host_ip" 0
+	expect_probe "listening on a socket never bound (listen() would pick 0.0.0.0) is refused" "errno $REFUSED" -- \
+		in_jail --net loopback -- "$PROBE" listen-unbound
+	expect_probe "listening on 127.0.0.1 is fine" ok -- in_jail --net loopback -- "$PROBE" listen-tcp 127.0.0.1 0 0
+fi
+
+# The remote host: a network namespace with 10.203.0.2, made for the test.
+REMOTE_COUNT=${STOCKADE_REMOTE_COUNT:-/tmp/stockade-remote.count}
+if is_root; then
+	ip netns list 2>/dev/null | grep -q '^stockade-remote\b' || at_exit tests/remote-host.sh down
+	tests/remote-host.sh up "$NETPEER" "$REMOTE_COUNT"
+fi
+if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; then
+	pass "outside: the remote host answers"
+	rbase=$(cat "$REMOTE_COUNT")
+	expect_probe "loopback: the remote host is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
+		in_jail --net loopback -- "$PROBE" connect-tcp 10.203.0.2 7
+	expect_probe "off: the remote host is refused" "errno $($LL && echo EAFNOSUPPORT || echo ENETUNREACH)" -- \
+		in_jail --net off -- "$PROBE" connect-tcp 10.203.0.2 7
+	expect_probe "loopback: the remote host as a mapped IPv6 address is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
+		in_jail --net loopback -- "$PROBE" connect-tcp ::ffff:10.203.0.2 7
+	[ "$(cat "$REMOTE_COUNT")" = "$rbase" ] && pass "the remote host accepted nothing" || fail "the remote host accepted nothing"
+	expect_probe "--net on: the remote host is reachable" ok -- in_jail --net on -- "$PROBE" connect-tcp 10.203.0.2 7
+	if is_root && $LL; then
+		# A jailed server on 0.0.0.0 serves nobody on the LAN.
+		in_jail --net loopback -- "$PROBE" listen-tcp 0.0.0.0 47555 3 >"$T/lan.out" 2>&1 &
+		lan=$!
+		sleep 0.5
+		out=$(ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555 2>&1)
+		case $out in *"probe: ok"*) fail "a jailed server on 0.0.0.0 is not reachable from the remote host" ;;
+		*) pass "a jailed server on 0.0.0.0 is not reachable from the remote host" ;; esac
+		wait "$lan"
+	fi
+else
+	fail "the remote host (tests/remote-host.sh, made by .ci/run or by this test as root) is there"
+fi
+
+# A second thread rewriting the address during connect: the kernel never
+# reads it again after the supervisor's check.
+if $LL; then
+	expect_probe "the address race (10,000 connects, the other thread flipping to the host's port)" ok -- \
+		in_jail --net loopback -- "$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 10000
+	won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
+	[ "${won:-x}" = 0 ] && pass "no connect reached the host's listener" || fail "no connect reached the host's listener (got '$won')"
+	[ "$(counts)" = "$base" ] && pass "and the host's listeners accepted nothing" || fail "and the host's listeners accepted nothing"
+fi
+
+# stockade killed mid-run: the command is gone, and nothing it tried after
+# was allowed.
+if $LL; then
+	cat >"$W/hammer.sh" <<'SH'
+while :; do "$1" connect-tcp 127.0.0.1 "$2" >/dev/null 2>&1; done
+SH
+	"$STOCKADE" --backend landlock --net loopback -C "$W" --read "$PROBE" -- sh hammer.sh "$PROBE" "$PW4" >/dev/null 2>&1 &
+	jpid=$!
+	sleep 1
+	kill -KILL "$jpid"
+	wait "$jpid" 2>/dev/null
+	sleep 1
+	pgrep -f "hammer.sh $PROBE" >/dev/null && { fail "the command is gone once stockade is killed"; pkill -9 -f "hammer.sh $PROBE"; } ||
+		pass "the command is gone once stockade is killed"
+	[ "$(counts)" = "$base" ] && pass "nothing it tried reached the host's listeners" || fail "nothing it tried reached the host's listeners"
+fi
+
+plan_done
