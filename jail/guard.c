@@ -6,7 +6,6 @@
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -122,6 +121,60 @@ static bool errno_is_absent(int r)
 	return r == -ENOENT || r == -ENOTDIR || r == -ELOOP;
 }
 
+/* The directory holding rel: for a name at the top, the workspace's own
+ * descriptor (nothing to resolve, *ret_owned is -1); otherwise one opened
+ * beneath it, also put in *ret_owned for the caller to close. */
+static int parent_fd(int wfd, const char *rel, const char **ret_name, int *ret_owned)
+{
+	*ret_owned = -1;
+	if (!strchr(rel, '/')) {
+		*ret_name = rel;
+		return wfd;
+	}
+	int fd = open_parent_beneath(wfd, rel, ret_name);
+	if (fd >= 0)
+		*ret_owned = fd;
+	return fd;
+}
+
+/* The last parent directory opened, kept: roots come sorted, so those
+ * that share a parent (.git/hooks and .git/config) come together. Only
+ * for passes that change nothing in the workspace; an undo opens afresh,
+ * as it may move a parent aside. */
+struct parent_cache {
+	int wfd;
+	char *path;	/* the parent's relative path, NULL when none is held */
+	int fd;		/* or -errno, when that parent could not be opened */
+};
+
+static int parent_cached(struct parent_cache *c, const char *rel, const char **ret_name)
+{
+	if (!strchr(rel, '/')) {
+		*ret_name = rel;
+		return c->wfd;
+	}
+	const char *slash = strrchr(rel, '/');
+	*ret_name = slash + 1;
+	size_t n = (size_t)(slash - rel);
+	if (c->path && strlen(c->path) == n && strncmp(c->path, rel, n) == 0)
+		return c->fd;
+	if (c->path && c->fd >= 0)
+		close(c->fd);
+	free(c->path);
+	c->path = xstrndup(rel, n);
+	c->fd = open_beneath(c->wfd, c->path, O_PATH | O_DIRECTORY, 0);
+	return c->fd;
+}
+
+static void parent_cache_done(struct parent_cache *c)
+{
+	if (c->path && c->fd >= 0)
+		close(c->fd);
+	free(c->path);
+	c->path = NULL;
+	c->fd = -1;
+}
+
 /* Reads a small regular file opened through fd (closed here). */
 static int read_small_fd(int fd, size_t max, char **ret, size_t *ret_len)
 {
@@ -143,11 +196,15 @@ static int read_small_fd(int fd, size_t max, char **ret, size_t *ret_len)
 	return 0;
 }
 
-static int read_small_beneath(int wfd, const char *rel, size_t max, char **ret, size_t *ret_len)
+static int read_small_cached(struct parent_cache *c, const char *rel, size_t max, char **ret, size_t *ret_len)
 {
-	int fd = open_beneath(wfd, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+	const char *name;
+	int pfd = parent_cached(c, rel, &name);
+	if (pfd < 0)
+		return pfd;
+	int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return fd;
+		return -errno;
 	return read_small_fd(fd, max, ret, ret_len);
 }
 
@@ -492,7 +549,57 @@ struct discover {
 	void *known_data;
 	char **link_targets;	/* roots added by following a symlink */
 	char **bufs;		/* one getdents buffer per depth */
+	struct parent_cache parents;
+	/* What the walk saw at the top under the names always kept there
+	 * (root_only, then .git): a DT_* type, or TOP_MISSING. Looked up
+	 * instead of asking the kernel about each name again. */
+	int top[ARRAY_SIZE(root_only) + 1];
+	bool top_listed;
 };
+
+#define TOP_MISSING (-1)
+
+static const char *top_name(size_t i)
+{
+	return i < ARRAY_SIZE(root_only) ? root_only[i] : ".git";
+}
+
+static void top_note(struct discover *d, const char *name, unsigned char type)
+{
+	/* every kept name but one starts with a dot */
+	if (name[0] != '.' && name[0] != 's')
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(d->top); i++)
+		if (streq(name, top_name(i)))
+			d->top[i] = type;
+}
+
+enum top_answer {
+	TOP_ASK,	/* not known from the listing: ask the kernel */
+	TOP_ABSENT,	/* nothing can be reached at rel without a symlink */
+	TOP_NOT_LINK,	/* rel is there, and is no symlink */
+};
+
+/* What the listing of the top says about rel, without a system call. */
+static enum top_answer top_lookup(const struct discover *d, const char *rel)
+{
+	if (!d->top_listed)
+		return TOP_ASK;
+	size_t n = strcspn(rel, "/");
+	for (size_t i = 0; i < ARRAY_SIZE(d->top); i++) {
+		const char *name = top_name(i);
+		if (strlen(name) != n || strncmp(rel, name, n) != 0)
+			continue;
+		int t = d->top[i];
+		if (t == TOP_MISSING)
+			return TOP_ABSENT;
+		if (rel[n])
+			/* beneath it: only a directory leads there */
+			return t == DT_DIR || t == DT_UNKNOWN ? TOP_ASK : TOP_ABSENT;
+		return t == DT_LNK || t == DT_UNKNOWN ? TOP_ASK : TOP_NOT_LINK;
+	}
+	return TOP_ASK;
+}
 
 static void add_hooks_path(struct discover *d, const char *worktree, const char *value)
 {
@@ -534,9 +641,11 @@ static void add_config_hooks(struct discover *d, const char *worktree, const cha
 {
 	if (d->known && !d->known(d->known_data, config_rel))
 		return;
+	if (top_lookup(d, config_rel) == TOP_ABSENT)
+		return;
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	if (read_small_beneath(d->wfd, config_rel, GITCONFIG_MAX, &text, &len) < 0)
+	if (read_small_cached(&d->parents, config_rel, GITCONFIG_MAX, &text, &len) < 0)
 		return;
 	_cleanup_free_ char *hp = gitconfig_hooks_path(text, len);
 	if (hp)
@@ -648,6 +757,8 @@ static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned dep
 				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
 					: S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
 			}
+			if (depth == 0)
+				top_note(d, name, type);
 			if (streq(name, ".git")) {
 				if (depth == 0)
 					*ret_root_git = true;
@@ -708,8 +819,10 @@ static char *read_user_hooks_path(const char *home)
  * say. */
 static char *symlink_target_beneath(struct discover *d, const char *rel)
 {
+	if (top_lookup(d, rel) != TOP_ASK)
+		return NULL;
 	const char *name;
-	_cleanup_close_ int pfd = open_parent_beneath(d->wfd, rel, &name);
+	int pfd = parent_cached(&d->parents, rel, &name);
 	if (pfd < 0)
 		return NULL;
 	char buf[PATH_MAX + 1];
@@ -790,6 +903,9 @@ static int discover_roots(const struct guard_options *o, int wfd, struct discove
 {
 	d->o = o;
 	d->wfd = wfd;
+	d->parents = (struct parent_cache){ .wfd = wfd, .fd = -1 };
+	for (size_t i = 0; i < ARRAY_SIZE(d->top); i++)
+		d->top[i] = TOP_MISSING;
 	d->global_hooks = read_user_hooks_path(o->user_home);
 	d->bufs = xcalloc(WALK_DEPTH_MAX, sizeof(char *));
 
@@ -802,16 +918,17 @@ static int discover_roots(const struct guard_options *o, int wfd, struct discove
 		roots_add(&d->roots, xstrdup(norm + 1), ROOT_TREE);
 	}
 
-	_cleanup_close_ int top = openat(wfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (top < 0)
+	/* wfd is the workspace opened for reading: listed from its start */
+	if (lseek(wfd, 0, SEEK_SET) < 0)
 		return -errno;
 	bool root_git = false;
-	int r = walk_repos(d, top, "", 0, &root_git);
+	int r = walk_repos(d, wfd, "", 0, &root_git);
 	if (r < 0)
 		return r;
+	d->top_listed = true;
 	/* .git/hooks and .git/config are hand-offs before `git init`. */
 	if (!root_git)
-		found_repo(d, top, "", DT_UNKNOWN);
+		found_repo(d, wfd, "", DT_UNKNOWN);
 	add_symlink_targets(d);
 	roots_normalize(&d->roots);
 	return 0;
@@ -819,6 +936,7 @@ static int discover_roots(const struct guard_options *o, int wfd, struct discove
 
 static void discover_done(struct discover *d)
 {
+	parent_cache_done(&d->parents);
 	roots_free(&d->roots);
 	strv_free(d->unguarded);
 	strv_free(d->link_targets);
@@ -830,11 +948,13 @@ static void discover_done(struct discover *d)
 	*d = (struct discover){ 0 };
 }
 
+/* Opened for reading, not O_PATH: the walk lists it through this very
+ * descriptor. */
 static int open_workspace(const struct guard_options *o)
 {
 	if (!o || !path_is_absolute(o->workspace))
 		return -EINVAL;
-	int fd = open(o->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(o->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -855,7 +975,7 @@ int guard_discover(const struct guard_options *o, char ***ret_paths)
 		const struct root *rt = &d.roots.v[i];
 		if (rt->kind == ROOT_GITDIR) {
 			const char *name;
-			_cleanup_close_ int pfd = open_parent_beneath(wfd, rt->path, &name);
+			int pfd = parent_cached(&d.parents, rt->path, &name);
 			struct stat st;
 			bool is_dir_or_absent = pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 						S_ISDIR(st.st_mode);
@@ -1105,12 +1225,47 @@ static int list_dir(int fd, char ***ret)
  * Objects: the copies of baseline contents, in state/objects/
  * ------------------------------------------------------------------ */
 
+/* state/objects/, opened when first needed: a workspace without a file
+ * to keep, or one that changed nothing, never needs it. */
+struct objdir {
+	int dirfd;	/* the state directory, borrowed */
+	int fd;
+};
+
+static int objdir_fd(struct objdir *od)
+{
+	if (od->fd >= 0)
+		return od->fd;
+	int fd = openat(od->dirfd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* 0700 in a private directory: no one else can put another
+		 * one in its place */
+		if (mkdirat(od->dirfd, "objects", 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = openat(od->dirfd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	od->fd = fd;
+	return fd;
+}
+
+static void objdir_close(struct objdir *od)
+{
+	if (od->fd >= 0)
+		close(od->fd);
+	od->fd = -1;
+}
+
 /* Reads an object and checks it against what the manifest says: a copy
  * cut short by a crash must never be written back as the old content. */
-static int object_read(int objfd, const struct entry *e, char **ret)
+static int object_read(struct objdir *od, const struct entry *e, char **ret)
 {
 	if (!e->object)
 		return -ENOENT;
+	int objfd = objdir_fd(od);
+	if (objfd < 0)
+		return objfd;
 	_cleanup_close_ int fd = openat(objfd, e->object, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -1149,10 +1304,10 @@ static int read_fd_from_start(int fd, size_t max, char **ret, size_t *ret_len)
 
 /* Whether the open file fd holds what the entry's object holds.
  * -EBADMSG when the object is damaged. */
-static int content_matches(int fd, int objfd, const struct entry *e, bool *ret)
+static int content_matches(int fd, struct objdir *od, const struct entry *e, bool *ret)
 {
 	_cleanup_free_ char *old = NULL, *cur = NULL;
-	int r = object_read(objfd, e, &old);
+	int r = object_read(od, e, &old);
 	if (r < 0)
 		return r == -ENOENT ? -EBADMSG : r;
 	size_t len;
@@ -1168,7 +1323,8 @@ static int content_matches(int fd, int objfd, const struct entry *e, bool *ret)
  * ------------------------------------------------------------------ */
 
 struct snapshot {
-	int wfd, objfd;
+	int wfd;
+	struct objdir *od;
 	size_t file_cap, total_cap, total;
 	struct baseline *b;
 	const struct baseline *prev;	/* the last manifest, for its copies */
@@ -1178,24 +1334,68 @@ struct snapshot {
 
 static int object_write(struct snapshot *s, const char *data, size_t len, const char *name)
 {
+	int objfd = objdir_fd(s->od);
+	if (objfd < 0)
+		return objfd;
 	_cleanup_free_ char *tmp = xasprintf("tmp-%d-%lu", (int)getpid(), s->counter++);
-	_cleanup_close_ int fd = openat(s->objfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = openat(objfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	int r = write_all(fd, data, len);
 	if (r == 0 && close(TAKE_FD(fd)) < 0)
 		r = -errno;
-	if (r == 0 && renameat(s->objfd, tmp, s->objfd, name) < 0)
+	if (r == 0 && renameat(objfd, tmp, objfd, name) < 0)
 		r = -errno;
 	if (r < 0)
-		unlinkat(s->objfd, tmp, 0);
+		unlinkat(objfd, tmp, 0);
 	return r;
 }
 
+/* The last manifest's entry for e when its copy may stand for e: the
+ * same fingerprint, and the object still there at its size. */
+static const struct entry *snap_reusable(struct snapshot *s, const struct entry *e)
+{
+	const struct entry *pe = baseline_find(s->prev, e->path);
+	if (!pe || pe->type != ENTRY_REG || !(pe->flags & ENTRY_COPIED) || !fingerprint_eq(&pe->fp, &e->fp))
+		return NULL;
+	int objfd = objdir_fd(s->od);
+	struct stat ost;
+	if (objfd < 0 || fstatat(objfd, pe->object, &ost, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(ost.st_mode) ||
+	    (uint64_t)ost.st_size != pe->fp.size)
+		return NULL;
+	return pe;
+}
+
+static void snap_reuse(struct snapshot *s, struct entry *e, const struct entry *pe)
+{
+	e->object = xstrdup(pe->object);
+	e->hash = pe->hash;
+	e->flags |= ENTRY_COPIED;
+	s->total += e->fp.size;
+}
+
+static bool snap_over_cap(const struct snapshot *s, const struct entry *e)
+{
+	return e->fp.size > s->file_cap || s->total + e->fp.size > s->total_cap;
+}
+
 /* Records a regular file's content: the last manifest's copy when the
- * fingerprint says the file is the same one, otherwise a new copy. */
+ * fingerprint says the file is the same one, otherwise a new copy. e
+ * holds what lstat said. */
 static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry *e)
 {
+	if (snap_over_cap(s, e)) {
+		report_unguarded(s->rep, e->path);
+		return 0;
+	}
+	/* The usual case, an unchanged file, without opening it: ctime
+	 * cannot be set back, so the same fingerprint is the same file. */
+	const struct entry *pe = snap_reusable(s, e);
+	if (pe && !entry_racy(s->prev, pe)) {
+		snap_reuse(s, e, pe);
+		return 0;
+	}
+
 	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -1215,24 +1415,18 @@ static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry
 		}
 		e->mode = st.st_mode;
 		e->fp = fingerprint_of(&st);
-		if (e->fp.size > s->file_cap || s->total + e->fp.size > s->total_cap) {
+		if (snap_over_cap(s, e)) {
 			report_unguarded(s->rep, e->path);
 			return 0;
 		}
 
-		const struct entry *pe = baseline_find(s->prev, e->path);
-		if (pe && pe->type == ENTRY_REG && (pe->flags & ENTRY_COPIED) && fingerprint_eq(&pe->fp, &e->fp)) {
-			struct stat ost;
-			bool present = fstatat(s->objfd, pe->object, &ost, AT_SYMLINK_NOFOLLOW) == 0 &&
-				       S_ISREG(ost.st_mode) && (uint64_t)ost.st_size == pe->fp.size;
-			bool same = present && !entry_racy(s->prev, pe);
-			if (present && !same && content_matches(fd, s->objfd, pe, &same) < 0)
+		pe = snap_reusable(s, e);
+		if (pe) {
+			bool same = !entry_racy(s->prev, pe);
+			if (!same && content_matches(fd, s->od, pe, &same) < 0)
 				same = false;
 			if (same) {
-				e->object = xstrdup(pe->object);
-				e->hash = pe->hash;
-				e->flags |= ENTRY_COPIED;
-				s->total += e->fp.size;
+				snap_reuse(s, e, pe);
 				return 0;
 			}
 		}
@@ -1339,7 +1533,7 @@ static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *
 	return 0;
 }
 
-static int baseline_take(const struct guard_options *o, int wfd, int objfd, const struct baseline *prev,
+static int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *prev,
 			 struct baseline *ret, struct guard_report *rep)
 {
 	struct baseline b = { .workspace = xstrdup(o->workspace), .taken_ns = realtime_ns() };
@@ -1354,7 +1548,7 @@ static int baseline_take(const struct guard_options *o, int wfd, int objfd, cons
 
 	struct snapshot s = {
 		.wfd = wfd,
-		.objfd = objfd,
+		.od = od,
 		.file_cap = o->file_cap ? o->file_cap : FILE_CAP_DEFAULT,
 		.total_cap = o->total_cap ? o->total_cap : TOTAL_CAP_DEFAULT,
 		.b = &b,
@@ -1364,7 +1558,8 @@ static int baseline_take(const struct guard_options *o, int wfd, int objfd, cons
 	for (size_t i = 0; i < b.roots.n; i++) {
 		const struct root *rt = &b.roots.v[i];
 		const char *name;
-		_cleanup_close_ int pfd = open_parent_beneath(wfd, rt->path, &name);
+		/* a name at the top costs one fstatat, in snap_tree */
+		int pfd = parent_cached(&d.parents, rt->path, &name);
 		if (pfd < 0) {
 			if (errno_is_absent(pfd))
 				continue;
@@ -1605,7 +1800,9 @@ out_free:
 	return ret_r;
 }
 
-static int manifest_load(int dirfd, struct baseline *ret)
+/* The manifest parsed, and its bytes as they are on disk in *ret_raw,
+ * for manifest_current(). */
+static int manifest_load(int dirfd, struct baseline *ret, struct wbuf *ret_raw)
 {
 	_cleanup_close_ int fd = openat(dirfd, "manifest", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -1622,7 +1819,34 @@ static int manifest_load(int dirfd, struct baseline *ret)
 		return r;
 	if (len != (size_t)st.st_size)
 		return -EBADMSG;
-	return manifest_parse(data, len, ret);
+	r = manifest_parse(data, len, ret);
+	if (r == 0)
+		*ret_raw = (struct wbuf){ .p = TAKE_PTR(data), .n = len, .cap = len + 1 };
+	return r;
+}
+
+/* Whether next is the baseline the manifest already holds, so that
+ * nothing need be written: the same bytes but for the time it was taken,
+ * which is then left as it was. An older time only makes more entries
+ * racy (compared by content rather than trusted by fingerprint); when an
+ * entry racy then is not racy now, the manifest is written after all, so
+ * that the compare is not repeated run after run. */
+static bool manifest_current(const struct baseline *prev, const struct wbuf *raw, struct baseline *next)
+{
+	int64_t taken = next->taken_ns;
+	next->taken_ns = prev->taken_ns;
+	struct wbuf w = { 0 };
+	manifest_render(next, &w);
+	bool same = w.n == raw->n && memcmp(w.p, raw->p, w.n) == 0;
+	free(w.p);
+	for (size_t i = 0; same && i < next->n; i++) {
+		const struct entry *e = &next->v[i];
+		if (e->type == ENTRY_REG && entry_racy(prev, e) && e->fp.ctime_ns + RACY_NS < taken)
+			same = false;
+	}
+	if (!same)
+		next->taken_ns = taken;
+	return same;
 }
 
 static int manifest_store(int dirfd, const struct baseline *b)
@@ -1647,9 +1871,11 @@ static int manifest_store(int dirfd, const struct baseline *b)
 
 /* Objects the new manifest does not name, and copies left half-written
  * by a killed run. */
-static void objects_collect(int objfd, const struct baseline *b)
+static void objects_collect(struct objdir *od, const struct baseline *b)
 {
-	_cleanup_close_ int fd = openat(objfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* not made here: none yet, nothing to collect */
+	_cleanup_close_ int fd = od->fd >= 0 ? openat(od->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+					     : openat(od->dirfd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_strv_ char **names = NULL;
 	if (fd < 0 || list_dir(fd, &names) < 0)
 		return;
@@ -1662,7 +1888,7 @@ static void objects_collect(int objfd, const struct baseline *b)
 	for (size_t i = 0; names[i]; i++) {
 		const char *key = names[i];
 		if (!bsearch(&key, used, n, sizeof(char *), strcmp_ptr))
-			unlinkat(objfd, names[i], 0);
+			unlinkat(fd, names[i], 0);
 	}
 }
 
@@ -1888,7 +2114,8 @@ moved:
  * ------------------------------------------------------------------ */
 
 struct undo {
-	int wfd, objfd;
+	int wfd;
+	struct objdir *od;
 	const struct baseline *b;
 	struct quarantine q;
 	struct guard_report *rep;
@@ -1917,7 +2144,7 @@ static void report_change(struct guard_report *rep, enum guard_change_kind kind,
 static int write_restore_tmp(struct undo *u, int dfd, const struct entry *b, char **ret_tmp)
 {
 	_cleanup_free_ char *data = NULL;
-	int r = object_read(u->objfd, b, &data);
+	int r = object_read(u->od, b, &data);
 	if (r < 0)
 		return r == -ENOENT ? -EBADMSG : r;
 	_cleanup_free_ char *tmp = xasprintf(".stockade-restore-%d-%lu", (int)getpid(), u->counter++);
@@ -2061,7 +2288,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		return;
 	}
 	bool same = false;
-	int r = content_matches(fd, u->objfd, b, &same);
+	int r = content_matches(fd, u->od, b, &same);
 	if (r == -EBADMSG) {
 		/* our copy is damaged: the old content is gone */
 		if (!same_fp)
@@ -2232,7 +2459,8 @@ static void undo_root(struct undo *u, const struct root *rt)
 {
 	const struct entry *b = baseline_find(u->b, rt->path);
 	const char *name;
-	_cleanup_close_ int pfd = open_parent_beneath(u->wfd, rt->path, &name);
+	_cleanup_close_ int owned = -1;
+	int pfd = parent_fd(u->wfd, rt->path, &name, &owned);
 	if (pfd < 0) {
 		if (!errno_is_absent(pfd)) {
 			undo_fail(u, pfd);
@@ -2241,11 +2469,12 @@ static void undo_root(struct undo *u, const struct root *rt)
 		/* nothing was there, and nothing can be reached there now */
 		if (!b)
 			return;
-		pfd = make_parents(u, rt->path);
-		if (pfd < 0) {
-			undo_fail(u, pfd);
+		owned = make_parents(u, rt->path);
+		if (owned < 0) {
+			undo_fail(u, owned);
 			return;
 		}
+		pfd = owned;
 	}
 	undo_entry(u, pfd, name, rt->path, b, rt->kind == ROOT_GITDIR, 0);
 }
@@ -2259,12 +2488,12 @@ static bool file_in_baseline(void *data, const char *rel)
 /* Every root of the baseline first; then, on the workspace as restored,
  * the roots that are new (a repository made during the run), whose
  * whole content is new. */
-static int undo_all(const struct guard_options *o, int wfd, int objfd, const struct baseline *b,
+static int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *b,
 		    struct guard_report *rep)
 {
 	struct undo u = {
 		.wfd = wfd,
-		.objfd = objfd,
+		.od = od,
 		.b = b,
 		.q = { .state_dir = o->state_dir, .fd = -1 },
 		.rep = rep,
@@ -2304,141 +2533,132 @@ static int undo_all(const struct guard_options *o, int wfd, int objfd, const str
 }
 
 /* ---------------------------------------------------------------------
- * Runs: state/runs/<pid>-<starttime>-<n>, one per run under way. The
- * start time (field 22 of /proc/PID/stat) tells a reused pid apart.
+ * The state directory of one workspace, state_dir/guard/<hash>/: the
+ * manifest, objects/, and lock.
+ *
+ * lock is at once the mutex and the register of runs under way, with
+ * open file description locks (F_OFD_*), which belong to an open file and
+ * vanish with it, however its process ended:
+ *   byte 0       the mutex, held for the length of a begin or an end;
+ *   byte n >= 1  a slot, held by one run from its begin to its end.
+ * "Every other run is over" is then "no byte past 0 is locked but by me",
+ * one F_OFD_GETLK: a killed run leaves nothing to clean up, and a reused
+ * pid cannot pass for a live run.
+ *
+ * A lock cannot tell that a run began and never ended; the first byte of
+ * the file, the run mark, does: '1' from a begin on a clean baseline
+ * until an end that finds no other run under way, then '0' (no byte: a
+ * new file, clean). A mark with no run under way is a killed run, undone
+ * by the next begin. It is one byte written in place; with it, a run in
+ * an unchanged workspace writes nothing else to the state directory.
+ *
+ * The descriptor is O_CLOEXEC, so the command does not hold it. What
+ * stockade forks without exec (the namespace jail's init) shares it, and
+ * dies with stockade.
  * ------------------------------------------------------------------ */
 
-static int proc_starttime(pid_t pid, unsigned long long *ret)
+#define SLOT_MAX 4096
+
+/* Opens the state directory of the workspace, made when missing. */
+static int state_open(const char *dir, int *ret_dirfd)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
-	int r = read_file_at(AT_FDCWD, path, 4096, &buf, &len);
-	if (r < 0)
-		return r == -ENOENT ? -ESRCH : r;
-	/* the command name may hold spaces and parentheses: fields resume
-	 * after the last ')' */
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return -EBADMSG;
-	p += 2;
-	/* a zombie's processes are gone: what it ran cannot write any more */
-	if (*p == 'Z' || *p == 'X')
-		return -ESRCH;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -EBADMSG;
-		p++;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		int r = mkdir_private(dir, geteuid());
+		if (r < 0)
+			return r;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(p, &end, 10);
-	if (errno || end == p)
-		return -EBADMSG;
-	*ret = v;
-	return 0;
-}
-
-static bool run_alive(const char *name)
-{
-	int pid;
-	unsigned long long start, seq;
-	int consumed = 0;
-	if (sscanf(name, "%d-%llu-%llu%n", &pid, &start, &seq, &consumed) != 3 || (size_t)consumed != strlen(name) ||
-	    pid <= 0)
-		return false;
-	unsigned long long now;
-	int r = proc_starttime(pid, &now);
-	if (r == -ESRCH)
-		return false;
-	/* cannot tell: a run thought dead would be undone under its feet */
-	if (r < 0)
-		return true;
-	return now == start;
-}
-
-static unsigned long run_seq;
-
-static int run_name_self(char **ret)
-{
-	unsigned long long start;
-	int r = proc_starttime(getpid(), &start);
-	if (r < 0)
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
 		return r;
-	*ret = xasprintf("%d-%llu-%lu", (int)getpid(), start, run_seq++);
+	}
+	/* As mkdir_private() checks: a directory someone else owns or may
+	 * write could have its baseline swapped under us. */
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	*ret_dirfd = fd;
 	return 0;
 }
 
-/* ---------------------------------------------------------------------
- * The state directory of one workspace, locked
- * ------------------------------------------------------------------ */
+static int lock_open(int dirfd)
+{
+	int fd = openat(dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+static int lock_range(int fd, int cmd, short type, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+	while (fcntl(fd, cmd, &fl) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+static int mutex_take(int lockfd)
+{
+	return lock_range(lockfd, F_OFD_SETLKW, F_WRLCK, 0, 1);
+}
+
+static void mutex_drop(int lockfd)
+{
+	(void)lock_range(lockfd, F_OFD_SETLK, F_UNLCK, 0, 1);
+}
+
+/* Whether a slot is locked through another open file: a run under way
+ * other than the caller's. */
+static int runs_others(int lockfd, bool *ret)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1, .l_len = 0 };
+	if (fcntl(lockfd, F_OFD_GETLK, &fl) < 0)
+		return -errno;
+	*ret = fl.l_type != F_UNLCK;
+	return 0;
+}
+
+/* The first free slot, locked. Under the mutex, so no one races for it. */
+static int slot_take(int lockfd)
+{
+	for (off_t k = 1; k <= SLOT_MAX; k++) {
+		int r = lock_range(lockfd, F_OFD_SETLK, F_WRLCK, k, 1);
+		if (r == 0)
+			return 0;
+		if (r != -EAGAIN && r != -EACCES)
+			return r;
+	}
+	return -EBUSY;
+}
+
+static int mark_read(int lockfd, bool *ret)
+{
+	char c;
+	ssize_t n = pread(lockfd, &c, 1, 0);
+	if (n < 0)
+		return -errno;
+	/* anything but a clean mark counts as a run that never ended */
+	*ret = n == 1 && c != '0';
+	return 0;
+}
+
+static int mark_write(int lockfd, bool set)
+{
+	char c = set ? '1' : '0';
+	ssize_t n = pwrite(lockfd, &c, 1, 0);
+	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
+}
 
 struct guard {
 	struct guard_options o;	/* with copies of every string */
 	char *dir;		/* state_dir/guard/<hash of the workspace> */
-	char *run;		/* this run's name in runs/ */
+	int lockfd;		/* lock, holding this run's slot; -1 once ended */
 };
-
-struct state {
-	int dirfd, objfd, runsfd, lockfd;
-};
-
-static void state_close(struct state *s)
-{
-	/* closing the lock file drops the flock */
-	int *fds[] = { &s->objfd, &s->runsfd, &s->dirfd, &s->lockfd };
-	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
-}
-
-static int state_open_locked(const struct guard *g, struct state *s)
-{
-	*s = (struct state){ -1, -1, -1, -1 };
-	static const char *const subdirs[] = { "objects", "runs" };
-	int r = mkdir_private(g->dir, geteuid());
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
-		_cleanup_free_ char *p = path_join(g->dir, subdirs[i]);
-		r = mkdir_private(p, geteuid());
-		if (r < 0)
-			return r;
-	}
-	s->dirfd = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0)
-		goto fail_close;
-	s->lockfd = openat(s->dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-	if (s->lockfd < 0)
-		goto fail_close;
-	while (flock(s->lockfd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			goto fail_close;
-	s->objfd = openat(s->dirfd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->objfd < 0)
-		goto fail_close;
-	s->runsfd = openat(s->dirfd, "runs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->runsfd < 0)
-		goto fail_close;
-	return 0;
-fail_close:
-	r = -errno;
-	state_close(s);
-	return r;
-}
-
-static int run_register(const struct state *s, const char *run)
-{
-	int fd = openat(s->runsfd, run, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
 
 static void options_copy(struct guard_options *dst, const struct guard_options *o)
 {
@@ -2469,9 +2689,10 @@ void guard_free(struct guard *g)
 {
 	if (!g)
 		return;
+	/* g->lockfd stays open on purpose: its slot is the run's
+	 * registration, dropped when this process exits. */
 	options_done(&g->o);
 	free(g->dir);
-	free(g->run);
 	free(g);
 }
 
@@ -2494,6 +2715,77 @@ static int options_check(const struct guard_options *o)
 	return 0;
 }
 
+/* Under the mutex: the baseline this run begins with, and its slot. */
+static int begin_locked(const struct guard_options *o, int wfd, int dirfd, int lockfd, struct guard_report *rep)
+{
+	struct objdir od = { .dirfd = dirfd, .fd = -1 };
+	struct baseline prev = { 0 }, next = { 0 };
+	struct wbuf raw = { 0 };
+	bool marked = false, others = false;
+	int r = mark_read(lockfd, &marked);
+	if (r == 0)
+		r = runs_others(lockfd, &others);
+	if (r < 0)
+		return r;
+	int mr = manifest_load(dirfd, &prev, &raw);
+	if (mr == 0 && !streq(prev.workspace, o->workspace)) {
+		baseline_free(&prev);
+		mr = -EBADMSG;
+	}
+	if (mr < 0 && mr != -ENOENT && mr != -EBADMSG) {
+		r = mr;
+		goto out_free;
+	}
+
+	if (others && mr == 0) {
+		/* A run under way may have changed things already: its
+		 * baseline is the only true one. */
+		r = slot_take(lockfd);
+		if (r == 0 && !marked)
+			r = mark_write(lockfd, true);
+		if (r < 0)
+			goto out_free;
+		report_unguarded_from(rep, &prev);
+		rep->n_files = baseline_files(&prev);
+		goto out_free;
+	}
+	if ((others || marked) && mr < 0) {
+		/* Runs began, and there is no baseline to undo them with:
+		 * refuse rather than take what they left as the new one. */
+		r = -EBADMSG;
+		goto out_free;
+	}
+	if (marked) {
+		/* every run is over, and one never ended: undo what it left */
+		r = undo_all(o, wfd, &od, &prev, rep);
+		if (r < 0)
+			goto out_free;
+	}
+
+	r = baseline_take(o, wfd, &od, mr == 0 ? &prev : NULL, &next, rep);
+	if (r < 0)
+		goto out_free;
+	if (mr < 0 || !manifest_current(&prev, &raw, &next)) {
+		r = manifest_store(dirfd, &next);
+		if (r < 0)
+			goto out_free;
+		objects_collect(&od, &next);
+	}
+	/* The mark last: a begin killed before it has run nothing. */
+	r = slot_take(lockfd);
+	if (r == 0 && !marked)
+		r = mark_write(lockfd, true);
+	if (r < 0)
+		goto out_free;
+	rep->n_files = baseline_files(&next);
+out_free:
+	free(raw.p);
+	baseline_free(&prev);
+	baseline_free(&next);
+	objdir_close(&od);
+	return r;
+}
+
 int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report)
 {
 	*ret_report = (struct guard_report){ 0 };
@@ -2504,97 +2796,29 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	_cleanup_close_ int wfd = open_workspace(o);
 	if (wfd < 0)
 		return wfd;
+	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
+	_cleanup_free_ char *dir = xasprintf("%s/%016" PRIx64, gdir, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace)));
+	_cleanup_close_ int dirfd = -1;
+	r = state_open(dir, &dirfd);
+	if (r < 0)
+		return r;
+	/* On failure, closing it drops the mutex and any slot: nothing has
+	 * forked since it was opened. */
+	_cleanup_close_ int lockfd = lock_open(dirfd);
+	if (lockfd < 0)
+		return lockfd;
+	r = mutex_take(lockfd);
+	if (r < 0)
+		return r;
+	r = begin_locked(o, wfd, dirfd, lockfd, ret_report);
+	if (r < 0)
+		return r;
+	mutex_drop(lockfd);
 
 	struct guard *g = xcalloc(1, sizeof(*g));
 	options_copy(&g->o, o);
-	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
-	g->dir = xasprintf("%s/%016" PRIx64, gdir, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace)));
-	r = run_name_self(&g->run);
-	if (r < 0) {
-		guard_free(g);
-		return r;
-	}
-
-	struct state s;
-	r = state_open_locked(g, &s);
-	if (r < 0) {
-		guard_free(g);
-		return r;
-	}
-	struct baseline prev = { 0 }, next = { 0 };
-	_cleanup_strv_ char **runs = NULL;
-	int mr = manifest_load(s.dirfd, &prev);
-	if (mr == 0 && !streq(prev.workspace, o->workspace)) {
-		baseline_free(&prev);
-		mr = -EBADMSG;
-	}
-	if (mr < 0 && mr != -ENOENT && mr != -EBADMSG) {
-		r = mr;
-		goto out_unlock;
-	}
-	r = list_dir(s.runsfd, &runs);
-	if (r < 0)
-		goto out_unlock;
-	size_t alive = 0;
-	bool *dead = xcalloc(strv_length(runs) + 1, sizeof(bool));
-	for (size_t i = 0; runs[i]; i++) {
-		dead[i] = !run_alive(runs[i]);
-		alive += !dead[i];
-	}
-	size_t n_dead = strv_length(runs) - alive;
-
-	if (alive && mr == 0) {
-		/* A run under way may have changed things already: its
-		 * baseline is the only true one. */
-		for (size_t i = 0; runs[i]; i++)
-			if (dead[i])
-				unlinkat(s.runsfd, runs[i], 0);
-		free(dead);
-		r = run_register(&s, g->run);
-		if (r < 0)
-			goto out_unlock;
-		report_unguarded_from(ret_report, &prev);
-		ret_report->n_files = baseline_files(&prev);
-		goto out_unlock;
-	}
-	if (alive || n_dead) {
-		/* Registered runs and no baseline to undo them with: refuse
-		 * rather than take what they left as the new baseline. */
-		if (mr < 0) {
-			free(dead);
-			r = -EBADMSG;
-			goto out_unlock;
-		}
-		/* every run is dead: undo what the killed ones left */
-		r = undo_all(o, wfd, s.objfd, &prev, ret_report);
-		if (r < 0) {
-			free(dead);
-			goto out_unlock;
-		}
-		for (size_t i = 0; runs[i]; i++)
-			unlinkat(s.runsfd, runs[i], 0);
-	}
-	free(dead);
-
-	r = baseline_take(o, wfd, s.objfd, mr == 0 ? &prev : NULL, &next, ret_report);
-	if (r < 0)
-		goto out_unlock;
-	r = manifest_store(s.dirfd, &next);
-	if (r < 0)
-		goto out_unlock;
-	objects_collect(s.objfd, &next);
-	r = run_register(&s, g->run);
-	if (r < 0)
-		goto out_unlock;
-	ret_report->n_files = baseline_files(&next);
-out_unlock:
-	baseline_free(&prev);
-	baseline_free(&next);
-	state_close(&s);
-	if (r < 0) {
-		guard_free(g);
-		return r;
-	}
+	g->dir = TAKE_PTR(dir);
+	g->lockfd = TAKE_FD(lockfd);
 	*ret = g;
 	return 0;
 }
@@ -2607,26 +2831,51 @@ int guard_end(struct guard *g, struct guard_report *ret_report)
 	_cleanup_close_ int wfd = open_workspace(&g->o);
 	if (wfd < 0)
 		return wfd;
-	struct state s;
-	int r = state_open_locked(g, &s);
+	_cleanup_close_ int dirfd = -1;
+	int r = state_open(g->dir, &dirfd);
 	if (r < 0)
 		return r;
+	/* an end called again after one that succeeded holds no slot */
+	_cleanup_close_ int spare = g->lockfd < 0 ? lock_open(dirfd) : -1;
+	int lockfd = g->lockfd >= 0 ? g->lockfd : spare;
+	if (lockfd < 0)
+		return lockfd;
+	r = mutex_take(lockfd);
+	if (r < 0)
+		return r;
+
+	struct objdir od = { .dirfd = dirfd, .fd = -1 };
 	struct baseline b = { 0 };
-	r = manifest_load(s.dirfd, &b);
+	struct wbuf raw = { 0 };
+	r = manifest_load(dirfd, &b, &raw);
+	free(raw.p);
 	if (r == 0 && !streq(b.workspace, g->o.workspace))
 		r = -EBADMSG;
 	if (r == 0) {
 		/* Re-discovered inside: a repository made during the run has
 		 * hand-offs of its own. */
-		r = undo_all(&g->o, wfd, s.objfd, &b, ret_report);
+		r = undo_all(&g->o, wfd, &od, &b, ret_report);
 		ret_report->n_files = baseline_files(&b);
 	}
-	/* Left registered when something could not be undone, so that the
-	 * next run tries again once this process is gone. */
-	if (r == 0 && unlinkat(s.runsfd, g->run, 0) < 0 && errno != ENOENT)
-		r = -errno;
+	/* The last run out clears the mark. When something could not be
+	 * undone, the slot and the mark stay, so that the next run tries
+	 * again once this process is gone. */
+	bool others = true;
+	if (r == 0)
+		r = runs_others(lockfd, &others);
+	if (r == 0 && !others)
+		r = mark_write(lockfd, false);
+	if (r == 0 && g->lockfd >= 0) {
+		/* Unlocked, not only closed: a process forked during the run
+		 * may share the open file, and with it the slot. */
+		(void)lock_range(g->lockfd, F_OFD_SETLK, F_UNLCK, 0, 0);
+		close(g->lockfd);
+		g->lockfd = -1;
+	} else {
+		mutex_drop(lockfd);
+	}
 	baseline_free(&b);
-	state_close(&s);
+	objdir_close(&od);
 	return r;
 }
 

@@ -81,7 +81,8 @@ int guard_end(struct guard *g, struct guard_report *ret_report);
 
 void guard_report_free(struct guard_report *r);
 
-/* Frees g without ending the run: the run stays registered, and once this
+/* Frees g without ending the run: the run stays registered (the
+ * descriptor that holds its lock is left open on purpose), and once this
  * process has exited the next guard_begin undoes its changes. */
 void guard_free(struct guard *g);
 

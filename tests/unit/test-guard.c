@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -538,6 +539,39 @@ static void test_over_cap(void)
 	fixture_done(&f);
 }
 
+/* A child that begins a run, writes content at rel, and is killed with
+ * SIGKILL in the middle of it. Returns what its guard_begin returned. */
+static int run_killed(const struct fixture *f, const char *rel, const char *content)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		perror("pipe2");
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		int r = guard_begin(&f->o, &g, &rep);
+		guard_report_free(&rep);
+		if (r == 0)
+			put_mode(f->ws, rel, content, 0755);
+		write_all(p[1], &r, sizeof(r));
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	int r = -EIO;
+	size_t got = 0;
+	read_all(p[0], &r, sizeof(r), &got);
+	close(p[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return got == sizeof(r) ? r : -EIO;
+}
+
 static void test_crash(void)
 {
 	struct fixture f;
@@ -584,38 +618,160 @@ static void test_crash(void)
 		guard_free(g);
 	}
 
-	/* A run registered under this very pid with another start time is
-	 * a dead one whose pid was reused; one whose pid is gone is dead. */
-	_cleanup_free_ char *gdir = guard_state_dir(f.state);
-	_cleanup_free_ char *fake = xasprintf("%s/runs/%d-1-0", gdir ? gdir : "/nonexistent", (int)getpid());
-	_cleanup_free_ char *gone = xasprintf("%s/runs/2147483646-1-0", gdir ? gdir : "/nonexistent");
+	/* A run this process left registered (guard_free without an end)
+	 * is under way for as long as this process lives: its baseline is
+	 * shared. A run killed outright beside it is over, and leaves
+	 * nothing behind that keeps it alive: no pid to be reused, no file. */
 	g = NULL;
 	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
 	guard_report_free(&rep);
 	guard_free(g);		/* this live one stays registered */
-	int fd = open(fake, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	ok(fd >= 0, "a run with a reused pid registered");
-	if (fd >= 0)
-		close(fd);
-	fd = open(gone, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-	put(f.ws, ".git/config", "[core]\n\tsshCommand = evil\n");
-	/* This process is alive: its own registration keeps the baseline,
-	 * and the fake one is dropped as dead. */
+	is_int(run_killed(&f, ".git/config", "[core]\n\tsshCommand = evil\n"), 0,
+	       "a second run began beside it, changed .git/config and was killed");
 	g = NULL;
 	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin beside a live run of this process");
 	is_int(rep.n_changes, 0, "a live run's changes are not undone at begin");
 	is_int(rep.n_copied, 0, "its baseline is reused as is");
 	guard_report_free(&rep);
-	ok(!exists(fake, NULL), "the run with the reused pid is dropped");
-	ok(!exists(gone, NULL), "the run whose pid is gone is dropped");
 	if (g) {
 		is_int(guard_end(g, &rep), 0, "guard_end");
 		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tsshCommand = evil\n");
 		guard_report_free(&rep);
 		guard_free(g);
 	}
+	fixture_done(&f);
+}
+
+/* Runs killed beside live ones: the last live run to end undoes them,
+ * and once every run is over the state is clean again, so that the
+ * user's own edit after that is the new baseline, not a change to undo. */
+static void test_killed_beside_live(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *a = NULL, *c = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &a, &rep), 0, "first run begun");
+	guard_report_free(&rep);
+	is_int(run_killed(&f, ".git/hooks/pre-push", "#!/bin/sh\nevil\n"), 0,
+	       "a second run began beside it, planted a hook and was killed");
+	is_int(guard_begin(&f.o, &c, &rep), 0, "a third run begun");
+	is_int(rep.n_changes, 0, "the first run is under way: nothing undone at begin");
+	is_int(rep.n_copied, 0, "its baseline is shared");
+	guard_report_free(&rep);
+	if (c) {
+		is_int(guard_end(c, &rep), 0, "the third run ends while the first runs");
+		check_change(&rep, ".git/hooks/pre-push", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+		is_int(rep.n_changes, 1, "it undid the killed run's hook");
+		guard_report_free(&rep);
+		guard_free(c);
+	}
+	if (a) {
+		is_int(guard_end(a, &rep), 0, "the first run ends last");
+		is_int(rep.n_changes, 0, "nothing left to undo");
+		guard_report_free(&rep);
+		guard_free(a);
+	}
+	put(f.ws, ".git/config", "[core]\n\teditor = vi\n");
+	struct guard *d = NULL;
+	is_int(guard_begin(&f.o, &d, &rep), 0, "guard_begin after every run is over");
+	is_int(rep.n_changes, 0, "the user's edit between runs is not undone");
+	is_int(rep.n_copied, 1, "it is the new baseline");
+	guard_report_free(&rep);
+	if (d) {
+		is_int(guard_end(d, &rep), 0, "guard_end");
+		is_int(rep.n_changes, 0, "and stays");
+		guard_report_free(&rep);
+		guard_free(d);
+	}
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, "[core]\n\teditor = vi\n", ".git/config is the user's");
+	fixture_done(&f);
+}
+
+/* An end that cannot undo a change leaves the run registered: beside
+ * it, while its process lives, a new run shares its baseline; once the
+ * process is gone, the next run undoes the change. */
+static void test_failed_end(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	_cleanup_free_ char *qtop = path_join(f.state, "quarantine");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		if (guard_begin(&f.o, &g, &rep) < 0)
+			_exit(2);
+		guard_report_free(&rep);
+		put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		/* the quarantine cannot be made where a file is in the way */
+		put(f.state, "quarantine", "in the way\n");
+		int r = guard_end(g, &rep);
+		guard_report_free(&rep);
+		guard_free(g);
+		if (r >= 0)
+			_exit(3);
+		g = NULL;
+		if (guard_begin(&f.o, &g, &rep) < 0)
+			_exit(4);
+		bool shared = rep.n_changes == 0 && rep.n_copied == 0;
+		guard_report_free(&rep);
+		guard_free(g);
+		_exit(shared ? 0 : 5);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "an end that cannot quarantine fails, and a run begun after it in that process shares its baseline");
+	ok(exists(f.ws, ".git/hooks/pre-commit"), "the change it could not undo is still there");
+	unlink(qtop);
+
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin once that process is gone");
+	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the change is undone");
+	is_int(rep.n_changes, 1, "and nothing else");
+	guard_report_free(&rep);
+	if (g) {
+		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(rep.n_changes, 0, "nothing left to undo");
+		guard_report_free(&rep);
+		guard_free(g);
+	}
+	fixture_done(&f);
+}
+
+/* A run that never ended, and its baseline torn: what it changed cannot
+ * be told from the rest, so the guard refuses rather than keep it. */
+static void test_torn_manifest(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		int r = guard_begin(&f.o, &g, &rep);
+		guard_report_free(&rep);
+		put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		_exit(r < 0 ? 2 : 0);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0, "a run began and exited without ending");
+	_cleanup_free_ char *gdir = guard_state_dir(f.state);
+	_cleanup_free_ char *manifest = path_join(gdir ? gdir : "/nonexistent", "manifest");
+	ok(truncate(manifest, 40) == 0, "its manifest torn");
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep), -EBADMSG, "the next guard_begin refuses");
+	ok(!g, "and begins nothing");
+	guard_report_free(&rep);
+	ok(exists(f.ws, ".git/hooks/pre-commit"), "the change is left for the user to judge");
 	fixture_done(&f);
 }
 
@@ -745,6 +901,76 @@ static void test_unchanged(void)
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
 	is_str(config, "[core]\n\teditor = vi\n", ".git/config is the user's");
 	fixture_done(&f);
+}
+
+/* The names in a directory, sorted, joined by spaces. */
+static char *dir_names(const char *dir)
+{
+	_cleanup_strv_ char **v = strv_new();
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			strv_add(&v, de->d_name);
+	if (d)
+		closedir(d);
+	size_t n = strv_length(v);
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && strcmp(v[k - 1], v[k]) > 0; k--) {
+			char *t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	char *out = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		char *j = xasprintf("%s%s%s", out, i ? " " : "", v[i]);
+		free(out);
+		out = j;
+	}
+	return out;
+}
+
+/* Runs in an unchanged workspace write nothing to the state directory
+ * but their one-byte run mark: the manifest stays the very same file,
+ * and nothing is made beside it. (Hand-offs without a regular file, so
+ * that no entry is racy and the manifest has no reason to change.) */
+static void test_nothing_written(void)
+{
+	_cleanup_free_ char *ws = tmp_dir("ws");
+	_cleanup_free_ char *top = tmp_dir("state");
+	_cleanup_free_ char *state = path_join(top, "state");
+	mkdirs(ws, ".vscode");
+	mkdirs(ws, "src");
+	slink(ws, ".envrc", "src/env");
+	struct guard_options o = { .workspace = ws, .state_dir = state };
+	struct stat before = { 0 }, after = { 0 };
+	_cleanup_free_ char *names_before = NULL, *names_after = NULL, *manifest = NULL;
+	bool all_ok = true;
+	for (int i = 0; i < 3; i++) {
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		all_ok &= guard_begin(&o, &g, &rep) == 0 && rep.n_changes == 0;
+		guard_report_free(&rep);
+		all_ok &= g && guard_end(g, &rep) == 0 && rep.n_changes == 0;
+		guard_report_free(&rep);
+		guard_free(g);
+		if (i == 0) {
+			_cleanup_free_ char *gdir = guard_state_dir(state);
+			manifest = path_join(gdir ? gdir : "/nonexistent", "manifest");
+			all_ok &= stat(manifest, &before) == 0;
+			names_before = dir_names(gdir ? gdir : "/nonexistent");
+		}
+	}
+	ok(all_ok, "three runs in an unchanged workspace");
+	ok(stat(manifest, &after) == 0 && after.st_ino == before.st_ino &&
+	   after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec,
+	   "the manifest is neither rewritten nor replaced");
+	_cleanup_free_ char *gdir = guard_state_dir(state);
+	names_after = dir_names(gdir ? gdir : "/nonexistent");
+	is_str(names_after, names_before, "nothing is added to the state directory");
+	ok(!strstr(names_after, "tmp") && !strstr(names_after, "runs"), "no temporary file, no registration file (%s)",
+	   names_after);
+	rm_rf(ws);
+	rm_rf(top);
 }
 
 static void test_cross_filesystem(void)
@@ -888,8 +1114,12 @@ int main(void)
 	test_more_kinds();
 	test_over_cap();
 	test_crash();
+	test_killed_beside_live();
+	test_failed_end();
+	test_torn_manifest();
 	test_concurrent();
 	test_unchanged();
+	test_nothing_written();
 	test_cross_filesystem();
 	test_timing();
 	return tap_done();
