@@ -470,6 +470,36 @@ static void set_jail_env(struct policy *p, const struct options *o)
 	}
 }
 
+/* The home /etc/passwd gives uid, read directly: the common case, at a
+ * fraction of what going through NSS costs; NULL sends the caller to
+ * getpwuid (users from LDAP and the like). */
+static char *home_from_passwd_file(uid_t uid)
+{
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, "/etc/passwd", 1 << 20, &text, NULL) < 0)
+		return NULL;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* name:password:uid:gid:gecos:home:shell */
+		char *f[7];
+		size_t n = 0;
+		for (char *c = line; n < 7; n++) {
+			f[n] = c;
+			c = strchr(c, ':');
+			if (!c)
+				break;
+			*c++ = '\0';
+		}
+		if (n < 6)
+			continue;
+		char *end;
+		unsigned long u = strtoul(f[2], &end, 10);
+		if (*end == '\0' && *f[2] && u == uid)
+			return xstrdup(f[5]);
+	}
+	return NULL;
+}
+
 static int check_workspace(const struct policy *p, const char *passwd_home, char **ret_error)
 {
 	const char *why = NULL;
@@ -523,10 +553,15 @@ int policy_build(const struct options *o, char *const *environ, enum backend bac
 	p->mode = o->mode;
 	int r;
 
-	const struct passwd *pw = getpwuid(p->uid);
 	_cleanup_free_ char *passwd_home = NULL;
-	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
-		(void)path_canonical(pw->pw_dir, &passwd_home);
+	_cleanup_free_ char *db_home = home_from_passwd_file(p->uid);
+	if (!db_home) {
+		const struct passwd *pw = getpwuid(p->uid);
+		if (pw && pw->pw_dir)
+			db_home = xstrdup(pw->pw_dir);
+	}
+	if (db_home && db_home[0] == '/')
+		(void)path_canonical(db_home, &passwd_home);
 	const char *home_env = user_var(environ, "HOME");
 	if (home_env && path_canonical(home_env, &p->user_home) < 0)
 		p->user_home = NULL;

@@ -135,11 +135,13 @@ struct attempt {
 	struct mount_plan mounts;
 	struct seccomp_plan sc;
 	struct sock_fprog bpf;
+	struct early *early;	/* the landlock backend's command process, started ahead */
 	bool built;
 };
 
 static void attempt_free(struct attempt *a)
 {
+	run_early_abort(a->early);
 	if (a->built) {
 		policy_remove_run_dir(&a->p);
 		policy_free(&a->p);
@@ -149,6 +151,17 @@ static void attempt_free(struct attempt *a)
 	seccomp_plan_free(&a->sc);
 	seccomp_bpf_free(&a->bpf);
 	*a = (struct attempt){ 0 };
+}
+
+/* The seccomp filter depends only on the command line and the host: it
+ * can be had before the policy is built. */
+static int plan_filter(const struct options *o, const struct host *h, enum backend backend, struct attempt *a)
+{
+	seccomp_plan(backend, o->net, h->landlock_abi, &a->sc);
+	int r = seccomp_build(&a->sc, &a->bpf);
+	if (r < 0)
+		log_error("cannot build the seccomp filter: %s", strerror(-r));
+	return r;
 }
 
 static int plan_attempt(const struct options *o, const struct host *h, enum backend backend,
@@ -175,11 +188,10 @@ static int plan_attempt(const struct options *o, const struct host *h, enum back
 	}
 	if (backend == BACKEND_NAMESPACES)
 		mount_plan(&a->p, &a->mounts);
-	seccomp_plan(backend, a->p.net, h->landlock_abi, &a->sc);
-	r = seccomp_build(&a->sc, &a->bpf);
-	if (r < 0) {
-		log_error("cannot build the seccomp filter: %s", strerror(-r));
-		return r;
+	if (!a->bpf.filter) {
+		r = plan_filter(o, h, backend, a);
+		if (r < 0)
+			return r;
 	}
 	if (!strv_contains(rep->supervises, "refused system calls"))
 		strv_add(&rep->supervises, "refused system calls");
@@ -239,6 +251,20 @@ static int run(const struct options *o, unsigned long long start_us)
 		if (refuse_unusable(backend, &h, why) < 0) {
 			status = 125;
 			goto out;
+		}
+		/* The landlock backend's command process is started first:
+		 * its fork and its filter overlap the planning below. */
+		if (backend != BACKEND_NAMESPACES && o->command == CMD_RUN) {
+			if (backend == BACKEND_LANDLOCK && plan_filter(o, &h, backend, &a) < 0) {
+				status = 125;
+				goto out;
+			}
+			int r = run_early_start(backend == BACKEND_LANDLOCK ? &a.bpf : NULL, &a.early);
+			if (r < 0) {
+				log_error("cannot fork: %s", strerror(-r));
+				status = 125;
+				goto out;
+			}
 		}
 		if (plan_attempt(o, &h, backend, &a, &rep) < 0) {
 			status = 125;
@@ -317,9 +343,14 @@ static int run(const struct options *o, unsigned long long start_us)
 			.bpf = backend != BACKEND_NONE ? &a.bpf : NULL,
 			.seccomp = &a.sc,
 			.cgroup = &cg,
+			.early = a.early,
 			.start_us = start_us,
 		};
 		status = run_command(&setup, &rep);
+		if (a.early) {
+			run_early_release(a.early);
+			a.early = NULL;
+		}
 		if (status != RUN_FALLBACK)
 			break;
 		/* The host refused the namespace jail: the landlock backend,

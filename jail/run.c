@@ -154,45 +154,260 @@ static void confine(const struct run_setup *s, int err_fd, int sock)
 	}
 }
 
-static _Noreturn void exec_command(const struct policy *p, int err_fd)
+static _Noreturn void exec_program(const char *program, char *const *argv, char *const *envp, int err_fd)
 {
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execve(p->program, p->argv, p->envp);
+	execve(program, argv, envp);
 	int e = errno;
 	/* The program was found before the fork: failing now means it
 	 * cannot run (its interpreter or loader is missing, or outside what
 	 * the jail may read), 126 as a shell says. */
-	child_fail(err_fd, STAGE_EXEC, e, p->program, 126);
+	child_fail(err_fd, STAGE_EXEC, e, program, 126);
 }
 
-/* The landlock backend's command process: confine, then exec. */
-static _Noreturn void child(const struct run_setup *s, const sigset_t *old_mask, pid_t parent,
-			    bool own_pgrp, int err_fd, int sock)
+static _Noreturn void exec_command(const struct policy *p, int err_fd)
 {
-	const struct policy *p = s->p;
+	exec_program(p->program, p->argv, p->envp, err_fd);
+}
 
+/* The landlock backend's command process starts before its policy is
+ * known, so that the fork and the filter's load overlap stockade's
+ * planning. It takes the filter at once (the variant depends only on the
+ * command line), then waits for the rest: the Landlock ruleset stockade
+ * built, where to start and what to run. */
+struct spec_header {
+	uint32_t flags;
+	uint32_t n_argv;
+	uint32_t n_envp;
+	uint32_t blob_len;	/* cwd, program, argv, envp: NUL-terminated strings */
+};
+
+#define SPEC_JAIL (1u << 0)
+#define SPEC_RULESET (1u << 1)
+#define SPEC_CGROUP (1u << 2)
+
+/* Does stockade have its terminal in the foreground? Then the command
+ * stays in stockade's process group, so the terminal's job control and
+ * its signals reach it as they would without stockade. */
+static bool on_foreground_terminal(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && tcgetsid(fd) == getsid(0))
+			return true;
+	return false;
+}
+
+struct early {
+	pid_t pid;
+	int err_fd;
+	int sock;
+	bool own_pgrp;
+	bool jail;
+};
+
+static int send_spec(int sock, const struct spec_header *h, const int *fds, size_t n_fds, const char *blob)
+{
+	struct iovec iov = { .iov_base = (void *)h, .iov_len = sizeof(*h) };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u = { 0 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (n_fds) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n_fds * sizeof(int));
+	}
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(*h))
+		return -errno;
+	return write_all(sock, blob, h->blob_len);
+}
+
+static _Noreturn void early_child(const struct sock_fprog *bpf, bool own_pgrp, pid_t parent, int err_fd,
+				  int sock)
+{
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(125);
-	/* stockade only blocked the signals it forwards; the command gets
-	 * the caller's dispositions (a nohup's ignored SIGHUP) as it would
-	 * without stockade. */
-	sigprocmask(SIG_SETMASK, old_mask, NULL);
-
 	if (own_pgrp && setpgid(0, 0) < 0)
 		child_fail(err_fd, STAGE_PGRP, errno, NULL, 125);
-	if (s->cgroup && s->cgroup->dir) {
-		int r = cgroup_join(s->cgroup);
+	if (bpf) {
+		/* no_new_privs first: without CAP_SYS_ADMIN the kernel takes
+		 * a filter only then. Everything this process does up to its
+		 * exec is in the filter's allowlist. */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			child_fail(err_fd, STAGE_NNP, errno, NULL, 125);
+		int listener = -1;
+		int r = seccomp_load_filter(bpf, &listener);
 		if (r < 0)
-			child_fail(err_fd, STAGE_CGROUP, r, s->cgroup->dir, 125);
+			child_fail(err_fd, STAGE_SECCOMP, r, NULL, 125);
+		r = send_fd(sock, listener);
+		if (r < 0)
+			child_fail(err_fd, STAGE_HANDOVER, r, NULL, 125);
+		/* The listener never stays here: holding it, the command
+		 * could answer its own refusals. */
+		close(listener);
 	}
-	if (chdir(p->cwd) < 0)
-		child_fail(err_fd, STAGE_CHDIR, errno, p->cwd, 125);
-	if (s->jail)
-		confine(s, err_fd, sock);
-	close(sock);
-	exec_command(p, err_fd);
+
+	struct spec_header h;
+	int fds[2] = { -1, -1 };
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(h))
+		_exit(125);	/* stockade gave up before the command could start */
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
+	char *blob = malloc(h.blob_len + 1);
+	size_t got;
+	if (!blob || read_all(sock, blob, h.blob_len, &got) < 0 || got != h.blob_len)
+		_exit(125);
+	blob[h.blob_len] = '\0';
+	char **argv = calloc(h.n_argv + 1, sizeof(char *));
+	char **envp = calloc(h.n_envp + 1, sizeof(char *));
+	if (!argv || !envp)
+		_exit(125);
+	char *s = blob;
+	const char *cwd = s;
+	s += strlen(s) + 1;
+	const char *program = s;
+	s += strlen(s) + 1;
+	for (uint32_t i = 0; i < h.n_argv; i++, s += strlen(s) + 1)
+		argv[i] = s;
+	for (uint32_t i = 0; i < h.n_envp; i++, s += strlen(s) + 1)
+		envp[i] = s;
+
+	int k = 0;
+	int ruleset = (h.flags & SPEC_RULESET) ? fds[k++] : -1;
+	int cgroup_procs = (h.flags & SPEC_CGROUP) ? fds[k++] : -1;
+	if (cgroup_procs >= 0 && write(cgroup_procs, "0", 1) != 1)
+		child_fail(err_fd, STAGE_CGROUP, errno, "cgroup.procs", 125);
+	if (chdir(cwd) < 0)
+		child_fail(err_fd, STAGE_CHDIR, errno, cwd, 125);
+	if (h.flags & SPEC_JAIL) {
+		int r = caps_drop_all();
+		if (r < 0)
+			child_fail(err_fd, STAGE_CAPS, r, NULL, 125);
+		if (ruleset >= 0 && (r = landlock_restrict(ruleset)) < 0)
+			child_fail(err_fd, STAGE_LANDLOCK, r, NULL, 125);
+	}
+	exec_program(program, argv, envp, err_fd);
+}
+
+int run_early_start(const struct sock_fprog *bpf, struct early **ret)
+{
+	int errp[2], sv[2];
+	if (pipe2(errp, O_CLOEXEC) < 0)
+		return -errno;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		int e = -errno;
+		close(errp[0]);
+		close(errp[1]);
+		return e;
+	}
+	bool own_pgrp = !on_foreground_terminal();
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(errp[0]);
+		close(sv[0]);
+		early_child(bpf, own_pgrp, parent, errp[1], sv[1]);
+	}
+	int e = -errno;
+	close(errp[1]);
+	close(sv[1]);
+	if (pid < 0) {
+		close(errp[0]);
+		close(sv[0]);
+		return e;
+	}
+	if (own_pgrp)
+		(void)setpgid(pid, pid);
+	struct early *x = xcalloc(1, sizeof(*x));
+	*x = (struct early){ .pid = pid, .err_fd = errp[0], .sock = sv[0], .own_pgrp = own_pgrp, .jail = bpf != NULL };
+	*ret = x;
+	return 0;
+}
+
+void run_early_release(struct early *e)
+{
+	free(e);
+}
+
+void run_early_abort(struct early *e)
+{
+	if (!e)
+		return;
+	kill(e->pid, SIGKILL);
+	while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(e->err_fd);
+	close(e->sock);
+	free(e);
+}
+
+/* Hands the early process what it waits for. */
+static int start_early(const struct run_setup *s, const struct early *e, char **ret_error)
+{
+	const struct policy *p = s->p;
+	_cleanup_close_ int ruleset = -1;
+	if (s->jail && s->landlock) {
+		const char *failing = NULL;
+		int r = landlock_build(s->landlock, &ruleset, &failing);
+		if (r < 0) {
+			*ret_error = failing ? xasprintf("cannot apply the Landlock rule on '%s': %s", failing, strerror(-r))
+					     : xasprintf("cannot create the Landlock ruleset: %s", strerror(-r));
+			return r;
+		}
+	}
+	size_t len = strlen(p->cwd) + 1 + strlen(p->program) + 1;
+	size_t n_argv = strv_length(p->argv), n_envp = strv_length(p->envp);
+	for (size_t i = 0; i < n_argv; i++)
+		len += strlen(p->argv[i]) + 1;
+	for (size_t i = 0; i < n_envp; i++)
+		len += strlen(p->envp[i]) + 1;
+	_cleanup_free_ char *blob = xmalloc(len);
+	char *w = blob;
+	w = stpcpy(w, p->cwd) + 1;
+	w = stpcpy(w, p->program) + 1;
+	for (size_t i = 0; i < n_argv; i++)
+		w = stpcpy(w, p->argv[i]) + 1;
+	for (size_t i = 0; i < n_envp; i++)
+		w = stpcpy(w, p->envp[i]) + 1;
+
+	struct spec_header h = {
+		.flags = (e->jail ? SPEC_JAIL : 0),
+		.n_argv = (uint32_t)n_argv,
+		.n_envp = (uint32_t)n_envp,
+		.blob_len = (uint32_t)len,
+	};
+	int fds[2];
+	size_t n_fds = 0;
+	if (ruleset >= 0) {
+		h.flags |= SPEC_RULESET;
+		fds[n_fds++] = ruleset;
+	}
+	if (s->cgroup && s->cgroup->procs_fd >= 0) {
+		h.flags |= SPEC_CGROUP;
+		fds[n_fds++] = s->cgroup->procs_fd;
+	}
+	int r = send_spec(e->sock, &h, fds, n_fds, blob);
+	if (r < 0)
+		*ret_error = NULL;	/* the process is gone: its error pipe says why */
+	return r;
 }
 
 /* The namespace jail's init, pid 1 of its pid namespace: builds the jail,
@@ -368,16 +583,6 @@ static void kill_leftovers(const struct run_setup *s, pid_t pgid)
 	}
 }
 
-/* Does stockade have its terminal in the foreground? Then the command
- * stays in stockade's process group, so the terminal's job control and
- * its signals reach it as they would without stockade. */
-static bool on_foreground_terminal(void)
-{
-	for (int fd = 0; fd <= 2; fd++)
-		if (isatty(fd) && tcgetsid(fd) == getsid(0))
-			return true;
-	return false;
-}
 
 static void serve_listener(int listener, struct seccomp_notif *req, struct seccomp_notif_resp *resp,
 			   const struct seccomp_plan *plan, struct supervisor *sv, struct report *rep,
@@ -467,9 +672,9 @@ int run_command(const struct run_setup *s, struct report *rep)
 		return 125;
 	}
 
-	int errp[2], sv[2], gop[2] = { -1, -1 };
-	if (pipe2(errp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-	    (ns && pipe2(gop, O_CLOEXEC) < 0)) {
+	int errp[2] = { -1, -1 }, sv[2] = { -1, -1 }, gop[2] = { -1, -1 };
+	if (ns && (pipe2(errp, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+		   pipe2(gop, O_CLOEXEC) < 0)) {
 		log_error("cannot create the pipes to the command's process: %m");
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return 125;
@@ -482,9 +687,10 @@ int run_command(const struct run_setup *s, struct report *rep)
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return 125;
 	}
-	bool own_pgrp = !on_foreground_terminal();
+	bool own_pgrp = s->early ? s->early->own_pgrp : !on_foreground_terminal();
 	pid_t parent = getpid();
 	pid_t pid;
+	int clone_err = 0;
 	if (ns) {
 		unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 				      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
@@ -495,22 +701,32 @@ int run_command(const struct run_setup *s, struct report *rep)
 			close(gop[1]);
 			jail_init(s, &old_mask, own_pgrp, errp[1], sv[1], gop[0]);
 		}
-	} else {
-		pid = fork();
-		if (pid == 0) {
-			close(errp[0]);
-			close(sv[0]);
-			child(s, &old_mask, parent, own_pgrp, errp[1], sv[1]);
-		}
-	}
-	int clone_err = errno;
-	close(errp[1]);
-	close(sv[1]);
-	if (ns)
+		clone_err = errno;
+		close(errp[1]);
+		close(sv[1]);
 		close(gop[0]);
+	} else {
+		/* The command's process already runs, under its filter,
+		 * waiting for what only the policy says. */
+		pid = s->early->pid;
+		errp[0] = s->early->err_fd;
+		sv[0] = s->early->sock;
+	}
 	_cleanup_close_ int err_fd = errp[0];
 	_cleanup_close_ int sock = sv[0];
 	_cleanup_close_ int go_fd = ns ? gop[1] : -1;
+	if (!ns) {
+		_cleanup_free_ char *err = NULL;
+		if (start_early(s, s->early, &err) < 0 && err) {
+			log_error("%s", err);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			sigprocmask(SIG_SETMASK, &old_mask, NULL);
+			return 125;
+		}
+		/* A failure to send means the process is gone; its error
+		 * pipe says why, below. */
+	}
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		if (ns && (clone_err == EPERM || clone_err == EACCES || clone_err == ENOSYS || clone_err == EINVAL ||
@@ -544,8 +760,6 @@ int run_command(const struct run_setup *s, struct report *rep)
 			kill(pid, SIGKILL);
 		}
 		close(TAKE_FD(go_fd));
-	} else if (own_pgrp) {
-		(void)setpgid(pid, pid);
 	}
 
 	_cleanup_close_ int listener = -1;
@@ -605,6 +819,18 @@ int run_command(const struct run_setup *s, struct report *rep)
 	}
 	bool broken = false;
 	bool done = false;
+	/* The command's process may have ended before stockade blocked
+	 * SIGCHLD (the landlock backend's starts ahead of the policy):
+	 * look once before waiting for the signal. */
+	{
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == pid) {
+				status = st;
+				done = true;
+			}
+	}
 	while (!done) {
 		struct pollfd fds[2 + 64] = {
 			{ .fd = sig_fd, .events = POLLIN },

@@ -13,6 +13,15 @@
 #include "landlock/landlock.h"
 #include "mount/mount.h"
 
+struct early;
+
+/* Starts the landlock backend's command process ahead of its policy: it
+ * takes bpf (NULL: no jail, --mode off) and waits. */
+int run_early_start(const struct sock_fprog *bpf, struct early **ret);
+void run_early_abort(struct early *e);
+/* After run_command, which took its descriptors and its process. */
+void run_early_release(struct early *e);
+
 struct run_setup {
 	const struct policy *p;
 	enum backend backend;			/* namespaces or landlock (or none) */
@@ -23,6 +32,7 @@ struct run_setup {
 	const struct sock_fprog *bpf;
 	const struct seccomp_plan *seccomp;
 	struct run_cgroup *cgroup;		/* dir NULL when none */
+	struct early *early;			/* landlock and none: the process started ahead */
 	unsigned long long start_us;
 };
 

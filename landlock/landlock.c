@@ -477,7 +477,7 @@ size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max)
 	return n;
 }
 
-int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_path)
+int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **ret_failing_path)
 {
 	struct stockade_ruleset_attr attr = {
 		.handled_access_fs = plan->handled_fs,
@@ -524,7 +524,22 @@ int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_pa
 			return -errno;
 		}
 	}
+	*ret_fd = TAKE_FD(ruleset);
+	return 0;
+}
+
+int landlock_restrict(int ruleset)
+{
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_path)
+{
+	_cleanup_close_ int ruleset = -1;
+	int r = landlock_build(plan, &ruleset, ret_failing_path);
+	if (r < 0)
+		return r;
+	return landlock_restrict(ruleset);
 }

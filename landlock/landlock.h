@@ -60,3 +60,8 @@ size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max);
  * opened without following symlinks; on failure ret_failing_path names the
  * path that failed, if any. */
 int landlock_apply(const struct landlock_plan *plan, const char **ret_failing_path);
+/* The same in two steps: the ruleset, built wherever the paths are seen
+ * (stockade, before the command's process needs it), and restricting the
+ * calling process with it. */
+int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **ret_failing_path);
+int landlock_restrict(int ruleset);
