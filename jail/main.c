@@ -164,16 +164,22 @@ static int plan_filter(const struct options *o, const struct host *h, enum backe
 	return r;
 }
 
-static int plan_attempt(const struct options *o, const struct host *h, enum backend backend,
-			struct attempt *a, struct report *rep)
+static int plan_policy(const struct options *o, enum backend backend, struct attempt *a)
 {
 	_cleanup_free_ char *err = NULL;
 	int r = policy_build(o, environ, backend, &a->p, &err);
 	a->built = true;
-	if (r < 0) {
+	if (r < 0)
 		log_error("%s", err);
-		return r;
-	}
+	return r;
+}
+
+/* How the backend renders the policy. After the guard has begun: what it
+ * undoes of a killed run must not be in the mounts. */
+static int plan_renderings(const struct options *o, const struct host *h, enum backend backend,
+			   struct attempt *a, struct report *rep)
+{
+	int r;
 	if (backend == BACKEND_NONE)
 		return 0;
 	if (h->landlock_abi > 0) {
@@ -225,6 +231,29 @@ static void explain(const struct attempt *a, enum backend backend, const char *w
 	print_report_lines(stdout, rep);
 }
 
+/* Before the run plans its mounts: a run whose stockade was killed is
+ * undone here first. */
+static int begin_guard(const struct policy *p, struct guard **ret, struct report *rep)
+{
+	struct guard_options go = {
+		.workspace = p->workspace,
+		.state_dir = p->state_dir,
+		.user_home = p->user_home,
+	};
+	struct guard_report gr = { 0 };
+	int r = guard_begin(&go, ret, &gr);
+	say_guard_changes(&gr, rep);
+	for (size_t i = 0; gr.unguarded && gr.unguarded[i]; i++) {
+		_cleanup_free_ char *what = xasprintf("trust hand-off '%s'", gr.unguarded[i]);
+		report_gap(rep, what, "over the guard's size cap: a change is quarantined but the old content cannot be restored");
+		log_note("unenforced: %s: over the guard's size cap", what);
+	}
+	guard_report_free(&gr);
+	if (r < 0)
+		log_error("cannot keep the trust hand-offs of '%s': %s", p->workspace, strerror(-r));
+	return r;
+}
+
 static int run(const struct options *o, unsigned long long start_us)
 {
 	struct report rep;
@@ -266,7 +295,16 @@ static int run(const struct options *o, unsigned long long start_us)
 				goto out;
 			}
 		}
-		if (plan_attempt(o, &h, backend, &a, &rep) < 0) {
+		if (plan_policy(o, backend, &a) < 0) {
+			status = 125;
+			goto out;
+		}
+		if (backend != BACKEND_NONE && o->command == CMD_RUN && !guard &&
+		    begin_guard(&a.p, &guard, &rep) < 0) {
+			status = 125;
+			goto out;
+		}
+		if (plan_renderings(o, &h, backend, &a, &rep) < 0) {
 			status = 125;
 			goto out;
 		}
@@ -304,27 +342,6 @@ static int run(const struct options *o, unsigned long long start_us)
 		log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(backend), why,
 			 net_mode_name(a.p.net), a.ll.n_rules, a.mounts.n_entries);
 
-		if (backend != BACKEND_NONE && !guard) {
-			struct guard_options go = {
-				.workspace = a.p.workspace,
-				.state_dir = a.p.state_dir,
-				.user_home = a.p.user_home,
-			};
-			struct guard_report gr = { 0 };
-			int r = guard_begin(&go, &guard, &gr);
-			say_guard_changes(&gr, &rep);
-			for (size_t i = 0; gr.unguarded && gr.unguarded[i]; i++) {
-				_cleanup_free_ char *what = xasprintf("trust hand-off '%s'", gr.unguarded[i]);
-				report_gap(&rep, what,
-					   "over the guard's size cap: a change is quarantined but the old content cannot be restored");
-				log_note("unenforced: %s: over the guard's size cap", what);
-			}
-			guard_report_free(&gr);
-			if (r < 0) {
-				log_error("cannot keep the trust hand-offs of '%s': %s", a.p.workspace, strerror(-r));
-				goto out;
-			}
-		}
 		if (backend == BACKEND_LANDLOCK) {
 			_cleanup_free_ char *err = NULL;
 			if (policy_populate_home(&a.p, &err) < 0) {
