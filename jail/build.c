@@ -5,7 +5,9 @@
 #include <glob.h>
 #include <limits.h>
 #include <pwd.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "jail/env.h"
 #include "jail/guard.h"
@@ -369,11 +371,32 @@ static int add_user_rules(struct policy *p, const struct options *o, const char 
 	return 0;
 }
 
+static bool is_tmpfs(const char *path)
+{
+	struct statfs sfs;
+	return statfs(path, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+}
+
+/* Where a run's fresh home and tmp go: where TMPDIR says, when you set it;
+ * otherwise on a tmpfs (the namespace jail's are tmpfs too), which makes
+ * and removes them at a tenth of what a journalled file system costs. */
+static char *run_base(char *const *environ, uid_t uid)
+{
+	const char *tmp = user_var(environ, "TMPDIR");
+	if (tmp)
+		return xasprintf("%s/stockade-%u", tmp, (unsigned)uid);
+	const char *runtime = user_var(environ, "XDG_RUNTIME_DIR");
+	if (runtime && is_tmpfs(runtime))
+		return path_join(runtime, "stockade");
+	if (is_tmpfs("/dev/shm"))
+		return xasprintf("/dev/shm/stockade-%u", (unsigned)uid);
+	return xasprintf("/tmp/stockade-%u", (unsigned)uid);
+}
+
 static int make_run_dirs(struct policy *p, const struct options *o, char *const *environ,
 			 enum backend backend, char **ret_error)
 {
-	const char *tmp = user_var(environ, "TMPDIR");
-	_cleanup_free_ char *base = xasprintf("%s/stockade-%u", tmp ? tmp : "/tmp", (unsigned)p->uid);
+	_cleanup_free_ char *base = run_base(environ, p->uid);
 	int r = mkdir_private(base, p->uid);
 	if (r < 0)
 		FAIL(r, "cannot use '%s' for the run's private directories: %s", base,
