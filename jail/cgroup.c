@@ -91,6 +91,7 @@ int cgroup_create(struct run_cgroup *cg)
 		rmdir(dir);
 		return e;
 	}
+	cg->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cg->dir = TAKE_PTR(dir);
 	cg->procs_fd = fd;
 	return 0;
@@ -179,6 +180,8 @@ void cgroup_release(struct run_cgroup *cg)
 {
 	if (cg->procs_fd >= 0)
 		close(cg->procs_fd);
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
 	if (cg->watch_fd >= 0)
 		close(cg->watch_fd);
 	else if (cg->dir)

@@ -7,11 +7,12 @@
 
 struct run_cgroup {
 	char *dir;		/* the run's cgroup */
+	int dir_fd;		/* it, open: for clone3's CLONE_INTO_CGROUP */
 	int procs_fd;		/* its cgroup.procs, for the command to join */
 	int watch_fd;		/* the watcher sees EOF when stockade is gone */
 };
 
-#define RUN_CGROUP_INIT { .procs_fd = -1, .watch_fd = -1 }
+#define RUN_CGROUP_INIT { .dir_fd = -1, .procs_fd = -1, .watch_fd = -1 }
 
 /* Creates the run's cgroup beneath stockade's own; -errno when the host
  * does not delegate one (the caller names the gap). */

@@ -288,7 +288,13 @@ static int run(const struct options *o, unsigned long long start_us)
 				status = 125;
 				goto out;
 			}
-			int r = run_early_start(backend == BACKEND_LANDLOCK ? &a.bpf : NULL, &a.early);
+			/* Only the landlock backend needs a cgroup to take
+			 * everything down with it (the namespace jail has its pid
+			 * namespace); made first, so that the command's process
+			 * is born in it rather than moved there. */
+			if (backend == BACKEND_LANDLOCK && !cg.dir && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
+				cgroup_release(&cg);
+			int r = run_early_start(backend == BACKEND_LANDLOCK ? &a.bpf : NULL, &cg, &a.early);
 			if (r < 0) {
 				log_error("cannot fork: %s", strerror(-r));
 				status = 125;
@@ -311,11 +317,6 @@ static int run(const struct options *o, unsigned long long start_us)
 		for (size_t i = 0; a.p.notes && a.p.notes[i]; i++)
 			log_note("%s", a.p.notes[i]);
 
-		/* Only the landlock backend needs a cgroup to take everything
-		 * down with it; the namespace jail has its pid namespace. */
-		if (backend == BACKEND_LANDLOCK && o->command != CMD_EXPLAIN && !cg.dir &&
-		    cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
-			cgroup_release(&cg);
 		fit_report(&h, &a.p, backend, cg.dir != NULL, &rep);
 
 		if (o->command == CMD_EXPLAIN) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <linux/sched.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -205,6 +206,7 @@ struct early {
 	int sock;
 	bool own_pgrp;
 	bool jail;
+	bool in_cgroup;		/* born in the run's cgroup */
 };
 
 static int send_spec(int sock, const struct spec_header *h, const int *fds, size_t n_fds, const char *blob)
@@ -307,7 +309,29 @@ static _Noreturn void early_child(const struct sock_fprog *bpf, bool own_pgrp, p
 	exec_program(program, argv, envp, err_fd);
 }
 
-int run_early_start(const struct sock_fprog *bpf, struct early **ret)
+/* Forks, straight into the run's cgroup where there is one (clone3 with
+ * CLONE_INTO_CGROUP): moving a process between cgroups afterwards waits
+ * for an RCU grace period, milliseconds. 1 when the child was born in
+ * it. */
+static pid_t fork_into(const struct run_cgroup *cg, bool *ret_in_cgroup)
+{
+	*ret_in_cgroup = false;
+	if (cg && cg->dir_fd >= 0) {
+		struct clone_args args = {
+			.flags = CLONE_INTO_CGROUP,
+			.exit_signal = SIGCHLD,
+			.cgroup = (uint64_t)cg->dir_fd,
+		};
+		long pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*ret_in_cgroup = true;
+			return (pid_t)pid;
+		}
+	}
+	return fork();
+}
+
+int run_early_start(const struct sock_fprog *bpf, const struct run_cgroup *cg, struct early **ret)
 {
 	int errp[2], sv[2];
 	if (pipe2(errp, O_CLOEXEC) < 0)
@@ -320,7 +344,8 @@ int run_early_start(const struct sock_fprog *bpf, struct early **ret)
 	}
 	bool own_pgrp = !on_foreground_terminal();
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	bool in_cgroup;
+	pid_t pid = fork_into(cg, &in_cgroup);
 	if (pid == 0) {
 		close(errp[0]);
 		close(sv[0]);
@@ -337,7 +362,14 @@ int run_early_start(const struct sock_fprog *bpf, struct early **ret)
 	if (own_pgrp)
 		(void)setpgid(pid, pid);
 	struct early *x = xcalloc(1, sizeof(*x));
-	*x = (struct early){ .pid = pid, .err_fd = errp[0], .sock = sv[0], .own_pgrp = own_pgrp, .jail = bpf != NULL };
+	*x = (struct early){
+		.pid = pid,
+		.err_fd = errp[0],
+		.sock = sv[0],
+		.own_pgrp = own_pgrp,
+		.jail = bpf != NULL,
+		.in_cgroup = in_cgroup,
+	};
 	*ret = x;
 	return 0;
 }
@@ -400,7 +432,7 @@ static int start_early(const struct run_setup *s, const struct early *e, char **
 		h.flags |= SPEC_RULESET;
 		fds[n_fds++] = ruleset;
 	}
-	if (s->cgroup && s->cgroup->procs_fd >= 0) {
+	if (s->cgroup && s->cgroup->procs_fd >= 0 && !e->in_cgroup) {
 		h.flags |= SPEC_CGROUP;
 		fds[n_fds++] = s->cgroup->procs_fd;
 	}

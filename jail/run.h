@@ -17,7 +17,7 @@ struct early;
 
 /* Starts the landlock backend's command process ahead of its policy: it
  * takes bpf (NULL: no jail, --mode off) and waits. */
-int run_early_start(const struct sock_fprog *bpf, struct early **ret);
+int run_early_start(const struct sock_fprog *bpf, const struct run_cgroup *cg, struct early **ret);
 void run_early_abort(struct early *e);
 /* After run_command, which took its descriptors and its process. */
 void run_early_release(struct early *e);

@@ -659,13 +659,35 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
 
-	/* The pidfd first, then the notification checked still valid: the
-	 * pid cannot have been reused for another process in between. */
+	/* The pidfd first; the notification is checked still valid once
+	 * the address is read too: the caller was alive all along, so the
+	 * pid was not reused in between and the memory read was its own. */
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || !id_valid(sv, id)) {
+	if (pidfd < 0) {
 		respond(sv, id, REFUSED);
 		return;
 	}
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len = 0;
+	if (nr != SYS_listen) {
+		/* The address, copied once; every decision is on this copy. */
+		len = (socklen_t)req->data.args[2];
+		if (len > sizeof(ss)) {
+			respond(sv, id, EINVAL);
+			return;
+		}
+		if (len > 0) {
+			struct iovec local = { .iov_base = &ss, .iov_len = len };
+			struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
+			ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+			if (n != (ssize_t)len) {
+				respond(sv, id, n < 0 && errno == EFAULT ? EFAULT : REFUSED);
+				return;
+			}
+		}
+	}
+	if (!id_valid(sv, id))
+		return;
 	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
 	if (fd < 0) {
 		if (errno == EBADF) {
@@ -678,35 +700,10 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		refuse(sv, id, kind, "(the socket could not be taken)", REFUSED);
 		return;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
-		respond(sv, id, ENOTSOCK);
-		return;
-	}
 	if (nr == SYS_listen) {
 		do_listen(sv, id, fd, (int)req->data.args[1]);
 		return;
 	}
-
-	/* The address, copied once; every decision is on this copy. */
-	socklen_t len = (socklen_t)req->data.args[2];
-	struct sockaddr_storage ss = { 0 };
-	if (len > sizeof(ss)) {
-		respond(sv, id, EINVAL);
-		return;
-	}
-	if (len > 0) {
-		struct iovec local = { .iov_base = &ss, .iov_len = len };
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
-		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		if (n != (ssize_t)len) {
-			respond(sv, id, n < 0 && errno == EFAULT ? EFAULT : REFUSED);
-			return;
-		}
-	}
-	/* Still the same caller: the memory read was its own. */
-	if (!id_valid(sv, id))
-		return;
 	struct net_addr a;
 	int r = net_addr_parse(&ss, len, &a);
 	if (r < 0) {
