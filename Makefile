@@ -13,6 +13,7 @@ LIBRARIES := libseccomp libmnl libcap inih
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBRARIES) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBRARIES) 2>/dev/null)
+RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl libcap 2>/dev/null)
 ifeq ($(shell $(PKG_CONFIG) --exists $(LIBRARIES) && echo ok),)
 $(error missing build dependencies: $(LIBRARIES) (on Debian: apt-get install pkg-config libseccomp-dev libmnl-dev libcap-dev libinih-dev))
 endif
@@ -28,7 +29,12 @@ ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
 MODULES := jail landlock mount netns conf
 SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 MAIN_SRC := jail/main.c
-LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(MAIN_SRC),$(SRCS))) $(BUILD)/gen/filters.o
+# The runtime binary does without libseccomp's compiler: its filters come
+# compiled from tools/gen-filters. The unit tests and the generator link
+# jail/seccomp-compile.c (and libseccomp) too.
+COMPILE_SRC := jail/seccomp-compile.c
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(MAIN_SRC) $(COMPILE_SRC),$(SRCS))) $(BUILD)/gen/filters.o
+TEST_OBJS := $(LIB_OBJS) $(BUILD)/jail/seccomp-compile.o
 GEN_OBJS := $(BUILD)/jail/seccomp.o $(BUILD)/jail/seccomp-compile.o $(BUILD)/jail/policy.o $(BUILD)/jail/util.o
 MAIN_OBJ := $(BUILD)/jail/main.o
 
@@ -45,7 +51,7 @@ stockade: $(BUILD)/stockade
 	@if [ "$(BUILD)" = build ]; then cp -f $< $@; fi
 
 $(BUILD)/stockade: $(MAIN_OBJ) $(LIB_OBJS)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(RUN_LIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -64,9 +70,9 @@ $(BUILD)/gen/filters.c: $(BUILD)/tools/gen-filters
 $(BUILD)/gen/filters.o: $(BUILD)/gen/filters.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test-%: tests/unit/test-%.c $(LIB_OBJS) tests/tap.h
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_OBJS) $(PKG_LIBS)
 
 # Helpers run inside the jail and under it: plain programs, no sanitizer,
 # so that what they report is the kernel's answer and nothing else.
@@ -85,7 +91,7 @@ asan:
 
 $(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
 
 bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/bench.sh

@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <linux/sched.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -621,10 +620,9 @@ static void serve_listener(int listener, struct seccomp_notif *req, struct secco
 			   bool *ret_broken)
 {
 	memset(req, 0, sizeof(*req));
-	int r = seccomp_notify_receive(listener, req);
-	if (r < 0) {
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 		/* ENOENT: the caller was killed while waiting. */
-		if (r != -ENOENT && r != -EINTR)
+		if (errno != ENOENT && errno != EINTR)
 			*ret_broken = true;
 		return;
 	}
@@ -635,7 +633,7 @@ static void serve_listener(int listener, struct seccomp_notif *req, struct secco
 	const struct sc_rule *rule = NULL;
 	int err = seccomp_answer(plan, req->data.nr, (const uint64_t *)req->data.args, &rule);
 	*resp = (struct seccomp_notif_resp){ .id = req->id, .error = -err };
-	(void)seccomp_notify_respond(listener, resp);
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req->data.nr);
 	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
 }
@@ -828,14 +826,10 @@ int run_command(const struct run_setup *s, struct report *rep)
 	 * trip. An older kernel just does without. */
 	if (listener >= 0)
 		(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	struct seccomp_notif *req = NULL;
-	struct seccomp_notif_resp *resp = NULL;
-	if (listener >= 0 && seccomp_notify_alloc(&req, &resp) < 0) {
-		log_error("cannot allocate seccomp notification buffers");
-		kill(pid, SIGKILL);
-		setup_failed = true;
-		code = 125;
-	}
+	struct seccomp_notif notif_req;
+	struct seccomp_notif_resp notif_resp;
+	struct seccomp_notif *req = listener >= 0 ? &notif_req : NULL;
+	struct seccomp_notif_resp *resp = &notif_resp;
 	/* The connect supervisor: in the landlock backend, the only thing
 	 * between the command and a socket it was not given. If it cannot
 	 * start, the command does not run. */
@@ -936,8 +930,7 @@ int run_command(const struct run_setup *s, struct report *rep)
 			broken = true;
 		supervisor_free(super);
 	}
-	if (req)
-		seccomp_notify_free(req, resp);
+
 	if (listener >= 0) {
 		close(listener);
 		listener = -1;

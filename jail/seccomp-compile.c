@@ -161,32 +161,3 @@ int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret)
 	return r;
 }
 
-int seccomp_probe_listener(bool *ret_killable)
-{
-	*ret_killable = false;
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return -ENOMEM;
-	struct sock_fprog prog = { 0 };
-	int r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(getppid), 0);
-	if (r == 0)
-		r = export_bpf(ctx, &prog);
-	seccomp_release(ctx);
-	if (r < 0)
-		return r;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		r = -errno;
-	if (r == 0) {
-		long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-				  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
-		*ret_killable = fd >= 0;
-		if (fd < 0 && errno == EINVAL)
-			fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-		if (fd < 0)
-			r = -errno;
-		else
-			close((int)fd);
-	}
-	seccomp_bpf_free(&prog);
-	return r;
-}

@@ -1,8 +1,8 @@
 #include "jail/seccomp.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <linux/seccomp.h>
-#include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <netinet/in.h>
@@ -415,6 +415,12 @@ static bool rule_applies(const struct sc_rule *r, enum backend backend, enum net
  * libseccomp, so that no run pays for resolving names and compiling a
  * filter (about 1.5 ms); absent in gen-filters itself. */
 extern const int seccomp_generated_nrs[] __attribute__((weak));
+extern const char *const seccomp_generated_names[] __attribute__((weak));
+extern const size_t seccomp_generated_n_names __attribute__((weak));
+/* In tools/gen-filters and the unit tests, where libseccomp is linked;
+ * stockade itself runs on what they generated. */
+extern int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret) __attribute__((weak));
+extern int seccomp_rule_nr(const struct sc_rule *r) __attribute__((weak));
 extern const size_t seccomp_generated_n_nrs __attribute__((weak));
 extern const struct seccomp_precompiled seccomp_generated_filters[] __attribute__((weak));
 extern const size_t seccomp_generated_n_filters __attribute__((weak));
@@ -436,7 +442,9 @@ int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
 		if (!rule_applies(&table[i], backend, net, landlock_abi))
 			continue;
 		ret->rules[ret->n_rules] = &table[i];
-		ret->nrs[ret->n_rules++] = generated ? seccomp_generated_nrs[i] : seccomp_rule_nr(&table[i]);
+		ret->nrs[ret->n_rules++] = generated ? seccomp_generated_nrs[i]
+				  : seccomp_rule_nr  ? seccomp_rule_nr(&table[i])
+						     : table[i].nr;
 	}
 	return 0;
 }
@@ -455,6 +463,8 @@ int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
 			return 0;
 		}
 	}
+	if (!seccomp_compile)
+		return -ENOSYS;
 	int r = seccomp_compile(plan, ret);
 	if (r == 0)
 		seccomp_patch_ids(ret, plan->uid, plan->gid);
@@ -487,14 +497,35 @@ const char *seccomp_syscall_name(int nr)
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
 		if (table[i].nr == nr)
 			return table[i].name;
-	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-	if (name) {
-		snprintf(buf, sizeof(buf), "%s", name);
-		free(name);
-	} else {
-		snprintf(buf, sizeof(buf), "syscall %d", nr);
-	}
+	if (&seccomp_generated_n_names && nr >= 0 && (size_t)nr < seccomp_generated_n_names &&
+	    seccomp_generated_names[nr])
+		return seccomp_generated_names[nr];
+	snprintf(buf, sizeof(buf), "syscall %d", nr);
 	return buf;
+}
+
+int seccomp_probe_listener(bool *ret_killable)
+{
+	/* A filter of its own, by hand: getppid to the listener. */
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(insns), .filter = insns };
+	*ret_killable = false;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	*ret_killable = fd >= 0;
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
 }
 
 static void print_args(FILE *f, const struct sc_rule *r)

@@ -82,3 +82,57 @@ read -r small_med _ _ big_med _ _ < <("$BENCHRUN" 30 \
 echo "empty workspace:  median ${small_med} us"
 echo "100k files, 51 repositories: median ${big_med} us"
 echo "the guard costs:  $(( (big_med - small_med) / 1000 )) ms a run there, $(ratio "$big_med" "$small_med")x the empty workspace"
+echo
+
+echo "== the namespace jail: stockade -- true against bwrap running the same policy"
+if command -v bwrap >/dev/null; then
+	# Read-only system, tmpfs home and /tmp, the workspace bound, all
+	# namespaces, a new session: what stockade's namespace jail does.
+	bw=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /opt /opt)
+	for l in /bin /sbin /lib /lib64 /lib32 /libx32; do
+		if [ -L "$l" ]; then
+			bw+=(--symlink "$(readlink "$l")" "$l")
+		elif [ -d "$l" ]; then
+			bw+=(--ro-bind "$l" "$l")
+		fi
+	done
+	bw+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$tmp/ws" "$tmp/ws" --proc /proc --dev /dev
+		--unshare-all --new-session --die-with-parent --chdir "$tmp/ws" /bin/true)
+	read -r bw_med bw_p90 bw_rss ns_med ns_p90 ns_rss < <("$BENCHRUN" "$BENCH_RUNS" "${bw[@]}" :: \
+		"$STOCKADE" -q --backend namespaces -C "$tmp/ws" -- /bin/true | tr '\n' ' ')
+	echo "bwrap:            median ${bw_med} us, p90 ${bw_p90} us, peak ${bw_rss} KiB"
+	echo "stockade:         median ${ns_med} us, p90 ${ns_p90} us, peak ${ns_rss} KiB"
+	echo "ratio (median):   $(ratio "$ns_med" "$bw_med")x bwrap   (target: at most 0.6x)"
+	echo "memory:           $(ratio "$ns_rss" "$bw_rss")x bwrap's peak   (target: no more than bwrap's)"
+else
+	echo "bwrap is not installed (apt-get install bubblewrap): no peer to measure against"
+fi
+echo
+
+echo "== the connect supervisor: 10,000 connect-accept-close cycles to the run's own listener"
+cyc() {
+	"$STOCKADE" -q "$@" -C "$tmp/ws" -- "$(realpath "$BUILD")/tests/probe" connect-cycles 127.0.0.1 10000 | sed -n 's/^us per round //p'
+}
+sup=$(cyc --backend landlock --net loopback)
+on=$(cyc --backend landlock --net on)
+off=$(cyc --mode off)
+echo "supervised, loopback:      ${sup} us a cycle"
+echo "supervised, --net on:      ${on} us a cycle (Unix socket paths still checked)"
+echo "unsupervised (--mode off): ${off} us a cycle"
+echo "added per connect:         $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$sup" "$off") us against no supervisor   (target: under 20 us)"
+echo
+
+echo "== a real test suite with worker processes (node --test, 6 files of loopback servers and clients)"
+if command -v node >/dev/null; then
+	cp -r tests/bench-suite "$tmp/ws/"
+	read -r on_med _ _ lo_med _ _ off_med _ _ < <("$BENCHRUN" 7 \
+		"$STOCKADE" -q --backend landlock --net on -C "$tmp/ws" -- node --test bench-suite/ :: \
+		"$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" -- node --test bench-suite/ :: \
+		"$STOCKADE" -q --mode off -C "$tmp/ws" -- node --test bench-suite/ | tr '\n' ' ')
+	echo "--net on:     median $((on_med / 1000)) ms"
+	echo "loopback:     median $((lo_med / 1000)) ms"
+	echo "no jail:      median $((off_med / 1000)) ms"
+	echo "loopback against --net on: $(ratio "$lo_med" "$on_med")x   (target: under 1.02x)"
+else
+	echo "node is not installed: no suite to run"
+fi

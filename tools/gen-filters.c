@@ -1,7 +1,9 @@
 /* Writes, as C, the seccomp filter of every variant a run can ask for,
  * compiled with libseccomp from jail/seccomp.c's table, and each table
  * row's system call number on this architecture. */
+#include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jail/seccomp.h"
 #include "jail/util.h"
@@ -57,6 +59,17 @@ int main(void)
 				seccomp_plan_free(&plan);
 				n++;
 			}
+
+	/* Names of every call this architecture numbers, for the report. */
+	printf("const size_t seccomp_generated_n_names = 1024;\n"
+	       "const char *const seccomp_generated_names[1024] = {\n");
+	for (int nr = 0; nr < 1024; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		if (name)
+			printf("\t[%d] = \"%s\",\n", nr, name);
+		free(name);
+	}
+	printf("};\n\n");
 
 	printf("const size_t seccomp_generated_n_filters = %zu;\n"
 	       "const struct seccomp_precompiled seccomp_generated_filters[] = {\n", n);
