@@ -1121,7 +1121,9 @@ static int entry_cmp(const void *a, const void *b)
 
 static void baseline_sort(struct baseline *b)
 {
-	qsort(b->v, b->n, sizeof(*b->v), entry_cmp);
+	/* qsort's array must not be NULL, even with no elements. */
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), entry_cmp);
 }
 
 static ssize_t baseline_index(const struct baseline *b, const char *path)
