@@ -13,7 +13,7 @@ LIBRARIES := libseccomp libmnl libcap inih
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBRARIES) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBRARIES) 2>/dev/null)
-RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl libcap 2>/dev/null)
+RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null)
 ifeq ($(shell $(PKG_CONFIG) --exists $(LIBRARIES) && echo ok),)
 $(error missing build dependencies: $(LIBRARIES) (on Debian: apt-get install pkg-config libseccomp-dev libmnl-dev libcap-dev libinih-dev))
 endif

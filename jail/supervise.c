@@ -7,12 +7,12 @@
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <netinet/tcp.h>
-#include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "jail/caps.h"
 #include "jail/netaddr.h"
 #include "jail/util.h"
 
@@ -52,8 +52,8 @@ struct supervisor {
 	size_t n_abstracts;
 	struct pending *pending;
 	size_t n_pending;
-	cap_t caps_off;		/* root: effective set emptied while acting for the command */
-	cap_t caps_on;
+	bool drops_caps;	/* root: effective set emptied while acting for the command */
+	struct caps caps_on, caps_off;
 	bool broken;
 };
 
@@ -82,8 +82,8 @@ static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const c
  * out of it. */
 static void act_as_command(struct supervisor *sv, bool on)
 {
-	if (sv->caps_off)
-		cap_set_proc(on ? sv->caps_off : sv->caps_on);
+	if (sv->drops_caps)
+		(void)caps_set(on ? &sv->caps_off : &sv->caps_on);
 }
 
 /* ---- what is local, and whose listener ---- */
@@ -182,11 +182,32 @@ static int scan_listener(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* The sock_diag socket, opened at the first question: a run that never
+ * connects over inet never pays for it. */
+static int diag_open(struct supervisor *sv)
+{
+	if (sv->diag)
+		return 0;
+	sv->diag = mnl_socket_open2(NETLINK_SOCK_DIAG, SOCK_CLOEXEC);
+	if (!sv->diag)
+		return errno ? -errno : -EIO;
+	if (mnl_socket_bind(sv->diag, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int e = errno ? -errno : -EIO;
+		mnl_socket_close(sv->diag);
+		sv->diag = NULL;
+		return e;
+	}
+	return 0;
+}
+
 /* Dumps the TCP listeners of one family (sock_diag) and notes whether one
  * that is not the run's own would take a connection to s->dst. */
 static int scan_family(struct supervisor *sv, int family, struct listener_scan *s)
 {
 	static char buf[32768];
+	int r = diag_open(sv);
+	if (r < 0)
+		return r;
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
@@ -202,7 +223,7 @@ static int scan_family(struct supervisor *sv, int family, struct listener_scan *
 		ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
 		if (n < 0)
 			return errno == EINTR ? -EAGAIN : -errno;
-		int r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, scan_listener, s);
+		r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, scan_listener, s);
 		if (r < 0)
 			return errno ? -errno : -EIO;
 		if (r == MNL_CB_STOP)
@@ -238,6 +259,9 @@ static int exact_reply(const struct nlmsghdr *nlh, void *data)
 static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
 {
 	static char buf[8192];
+	int r = diag_open(sv);
+	if (r < 0)
+		return r;
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
@@ -267,7 +291,7 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 	if (n < 0)
 		return -errno;
 	errno = 0;
-	int r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, exact_reply, &x);
+	r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, exact_reply, &x);
 	if (r < 0)
 		return errno ? -errno : -EIO;
 	if (!x.found)
@@ -771,22 +795,13 @@ int supervisor_new(const struct policy *p, int listener, struct report *rep, str
 	sv->p = p;
 	sv->listener = listener;
 	sv->rep = rep;
-	sv->diag = mnl_socket_open2(NETLINK_SOCK_DIAG, SOCK_CLOEXEC);
-	if (!sv->diag || mnl_socket_bind(sv->diag, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int e = errno ? -errno : -EIO;
-		supervisor_free(sv);
-		return e;
-	}
-	load_host_addresses(sv);
-
-	cap_t caps = cap_get_proc();
-	cap_flag_value_t v = CAP_CLEAR;
-	if (caps && cap_get_flag(caps, CAP_DAC_OVERRIDE, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET) {
-		sv->caps_on = caps;
-		sv->caps_off = cap_dup(caps);
-		cap_clear_flag(sv->caps_off, CAP_EFFECTIVE);
-	} else if (caps) {
-		cap_free(caps);
+	/* The host's addresses and the sock_diag socket come at the first
+	 * connect or bind that needs them. */
+	if (caps_get(&sv->caps_on) == 0 && caps_effective(&sv->caps_on, CAP_DAC_OVERRIDE)) {
+		sv->drops_caps = true;
+		sv->caps_off = sv->caps_on;
+		for (size_t i = 0; i < ARRAY_SIZE(sv->caps_off.d); i++)
+			sv->caps_off.d[i].effective = 0;
 	}
 	*ret = sv;
 	return 0;
@@ -805,9 +820,5 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->bound);
 	free(sv->reuseport);
 	free(sv->abstracts);
-	if (sv->caps_on)
-		cap_free(sv->caps_on);
-	if (sv->caps_off)
-		cap_free(sv->caps_off);
 	free(sv);
 }
