@@ -35,6 +35,35 @@
 #define REFUSE_WHEN(call, e, cond, reason)                                     \
 	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .when = (cond), .why = (reason) }
 
+/* Why a row refuses, supervises or answers in the filter: kept apart
+ * from the table so that the table holds no pointer and needs no
+ * relocation when stockade starts. */
+static const char *const whys[] = {
+	[WHY_TRUNCATE_READ_ONLY] = "truncating a file opened read-only (Landlock ABI < 3)",
+	[WHY_OPENAT2_FLAGS] = "its flags cannot be checked (Landlock ABI < 3)",
+	[WHY_TRUNCATE_PATH] = "truncation by path (Landlock ABI < 3)",
+	[WHY_TIOCSTI] = "TIOCSTI pushes input into the terminal",
+	[WHY_TIOCLINUX] = "TIOCLINUX pastes into the console",
+	[WHY_NEW_NAMESPACE] = "a new namespace",
+	[WHY_CLONE3] = "its flags cannot be checked; callers fall back to clone",
+	[WHY_SETNS] = "entering another namespace",
+	[WHY_UNIX_DATAGRAM] = "a Unix datagram's destination cannot be checked",
+	[WHY_LOOPBACK_TCP_ONLY] = "only TCP streams on loopback",
+	[WHY_SOCKET_FAMILY] = "a socket family the network mode does not give",
+	[WHY_SUPERVISED_CONNECT] = "the address is checked, then the supervisor connects",
+	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
+	[WHY_SUPERVISED_LISTEN] = "only on a loopback address the socket is bound to",
+	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
+	[WHY_SYSV_IPC] = "the host's System V IPC",
+	[WHY_MQUEUE] = "the host's POSIX message queues",
+	[WHY_UNMAPPED_OWNER] = "an owner this user namespace does not map",
+	[WHY_UNMAPPED_ID] = "an id this user namespace does not map",
+	[WHY_IO_URING] = "io_uring works around seccomp and the supervisor",
+	[WHY_KEYRING] = "the kernel keyring is shared with the user's session",
+	[WHY_ATTACK_SURFACE] = "kernel attack surface",
+	[WHY_MOUNT_TABLE] = "the mount table",
+};
+
 static const struct sc_rule table[] = {
 	/* Files and descriptors. Landlock and the mounts decide which paths;
 	 * the filter only decides which calls exist. */
@@ -81,16 +110,16 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(2, O_ACCMODE, O_WRONLY) } },
 	{ .name = "openat", .nr = -1, .action = SC_ALLOW, .when = SC_ABI_LT3, .n_args = 1,
 	  .args = { ARG(2, O_ACCMODE, O_RDWR) } },
-	REFUSE_WHEN(open, EPERM, SC_ABI_LT3, "truncating a file opened read-only (Landlock ABI < 3)"),
-	REFUSE_WHEN(openat, EPERM, SC_ABI_LT3, "truncating a file opened read-only (Landlock ABI < 3)"),
-	REFUSE_WHEN(openat2, ENOSYS, SC_ABI_LT3, "its flags cannot be checked (Landlock ABI < 3)"),
-	REFUSE_WHEN(truncate, EPERM, SC_ABI_LT3, "truncation by path (Landlock ABI < 3)"),
+	REFUSE_WHEN(open, EPERM, SC_ABI_LT3, WHY_TRUNCATE_READ_ONLY),
+	REFUSE_WHEN(openat, EPERM, SC_ABI_LT3, WHY_TRUNCATE_READ_ONLY),
+	REFUSE_WHEN(openat2, ENOSYS, SC_ABI_LT3, WHY_OPENAT2_FLAGS),
+	REFUSE_WHEN(truncate, EPERM, SC_ABI_LT3, WHY_TRUNCATE_PATH),
 
 	/* Terminal injection: the request is an int, compared on 32 bits. */
 	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
-	  .args = { ARG(1, MASK32, TIOCSTI_NR) }, .why = "TIOCSTI pushes input into the terminal" },
+	  .args = { ARG(1, MASK32, TIOCSTI_NR) }, .why = WHY_TIOCSTI },
 	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
-	  .args = { ARG(1, MASK32, TIOCLINUX_NR) }, .why = "TIOCLINUX pastes into the console" },
+	  .args = { ARG(1, MASK32, TIOCLINUX_NR) }, .why = WHY_TIOCLINUX },
 	ALLOW(ioctl),
 
 	/* Memory. */
@@ -135,13 +164,13 @@ static const struct sc_rule table[] = {
 	 * checked while clone3's live behind a pointer. */
 	{ .name = "clone", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(0, CLONE_NS_FLAGS, 0) } },
-	REFUSE(clone, EPERM, "a new namespace"),
+	REFUSE(clone, EPERM, WHY_NEW_NAMESPACE),
 	{ .name = "clone3", .nr = -1, .action = SC_ERRNO, .err = ENOSYS,
-	  .why = "its flags cannot be checked; callers fall back to clone" },
+	  .why = WHY_CLONE3 },
 	{ .name = "unshare", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(0, UNSHARE_NS_FLAGS, 0) } },
-	REFUSE(unshare, EPERM, "a new namespace"),
-	REFUSE(setns, EPERM, "entering another namespace"),
+	REFUSE(unshare, EPERM, WHY_NEW_NAMESPACE),
+	REFUSE(setns, EPERM, WHY_SETNS),
 
 	/* Signals and time. */
 	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), ALLOW(rt_sigreturn), ALLOW(rt_sigpending),
@@ -171,7 +200,7 @@ static const struct sc_rule table[] = {
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 2,
 	  .args = { ARG(0, MASK32, AF_UNIX), ARG(1, SOCK_TYPE_MASK, SOCK_SEQPACKET) } },
 	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_LANDLOCK, .n_args = 1,
-	  .args = { ARG(0, MASK32, AF_UNIX) }, .why = "a Unix datagram's destination cannot be checked" },
+	  .args = { ARG(0, MASK32, AF_UNIX) }, .why = WHY_UNIX_DATAGRAM },
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .n_args = 2,
 	  .args = { ARG(0, MASK32, AF_NETLINK), ARG(2, MASK32, 0 /* NETLINK_ROUTE */) } },
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_NET_ON, .n_args = 1,
@@ -194,24 +223,24 @@ static const struct sc_rule table[] = {
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
 	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, IPPROTO_TCP) } },
 	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
-	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET) }, .why = "only TCP streams on loopback" },
+	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET) }, .why = WHY_LOOPBACK_TCP_ONLY },
 	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
-	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET6) }, .why = "only TCP streams on loopback" },
-	REFUSE(socket, EAFNOSUPPORT, "a socket family the network mode does not give"),
+	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET6) }, .why = WHY_LOOPBACK_TCP_ONLY },
+	REFUSE(socket, EAFNOSUPPORT, WHY_SOCKET_FAMILY),
 	{ .name = "socketpair", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(0, MASK32, AF_UNIX) } },
-	REFUSE(socketpair, EAFNOSUPPORT, "a socket family the network mode does not give"),
+	REFUSE(socketpair, EAFNOSUPPORT, WHY_SOCKET_FAMILY),
 	/* Landlock governs neither Unix sockets nor loopback: in the landlock
 	 * backend the supervisor decides every connect and bind, and with
 	 * loopback every listen, and carries them out itself. */
 	ALLOW_WHEN(connect, SC_NAMESPACES), ALLOW_WHEN(bind, SC_NAMESPACES),
 	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
-	  .why = "the address is checked, then the supervisor connects" },
+	  .why = WHY_SUPERVISED_CONNECT },
 	{ .name = "bind", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
-	  .why = "the address is checked, then the supervisor binds" },
+	  .why = WHY_SUPERVISED_BIND },
 	ALLOW_WHEN(listen, SC_NAMESPACES), ALLOW_WHEN(listen, SC_LANDLOCK | SC_NET_OFF | SC_NET_ON),
 	{ .name = "listen", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
-	  .why = "only on a loopback address the socket is bound to" },
+	  .why = WHY_SUPERVISED_LISTEN },
 	ALLOW(accept), ALLOW(accept4),
 	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
 	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(setsockopt), ALLOW(getsockopt),
@@ -219,13 +248,13 @@ static const struct sc_rule table[] = {
 	 * sees it. */
 	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(3, FASTOPEN, 0) } },
-	REFUSE(sendto, EPERM, "MSG_FASTOPEN connects without connect()"),
+	REFUSE(sendto, EPERM, WHY_FASTOPEN),
 	{ .name = "sendmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(2, FASTOPEN, 0) } },
-	REFUSE(sendmsg, EPERM, "MSG_FASTOPEN connects without connect()"),
+	REFUSE(sendmsg, EPERM, WHY_FASTOPEN),
 	{ .name = "sendmmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
 	  .args = { ARG(3, FASTOPEN, 0) } },
-	REFUSE(sendmmsg, EPERM, "MSG_FASTOPEN connects without connect()"),
+	REFUSE(sendmmsg, EPERM, WHY_FASTOPEN),
 
 	/* System V and POSIX message queues: the namespace jail has an IPC
 	 * namespace of its own; the landlock backend would share the host's. */
@@ -238,20 +267,20 @@ static const struct sc_rule table[] = {
 	ALLOW_WHEN(mq_open, SC_NAMESPACES), ALLOW_WHEN(mq_unlink, SC_NAMESPACES),
 	ALLOW_WHEN(mq_timedsend, SC_NAMESPACES), ALLOW_WHEN(mq_timedreceive, SC_NAMESPACES),
 	ALLOW_WHEN(mq_notify, SC_NAMESPACES), ALLOW_WHEN(mq_getsetattr, SC_NAMESPACES),
-	REFUSE_WHEN(shmget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(shmat, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(shmdt, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(shmctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(semget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(semop, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(semtimedop, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(semctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(msgget, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(msgsnd, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(msgrcv, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(msgctl, EPERM, SC_LANDLOCK, "the host's System V IPC"),
-	REFUSE_WHEN(mq_open, EPERM, SC_LANDLOCK, "the host's POSIX message queues"),
-	REFUSE_WHEN(mq_unlink, EPERM, SC_LANDLOCK, "the host's POSIX message queues"),
+	REFUSE_WHEN(shmget, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(shmat, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(shmdt, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(shmctl, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(semget, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(semop, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(semtimedop, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(semctl, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(msgget, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(msgsnd, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(msgrcv, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(msgctl, EPERM, SC_LANDLOCK, WHY_SYSV_IPC),
+	REFUSE_WHEN(mq_open, EPERM, SC_LANDLOCK, WHY_MQUEUE),
+	REFUSE_WHEN(mq_unlink, EPERM, SC_LANDLOCK, WHY_MQUEUE),
 
 	/* The namespace jail maps only the caller's ids: changing to another
 	 * would answer EINVAL there, where a user outside gets EPERM, and
@@ -267,7 +296,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "chown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(chown, EPERM, SC_NAMESPACES, "an owner this user namespace does not map"),
+	REFUSE_WHEN(chown, EPERM, SC_NAMESPACES, WHY_UNMAPPED_OWNER),
 	{ .name = "fchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(1, MASK32, SC_OWN_UID), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "fchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
@@ -276,7 +305,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "fchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(fchown, EPERM, SC_NAMESPACES, "an owner this user namespace does not map"),
+	REFUSE_WHEN(fchown, EPERM, SC_NAMESPACES, WHY_UNMAPPED_OWNER),
 	{ .name = "lchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(1, MASK32, SC_OWN_UID), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "lchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
@@ -285,7 +314,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "lchown", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(lchown, EPERM, SC_NAMESPACES, "an owner this user namespace does not map"),
+	REFUSE_WHEN(lchown, EPERM, SC_NAMESPACES, WHY_UNMAPPED_OWNER),
 	{ .name = "fchownat", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(2, MASK32, SC_OWN_UID), ARG(3, MASK32, SC_OWN_GID) } },
 	{ .name = "fchownat", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
@@ -294,13 +323,13 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(2, MASK32, SC_ID_UNCHANGED), ARG(3, MASK32, SC_OWN_GID) } },
 	{ .name = "fchownat", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(2, MASK32, SC_ID_UNCHANGED), ARG(3, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(fchownat, EPERM, SC_NAMESPACES, "an owner this user namespace does not map"),
+	REFUSE_WHEN(fchownat, EPERM, SC_NAMESPACES, WHY_UNMAPPED_OWNER),
 	{ .name = "setuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
 	  .args = { ARG(0, MASK32, SC_OWN_UID) } },
-	REFUSE_WHEN(setuid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setuid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	{ .name = "setgid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
 	  .args = { ARG(0, MASK32, SC_OWN_GID) } },
-	REFUSE_WHEN(setgid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setgid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	{ .name = "setreuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(0, MASK32, SC_OWN_UID), ARG(1, MASK32, SC_OWN_UID) } },
 	{ .name = "setreuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
@@ -309,7 +338,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_OWN_UID) } },
 	{ .name = "setreuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(setreuid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setreuid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	{ .name = "setregid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(0, MASK32, SC_OWN_GID), ARG(1, MASK32, SC_OWN_GID) } },
 	{ .name = "setregid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
@@ -318,7 +347,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_OWN_GID) } },
 	{ .name = "setregid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 2,
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(setregid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setregid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	{ .name = "setresuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
 	  .args = { ARG(0, MASK32, SC_OWN_UID), ARG(1, MASK32, SC_OWN_UID), ARG(2, MASK32, SC_OWN_UID) } },
 	{ .name = "setresuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
@@ -335,7 +364,7 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_OWN_UID) } },
 	{ .name = "setresuid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(setresuid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setresuid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	{ .name = "setresgid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
 	  .args = { ARG(0, MASK32, SC_OWN_GID), ARG(1, MASK32, SC_OWN_GID), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "setresgid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
@@ -352,31 +381,36 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_OWN_GID) } },
 	{ .name = "setresgid", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 3,
 	  .args = { ARG(0, MASK32, SC_ID_UNCHANGED), ARG(1, MASK32, SC_ID_UNCHANGED), ARG(2, MASK32, SC_ID_UNCHANGED) } },
-	REFUSE_WHEN(setresgid, EPERM, SC_NAMESPACES, "an id this user namespace does not map"),
+	REFUSE_WHEN(setresgid, EPERM, SC_NAMESPACES, WHY_UNMAPPED_ID),
 	/* Refused outright: kernel attack surface or a way around the jail. */
-	REFUSE(io_uring_setup, EPERM, "io_uring works around seccomp and the supervisor"),
-	REFUSE(io_uring_enter, EPERM, "io_uring works around seccomp and the supervisor"),
-	REFUSE(io_uring_register, EPERM, "io_uring works around seccomp and the supervisor"),
-	REFUSE(keyctl, EPERM, "the kernel keyring is shared with the user's session"),
-	REFUSE(add_key, EPERM, "the kernel keyring is shared with the user's session"),
-	REFUSE(request_key, EPERM, "the kernel keyring is shared with the user's session"),
-	REFUSE(bpf, EPERM, "kernel attack surface"),
-	REFUSE(perf_event_open, EPERM, "kernel attack surface"),
-	REFUSE(userfaultfd, EPERM, "kernel attack surface"),
-	REFUSE(mount, EPERM, "the mount table"),
-	REFUSE(umount2, EPERM, "the mount table"),
-	REFUSE(umount, EPERM, "the mount table"),
-	REFUSE(pivot_root, EPERM, "the mount table"),
-	REFUSE(chroot, EPERM, "the mount table"),
-	REFUSE(fsopen, EPERM, "the mount table"),
-	REFUSE(fsconfig, EPERM, "the mount table"),
-	REFUSE(fsmount, EPERM, "the mount table"),
-	REFUSE(fspick, EPERM, "the mount table"),
-	REFUSE(open_tree, EPERM, "the mount table"),
-	REFUSE(move_mount, EPERM, "the mount table"),
-	REFUSE(mount_setattr, EPERM, "the mount table"),
-	REFUSE_NR(open_tree_attr, 467, EPERM, "the mount table"),
+	REFUSE(io_uring_setup, EPERM, WHY_IO_URING),
+	REFUSE(io_uring_enter, EPERM, WHY_IO_URING),
+	REFUSE(io_uring_register, EPERM, WHY_IO_URING),
+	REFUSE(keyctl, EPERM, WHY_KEYRING),
+	REFUSE(add_key, EPERM, WHY_KEYRING),
+	REFUSE(request_key, EPERM, WHY_KEYRING),
+	REFUSE(bpf, EPERM, WHY_ATTACK_SURFACE),
+	REFUSE(perf_event_open, EPERM, WHY_ATTACK_SURFACE),
+	REFUSE(userfaultfd, EPERM, WHY_ATTACK_SURFACE),
+	REFUSE(mount, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(umount2, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(umount, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(pivot_root, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(chroot, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(fsopen, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(fsconfig, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(fsmount, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(fspick, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(open_tree, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(move_mount, EPERM, WHY_MOUNT_TABLE),
+	REFUSE(mount_setattr, EPERM, WHY_MOUNT_TABLE),
+	REFUSE_NR(open_tree_attr, 467, EPERM, WHY_MOUNT_TABLE),
 };
+
+const char *seccomp_why(const struct sc_rule *r)
+{
+	return r->why > WHY_NONE && (size_t)r->why < ARRAY_SIZE(whys) ? whys[r->why] : NULL;
+}
 
 const struct sc_rule *seccomp_table(size_t *ret_n)
 {
@@ -415,7 +449,8 @@ static bool rule_applies(const struct sc_rule *r, enum backend backend, enum net
  * libseccomp, so that no run pays for resolving names and compiling a
  * filter (about 1.5 ms); absent in gen-filters itself. */
 extern const int seccomp_generated_nrs[] __attribute__((weak));
-extern const char *const seccomp_generated_names[] __attribute__((weak));
+extern const char seccomp_generated_name_text[] __attribute__((weak));
+extern const unsigned short seccomp_generated_name_at[] __attribute__((weak));
 extern const size_t seccomp_generated_n_names __attribute__((weak));
 /* In tools/gen-filters and the unit tests, where libseccomp is linked;
  * stockade itself runs on what they generated. */
@@ -498,8 +533,8 @@ const char *seccomp_syscall_name(int nr)
 		if (table[i].nr == nr)
 			return table[i].name;
 	if (&seccomp_generated_n_names && nr >= 0 && (size_t)nr < seccomp_generated_n_names &&
-	    seccomp_generated_names[nr])
-		return seccomp_generated_names[nr];
+	    seccomp_generated_name_at[nr])
+		return seccomp_generated_name_text + seccomp_generated_name_at[nr];
 	snprintf(buf, sizeof(buf), "syscall %d", nr);
 	return buf;
 }
@@ -554,7 +589,7 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 			fprintf(f, " %s", strerrorname_np(r->err));
 		print_args(f, r);
 		if (r->why)
-			fprintf(f, "  (%s)", r->why);
+			fprintf(f, "  (%s)", seccomp_why(r));
 		fputc('\n', f);
 	}
 	fprintf(f, "  allowed without condition: %zu calls:", allowed);

@@ -43,16 +43,47 @@ struct sc_arg {
 #define SC_ABI_GE3 (1u << 6)
 #define SC_NET_ANY (SC_NET_OFF | SC_NET_LOOPBACK | SC_NET_ON)
 
-struct sc_rule {
-	const char *name;
-	int nr;			/* the number, for calls libseccomp 2.5 does not name; else -1 */
-	enum sc_action action;
-	int err;
-	unsigned n_args;
-	struct sc_arg args[3];
-	unsigned when;
-	const char *why;
+/* Why a row refuses, supervises or answers in the filter; the words are
+ * seccomp_why()'s. */
+enum sc_why {
+	WHY_NONE,
+	WHY_TRUNCATE_READ_ONLY,
+	WHY_OPENAT2_FLAGS,
+	WHY_TRUNCATE_PATH,
+	WHY_TIOCSTI,
+	WHY_TIOCLINUX,
+	WHY_NEW_NAMESPACE,
+	WHY_CLONE3,
+	WHY_SETNS,
+	WHY_UNIX_DATAGRAM,
+	WHY_LOOPBACK_TCP_ONLY,
+	WHY_SOCKET_FAMILY,
+	WHY_SUPERVISED_CONNECT,
+	WHY_SUPERVISED_BIND,
+	WHY_SUPERVISED_LISTEN,
+	WHY_FASTOPEN,
+	WHY_SYSV_IPC,
+	WHY_MQUEUE,
+	WHY_UNMAPPED_OWNER,
+	WHY_UNMAPPED_ID,
+	WHY_IO_URING,
+	WHY_KEYRING,
+	WHY_ATTACK_SURFACE,
+	WHY_MOUNT_TABLE,
 };
+
+struct sc_rule {
+	char name[24];		/* inline: the table holds no pointer */
+	short nr;		/* the number, for calls libseccomp 2.5 does not name; else -1 */
+	unsigned char action;	/* enum sc_action */
+	unsigned char n_args;
+	unsigned char err;
+	unsigned char when;
+	unsigned char why;	/* enum sc_why */
+	struct sc_arg args[3];
+};
+
+const char *seccomp_why(const struct sc_rule *r);
 
 struct seccomp_plan {
 	const struct sc_rule **rules;

@@ -60,15 +60,26 @@ int main(void)
 				n++;
 			}
 
-	/* Names of every call this architecture numbers, for the report. */
+	/* Names of every call this architecture numbers, for the report: one
+	 * string of them and each one's offset (0 for none), so that no
+	 * pointer needs relocating when stockade starts. */
+	unsigned offsets[1024] = { 0 };
+	unsigned at = 1;
 	printf("const size_t seccomp_generated_n_names = 1024;\n"
-	       "const char *const seccomp_generated_names[1024] = {\n");
+	       "const char seccomp_generated_name_text[] = \"\\0\"\n");
 	for (int nr = 0; nr < 1024; nr++) {
 		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-		if (name)
-			printf("\t[%d] = \"%s\",\n", nr, name);
+		if (name) {
+			printf("\t\"%s\\0\"\n", name);
+			offsets[nr] = at;
+			at += (unsigned)strlen(name) + 1;
+		}
 		free(name);
 	}
+	printf("\t;\nconst unsigned short seccomp_generated_name_at[1024] = {\n");
+	for (int nr = 0; nr < 1024; nr++)
+		if (offsets[nr])
+			printf("\t[%d] = %u,\n", nr, offsets[nr]);
 	printf("};\n\n");
 
 	printf("const size_t seccomp_generated_n_filters = %zu;\n"

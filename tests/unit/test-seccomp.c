@@ -698,7 +698,7 @@ static void test_table(void)
 	size_t n;
 	const struct sc_rule *t = seccomp_table(&n);
 	ok(n > 100, "the table has %zu rows", n);
-	size_t unknown = 0, mismatched = 0, here = 0;
+	size_t unknown = 0, mismatched = 0, here = 0, unterminated = 0, unexplained = 0;
 	_cleanup_free_ char *absent = xstrdup("");
 	for (size_t i = 0; i < n; i++) {
 		int libnr = seccomp_syscall_resolve_name(t[i].name);
@@ -720,7 +720,17 @@ static void test_table(void)
 		}
 		ok(t[i].action == SC_ALLOW || t[i].action == SC_SUPERVISE || t[i].err > 0,
 		   "row %zu (%s): a refusal names its errno", i, t[i].name);
+		if (strnlen(t[i].name, sizeof(t[i].name)) == sizeof(t[i].name))
+			unterminated++;
+		if ((t[i].action == SC_REFUSE || t[i].action == SC_SUPERVISE) && !seccomp_why(&t[i]))
+			unexplained++;
 	}
+	is_int(unterminated, 0, "every row's name fits its %zu bytes with its NUL", sizeof(t[0].name));
+	is_int(unexplained, 0, "every refusing or supervised row says why");
+	is_str(seccomp_why(&(struct sc_rule){ .why = WHY_MOUNT_TABLE }), "the mount table", "seccomp_why reads the words");
+	ok(seccomp_why(&(struct sc_rule){ .why = 200 }) == NULL, "an out-of-range reason reads as none");
+	is_str(seccomp_syscall_name(__NR_getppid), "getppid", "a name from the generated text");
+	is_str(seccomp_syscall_name(1000), "syscall 1000", "a number with no name");
 	is_int(unknown, 0, "every row's name resolves (on some architecture) or has a number");
 	is_int(mismatched, 0, "every numbered row agrees with libseccomp where it knows the call");
 	diag("%zu rows are calls of this architecture; not here: %s", here, absent);
