@@ -33,10 +33,9 @@ static void test_reads_as_libcap(void)
 		cap_free(lc);
 }
 
-/* Dropping the effective set and raising it again, as the supervisor does
- * around each call it makes for the command: in a child, in a user
- * namespace of its own when it is not root. */
-static void test_effective_round_trip(void)
+/* Runs fn in a child, whose process the changes are made to, and reads
+ * back the n ints it reports. */
+static void in_child(void (*fn)(int *report), int *report, size_t n)
 {
 	int p[2];
 	if (pipe(p) < 0)
@@ -44,31 +43,42 @@ static void test_effective_round_trip(void)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		int report[6] = { 0 };
-		if (getuid() != 0 && unshare(CLONE_NEWUSER) < 0)
-			report[0] = -errno;
-		struct caps on, off, now;
-		caps_get(&on);
-		report[1] = caps_effective(&on, CAP_DAC_OVERRIDE);
-		off = on;
-		for (size_t i = 0; i < ARRAY_SIZE(off.d); i++)
-			off.d[i].effective = 0;
-		report[2] = caps_set(&off);
-		caps_get(&now);
-		report[3] = !caps_effective(&now, CAP_DAC_OVERRIDE) && now.d[0].permitted == on.d[0].permitted;
-		report[4] = caps_set(&on);
-		caps_get(&now);
-		report[5] = caps_effective(&now, CAP_DAC_OVERRIDE);
-		if (write(p[1], report, sizeof(report)) != sizeof(report))
-			_exit(2);
-		_exit(0);
+		fn(report);
+		_exit(write(p[1], report, n * sizeof(int)) == (ssize_t)(n * sizeof(int)) ? 0 : 2);
 	}
 	close(p[1]);
-	int report[6] = { -1, -1, -1, -1, -1, -1 };
-	ssize_t n = read(p[0], report, sizeof(report));
+	for (size_t i = 0; i < n; i++)
+		report[i] = -1;
+	ssize_t got = read(p[0], report, n * sizeof(int));
 	close(p[0]);
 	waitpid(pid, NULL, 0);
-	is_int(n, (ssize_t)sizeof(report), "the child reported");
+	is_int(got, (ssize_t)(n * sizeof(int)), "the child reported");
+}
+
+/* Dropping the effective set and raising it again, as the supervisor does
+ * around each call it makes for the command: in a user namespace of the
+ * child's own when it is not root. */
+static void round_trip(int *report)
+{
+	report[0] = getuid() != 0 && unshare(CLONE_NEWUSER) < 0 ? -errno : 0;
+	struct caps on, off, now;
+	caps_get(&on);
+	report[1] = caps_effective(&on, CAP_DAC_OVERRIDE);
+	off = on;
+	for (size_t i = 0; i < ARRAY_SIZE(off.d); i++)
+		off.d[i].effective = 0;
+	report[2] = caps_set(&off);
+	caps_get(&now);
+	report[3] = !caps_effective(&now, CAP_DAC_OVERRIDE) && now.d[0].permitted == on.d[0].permitted;
+	report[4] = caps_set(&on);
+	caps_get(&now);
+	report[5] = caps_effective(&now, CAP_DAC_OVERRIDE);
+}
+
+static void test_effective_round_trip(void)
+{
+	int report[6];
+	in_child(round_trip, report, ARRAY_SIZE(report));
 	is_int(report[0], 0, "a user namespace where not root");
 	is_int(report[1], 1, "CAP_DAC_OVERRIDE effective to begin with");
 	is_int(report[2], 0, "the effective set emptied");
@@ -77,32 +87,21 @@ static void test_effective_round_trip(void)
 	is_int(report[5], 1, "CAP_DAC_OVERRIDE effective again");
 }
 
+static void drop_all(int *report)
+{
+	report[0] = caps_drop_all();
+	cap_t lc = cap_get_proc();
+	char *text = lc ? cap_to_text(lc, NULL) : NULL;
+	report[1] = text && streq(text, "=");
+	report[2] = (int)prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0);
+	report[3] = (int)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_BIND_SERVICE, 0, 0);
+	report[4] = (int)prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+}
+
 static void test_drop_all(void)
 {
-	int p[2];
-	if (pipe(p) < 0)
-		abort();
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		int report[5];
-		report[0] = caps_drop_all();
-		cap_t lc = cap_get_proc();
-		char *text = lc ? cap_to_text(lc, NULL) : NULL;
-		report[1] = text && streq(text, "=");
-		report[2] = (int)prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0);
-		report[3] = (int)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_BIND_SERVICE, 0, 0);
-		report[4] = (int)prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-		if (write(p[1], report, sizeof(report)) != sizeof(report))
-			_exit(2);
-		_exit(0);
-	}
-	close(p[1]);
-	int report[5] = { -1, -1, -1, -1, -1 };
-	ssize_t n = read(p[0], report, sizeof(report));
-	close(p[0]);
-	waitpid(pid, NULL, 0);
-	is_int(n, (ssize_t)sizeof(report), "the child reported");
+	int report[5];
+	in_child(drop_all, report, ARRAY_SIZE(report));
 	is_int(report[0], 0, "caps_drop_all succeeds (uid %d)", (int)getuid());
 	is_int(report[1], 1, "libcap reads the child's sets as empty ('=')");
 	is_int(report[3], 0, "no ambient capability");
