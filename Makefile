@@ -70,7 +70,7 @@ $(BUILD)/gen/filters.c: $(BUILD)/tools/gen-filters
 $(BUILD)/gen/filters.o: $(BUILD)/gen/filters.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h tests/golden.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_OBJS) $(PKG_LIBS)
 

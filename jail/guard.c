@@ -601,29 +601,40 @@ static enum top_answer top_lookup(const struct discover *d, const char *rel)
 	return TOP_ASK;
 }
 
-static void add_hooks_path(struct discover *d, const char *worktree, const char *value)
+/* A path a git file names, absolute or relative to the worktree, as a
+ * path below the workspace (pointing into *ret_abs), or NULL where it lies
+ * outside: the command cannot write there. Lexical: a symlink on the way
+ * is refused when the path is opened, so ".." cannot be made to mean
+ * another place. */
+static const char *below_workspace(const struct discover *d, const char *worktree, const char *value,
+				   char **ret_abs)
 {
 	const char *ws = d->o->workspace;
-	_cleanup_free_ char *abs = NULL;
+	if (value[0] == '/') {
+		*ret_abs = path_normalize(value);
+	} else {
+		_cleanup_free_ char *base = path_join(ws, worktree);
+		_cleanup_free_ char *j = path_join(base, value);
+		*ret_abs = path_normalize(j);
+	}
+	return path_is_beneath(*ret_abs, ws) ? path_below(*ret_abs, ws) : NULL;
+}
+
+static void add_hooks_path(struct discover *d, const char *worktree, const char *value)
+{
+	_cleanup_free_ char *home_path = NULL, *abs = NULL;
 	if (str_empty(value))
 		return;
-	if (value[0] == '/') {
-		abs = path_normalize(value);
-	} else if (value[0] == '~') {
+	if (value[0] == '~') {
 		/* ~user/ names another account's home: not this workspace's
 		 * business unless that home holds it, which we do not guess. */
 		if ((value[1] != '/' && value[1]) || str_empty(d->o->user_home))
 			return;
-		_cleanup_free_ char *j = xasprintf("%s/%s", d->o->user_home, value + 1);
-		abs = path_normalize(j);
-	} else {
-		_cleanup_free_ char *base = path_join(ws, worktree);
-		_cleanup_free_ char *j = path_join(base, value);
-		abs = path_normalize(j);
+		value = home_path = xasprintf("%s/%s", d->o->user_home, value + 1);
 	}
-	if (!path_is_beneath(abs, ws))
+	const char *rel = below_workspace(d, worktree, value, &abs);
+	if (!rel)
 		return;
-	const char *rel = path_below(abs, ws);
 	const char *base = strrchr(rel, '/');
 	base = base ? base + 1 : rel;
 	/* A hooksPath of the workspace itself or of a git directory would
@@ -674,21 +685,10 @@ static void add_gitfile(struct discover *d, int dfd, const char *worktree)
 		v[--n] = '\0';
 	if (!n)
 		return;
-	const char *ws = d->o->workspace;
 	_cleanup_free_ char *abs = NULL;
-	if (v[0] == '/') {
-		abs = path_normalize(v);
-	} else {
-		_cleanup_free_ char *base = path_join(ws, worktree);
-		_cleanup_free_ char *j = path_join(base, v);
-		/* Lexical: a symlink on the way is refused when the path is
-		 * opened, so ".." cannot be made to mean another place. */
-		abs = path_normalize(j);
-	}
-	/* A gitdir outside the workspace is not writable by the command. */
-	if (!path_is_beneath(abs, ws))
+	const char *rel = below_workspace(d, worktree, v, &abs);
+	if (!rel)
 		return;
-	const char *rel = path_below(abs, ws);
 	if (!*rel) {
 		/* "gitdir: ." at the top: the workspace is the git directory */
 		for (size_t i = 0; i < ARRAY_SIZE(gitdir_members); i++)

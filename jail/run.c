@@ -441,6 +441,17 @@ static int start_early(const struct run_setup *s, const struct early *e, char **
 	return r;
 }
 
+/* Reaps every child that has exited; *status takes the command's when it
+ * is among them. */
+static void reap_exited(pid_t pid, int *status)
+{
+	int st;
+	pid_t w;
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (w == pid)
+			*status = st;
+}
+
 /* The namespace jail's init, pid 1 of its pid namespace: builds the jail,
  * confines itself, forks the command, reaps every process, forwards the
  * signals stockade sends it, and hands the command's status back. */
@@ -503,11 +514,7 @@ static _Noreturn void jail_init(const struct run_setup *s, const sigset_t *old_m
 			continue;
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD) {
-			int st;
-			pid_t w;
-			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-				if (w == pid)
-					status = st;
+			reap_exited(pid, &status);
 			continue;
 		}
 		/* The terminal already reached the command in this group. */
@@ -831,33 +838,15 @@ int run_command(const struct run_setup *s, struct report *rep)
 	struct seccomp_notif *req = listener >= 0 ? &notif_req : NULL;
 	struct seccomp_notif_resp *resp = &notif_resp;
 	/* The connect supervisor: in the landlock backend, the only thing
-	 * between the command and a socket it was not given. If it cannot
-	 * start, the command does not run. */
-	struct supervisor *super = NULL;
-	if (listener >= 0 && !ns && !setup_failed) {
-		int r = supervisor_new(p, listener, rep, &super);
-		if (r < 0) {
-			log_error("cannot start the connect supervisor: %s", strerror(-r));
-			kill(pid, SIGKILL);
-			setup_failed = true;
-			code = 125;
-		}
-	}
+	 * between the command and a socket it was not given. What it cannot
+	 * open when a call comes (sock_diag), it refuses the call for. */
+	struct supervisor *super = listener >= 0 && !ns && !setup_failed ? supervisor_new(p, listener, rep) : NULL;
 	bool broken = false;
-	bool done = false;
 	/* The command's process may have ended before stockade blocked
 	 * SIGCHLD (the landlock backend's starts ahead of the policy):
 	 * look once before waiting for the signal. */
-	{
-		int st;
-		pid_t w;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-			if (w == pid) {
-				status = st;
-				done = true;
-			}
-	}
-	while (!done) {
+	reap_exited(pid, &status);
+	while (status == -1) {
 		struct pollfd fds[2 + 64] = {
 			{ .fd = sig_fd, .events = POLLIN },
 			{ .fd = listener, .events = POLLIN },
@@ -891,13 +880,7 @@ int run_command(const struct run_setup *s, struct report *rep)
 		while (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
 			int sig = (int)si.ssi_signo;
 			if (sig == SIGCHLD) {
-				int st;
-				pid_t w;
-				while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-					if (w == pid)
-						status = st;
-				if (status != -1)
-					done = true;
+				reap_exited(pid, &status);
 				continue;
 			}
 			if (status != -1 || (pid_t)si.ssi_pid == parent)

@@ -789,7 +789,7 @@ bool supervisor_whole_run(const struct supervisor *sv)
 	return !sv->broken;
 }
 
-int supervisor_new(const struct policy *p, int listener, struct report *rep, struct supervisor **ret)
+struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	sv->p = p;
@@ -803,8 +803,7 @@ int supervisor_new(const struct policy *p, int listener, struct report *rep, str
 		for (size_t i = 0; i < ARRAY_SIZE(sv->caps_off.d); i++)
 			sv->caps_off.d[i].effective = 0;
 	}
-	*ret = sv;
-	return 0;
+	return sv;
 }
 
 void supervisor_free(struct supervisor *sv)

@@ -17,7 +17,7 @@
 
 struct supervisor;
 
-int supervisor_new(const struct policy *p, int listener, struct report *rep, struct supervisor **ret);
+struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep);
 void supervisor_free(struct supervisor *sv);
 
 /* Is this system call the supervisor's to decide? */

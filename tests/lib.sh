@@ -102,6 +102,15 @@ tmpdir_new() {
 	mktemp -d "$_lib_tmp_root/t.XXXXXX"
 }
 
+# new_places: T, a fresh directory of the test file's own; HOME in it, made
+# and empty; W, the workspace beside it.
+new_places() {
+	T=$(tmpdir_new)
+	export HOME="$T/home"
+	W="$T/ws"
+	mkdir -p "$HOME" "$W"
+}
+
 # ------------------------------------------------------------------ ids
 
 is_root() {

@@ -3,11 +3,7 @@
 # refused them nothing: every system call they make is in the table.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 
 # census DESC [STOCKADE-OPTION]... -- CMD...: CMD succeeds in the jail and
 # the listener recorded no refused system call.

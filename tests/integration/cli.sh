@@ -2,11 +2,7 @@
 # message that names what was wrong and exit 125, nothing changed.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 
 # fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
 fails() {

@@ -4,11 +4,7 @@
 # answers ENOSYS, EOPNOTSUPP or EPERM for what that kernel would refuse.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 
 # never_ran DESC STATUS -- CMD...: CMD ends with STATUS, the probe never
 # started, and the sentinel it would have written does not exist.

@@ -5,11 +5,7 @@
 # to the quarantine, losing nothing and naming each change.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid \
 	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
 git -C "$W" init -q

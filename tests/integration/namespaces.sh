@@ -3,12 +3,9 @@
 # setup race, and how auto falls back when the host refuses it.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
+new_places
 NONCE=$(nonce_new)
 canary_home "$HOME" "$NONCE"
-W="$T/ws"
-mkdir -p "$W"
 in_jail() {
 	"$STOCKADE" --backend namespaces -C "$W" "$@"
 }

@@ -5,11 +5,7 @@
 # the network namespace does.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 LL=false
 [ "$TEST_BACKEND" = landlock ] && LL=true
 REFUSED=EACCES    # the supervisor's answer: not ECONNREFUSED

@@ -2,12 +2,9 @@
 # signals and leftovers.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
+new_places
 NONCE=$(nonce_new)
 canary_home "$HOME" "$NONCE"
-W="$T/ws"
-mkdir -p "$W"
 in_jail() {
 	jail --net off -C "$W" "$@"
 }

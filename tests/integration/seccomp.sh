@@ -4,11 +4,7 @@
 # kernel would have said anyway). Each case runs outside first.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 
 # refused DESC ERRNO SYSCALL -- PROBE-ARGS...: inside, the probe gets ERRNO
 # and the report lists SYSCALL among the denials.

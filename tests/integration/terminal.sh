@@ -3,11 +3,7 @@
 # owns, as a shell would.
 . tests/lib.sh
 
-T=$(tmpdir_new)
-export HOME="$T/home"
-mkdir -p "$HOME"
-W="$T/ws"
-mkdir -p "$W"
+new_places
 
 pending() {
 	printf '%s\n' "$PROBE_OUTPUT" | grep '^ptyrun: pending input:' | tail -n 1

@@ -115,6 +115,19 @@ static void diag_strv(const char *label, char **v)
 		diag("  %s", v[i]);
 }
 
+/* Ends a run that leaves nothing to undo. A run whose guard_begin failed
+ * has failed its test already. */
+static void end_unchanged(struct guard *g, const char *end_says, const char *none_says)
+{
+	struct guard_report rep = { 0 };
+	if (!g)
+		return;
+	is_int(guard_end(g, &rep), 0, "%s", end_says);
+	is_int(rep.n_changes, 0, "%s", none_says);
+	guard_report_free(&rep);
+	guard_free(g);
+}
+
 static void test_discover(void)
 {
 	_cleanup_free_ char *ws = tmp_dir("ws");
@@ -529,12 +542,7 @@ static void test_over_cap(void)
 		ok(strv_length(rep.unguarded) >= 3, "files past the total cap are named as unguarded (%zu)",
 		   strv_length(rep.unguarded));
 		guard_report_free(&rep);
-		if (g) {
-			is_int(guard_end(g, &rep), 0, "guard_end");
-			is_int(rep.n_changes, 0, "an unchanged over-cap file is no change");
-			guard_report_free(&rep);
-			guard_free(g);
-		}
+		end_unchanged(g, "guard_end", "an unchanged over-cap file is no change");
 	}
 	fixture_done(&f);
 }
@@ -611,12 +619,7 @@ static void test_crash(void)
 	guard_report_free(&rep);
 	int status = -1;
 	waitpid(pid, &status, 0);
-	if (g) {
-		is_int(guard_end(g, &rep), 0, "guard_end");
-		is_int(rep.n_changes, 0, "nothing left to undo");
-		guard_report_free(&rep);
-		guard_free(g);
-	}
+	end_unchanged(g, "guard_end", "nothing left to undo");
 
 	/* A run this process left registered (guard_free without an end)
 	 * is under way for as long as this process lives: its baseline is
@@ -666,24 +669,14 @@ static void test_killed_beside_live(void)
 		guard_report_free(&rep);
 		guard_free(c);
 	}
-	if (a) {
-		is_int(guard_end(a, &rep), 0, "the first run ends last");
-		is_int(rep.n_changes, 0, "nothing left to undo");
-		guard_report_free(&rep);
-		guard_free(a);
-	}
+	end_unchanged(a, "the first run ends last", "nothing left to undo");
 	put(f.ws, ".git/config", "[core]\n\teditor = vi\n");
 	struct guard *d = NULL;
 	is_int(guard_begin(&f.o, &d, &rep), 0, "guard_begin after every run is over");
 	is_int(rep.n_changes, 0, "the user's edit between runs is not undone");
 	is_int(rep.n_copied, 1, "it is the new baseline");
 	guard_report_free(&rep);
-	if (d) {
-		is_int(guard_end(d, &rep), 0, "guard_end");
-		is_int(rep.n_changes, 0, "and stays");
-		guard_report_free(&rep);
-		guard_free(d);
-	}
+	end_unchanged(d, "guard_end", "and stays");
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
 	is_str(config, "[core]\n\teditor = vi\n", ".git/config is the user's");
 	fixture_done(&f);
@@ -735,12 +728,7 @@ static void test_failed_end(void)
 	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the change is undone");
 	is_int(rep.n_changes, 1, "and nothing else");
 	guard_report_free(&rep);
-	if (g) {
-		is_int(guard_end(g, &rep), 0, "guard_end");
-		is_int(rep.n_changes, 0, "nothing left to undo");
-		guard_report_free(&rep);
-		guard_free(g);
-	}
+	end_unchanged(g, "guard_end", "nothing left to undo");
 	fixture_done(&f);
 }
 
@@ -892,12 +880,7 @@ static void test_unchanged(void)
 	is_int(rep.n_copied, 1, "copies that one file again");
 	is_int(rep.n_changes, 0, "and undoes nothing");
 	guard_report_free(&rep);
-	if (g) {
-		is_int(guard_end(g, &rep), 0, "guard_end");
-		is_int(rep.n_changes, 0, "the user's edit stays");
-		guard_report_free(&rep);
-		guard_free(g);
-	}
+	end_unchanged(g, "guard_end", "the user's edit stays");
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
 	is_str(config, "[core]\n\teditor = vi\n", ".git/config is the user's");
 	fixture_done(&f);

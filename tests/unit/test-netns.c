@@ -22,27 +22,12 @@
 #include <linux/rtnetlink.h>
 
 #include "jail/util.h"
+#include "tests/golden.h"
 #include "tests/tap.h"
 
 #define GOLDEN_LINK_UP "tests/golden/netns-link-up.txt"
 /* The size the request takes: a netlink header and an ifinfomsg. */
 #define LINK_UP_SIZE (NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)))
-
-static char *golden_path(const char *name)
-{
-	const char *srcdir = getenv("STOCKADE_SRCDIR");
-	return xasprintf("%s/%s", str_empty(srcdir) ? "." : srcdir, name);
-}
-
-static void diag_text(const char *label, const char *text)
-{
-	diag("%s:", label);
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		diag("  %.*s", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-}
 
 static void test_golden(void)
 {
@@ -71,27 +56,7 @@ static void test_golden(void)
 	fclose(f);
 	_cleanup_free_ char *got = text;
 
-	_cleanup_free_ char *path = golden_path(GOLDEN_LINK_UP);
-	const char *regen = getenv("STOCKADE_REGEN_GOLDEN");
-	if (regen && streq(regen, "1")) {
-		_cleanup_fclose_ FILE *out = fopen(path, "we");
-		bool written = out && fwrite(got, 1, len, out) == len && fflush(out) == 0;
-		diag("STOCKADE_REGEN_GOLDEN=1: wrote %s, review it before committing", path);
-		ok(written, "regenerated %s", GOLDEN_LINK_UP);
-		return;
-	}
-
-	_cleanup_free_ char *want = NULL;
-	size_t want_len = 0;
-	int r = read_file_at(AT_FDCWD, path, 64 * 1024, &want, &want_len);
-	if (!ok(r == 0, "read %s", path)) {
-		diag("%s (set STOCKADE_SRCDIR to the source tree)", strerror(-r));
-		return;
-	}
-	if (!ok(want_len == len && memcmp(want, got, len) == 0, "netns_print matches %s", GOLDEN_LINK_UP)) {
-		diag_text("got", got);
-		diag_text("want", want);
-	}
+	golden_check(GOLDEN_LINK_UP, got, len, "netns_print");
 }
 
 static void test_buffer_bounds(void)

@@ -10,25 +10,10 @@
 #include <sys/stat.h>
 
 #include "jail/util.h"
+#include "tests/golden.h"
 #include "tests/tap.h"
 
 #define GOLDEN_REPORT "tests/golden/report.json"
-
-static char *golden_path(const char *name)
-{
-	const char *srcdir = getenv("STOCKADE_SRCDIR");
-	return xasprintf("%s/%s", str_empty(srcdir) ? "." : srcdir, name);
-}
-
-static void diag_text(const char *label, const char *text)
-{
-	diag("%s:", label);
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		diag("  %.*s", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-}
 
 /* ---- a strict JSON checker (RFC 8259, UTF-8 text) ---- */
 
@@ -292,26 +277,7 @@ static void test_golden(void)
 	if (!ok(why == NULL, "the filled report is valid JSON"))
 		diag("  %s", why);
 
-	_cleanup_free_ char *path = golden_path(GOLDEN_REPORT);
-	const char *regen = getenv("STOCKADE_REGEN_GOLDEN");
-	if (regen && streq(regen, "1")) {
-		_cleanup_fclose_ FILE *out = fopen(path, "we");
-		bool written = out && fwrite(got, 1, len, out) == len && fflush(out) == 0;
-		diag("STOCKADE_REGEN_GOLDEN=1: wrote %s, review it before committing", path);
-		ok(written, "regenerated %s", GOLDEN_REPORT);
-		return;
-	}
-	_cleanup_free_ char *want = NULL;
-	size_t want_len = 0;
-	int e = read_file_at(AT_FDCWD, path, 64 * 1024, &want, &want_len);
-	if (!ok(e == 0, "read %s", path)) {
-		diag("%s (set STOCKADE_SRCDIR to the source tree)", strerror(-e));
-		return;
-	}
-	if (!ok(want_len == len && memcmp(want, got, len) == 0, "report JSON matches %s", GOLDEN_REPORT)) {
-		diag_text("got", got);
-		diag_text("want", want);
-	}
+	golden_check(GOLDEN_REPORT, got, len, "report JSON");
 
 	/* The fields, so that a wrong golden file cannot be blessed unseen. */
 	ok(!!strstr(got, "\"backend\": \"landlock\""), "backend");
