@@ -723,6 +723,40 @@ static void note_unguarded(char ***list, const char *rel, const char *why _unuse
 		strv_add(list, str_empty(rel) ? "." : rel);
 }
 
+/* Reads a directory a getdents at a time into the caller's buffer of
+ * GETDENTS_BUF bytes. */
+struct dir_iter {
+	int fd;
+	char *buf;
+	ssize_t len, off;
+};
+
+/* The next entry but "." and "..", NULL at the end (*ret_err 0) or on a
+ * failure (*ret_err -errno). */
+static const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err)
+{
+	*ret_err = 0;
+	for (;;) {
+		while (it->off < it->len) {
+			const struct dirent64 *de = (const struct dirent64 *)(it->buf + it->off);
+			it->off += de->d_reclen;
+			const char *name = de->d_name;
+			if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+				return de;
+		}
+		it->len = getdents64(it->fd, it->buf, GETDENTS_BUF);
+		it->off = 0;
+		if (it->len < 0) {
+			if (errno == EINTR)
+				continue;
+			*ret_err = -errno;
+			return NULL;
+		}
+		if (it->len == 0)
+			return NULL;
+	}
+}
+
 /* Every `.git` beneath the workspace. One open and a few getdents per
  * directory, d_type instead of a stat, symlinks never followed. */
 static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned depth, bool *ret_root_git)
@@ -733,55 +767,43 @@ static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned dep
 	}
 	if (!d->bufs[depth])
 		d->bufs[depth] = xmalloc(GETDENTS_BUF);
-	char *buf = d->bufs[depth];
-	for (;;) {
-		ssize_t n = getdents64(dfd, buf, GETDENTS_BUF);
-		if (n < 0) {
-			if (errno == EINTR)
+	struct dir_iter it = { .fd = dfd, .buf = d->bufs[depth] };
+	const struct dirent64 *de;
+	int err;
+	while ((de = dir_next(&it, &err))) {
+		const char *name = de->d_name;
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			return -errno;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+				: S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
 		}
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *de = (struct dirent64 *)(buf + off);
-			off += de->d_reclen;
-			const char *name = de->d_name;
-			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-				continue;
-			unsigned char type = de->d_type;
-			if (type == DT_UNKNOWN) {
-				struct stat st;
-				if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-					continue;
-				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
-					: S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
-			}
+		if (depth == 0)
+			top_note(d, name, type);
+		if (streq(name, ".git")) {
 			if (depth == 0)
-				top_note(d, name, type);
-			if (streq(name, ".git")) {
-				if (depth == 0)
-					*ret_root_git = true;
-				found_repo(d, dfd, rel, type);
-				continue;
-			}
-			if (type != DT_DIR)
-				continue;
-			_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			_cleanup_free_ char *crel = rel_join(rel, name);
-			if (cfd < 0) {
-				/* gone, or replaced by a symlink, since it was listed */
-				if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-					continue;
-				note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
-				continue;
-			}
-			int r = walk_repos(d, cfd, crel, depth + 1, ret_root_git);
-			if (r < 0)
-				note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
+				*ret_root_git = true;
+			found_repo(d, dfd, rel, type);
+			continue;
 		}
+		if (type != DT_DIR)
+			continue;
+		_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		_cleanup_free_ char *crel = rel_join(rel, name);
+		if (cfd < 0) {
+			/* gone, or replaced by a symlink, since it was listed */
+			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+				continue;
+			note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
+			continue;
+		}
+		int r = walk_repos(d, cfd, crel, depth + 1, ret_root_git);
+		if (r < 0)
+			note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
 	}
-	return 0;
+	return err;
 }
 
 static char *read_user_hooks_path(const char *home)
@@ -1191,30 +1213,20 @@ static int list_dir(int fd, char ***ret)
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	_cleanup_free_ char *buf = xmalloc(GETDENTS_BUF);
-	for (;;) {
-		ssize_t got = getdents64(fd, buf, GETDENTS_BUF);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			int r = -errno;
-			strv_free(v);
-			return r;
+	struct dir_iter it = { .fd = fd, .buf = buf };
+	const struct dirent64 *de;
+	int err;
+	while ((de = dir_next(&it, &err))) {
+		if (n + 2 > cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xreallocarray(v, cap, sizeof(char *));
 		}
-		if (got == 0)
-			break;
-		for (ssize_t off = 0; off < got;) {
-			struct dirent64 *de = (struct dirent64 *)(buf + off);
-			off += de->d_reclen;
-			const char *name = de->d_name;
-			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-				continue;
-			if (n + 2 > cap) {
-				cap = cap ? cap * 2 : 16;
-				v = xreallocarray(v, cap, sizeof(char *));
-			}
-			v[n++] = xstrdup(name);
-			v[n] = NULL;
-		}
+		v[n++] = xstrdup(de->d_name);
+		v[n] = NULL;
+	}
+	if (err < 0) {
+		strv_free(v);
+		return err;
 	}
 	if (!v)
 		v = strv_new();
