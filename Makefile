@@ -21,10 +21,15 @@ endif
 WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
 	-Werror=implicit-function-declaration -Werror=format-security \
 	-Werror=incompatible-pointer-types -Werror=return-type -Werror=int-conversion
+# Small code: a run's time goes to system calls and page faults, and the
+# kernel maps a binary's pages in 64 KiB runs around each fault, so every
+# KiB of the file is memory the run holds (make bench's peak). -Os, the
+# unused functions dropped, and no unwind tables (gdb reads .debug_frame).
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. \
-	$(WARNINGS) -O2 -g -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
+	$(WARNINGS) -Os -g -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
+	-fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--gc-sections $(LDFLAGS)
 
 MODULES := jail landlock mount netns conf
 SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
@@ -78,7 +83,7 @@ $(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h tests/golden
 # so that what they report is the kernel's answer and nothing else.
 $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -I. $(WARNINGS) -O1 -g -o $@ $< -lpthread $(shell $(PKG_CONFIG) --libs libseccomp)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -I. $(WARNINGS) -O1 -g -o $@ $< -Wl,--as-needed -lpthread $(shell $(PKG_CONFIG) --libs libseccomp)
 
 tests: $(BUILD)/stockade $(UNIT_BINS) $(HELPER_BINS)
 
@@ -86,7 +91,7 @@ check: tests
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/run-tests.sh
 
 asan:
-	$(MAKE) BUILD=build-asan CFLAGS="$(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	$(MAKE) BUILD=build-asan CFLAGS="$(CFLAGS) -O1 -fasynchronous-unwind-tables -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined" check
 
 $(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)

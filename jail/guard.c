@@ -22,7 +22,7 @@
 #define GITCONFIG_MAX ((size_t)4 << 20)
 /* Every level holds a descriptor: well below RLIMIT_NOFILE. */
 #define WALK_DEPTH_MAX 256
-#define GETDENTS_BUF 32768
+#define GETDENTS_BUF 8192
 
 /* ---------------------------------------------------------------------
  * Resolving beneath the workspace

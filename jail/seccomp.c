@@ -22,7 +22,10 @@
 #define FASTOPEN 0x20000000ULL
 #define SC_ID_UNCHANGED 0xffffffffULL
 
-#define ARG(n, m, v) { .arg = (n), .mask = (m), .value = (v) }
+/* The array's size fails to compile if a mask or value needs more than
+ * 32 bits. */
+#define FITS32(x) (0 * sizeof(char[((unsigned long long)(x) >> 32) == 0 ? 1 : -1]))
+#define ARG(n, m, v) { .arg = (n), .mask = (m) + FITS32(m), .value = (v) + FITS32(v) }
 
 #define ALLOW(call) { .name = #call, .nr = -1, .action = SC_ALLOW }
 /* Calls newer than the libseccomp this is built against: the generic

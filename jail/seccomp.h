@@ -24,13 +24,15 @@ enum sc_action {
 	SC_SUPERVISE,		/* to the listener, where the connect supervisor decides */
 };
 
-/* (args[arg] & mask) == value, on the full 64 bits. An int argument is
- * tested with a 32-bit mask: the kernel ignores the upper half, so must
- * the filter (TIOCSTI with high bits set, CVE-2019-10063). */
+/* (args[arg] & mask) == value. Every argument the table tests is an int
+ * or a set of flags below bit 32: the kernel ignores the upper half, so
+ * the filter must too (TIOCSTI with high bits set, CVE-2019-10063), and
+ * a mask of 32 bits says so. 12 bytes, not 24: the table is read at every
+ * start. */
 struct sc_arg {
-	unsigned arg;
-	uint64_t mask;
-	uint64_t value;
+	unsigned char arg;
+	uint32_t mask;
+	uint32_t value;
 };
 
 /* Which runs a row belongs to; 0 means every run. */

@@ -1,6 +1,7 @@
 #include "jail/util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static _Noreturn void out_of_memory(void)
@@ -248,11 +249,24 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
 	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	_cleanup_free_ char *buf = xmalloc(max + 1);
-	size_t len;
-	int r = read_all(fd, buf, max, &len);
-	if (r < 0)
-		return r;
+	/* Sized from the file where it says (/proc says 0), grown while it
+	 * fills the buffer, up to max: not max bytes for a 2 KiB file. */
+	struct stat st;
+	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1
+		   : max < 4096 ? max : 4096;
+	_cleanup_free_ char *buf = xmalloc(cap + 1);
+	size_t len = 0;
+	for (;;) {
+		size_t got;
+		int r = read_all(fd, buf + len, cap - len, &got);
+		if (r < 0)
+			return r;
+		len += got;
+		if (len < cap || cap == max)
+			break;
+		cap = cap > max / 2 ? max : cap * 2;
+		buf = xrealloc(buf, cap + 1);
+	}
 	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
 	if (ret_len)
