@@ -98,7 +98,11 @@ $(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
 
-bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan
+$(BUILD)/tools/dump-filter: tools/dump-filter.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
+
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/dump-filter
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/bench.sh
 
 analyze:

@@ -106,16 +106,20 @@ if command -v bwrap >/dev/null; then
 	done
 	bw+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$tmp/ws" "$tmp/ws" --proc /proc --dev /dev
 		--unshare-all --new-session --die-with-parent --chdir "$tmp/ws" /bin/true)
-	# The floor beside them: a launcher that clones into the same
-	# namespaces, maps the ids and execs, with no mount at all.
-	read -r bw_med bw_p90 bw_rss bw_rss_max ml_med _ _ _ ns_med ns_p90 ns_rss ns_rss_max < <("$BENCHRUN" "$BENCH_RUNS" "${bw[@]}" :: \
-		"$BUILD/tests/minlaunch" ns /bin/true :: \
+	# Beside them: bwrap loading the seccomp filter stockade loads (the
+	# issue's peer loads none), and the floor, a launcher that clones
+	# into the same namespaces, maps the ids and execs, with no mount.
+	"$BUILD/tools/dump-filter" namespaces loopback >"$tmp/filter.bpf"
+	bws=("${bw[@]:0:${#bw[@]}-1}" --seccomp 9 /bin/true)
+	read -r bw_med bw_p90 bw_rss bw_rss_max bws_med _ _ _ ml_med _ _ _ ns_med ns_p90 ns_rss ns_rss_max < <("$BENCHRUN" "$BENCH_RUNS" "${bw[@]}" :: \
+		"9<$tmp/filter.bpf" "${bws[@]}" :: "$BUILD/tests/minlaunch" ns /bin/true :: \
 		"$STOCKADE" -q --backend namespaces -C "$tmp/ws" -- /bin/true | tr '\n' ' ')
 	echo "bwrap:            median ${bw_med} us, p90 ${bw_p90} us, peak ${bw_rss} KiB (median), ${bw_rss_max} KiB (largest)"
 	echo "stockade:         median ${ns_med} us, p90 ${ns_p90} us, peak ${ns_rss} KiB (median), ${ns_rss_max} KiB (largest)"
+	echo "bwrap + filter:   median ${bws_med} us, $(ratio "$bws_med" "$bw_med")x bwrap (the same policy and stockade's seccomp filter)"
 	echo "namespaces only:  median ${ml_med} us, $(ratio "$ml_med" "$bw_med")x bwrap (clone, id maps, exec, wait; no mount)"
 	echo "ratio (median):   $(ratio "$ns_med" "$bw_med")x bwrap   (target: at most 0.6x)"
-	echo "                  $(ratio "$ns_med" "$ml_med")x the namespaces-only floor"
+	echo "                  $(ratio "$ns_med" "$bws_med")x bwrap with the same filter, $(ratio "$ns_med" "$ml_med")x the namespaces-only floor"
 	echo "memory:           $(ratio "$ns_rss" "$bw_rss")x bwrap's peak, medians; $(ratio "$ns_rss_max" "$bw_rss_max")x, the largest   (target: no more than bwrap's)"
 else
 	echo "bwrap is not installed (apt-get install bubblewrap): no peer to measure against"

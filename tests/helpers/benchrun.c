@@ -5,7 +5,9 @@
  * peak resident memory (ru_maxrss from wait4: the command and what it
  * waited for), in KiB. Both: one run in two hundred that finds more of
  * libc mapped by fault-around moves the largest, not the median.
- * Output goes to /dev/null; a command that fails makes benchrun fail. */
+ * Output goes to /dev/null; a command that fails makes benchrun fail.
+ * A command may start with FD<PATH words: PATH opened on FD in the child
+ * for each run (bwrap --seccomp FD reads its descriptor to the end). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,13 @@ int main(int argc, char **argv)
 			if (pid == 0) {
 				dup2(devnull, 1);
 				dup2(devnull, 2);
-				execvp(cmds[c][0], cmds[c]);
+				char **cmd = cmds[c];
+				for (; *cmd && strchr(*cmd, '<'); cmd++) {
+					int fd = open(strchr(*cmd, '<') + 1, O_RDONLY);
+					if (fd < 0 || dup2(fd, atoi(*cmd)) < 0)
+						_exit(126);
+				}
+				execvp(cmd[0], cmd);
 				_exit(127);
 			}
 			int status;
