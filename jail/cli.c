@@ -84,13 +84,13 @@ void cli_usage(FILE *f)
 
 static void add_rule(struct options *o, const char *path, enum access a, const char *option)
 {
-	o->rules = xreallocarray(o->rules, o->n_rules + 1, sizeof(*o->rules));
+	o->rules = xgrow(o->rules, o->n_rules, sizeof(*o->rules));
 	o->rules[o->n_rules++] = (struct cli_rule){ .path = xstrdup(path), .access = a, .option = option };
 }
 
 static void add_env(struct options *o, enum env_op_kind kind, const char *name, const char *value)
 {
-	o->env_ops = xreallocarray(o->env_ops, o->n_env_ops + 1, sizeof(*o->env_ops));
+	o->env_ops = xgrow(o->env_ops, o->n_env_ops, sizeof(*o->env_ops));
 	o->env_ops[o->n_env_ops++] = (struct env_op){
 		.kind = kind,
 		.name = xstrdup(name),

@@ -77,7 +77,7 @@ static void record(struct policy *p, const char *name, const char *value, const 
 			return;
 		}
 	}
-	p->env_changes = xreallocarray(p->env_changes, p->n_env_changes + 1, sizeof(*p->env_changes));
+	p->env_changes = xgrow(p->env_changes, p->n_env_changes, sizeof(*p->env_changes));
 	p->env_changes[p->n_env_changes++] = (struct env_change){
 		.name = xstrdup(name),
 		.value = value ? xstrdup(value) : NULL,

@@ -2145,7 +2145,7 @@ static void undo_fail(struct undo *u, int r)
 
 static void report_change(struct guard_report *rep, enum guard_change_kind kind, const char *rel, char *quarantined)
 {
-	rep->changes = xreallocarray(rep->changes, rep->n_changes + 1, sizeof(*rep->changes));
+	rep->changes = xgrow(rep->changes, rep->n_changes, sizeof(*rep->changes));
 	rep->changes[rep->n_changes++] = (struct guard_change){
 		.kind = kind,
 		.path = xstrdup(rel),

@@ -150,7 +150,7 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a,
 			p->rules[i].flags |= flags;
 			return &p->rules[i];
 		}
-	p->rules = xreallocarray(p->rules, p->n_rules + 1, sizeof(*p->rules));
+	p->rules = xgrow(p->rules, p->n_rules, sizeof(*p->rules));
 	struct rule *r = &p->rules[p->n_rules++];
 	*r = (struct rule){
 		.path = TAKE_PTR(norm),

@@ -55,7 +55,7 @@ void report_gap(struct report *r, const char *what, const char *why)
 	for (size_t i = 0; i < r->n_gaps; i++)
 		if (streq(r->gaps[i].what, what))
 			return;
-	r->gaps = xreallocarray(r->gaps, r->n_gaps + 1, sizeof(*r->gaps));
+	r->gaps = xgrow(r->gaps, r->n_gaps, sizeof(*r->gaps));
 	r->gaps[r->n_gaps++] = (struct gap){ .what = xstrdup(what), .why = xstrdup(why) };
 }
 
@@ -68,7 +68,7 @@ void report_denial(struct report *r, const char *kind, const char *what, const c
 			return;
 		}
 	}
-	r->denials = xreallocarray(r->denials, r->n_denials + 1, sizeof(*r->denials));
+	r->denials = xgrow(r->denials, r->n_denials, sizeof(*r->denials));
 	r->denials[r->n_denials++] = (struct denial){
 		.kind = xstrdup(kind),
 		.what = xstrdup(what),

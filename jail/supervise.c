@@ -103,7 +103,7 @@ static void load_host_addresses(struct supervisor *sv)
 		size_t len = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 		if (net_addr_parse(i->ifa_addr, len, &a) < 0)
 			continue;
-		sv->host = xreallocarray(sv->host, sv->n_host + 1, sizeof(*sv->host));
+		sv->host = xgrow(sv->host, sv->n_host, sizeof(*sv->host));
 		sv->host[sv->n_host++] = a;
 	}
 	freeifaddrs(ifa);
@@ -377,7 +377,7 @@ static void remember_abstract(struct supervisor *sv, int fd)
 	if (getsockname(fd, (struct sockaddr *)&un, &len) < 0 || fstat(fd, &st) < 0 ||
 	    net_addr_parse(&un, len, &a) < 0 || !a.abstract)
 		return;
-	sv->abstracts = xreallocarray(sv->abstracts, sv->n_abstracts + 1, sizeof(*sv->abstracts));
+	sv->abstracts = xgrow(sv->abstracts, sv->n_abstracts, sizeof(*sv->abstracts));
 	struct abstract_name *n = &sv->abstracts[sv->n_abstracts++];
 	*n = (struct abstract_name){ .len = a.path_len, .inode = st.st_ino };
 	memcpy(n->name, a.path, a.path_len);
@@ -438,7 +438,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int fd, const void
 	if (blocking && (err == EINPROGRESS || (err == EAGAIN && !unix_path))) {
 		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (keep >= 0) {
-			sv->pending = xreallocarray(sv->pending, sv->n_pending + 1, sizeof(*sv->pending));
+			sv->pending = xgrow(sv->pending, sv->n_pending, sizeof(*sv->pending));
 			struct pending *pd = &sv->pending[sv->n_pending++];
 			*pd = (struct pending){ .id = id, .fd = keep, .flags = flags, .len = len };
 			snprintf(pd->what, sizeof(pd->what), "%s", what);
@@ -450,7 +450,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int fd, const void
 		/* A full backlog: a blocking connect would wait for room. */
 		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (keep >= 0 && len <= sizeof(struct sockaddr_storage)) {
-			sv->pending = xreallocarray(sv->pending, sv->n_pending + 1, sizeof(*sv->pending));
+			sv->pending = xgrow(sv->pending, sv->n_pending, sizeof(*sv->pending));
 			struct pending *pd = &sv->pending[sv->n_pending++];
 			*pd = (struct pending){ .id = id, .fd = keep, .flags = flags, .len = len, .retry_unix = 1 };
 			memcpy(&pd->addr, addr, len);
@@ -580,12 +580,12 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		struct stat st;
 		/* Its listener, if it becomes one, is the run's own. */
 		if (r == 0 && fstat(fd, &st) == 0) {
-			sv->bound = xreallocarray(sv->bound, sv->n_bound + 1, sizeof(*sv->bound));
+			sv->bound = xgrow(sv->bound, sv->n_bound, sizeof(*sv->bound));
 			sv->bound[sv->n_bound++] = st.st_ino;
 			int on = 0;
 			socklen_t ol = sizeof(on);
 			if (getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, &ol) == 0 && on) {
-				sv->reuseport = xreallocarray(sv->reuseport, sv->n_reuseport + 1, sizeof(*sv->reuseport));
+				sv->reuseport = xgrow(sv->reuseport, sv->n_reuseport, sizeof(*sv->reuseport));
 				sv->reuseport[sv->n_reuseport++] = st.st_ino;
 			}
 		}

@@ -1,6 +1,7 @@
 #include "jail/util.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -41,6 +42,13 @@ void *xreallocarray(void *p, size_t n, size_t size)
 	if (!p)
 		out_of_memory();
 	return p;
+}
+
+void *xgrow(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return p;	/* not a power of two: there is room */
+	return xreallocarray(p, n ? 2 * n : 1, size);
 }
 
 char *xstrdup(const char *s)
@@ -87,7 +95,10 @@ size_t strv_length(char *const *v)
 void strv_push(char ***v, char *s)
 {
 	size_t n = strv_length(*v);
-	*v = xreallocarray(*v, n + 2, sizeof(char *));
+	/* Doubled when full, however the vector was made: malloc knows
+	 * its size. */
+	if (!*v || (n + 2) * sizeof(char *) > malloc_usable_size(*v))
+		*v = xreallocarray(*v, 2 * (n + 2), sizeof(char *));
 	(*v)[n] = s;
 	(*v)[n + 1] = NULL;
 }

@@ -15,7 +15,7 @@ static const char *const system_links[] = { "/bin", "/sbin", "/lib", "/lib32", "
 static void add(struct mount_plan *plan, enum mount_kind kind, unsigned flags, const char *source,
 		const char *target, const char *options, const char *origin)
 {
-	plan->entries = xreallocarray(plan->entries, plan->n_entries + 1, sizeof(*plan->entries));
+	plan->entries = xgrow(plan->entries, plan->n_entries, sizeof(*plan->entries));
 	plan->entries[plan->n_entries++] = (struct mount_entry){
 		.kind = kind,
 		.flags = flags,
