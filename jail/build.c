@@ -301,7 +301,7 @@ static void add_path_dirs(struct policy *p, char *const *environ)
 			matched = true;
 		}
 		if (!matched) {
-			_cleanup_free_ char *origin = xasprintf("default: PATH directory %s", entry);
+			_cleanup_free_ char *origin = xstrcat3("default: PATH directory ", entry, "");
 			policy_add_rule(p, dir, ACCESS_READ, RULE_SYSTEM, origin);
 		}
 	}
@@ -382,15 +382,15 @@ static bool is_tmpfs(const char *path)
  * and removes them at a tenth of what a journalled file system costs. */
 static char *run_base(char *const *environ, uid_t uid)
 {
+	char buf[21];
+	const char *id = fmt_u64(buf, uid);
 	const char *tmp = user_var(environ, "TMPDIR");
 	if (tmp)
-		return xasprintf("%s/stockade-%u", tmp, (unsigned)uid);
+		return xstrcat3(tmp, "/stockade-", id);
 	const char *runtime = user_var(environ, "XDG_RUNTIME_DIR");
 	if (runtime && is_tmpfs(runtime))
 		return path_join(runtime, "stockade");
-	if (is_tmpfs("/dev/shm"))
-		return xasprintf("/dev/shm/stockade-%u", (unsigned)uid);
-	return xasprintf("/tmp/stockade-%u", (unsigned)uid);
+	return xstrcat3(is_tmpfs("/dev/shm") ? "/dev/shm" : "/tmp", "/stockade-", id);
 }
 
 static int make_run_dirs(struct policy *p, const struct options *o, char *const *environ,

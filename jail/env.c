@@ -102,7 +102,7 @@ void env_put(struct policy *p, const char *name, const char *value, const char *
 		found = true;
 		free(p->envp[i]);
 		if (value && !placed) {
-			p->envp[i++] = xasprintf("%s=%s", name, value);
+			p->envp[i++] = xstrcat3(name, "=", value);
 			placed = true;
 		} else {
 			memmove(&p->envp[i], &p->envp[i + 1], (n - i) * sizeof(char *));
@@ -110,7 +110,7 @@ void env_put(struct policy *p, const char *name, const char *value, const char *
 		}
 	}
 	if (value && !placed)
-		strv_push(&p->envp, xasprintf("%s=%s", name, value));
+		strv_push(&p->envp, xstrcat3(name, "=", value));
 	if (found || value)
 		record(p, name, value, why);
 }

@@ -147,8 +147,10 @@ void host_probe(struct host *h, int what)
 {
 	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1 };
 	struct utsname u;
+	/* No printf on a run's path (see fmt_u64); the three fields fit. */
+	_Static_assert(sizeof(h->kernel) >= 3 * sizeof(u.release), "uname's three fields fit");
 	if (uname(&u) == 0)
-		snprintf(h->kernel, sizeof(h->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+		stpcpy(stpcpy(stpcpy(stpcpy(stpcpy(h->kernel, u.sysname), " "), u.release), " "), u.machine);
 	int abi = landlock_abi();
 	h->landlock_abi = abi > 0 ? abi : 0;
 	h->landlock_err = abi < 0 ? -abi : (abi == 0 ? EOPNOTSUPP : 0);
@@ -316,7 +318,7 @@ void fit_report(const struct host *h, const struct policy *p, enum backend backe
 		return;
 	}
 	bool ns = backend == BACKEND_NAMESPACES;
-	char buf[256];
+	char buf[256], num[21];
 
 	if (ns) {
 		report_enforced(rep, p->net == NET_ON ? "namespaces: user, mount, pid, ipc, uts, cgroup"
@@ -326,7 +328,8 @@ void fit_report(const struct host *h, const struct policy *p, enum backend backe
 		report_enforced(rep, "processes: only the run's own are visible; all die with stockade (pid namespace)");
 		report_enforced(rep, "System V IPC and POSIX message queues of the jail's own (ipc namespace)");
 		if (h->landlock_abi > 0) {
-			snprintf(buf, sizeof(buf), "Landlock ABI %d on top: every right of that ABI handled", h->landlock_abi);
+			stpcpy(stpcpy(stpcpy(buf, "Landlock ABI "), fmt_u64(num, (uint64_t)h->landlock_abi)),
+			       " on top: every right of that ABI handled");
 			report_enforced(rep, buf);
 		} else {
 			report_gap(rep, "landlock", "not enforced here: the mounts alone enforce the filesystem policy");
@@ -339,7 +342,8 @@ void fit_report(const struct host *h, const struct policy *p, enum backend backe
 			report_gap(rep, "abstract unix sockets",
 				   "with the host's network, the host's abstract sockets are reachable below Landlock ABI 6");
 	} else {
-		snprintf(buf, sizeof(buf), "filesystem: Landlock ABI %d, every right of that ABI handled", h->landlock_abi);
+		stpcpy(stpcpy(stpcpy(buf, "filesystem: Landlock ABI "), fmt_u64(num, (uint64_t)h->landlock_abi)),
+		       ", every right of that ABI handled");
 		report_enforced(rep, buf);
 		if (p->net == NET_OFF)
 			report_enforced(rep, h->landlock_abi >= 4 ? "network off: Landlock TCP rules and seccomp socket families"

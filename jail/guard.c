@@ -225,7 +225,7 @@ static int path_cmp(const char *a, const char *b)
 
 static char *rel_join(const char *dir, const char *name)
 {
-	return str_empty(dir) ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+	return str_empty(dir) ? xstrdup(name) : xstrcat3(dir, "/", name);
 }
 
 /* ---------------------------------------------------------------------
@@ -630,7 +630,7 @@ static void add_hooks_path(struct discover *d, const char *worktree, const char 
 		 * business unless that home holds it, which we do not guess. */
 		if ((value[1] != '/' && value[1]) || str_empty(d->o->user_home))
 			return;
-		value = home_path = xasprintf("%s/%s", d->o->user_home, value + 1);
+		value = home_path = xstrcat3(d->o->user_home, "/", value + 1);
 	}
 	const char *rel = below_workspace(d, worktree, value, &abs);
 	if (!rel)
@@ -2811,7 +2811,9 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	if (wfd < 0)
 		return wfd;
 	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
-	_cleanup_free_ char *dir = xasprintf("%s/%016" PRIx64, gdir, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace)));
+	char hex[17];
+	_cleanup_free_ char *dir =
+		xstrcat3(gdir, "/", fmt_x64(hex, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace))));
 	_cleanup_close_ int dirfd = -1;
 	r = state_open(dir, &dirfd);
 	if (r < 0)

@@ -589,15 +589,18 @@ static void say_child_error(const struct child_error *e, const struct policy *p)
  * and whatever it left behind whose parent is gone. */
 static size_t list_children(pid_t *out, size_t max)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	size_t n = 0;
-	if (!f)
+	char path[64], buf[21];
+	stpcpy(stpcpy(stpcpy(path, "/proc/self/task/"), fmt_u64(buf, (uint64_t)getpid())), "/children");
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, path, 1 << 16, &text, NULL) < 0)
 		return 0;
-	int pid;
-	while (n < max && fscanf(f, "%d", &pid) == 1)
-		out[n++] = pid;
+	size_t n = 0;
+	for (char *p = text, *end; n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		out[n++] = (pid_t)pid;
+	}
 	return n;
 }
 
@@ -662,8 +665,8 @@ static bool host_refused(int stage, const char *step, int err)
 
 static int write_proc(pid_t pid, const char *file, const char *content)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	char path[64], buf[21];
+	stpcpy(stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(buf, (uint64_t)pid)), "/"), file);
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -675,14 +678,16 @@ static int write_proc(pid_t pid, const char *file, const char *content)
  * (CVE-2014-8989). */
 static int write_id_maps(pid_t pid, uid_t uid, gid_t gid)
 {
-	char map[64];
+	char map[64], buf[21];
 	int r = write_proc(pid, "setgroups", "deny");
 	if (r < 0 && r != -ENOENT)
 		return r;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	const char *id = fmt_u64(buf, uid);
+	stpcpy(stpcpy(stpcpy(stpcpy(map, id), " "), id), " 1\n");
 	if ((r = write_proc(pid, "uid_map", map)) < 0)
 		return r;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	id = fmt_u64(buf, gid);
+	stpcpy(stpcpy(stpcpy(stpcpy(map, id), " "), id), " 1\n");
 	return write_proc(pid, "gid_map", map);
 }
 

@@ -79,6 +79,34 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+const char *fmt_u64(char buf[static 21], uint64_t v)
+{
+	char *p = buf + 20;
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
+const char *fmt_x64(char buf[static 17], uint64_t v)
+{
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		buf[i] = "0123456789abcdef"[v & 0xf];
+	buf[16] = '\0';
+	return buf;
+}
+
+char *xstrcat3(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+	char *s = xmalloc(la + lb + lc + 1);
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb);
+	memcpy(s + la + lb, c, lc + 1);
+	return s;
+}
+
 char **strv_new(void)
 {
 	return xcalloc(1, sizeof(char *));
@@ -152,7 +180,7 @@ char *path_join(const char *a, const char *b)
 	bool slash = a[n - 1] == '/' || b[0] == '/';
 	if (a[n - 1] == '/' && b[0] == '/')
 		b++;
-	return xasprintf("%s%s%s", a, slash ? "" : "/", b);
+	return xstrcat3(a, slash ? "" : "/", b);
 }
 
 bool path_is_absolute(const char *p)

@@ -141,8 +141,8 @@ static void beneath_range(const struct planner *pl, const char *path, size_t *lo
 		*hi = pl->n_nodes;
 		return;
 	}
-	_cleanup_free_ char *from = xasprintf("%s/", path);
-	_cleanup_free_ char *to = xasprintf("%s0", path);
+	_cleanup_free_ char *from = xstrcat3(path, "/", "");
+	_cleanup_free_ char *to = xstrcat3(path, "0", "");
 	*lo = lower_bound(pl, from);
 	*hi = lower_bound(pl, to);
 }

@@ -503,6 +503,70 @@ static void test_mkdir_private(void)
 	 * the suite's root run covers that case. */
 }
 
+/* The joins and numbers a run makes without printf, the arrays that grow
+ * by doubling, and read_file_at's buffer sized from the file. */
+static void test_strings(void)
+{
+	char dec[21], hex[17];
+	is_str(fmt_u64(dec, 0), "0", "fmt_u64 0");
+	is_str(fmt_u64(dec, 1002), "1002", "fmt_u64 1002");
+	is_str(fmt_u64(dec, UINT64_MAX), "18446744073709551615", "fmt_u64 the largest");
+	is_str(fmt_x64(hex, 0xabcULL), "0000000000000abc", "fmt_x64 pads to 16 digits");
+	is_str(fmt_x64(hex, UINT64_MAX), "ffffffffffffffff", "fmt_x64 the largest");
+
+	_cleanup_free_ char *cat = xstrcat3("HOME", "=", "/home/a");
+	is_str(cat, "HOME=/home/a", "xstrcat3");
+	_cleanup_free_ char *empty = xstrcat3("", "", "");
+	is_str(empty, "", "xstrcat3 of nothing");
+	_cleanup_free_ char *j1 = path_join("/a", "b");
+	_cleanup_free_ char *j2 = path_join("/a/", "/b");
+	_cleanup_free_ char *j3 = path_join("/", "b");
+	is_str(j1, "/a/b", "path_join adds the slash");
+	is_str(j2, "/a/b", "path_join keeps one slash of two");
+	is_str(j3, "/b", "path_join under /");
+
+	int *v = NULL;
+	for (size_t n = 0; n < 1000; n++) {
+		v = xgrow(v, n, sizeof(*v));
+		v[n] = (int)n;
+	}
+	bool all = true;
+	for (size_t n = 0; n < 1000; n++)
+		all = all && v[n] == (int)n;
+	ok(all, "xgrow keeps 1000 elements grown one at a time");
+	free(v);
+
+	char **sv = strv_new();
+	for (int i = 0; i < 300; i++) {
+		char *num = xstrdup(fmt_u64(dec, (uint64_t)i));
+		strv_push(&sv, num);
+	}
+	ok(strv_length(sv) == 300 && streq(sv[0], "0") && streq(sv[299], "299") && !sv[300],
+	   "strv_push keeps 300 strings and the NULL");
+	strv_free(sv);
+
+	/* A file bigger than the first guess, one that grows past the cap,
+	 * and one of /proc's, whose size says 0. */
+	_cleanup_free_ char *big = path_join(base, "big");
+	FILE *f = fopen(big, "w");
+	for (int i = 0; i < 20000; i++)
+		fputc('a' + i % 26, f);
+	fclose(f);
+	char *text = NULL;
+	size_t len = 0;
+	ok(read_file_at(AT_FDCWD, big, 1 << 20, &text, &len) == 0 && len == 20000 && text[19999] == 'a' + 19999 % 26 &&
+		   text[20000] == '\0',
+	   "read_file_at reads a 20000-byte file whole");
+	free(text);
+	ok(read_file_at(AT_FDCWD, big, 5000, &text, &len) == 0 && len == 5000 && strlen(text) == 5000,
+	   "read_file_at stops at the cap");
+	free(text);
+	ok(read_file_at(AT_FDCWD, "/proc/self/status", 1 << 16, &text, &len) == 0 && len > 100 &&
+		   strstr(text, "VmRSS") != NULL,
+	   "read_file_at reads a /proc file, whose size says 0");
+	free(text);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -519,6 +583,7 @@ int main(void)
 	test_find_program();
 	test_rm_rf();
 	test_mkdir_private();
+	test_strings();
 
 	nftw(base, unlink_cb, 32, FTW_DEPTH | FTW_PHYS);
 	struct stat st;
