@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "jail/cgroup.h"
+#include "jail/run.h"
 #include "jail/seccomp.h"
 #include "jail/util.h"
 #include "landlock/landlock.h"
@@ -68,14 +69,6 @@ static const char *const userns_steps[] = {
 	"bringing up loopback over netlink",
 };
 
-static int write_file(const char *path, const char *s)
-{
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	return write_all(fd, s, strlen(s));
-}
-
 static int try_userns(int *step)
 {
 	uid_t uid = getuid();
@@ -85,15 +78,8 @@ static int try_userns(int *step)
 		    CLONE_NEWUTS | CLONE_NEWCGROUP) < 0)
 		return -errno;
 	*step = 1;
-	char map[64];
-	int r = write_file("/proc/self/setgroups", "deny");
-	if (r < 0 && r != -ENOENT)
-		return r;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if ((r = write_file("/proc/self/uid_map", map)) < 0)
-		return r;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if ((r = write_file("/proc/self/gid_map", map)) < 0)
+	int r = run_map_ids(0, uid, gid);
+	if (r < 0)
 		return r;
 	*step = 2;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)

@@ -663,32 +663,34 @@ static bool host_refused(int stage, const char *step, int err)
 	return !streq(step, "open") && !streq(step, "create the mount point") && !streq(step, "open the workspace");
 }
 
+/* /proc/PID/FILE, or /proc/self/FILE for pid 0. */
 static int write_proc(pid_t pid, const char *file, const char *content)
 {
 	char path[64], buf[21];
-	stpcpy(stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(buf, (uint64_t)pid)), "/"), file);
+	stpcpy(stpcpy(stpcpy(stpcpy(path, "/proc/"), pid ? fmt_u64(buf, (uint64_t)pid) : "self"), "/"), file);
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	return write_all(fd, content, strlen(content));
 }
 
-/* The caller's own ids and nothing else; setgroups denied, so that no
- * supplementary group can be dropped to get past a group-deny ACL
- * (CVE-2014-8989). */
-static int write_id_maps(pid_t pid, uid_t uid, gid_t gid)
+int run_map_ids(pid_t pid, uid_t uid, gid_t gid)
 {
-	char map[64], buf[21];
 	int r = write_proc(pid, "setgroups", "deny");
 	if (r < 0 && r != -ENOENT)
 		return r;
-	const char *id = fmt_u64(buf, uid);
-	stpcpy(stpcpy(stpcpy(stpcpy(map, id), " "), id), " 1\n");
-	if ((r = write_proc(pid, "uid_map", map)) < 0)
-		return r;
-	id = fmt_u64(buf, gid);
-	stpcpy(stpcpy(stpcpy(stpcpy(map, id), " "), id), " 1\n");
-	return write_proc(pid, "gid_map", map);
+	const struct {
+		const char *file;
+		unsigned id;
+	} maps[] = { { "uid_map", uid }, { "gid_map", gid } };
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+		char line[64], buf[21];
+		const char *id = fmt_u64(buf, maps[i].id);
+		stpcpy(stpcpy(stpcpy(stpcpy(line, id), " "), id), " 1\n");
+		if ((r = write_proc(pid, maps[i].file, line)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 static void set_fallback(struct report *rep, const char *fmt, const char *a, int err)
@@ -785,7 +787,7 @@ int run_command(const struct run_setup *s, struct report *rep)
 	}
 
 	if (ns) {
-		int r = write_id_maps(pid, p->uid, p->gid);
+		int r = run_map_ids(pid, p->uid, p->gid);
 		if (r < 0) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);

@@ -41,6 +41,12 @@ struct run_setup {
  * ran. */
 #define RUN_FALLBACK (-1)
 
+/* Maps the caller's own ids, and nothing else, in the user namespace of
+ * pid (0: the caller's own), setgroups denied so that no supplementary
+ * group can be dropped to get past a group-deny ACL (CVE-2014-8989). The
+ * jail's maps, and doctor's trial of them. */
+int run_map_ids(pid_t pid, uid_t uid, gid_t gid);
+
 /* Returns the exit status stockade ends with: the command's own, 128+N,
  * or 125/126/127 (then a message has been said), or RUN_FALLBACK. */
 int run_command(const struct run_setup *s, struct report *rep);

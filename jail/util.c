@@ -125,7 +125,7 @@ void strv_push(char ***v, char *s)
 	size_t n = strv_length(*v);
 	/* Doubled when full, however the vector was made: malloc knows
 	 * its size. */
-	if (!*v || (n + 2) * sizeof(char *) > malloc_usable_size(*v))
+	if ((n + 2) * sizeof(char *) > malloc_usable_size(*v))	/* 0 for NULL */
 		*v = xreallocarray(*v, 2 * (n + 2), sizeof(char *));
 	(*v)[n] = s;
 	(*v)[n + 1] = NULL;
