@@ -31,16 +31,16 @@ BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. \
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--gc-sections $(LDFLAGS)
 
-MODULES := jail landlock mount netns conf
+MODULES := lib policy landlock mount netns seccomp supervise guard jail
 SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 MAIN_SRC := jail/main.c
 # The runtime binary does without libseccomp's compiler: its filters come
 # compiled from tools/gen-filters. The unit tests and the generator link
-# jail/seccomp-compile.c (and libseccomp) too.
-COMPILE_SRC := jail/seccomp-compile.c
+# seccomp/compile.c (and libseccomp) too.
+COMPILE_SRC := seccomp/compile.c
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(MAIN_SRC) $(COMPILE_SRC),$(SRCS))) $(BUILD)/gen/filters.o
-TEST_OBJS := $(LIB_OBJS) $(BUILD)/jail/seccomp-compile.o
-GEN_OBJS := $(BUILD)/jail/seccomp.o $(BUILD)/jail/seccomp-compile.o $(BUILD)/jail/policy.o $(BUILD)/jail/util.o
+TEST_OBJS := $(LIB_OBJS) $(BUILD)/seccomp/compile.o
+GEN_OBJS := $(BUILD)/seccomp/table.o $(BUILD)/seccomp/compile.o $(BUILD)/policy/policy.o $(BUILD)/lib/util.o $(BUILD)/lib/path.o $(BUILD)/lib/fd.o
 MAIN_OBJ := $(BUILD)/jail/main.o
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
@@ -62,7 +62,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# The seccomp filters, compiled with libseccomp from jail/seccomp.c's table
+# The seccomp filters, compiled with libseccomp from seccomp/table.c
 # at build time, so that a run does not spend 1.5 ms compiling one.
 $(BUILD)/tools/gen-filters: tools/gen-filters.c $(GEN_OBJS)
 	@mkdir -p $(dir $@)

@@ -9,10 +9,12 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "jail/env.h"
-#include "jail/guard.h"
-#include "jail/paths.h"
-#include "jail/util.h"
+#include "policy/env.h"
+#include "policy/handoff.h"
+#include "lib/fs.h"
+#include "lib/path.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 
 /* The system, read: canonicalised once (/bin and /lib are links into
  * /usr on merged-usr systems), missing ones skipped. */
@@ -654,13 +656,8 @@ int policy_build(const struct options *o, char *const *environ, enum backend bac
 
 	/* Trust hand-offs, existing or not: read-only for the command,
 	 * kept by the guard where a mechanism cannot forbid the change. */
-	struct guard_options go = {
-		.workspace = p->workspace,
-		.state_dir = p->state_dir,
-		.user_home = p->user_home,
-	};
 	_cleanup_strv_ char **handoffs = NULL;
-	r = guard_discover(&go, &handoffs);
+	r = handoffs_list(&(struct handoff_scan){ .workspace = p->workspace, .user_home = p->user_home }, &handoffs);
 	if (r < 0)
 		FAIL(r, "cannot look for trust hand-offs in '%s': %s", p->workspace, strerror(-r));
 	for (size_t i = 0; handoffs && handoffs[i]; i++) {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "jail/cli.h"
-#include "jail/policy.h"
+#include "policy/policy.h"
 
 /* On failure returns -errno and a message naming what failed (the option,
  * the path) in *ret_error; the caller says it and exits 125. The policy

@@ -4,7 +4,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 int caps_get(struct caps *c)
 {

@@ -10,7 +10,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "jail/util.h"
+#include "lib/path.h"
+#include "lib/util.h"
 
 /* Where the cgroup2 hierarchy is mounted: /sys/fs/cgroup, or
  * /sys/fs/cgroup/unified on a hybrid host. */

@@ -3,7 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 enum {
 	OPT_READ = 0x100,

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "jail/env.h"
-#include "jail/policy.h"
+#include "policy/env.h"
+#include "policy/policy.h"
 
 enum command {
 	CMD_RUN,

@@ -11,8 +11,9 @@
 
 #include "jail/cgroup.h"
 #include "jail/run.h"
-#include "jail/seccomp.h"
-#include "jail/util.h"
+#include "seccomp/seccomp.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "landlock/landlock.h"
 #include "netns/netns.h"
 

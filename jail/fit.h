@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "jail/policy.h"
-#include "jail/report.h"
+#include "policy/policy.h"
+#include "policy/report.h"
 
 struct host {
 	char kernel[200];

@@ -16,9 +16,10 @@
 #include <termios.h>
 
 #include "jail/caps.h"
-#include "jail/supervise.h"
-#include "jail/log.h"
-#include "jail/util.h"
+#include "supervise/supervise.h"
+#include "lib/log.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "netns/netns.h"
 
 /* Newer than the distribution's headers (Linux 6.6). */

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 
 #include "jail/cgroup.h"
-#include "jail/policy.h"
-#include "jail/report.h"
-#include "jail/seccomp.h"
+#include "policy/policy.h"
+#include "policy/report.h"
+#include "seccomp/seccomp.h"
 #include "landlock/landlock.h"
 #include "mount/mount.h"
 

@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 
-#include "jail/util.h"
-#include "landlock/abi.h"
+#include "lib/util.h"
+#include "landlock/internal.h"
 
 /* The one table: each right, the ABI that brought it, and the least effect
  * that grants it (0: never granted, only handled). */

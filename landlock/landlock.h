@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "jail/policy.h"
+#include "policy/policy.h"
 
 /* The highest ABI this kernel enforces; 0 when Landlock is missing or
  * compiled in but not enforced (ENOSYS, EOPNOTSUPP). */

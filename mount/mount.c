@@ -6,7 +6,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "jail/util.h"
+#include "lib/path.h"
+#include "lib/util.h"
 
 /* Top-level links of a merged-usr system: /bin -> usr/bin. The policy
  * holds canonical paths, so the new root needs the links themselves. */
@@ -31,19 +32,13 @@ static bool beneath_special(const char *path)
 	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/dev");
 }
 
-static char *parent_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
-}
-
 /* What the jail has at path before this rule's own mount: the mount of the
  * nearest rule above it. */
 static const struct rule *enclosing(const struct policy *p, const char *path)
 {
 	if (streq(path, "/"))
 		return NULL;
-	_cleanup_free_ char *parent = parent_of(path);
+	_cleanup_free_ char *parent = path_parent(path, NULL);
 	return policy_rule_for(p, parent);
 }
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "jail/policy.h"
+#include "policy/policy.h"
 
 enum mount_kind {
 	MOUNT_BIND,		/* a host tree or file, at the same path */

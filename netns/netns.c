@@ -14,7 +14,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 /* The kernel registers lo first in every network namespace, so it always
  * gets this index (LOOPBACK_IFINDEX in include/net/net_namespace.h). */

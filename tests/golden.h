@@ -6,7 +6,8 @@
 #include <fcntl.h>
 #include <stdbool.h>
 
-#include "jail/util.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 static inline void diag_text(const char *label, const char *text)

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "jail/paths.h"
-#include "jail/policy.h"
-#include "jail/util.h"
+#include "lib/fs.h"
+#include "policy/policy.h"
+#include "lib/util.h"
 #include "landlock/landlock.h"
 
 int main(int argc, char **argv)

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jail/seccomp.h"
-#include "jail/util.h"
+#include "seccomp/seccomp.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 static void test_reads_as_libcap(void)

@@ -5,7 +5,7 @@
  * exit status 125. Pure: nothing is resolved. */
 #include "jail/cli.h"
 
-#include "jail/util.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 struct parsed {

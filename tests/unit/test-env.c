@@ -3,9 +3,9 @@
  * the caller's environment less the secrets, in the caller's order, with
  * --env NAME passing a secret through, --env NAME=VALUE and --unset
  * applied, and every change recorded with why. Pure. */
-#include "jail/env.h"
+#include "policy/env.h"
 
-#include "jail/util.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 static void test_is_secret(void)

@@ -4,7 +4,8 @@
  * repository, a file over the size cap; then a killed run undone by the
  * next one, two concurrent runs, an unchanged workspace, and a timing
  * diag on a large synthetic workspace. */
-#include "jail/guard.h"
+#include "guard/guard.h"
+#include "policy/handoff.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,8 +16,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "jail/paths.h"
-#include "jail/util.h"
+#include "lib/fs.h"
+#include "lib/path.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 static char *tmp_dir(const char *what)
@@ -167,8 +170,8 @@ static void test_discover(void)
 	char *extra[] = { "tools/run.sh", NULL };
 	struct guard_options o = { .workspace = ws, .state_dir = "/nonexistent", .user_home = home, .extra = extra };
 	_cleanup_strv_ char **paths = NULL;
-	int r = guard_discover(&o, &paths);
-	is_int(r, 0, "guard_discover succeeds");
+	int r = handoffs_list(&(struct handoff_scan){ .workspace = o.workspace, .user_home = o.user_home, .extra = o.extra }, &paths);
+	is_int(r, 0, "handoffs_list succeeds");
 
 	static const char *const want[] = {
 		".git/hooks", ".git/config", ".githooks", ".husky",
@@ -203,7 +206,7 @@ static void test_discover(void)
 	_cleanup_free_ char *empty = tmp_dir("empty");
 	struct guard_options o2 = { .workspace = empty, .state_dir = "/nonexistent" };
 	_cleanup_strv_ char **p2 = NULL;
-	is_int(guard_discover(&o2, &p2), 0, "guard_discover on an empty workspace");
+	is_int(handoffs_list(&(struct handoff_scan){ .workspace = o2.workspace, .user_home = o2.user_home, .extra = o2.extra }, &p2), 0, "handoffs_list on an empty workspace");
 	ok(strv_contains(p2, ".git/hooks") && strv_contains(p2, ".git/config") && strv_contains(p2, ".envrc"),
 	   "an empty workspace still has .git/hooks, .git/config and .envrc");
 
@@ -416,7 +419,7 @@ static void test_more_kinds(void)
 	put(f.ws, "web/src/config", "x\n");
 
 	_cleanup_strv_ char **paths = NULL;
-	is_int(guard_discover(&f.o, &paths), 0, "guard_discover");
+	is_int(handoffs_list(&(struct handoff_scan){ .workspace = f.o.workspace, .user_home = f.o.user_home, .extra = f.o.extra }, &paths), 0, "handoffs_list");
 	ok(strv_contains(paths, ".git/hooks") && strv_contains(paths, "tools/hooks"),
 	   "a symlinked .git/hooks is kept, and so is the folder inside the workspace it points at");
 	ok(strv_contains(paths, ".cursor") && strv_contains(paths, "shared/cursor"), "likewise a symlinked .cursor");
@@ -1081,8 +1084,8 @@ static void test_timing(void)
 	     begin_ms, files, copied, end_ms, again_ms, end2_ms);
 	_cleanup_strv_ char **paths = NULL;
 	t0 = now_usec();
-	guard_discover(&o, &paths);
-	diag("timing: guard_discover %.1f ms (%zu paths)", ms_since(t0), strv_length(paths));
+	handoffs_list(&(struct handoff_scan){ .workspace = o.workspace, .user_home = o.user_home, .extra = o.extra }, &paths);
+	diag("timing: handoffs_list %.1f ms (%zu paths)", ms_since(t0), strv_length(paths));
 
 	t0 = now_usec();
 	rm_rf(ws);

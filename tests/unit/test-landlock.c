@@ -15,8 +15,9 @@
 #include <ftw.h>
 #include <sys/stat.h>
 
-#include "jail/util.h"
-#include "landlock/abi.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "landlock/internal.h"
 #include "tests/tap.h"
 
 #define FS(x) LANDLOCK_ACCESS_FS_##x

@@ -21,7 +21,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "jail/util.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "tests/golden.h"
 #include "tests/tap.h"
 

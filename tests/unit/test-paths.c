@@ -6,7 +6,7 @@
  * rm_rf() on a tree with read-only and unsearchable directories and
  * symlinks out of it, as root and as an unprivileged user; mkdir_private()
  * refusing what others could swap. */
-#include "jail/paths.h"
+#include "lib/fs.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,7 +22,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "jail/util.h"
+#include "lib/path.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 #define NOBODY 65534

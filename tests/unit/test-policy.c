@@ -2,9 +2,9 @@
  * protect beats read beats write), what protect leaves (read under a wider
  * read or write, nothing otherwise), duplicate rules, the sort order
  * backends walk, and the name tables. Pure: no system call. */
-#include "jail/policy.h"
+#include "policy/policy.h"
 
-#include "jail/util.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 static const char *rule_access(const struct policy *p, const char *path)

@@ -2,14 +2,15 @@
  * (tests/golden/report.json; STOCKADE_REGEN_GOLDEN=1 rewrites it for
  * review), hostile strings escaped, every output checked by a small JSON
  * parser, denials counted, the exit as a code or a signal. */
-#include "jail/report.h"
+#include "policy/report.h"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "jail/util.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 #include "tests/golden.h"
 #include "tests/tap.h"
 

@@ -9,7 +9,7 @@
  * random arguments against a reference reading of the table (the first
  * matching row wins; no row: the listener). The precompiled filters must
  * be byte for byte what libseccomp compiles now. */
-#include "jail/seccomp.h"
+#include "seccomp/seccomp.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 #include "tests/tap.h"
 
 #if defined(__x86_64__)

@@ -1,8 +1,8 @@
-#include "jail/env.h"
+#include "policy/env.h"
 
 #include <ctype.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 /* Whole segments (between underscores and other punctuation), compared
  * without regard to case: GITHUB_TOKEN, DB_PASSWORD, X_AUTH_HEADER. */

@@ -1,4 +1,4 @@
-#include "jail/paths.h"
+#include "lib/fs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -7,7 +7,8 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 
-#include "jail/util.h"
+#include "lib/path.h"
+#include "lib/util.h"
 
 int path_canonical(const char *path, char **ret)
 {

@@ -1,9 +1,9 @@
-#include "jail/report.h"
+#include "policy/report.h"
 
 #include <fcntl.h>
 #include <signal.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 void report_init(struct report *r)
 {

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 #include <stdio.h>
 
-#include "jail/policy.h"
+#include "policy/policy.h"
 
 enum sc_action {
 	SC_ALLOW,

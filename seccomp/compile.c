@@ -1,7 +1,7 @@
 /* Compiling the filter with libseccomp: at build time by tools/gen-filters
  * for every variant a run can ask for, and at run time only when the
  * binary was built without them. */
-#include "jail/seccomp.h"
+#include "seccomp/seccomp.h"
 
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -9,7 +9,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "jail/util.h"
+#include "lib/fd.h"
+#include "lib/util.h"
 
 int seccomp_rule_nr(const struct sc_rule *r)
 {

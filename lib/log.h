@@ -2,7 +2,7 @@
  * <reason>", lowercase, no full stop; a second line may start "hint:". */
 #pragma once
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 extern int log_verbosity;	/* -1 quiet, 0 normal, 1 verbose */
 

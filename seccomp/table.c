@@ -1,4 +1,4 @@
-#include "jail/seccomp.h"
+#include "seccomp/seccomp.h"
 
 #include <fcntl.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "jail/util.h"
+#include "lib/util.h"
 
 #define TIOCSTI_NR 0x5412
 #define TIOCLINUX_NR 0x541C

@@ -1,4 +1,4 @@
-#include "jail/netaddr.h"
+#include "supervise/netaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

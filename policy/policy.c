@@ -1,6 +1,7 @@
-#include "jail/policy.h"
+#include "policy/policy.h"
 
-#include "jail/util.h"
+#include "lib/path.h"
+#include "lib/util.h"
 
 static const char *const access_names[] = {
 	[ACCESS_WRITE] = "write",
@@ -206,16 +207,6 @@ static enum effect effect_of_access(enum access a)
 	return EFFECT_NONE;
 }
 
-static char *path_parent(const char *path)
-{
-	if (streq(path, "/"))
-		return NULL;
-	const char *slash = strrchr(path, '/');
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 enum effect policy_effect(const struct policy *p, const char *path)
 {
 	const struct rule *r = policy_rule_for(p, path);
@@ -232,7 +223,7 @@ enum effect policy_effect(const struct policy *p, const char *path)
 	if (same) {
 		wider = effect_of_access(same->access);
 	} else {
-		_cleanup_free_ char *parent = path_parent(r->path);
+		_cleanup_free_ char *parent = path_parent(r->path, NULL);
 		wider = parent ? policy_effect(p, parent) : EFFECT_NONE;
 	}
 	return wider == EFFECT_WRITE ? EFFECT_READ : wider;

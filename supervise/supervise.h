@@ -12,8 +12,8 @@
 #include <poll.h>
 #include <stdbool.h>
 
-#include "jail/policy.h"
-#include "jail/report.h"
+#include "policy/policy.h"
+#include "policy/report.h"
 
 struct supervisor;
 

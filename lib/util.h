@@ -1,5 +1,6 @@
 /* Small helpers shared by every module: scoped cleanup, allocation that
- * cannot fail, string vectors, path arithmetic. Nothing here prints. */
+ * cannot fail, strings and string vectors, numbers as text. Nothing here
+ * prints, and nothing here knows of stockade. */
 #pragma once
 
 #include <errno.h>
@@ -109,23 +110,6 @@ static inline void strv_freep(char ***v)
 bool str_has_prefix(const char *s, const char *prefix);
 bool str_has_suffix(const char *s, const char *suffix);
 bool str_has_control(const char *s);
-
-/* Path arithmetic on absolute, normalised paths: no system call. */
-char *path_join(const char *a, const char *b);
-bool path_is_absolute(const char *p);
-/* True when child is parent or lies beneath it. */
-bool path_is_beneath(const char *child, const char *parent);
-/* The part of child below parent ("" when equal); child must lie beneath. */
-const char *path_below(const char *child, const char *parent);
-/* Lexically normalised: "//a/./b/../c/" becomes "/a/c". */
-char *path_normalize(const char *p);
-size_t path_depth(const char *p);
-
-/* Whole-buffer I/O that retries on EINTR and short counts; -errno. */
-int write_all(int fd, const void *buf, size_t n);
-int read_all(int fd, void *buf, size_t n, size_t *ret_read);
-/* Reads a small file (at most max bytes) into a NUL-terminated buffer. */
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* Monotonic clock in microseconds. */
 unsigned long long now_usec(void);

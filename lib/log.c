@@ -1,4 +1,4 @@
-#include "jail/log.h"
+#include "lib/log.h"
 
 #include <stdarg.h>
 

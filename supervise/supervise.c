@@ -1,4 +1,4 @@
-#include "jail/supervise.h"
+#include "supervise/supervise.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,8 +13,9 @@
 #include <sys/uio.h>
 
 #include "jail/caps.h"
-#include "jail/netaddr.h"
-#include "jail/util.h"
+#include "supervise/netaddr.h"
+#include "lib/path.h"
+#include "lib/util.h"
 
 /* What the supervisor answers when it refuses: not ECONNREFUSED, so that
  * "refused" and "nobody listening" can be told apart. */

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "jail/policy.h"
+#include "policy/policy.h"
 
 enum env_op_kind {
 	ENV_PASS,		/* --env NAME: keep the caller's value even if scrubbed */

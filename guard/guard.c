@@ -1,0 +1,398 @@
+#include "guard/guard.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "guard/internal.h"
+#include "lib/fd.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "lib/fs.h"
+
+/* ---------------------------------------------------------------------
+ * The state directory of one workspace, state_dir/guard/<hash>/: the
+ * manifest, objects/, and lock.
+ *
+ * lock is at once the mutex and the register of runs under way, with
+ * open file description locks (F_OFD_*), which belong to an open file and
+ * vanish with it, however its process ended:
+ *   byte 0       the mutex, held for the length of a begin or an end;
+ *   byte n >= 1  a slot, held by one run from its begin to its end.
+ * "Every other run is over" is then "no byte past 0 is locked but by me",
+ * one F_OFD_GETLK: a killed run leaves nothing to clean up, and a reused
+ * pid cannot pass for a live run.
+ *
+ * A lock cannot tell that a run began and never ended; the first byte of
+ * the file, the run mark, does: '1' from a begin on a clean baseline
+ * until an end that finds no other run under way, then '0' (no byte: a
+ * new file, clean). A mark with no run under way is a killed run, undone
+ * by the next begin. It is one byte written in place; with it, a run in
+ * an unchanged workspace writes nothing else to the state directory.
+ *
+ * The descriptor is O_CLOEXEC, so the command does not hold it. What
+ * stockade forks without exec (the namespace jail's init) shares it, and
+ * dies with stockade.
+ * ------------------------------------------------------------------ */
+
+#define SLOT_MAX 4096
+
+/* Opens the state directory of the workspace, made when missing. */
+static int state_open(const char *dir, int *ret_dirfd)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		int r = mkdir_private(dir, geteuid());
+		if (r < 0)
+			return r;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	/* As mkdir_private() checks: a directory someone else owns or may
+	 * write could have its baseline swapped under us. */
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -EPERM;
+	}
+	*ret_dirfd = fd;
+	return 0;
+}
+
+static int lock_open(int dirfd)
+{
+	int fd = openat(dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+static int lock_range(int fd, int cmd, short type, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start, .l_len = len };
+	while (fcntl(fd, cmd, &fl) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+static int mutex_take(int lockfd)
+{
+	return lock_range(lockfd, F_OFD_SETLKW, F_WRLCK, 0, 1);
+}
+
+static void mutex_drop(int lockfd)
+{
+	(void)lock_range(lockfd, F_OFD_SETLK, F_UNLCK, 0, 1);
+}
+
+/* Whether a slot is locked through another open file: a run under way
+ * other than the caller's. */
+static int runs_others(int lockfd, bool *ret)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1, .l_len = 0 };
+	if (fcntl(lockfd, F_OFD_GETLK, &fl) < 0)
+		return -errno;
+	*ret = fl.l_type != F_UNLCK;
+	return 0;
+}
+
+/* The first free slot, locked. Under the mutex, so no one races for it. */
+static int slot_take(int lockfd)
+{
+	for (off_t k = 1; k <= SLOT_MAX; k++) {
+		int r = lock_range(lockfd, F_OFD_SETLK, F_WRLCK, k, 1);
+		if (r == 0)
+			return 0;
+		if (r != -EAGAIN && r != -EACCES)
+			return r;
+	}
+	return -EBUSY;
+}
+
+static int mark_read(int lockfd, bool *ret)
+{
+	char c;
+	ssize_t n = pread(lockfd, &c, 1, 0);
+	if (n < 0)
+		return -errno;
+	/* anything but a clean mark counts as a run that never ended */
+	*ret = n == 1 && c != '0';
+	return 0;
+}
+
+static int mark_write(int lockfd, bool set)
+{
+	char c = set ? '1' : '0';
+	ssize_t n = pwrite(lockfd, &c, 1, 0);
+	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+struct guard {
+	struct guard_options o;	/* with copies of every string */
+	char *dir;		/* state_dir/guard/<hash of the workspace> */
+	int lockfd;		/* lock, holding this run's slot; -1 once ended */
+};
+
+static void options_copy(struct guard_options *dst, const struct guard_options *o)
+{
+	*dst = (struct guard_options){
+		.workspace = xstrdup(o->workspace),
+		.state_dir = xstrdup(o->state_dir),
+		.user_home = o->user_home ? xstrdup(o->user_home) : NULL,
+		.file_cap = o->file_cap,
+		.total_cap = o->total_cap,
+	};
+	if (o->extra) {
+		char **extra = strv_new();
+		for (size_t i = 0; o->extra[i]; i++)
+			strv_add(&extra, o->extra[i]);
+		dst->extra = extra;
+	}
+}
+
+static void options_done(struct guard_options *o)
+{
+	free((char *)o->workspace);
+	free((char *)o->state_dir);
+	free((char *)o->user_home);
+	strv_free((char **)o->extra);
+}
+
+void guard_free(struct guard *g)
+{
+	if (!g)
+		return;
+	/* g->lockfd stays open on purpose: its slot is the run's
+	 * registration, dropped when this process exits. */
+	options_done(&g->o);
+	free(g->dir);
+	free(g);
+}
+
+static void report_unguarded_from(struct guard_report *rep, const struct baseline *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct entry *e = &b->v[i];
+		if ((e->type == ENTRY_REG && !(e->flags & ENTRY_COPIED)) || (e->flags & ENTRY_UNLISTED))
+			report_unguarded(rep, e->path);
+	}
+}
+
+/* Opened for reading, not O_PATH: the walk lists it through this very
+ * descriptor. */
+static int open_workspace(const struct guard_options *o)
+{
+	if (!o || !path_is_absolute(o->workspace))
+		return -EINVAL;
+	int fd = open(o->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int options_check(const struct guard_options *o)
+{
+	if (!o || !path_is_absolute(o->workspace) || !path_is_absolute(o->state_dir))
+		return -EINVAL;
+	for (size_t i = 0; o->extra && o->extra[i]; i++)
+		if (handoff_relpath_valid(o->extra[i]) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+/* Under the mutex: the baseline this run begins with, and its slot. */
+static int begin_locked(const struct guard_options *o, int wfd, int dirfd, int lockfd, struct guard_report *rep)
+{
+	struct objdir od = { .dirfd = dirfd, .fd = -1 };
+	struct baseline prev = { 0 }, next = { 0 };
+	struct wbuf raw = { 0 };
+	bool marked = false, others = false;
+	int r = mark_read(lockfd, &marked);
+	if (r == 0)
+		r = runs_others(lockfd, &others);
+	if (r < 0)
+		return r;
+	int mr = manifest_load(dirfd, &prev, &raw);
+	if (mr == 0 && !streq(prev.workspace, o->workspace)) {
+		baseline_free(&prev);
+		mr = -EBADMSG;
+	}
+	if (mr < 0 && mr != -ENOENT && mr != -EBADMSG) {
+		r = mr;
+		goto out_free;
+	}
+
+	if (others && mr == 0) {
+		/* A run under way may have changed things already: its
+		 * baseline is the only true one. */
+		r = slot_take(lockfd);
+		if (r == 0 && !marked)
+			r = mark_write(lockfd, true);
+		if (r < 0)
+			goto out_free;
+		report_unguarded_from(rep, &prev);
+		rep->n_files = baseline_files(&prev);
+		goto out_free;
+	}
+	if ((others || marked) && mr < 0) {
+		/* Runs began, and there is no baseline to undo them with:
+		 * refuse rather than take what they left as the new one. */
+		r = -EBADMSG;
+		goto out_free;
+	}
+	if (marked) {
+		/* every run is over, and one never ended: undo what it left */
+		r = undo_all(o, wfd, &od, &prev, rep);
+		if (r < 0)
+			goto out_free;
+	}
+
+	r = baseline_take(o, wfd, &od, mr == 0 ? &prev : NULL, &next, rep);
+	if (r < 0)
+		goto out_free;
+	if (mr < 0 || !manifest_current(&prev, &raw, &next)) {
+		r = manifest_store(dirfd, &next);
+		if (r < 0)
+			goto out_free;
+		objects_collect(&od, &next);
+	}
+	/* The mark last: a begin killed before it has run nothing. */
+	r = slot_take(lockfd);
+	if (r == 0 && !marked)
+		r = mark_write(lockfd, true);
+	if (r < 0)
+		goto out_free;
+	rep->n_files = baseline_files(&next);
+out_free:
+	free(raw.p);
+	baseline_free(&prev);
+	baseline_free(&next);
+	objdir_close(&od);
+	return r;
+}
+
+int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report)
+{
+	*ret_report = (struct guard_report){ 0 };
+	*ret = NULL;
+	int r = options_check(o);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int wfd = open_workspace(o);
+	if (wfd < 0)
+		return wfd;
+	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
+	char hex[17];
+	_cleanup_free_ char *dir =
+		xstrcat3(gdir, "/", fmt_x64(hex, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace))));
+	_cleanup_close_ int dirfd = -1;
+	r = state_open(dir, &dirfd);
+	if (r < 0)
+		return r;
+	/* On failure, closing it drops the mutex and any slot: nothing has
+	 * forked since it was opened. */
+	_cleanup_close_ int lockfd = lock_open(dirfd);
+	if (lockfd < 0)
+		return lockfd;
+	r = mutex_take(lockfd);
+	if (r < 0)
+		return r;
+	r = begin_locked(o, wfd, dirfd, lockfd, ret_report);
+	if (r < 0)
+		return r;
+	mutex_drop(lockfd);
+
+	struct guard *g = xcalloc(1, sizeof(*g));
+	options_copy(&g->o, o);
+	g->dir = TAKE_PTR(dir);
+	g->lockfd = TAKE_FD(lockfd);
+	*ret = g;
+	return 0;
+}
+
+int guard_end(struct guard *g, struct guard_report *ret_report)
+{
+	*ret_report = (struct guard_report){ 0 };
+	if (!g)
+		return -EINVAL;
+	_cleanup_close_ int wfd = open_workspace(&g->o);
+	if (wfd < 0)
+		return wfd;
+	_cleanup_close_ int dirfd = -1;
+	int r = state_open(g->dir, &dirfd);
+	if (r < 0)
+		return r;
+	/* an end called again after one that succeeded holds no slot */
+	_cleanup_close_ int spare = g->lockfd < 0 ? lock_open(dirfd) : -1;
+	int lockfd = g->lockfd >= 0 ? g->lockfd : spare;
+	if (lockfd < 0)
+		return lockfd;
+	r = mutex_take(lockfd);
+	if (r < 0)
+		return r;
+
+	struct objdir od = { .dirfd = dirfd, .fd = -1 };
+	struct baseline b = { 0 };
+	struct wbuf raw = { 0 };
+	r = manifest_load(dirfd, &b, &raw);
+	free(raw.p);
+	if (r == 0 && !streq(b.workspace, g->o.workspace))
+		r = -EBADMSG;
+	if (r == 0) {
+		/* Re-discovered inside: a repository made during the run has
+		 * hand-offs of its own. */
+		r = undo_all(&g->o, wfd, &od, &b, ret_report);
+		ret_report->n_files = baseline_files(&b);
+	}
+	/* The last run out clears the mark. When something could not be
+	 * undone, the slot and the mark stay, so that the next run tries
+	 * again once this process is gone. */
+	bool others = true;
+	if (r == 0)
+		r = runs_others(lockfd, &others);
+	if (r == 0 && !others)
+		r = mark_write(lockfd, false);
+	if (r == 0 && g->lockfd >= 0) {
+		/* Unlocked, not only closed: a process forked during the run
+		 * may share the open file, and with it the slot. */
+		(void)lock_range(g->lockfd, F_OFD_SETLK, F_UNLCK, 0, 0);
+		close(g->lockfd);
+		g->lockfd = -1;
+	} else {
+		mutex_drop(lockfd);
+	}
+	baseline_free(&b);
+	objdir_close(&od);
+	return r;
+}
+
+void guard_report_free(struct guard_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_changes; i++) {
+		free(r->changes[i].path);
+		free(r->changes[i].quarantined);
+	}
+	free(r->changes);
+	strv_free(r->unguarded);
+	*r = (struct guard_report){ 0 };
+}
+
+const char *guard_change_kind_name(enum guard_change_kind k)
+{
+	switch (k) {
+	case GUARD_CHANGED:
+		return "changed";
+	case GUARD_CREATED:
+		return "created";
+	case GUARD_REMOVED:
+		return "removed";
+	case GUARD_UNRESTORABLE:
+		return "unrestorable";
+	}
+	return "unknown";
+}
+

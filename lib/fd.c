@@ -1,0 +1,316 @@
+#include "lib/fd.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "lib/path.h"
+#include "lib/util.h"
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int read_all(int fd, void *buf, size_t n, size_t *ret_read)
+{
+	char *p = buf;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (ret_read)
+		*ret_read = got;
+	return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	/* Sized from the file where it says (/proc says 0), grown while it
+	 * fills the buffer, up to max: not max bytes for a 2 KiB file. */
+	struct stat st;
+	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1
+		   : max < 4096 ? max : 4096;
+	_cleanup_free_ char *buf = xmalloc(cap + 1);
+	size_t len = 0;
+	for (;;) {
+		size_t got;
+		int r = read_all(fd, buf + len, cap - len, &got);
+		if (r < 0)
+			return r;
+		len += got;
+		if (len < cap || cap == max)
+			break;
+		cap = cap > max / 2 ? max : cap * 2;
+		buf = xrealloc(buf, cap + 1);
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int read_small_fd(int fd, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int f = fd;
+	struct stat st;
+	if (fstat(f, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+	_cleanup_free_ char *buf = xmalloc(want + 1);
+	size_t len;
+	int r = read_all(f, buf, want, &len);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+static bool openat2_missing;
+
+/* Component by component, for kernels before 5.6 or a seccomp filter
+ * that refuses openat2: each step refuses a symlink, so the result is the
+ * same as RESOLVE_NO_SYMLINKS (and RESOLVE_BENEATH, where asked) for the
+ * normalised paths stockade opens. */
+static int open_walk(int dirfd, const char *path, int flags, mode_t mode, unsigned how)
+{
+	bool absolute = path[0] == '/';
+	if (absolute && (how & OPEN_BENEATH))
+		return -EXDEV;
+	_cleanup_close_ int cur = openat(absolute ? AT_FDCWD : dirfd, absolute ? "/" : ".",
+					 O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	const char *p = path;
+	while (*p == '/')
+		p++;
+	if (!*p) {
+		int fd = openat(cur, ".", flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	for (;;) {
+		const char *end = strchrnul(p, '/');
+		_cleanup_free_ char *comp = xstrndup(p, (size_t)(end - p));
+		if (streq(comp, "..") || !*comp)
+			return -EXDEV;
+		if (!*end) {
+			int fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+			return fd < 0 ? -errno : fd;
+		}
+		int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return -errno;
+		struct stat st;
+		if (fstat(next, &st) < 0) {
+			close(next);
+			return -errno;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(next);
+			return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+		}
+		close(cur);
+		cur = next;
+		p = end + 1;
+	}
+}
+
+int open_nofollow(int dirfd, const char *path, int flags, mode_t mode, unsigned how)
+{
+	if (!*path)
+		path = ".";
+	if (!openat2_missing) {
+		struct open_how oh = {
+			.flags = (uint64_t)(flags | O_CLOEXEC),
+			.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				   ((how & OPEN_BENEATH) ? RESOLVE_BENEATH : 0),
+		};
+		long fd = syscall(SYS_openat2, dirfd, path, &oh, sizeof(oh));
+		if (fd >= 0)
+			return (int)fd;
+		/* EPERM: what older container seccomp profiles answer. */
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		openat2_missing = true;
+	}
+	return open_walk(dirfd, path, flags, mode, how);
+}
+
+int open_parent_beneath(int dirfd, const char *rel, const char **ret_name)
+{
+	_cleanup_free_ char *parent = path_parent(rel, ret_name);
+	if (!parent)
+		return -EINVAL;
+	return open_nofollow(dirfd, parent, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+}
+
+int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_name)
+{
+	const char *slash = strrchr(rel, '/');
+	if (!slash) {
+		*ret_name = rel;
+		return c->dirfd;
+	}
+	*ret_name = slash + 1;
+	size_t n = (size_t)(slash - rel);
+	if (c->path && strlen(c->path) == n && strncmp(c->path, rel, n) == 0)
+		return c->fd;
+	if (c->path && c->fd >= 0)
+		close(c->fd);
+	free(c->path);
+	c->path = xstrndup(rel, n);
+	c->fd = open_nofollow(c->dirfd, c->path, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	return c->fd;
+}
+
+int parent_cache_read(struct parent_cache *c, const char *rel, size_t max, char **ret, size_t *ret_len)
+{
+	const char *name;
+	int pfd = parent_cache_open(c, rel, &name);
+	if (pfd < 0)
+		return pfd;
+	int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return read_small_fd(fd, max, ret, ret_len);
+}
+
+void parent_cache_done(struct parent_cache *c)
+{
+	if (c->path && c->fd >= 0)
+		close(c->fd);
+	free(c->path);
+	c->path = NULL;
+	c->fd = -1;
+}
+
+int fd_send(int sock, int fd)
+{
+	char dummy = 'L';
+	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u = { 0 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+int fd_recv(int sock, int *ret_fd)
+{
+	char dummy;
+	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -EPIPE;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EBADMSG;
+	memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err)
+{
+	*ret_err = 0;
+	for (;;) {
+		while (it->off < it->len) {
+			const struct dirent64 *de = (const struct dirent64 *)(it->buf + it->off);
+			it->off += de->d_reclen;
+			const char *name = de->d_name;
+			if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+				return de;
+		}
+		it->len = getdents64(it->fd, it->buf, DIR_BUF);
+		it->off = 0;
+		if (it->len < 0) {
+			if (errno == EINTR)
+				continue;
+			*ret_err = -errno;
+			return NULL;
+		}
+		if (it->len == 0)
+			return NULL;
+	}
+}
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dir_list(int fd, char ***ret)
+{
+	char **v = strv_new();
+	size_t n = 0;
+	_cleanup_free_ char *buf = xmalloc(DIR_BUF);
+	struct dir_iter it = { .fd = fd, .buf = buf };
+	const struct dirent64 *de;
+	int err;
+	while ((de = dir_next(&it, &err))) {
+		strv_add(&v, de->d_name);
+		n++;
+	}
+	if (err < 0) {
+		strv_free(v);
+		return err;
+	}
+	qsort(v, n, sizeof(char *), strcmp_ptr);
+	*ret = v;
+	return 0;
+}

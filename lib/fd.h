@@ -1,0 +1,73 @@
+/* Descriptors: whole-buffer reads and writes, small files, opening a path
+ * without following symlinks (beneath a directory, where asked), passing a
+ * descriptor over a Unix socket, and listing a directory. Each returns 0
+ * (or a descriptor) or -errno, and never prints. */
+#pragma once
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Retrying on EINTR and short counts. */
+int write_all(int fd, const void *buf, size_t n);
+int read_all(int fd, void *buf, size_t n, size_t *ret_read);
+/* Reads a small file (at most max bytes) into a NUL-terminated buffer. */
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* The same through fd, which must be a regular file; fd is closed here. */
+int read_small_fd(int fd, size_t max, char **ret, size_t *ret_len);
+
+/* Opens path, relative to dirfd or absolute, following no symlink on the
+ * way (ELOOP), nor a magic link. With OPEN_BENEATH the path never leaves
+ * dirfd either ("..", an absolute path: EXDEV). Through openat2, or
+ * component by component where a kernel or a filter lacks it. */
+#define OPEN_BENEATH (1u << 0)
+int open_nofollow(int dirfd, const char *path, int flags, mode_t mode, unsigned how);
+
+/* For open_nofollow: nothing can be reached at that path without a
+ * symlink (for stockade, a symlink on the way is no way at all). */
+static inline bool errno_is_absent(int r)
+{
+	return r == -ENOENT || r == -ENOTDIR || r == -ELOOP;
+}
+
+/* The directory holding rel (relative to dirfd, never leaving it), and
+ * rel's last component in *ret_name. */
+int open_parent_beneath(int dirfd, const char *rel, const char **ret_name);
+
+/* The last parent directory opened beneath dirfd, kept: paths that come
+ * sorted and share a parent (.git/hooks and .git/config) open it once.
+ * Only for passes that move nothing; one that may move a parent aside
+ * opens afresh. */
+struct parent_cache {
+	int dirfd;	/* borrowed */
+	char *path;	/* the parent's relative path, NULL when none is held */
+	int fd;		/* or -errno, when that parent could not be opened */
+};
+#define PARENT_CACHE_INIT(d) ((struct parent_cache){ .dirfd = (d), .fd = -1 })
+/* The directory holding rel: dirfd itself for a name at the top. Owned by
+ * the cache. */
+int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_name);
+/* A small regular file at rel, through the cache, never following a
+ * symlink. */
+int parent_cache_read(struct parent_cache *c, const char *rel, size_t max, char **ret, size_t *ret_len);
+void parent_cache_done(struct parent_cache *c);
+
+/* One descriptor, and one byte with it, over a Unix socket. */
+int fd_send(int sock, int fd);
+int fd_recv(int sock, int *ret_fd);
+
+/* Reads a directory a getdents at a time into a caller's buffer of
+ * DIR_BUF bytes: no allocation per entry. */
+#define DIR_BUF 8192
+struct dir_iter {
+	int fd;
+	char *buf;
+	ssize_t len, off;
+};
+/* The next entry but "." and "..", NULL at the end (*ret_err 0) or on a
+ * failure (*ret_err -errno). */
+const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err);
+/* A directory's entry names, sorted. */
+int dir_list(int fd, char ***ret);
