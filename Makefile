@@ -12,8 +12,15 @@ BUILD ?= build
 LIBRARIES := libseccomp libmnl libcap inih
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBRARIES) 2>/dev/null)
-PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBRARIES) 2>/dev/null)
-RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null)
+# What each program links, and nothing more. stockade itself: libmnl, and
+# libcap statically (Debian ships libcap.a), so that a run loads no library
+# for the few calls it makes; libseccomp's compiler runs at build time
+# only (tools/gen-filters), and inih comes with stockade.ini. The unit
+# tests link what the modules they test need.
+LIBCAP_STATIC := -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs --static libcap 2>/dev/null) -Wl,-Bdynamic
+RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null) $(LIBCAP_STATIC)
+GEN_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
+TEST_LIBS := $(GEN_LIBS) $(RUN_LIBS)
 ifeq ($(shell $(PKG_CONFIG) --exists $(LIBRARIES) && echo ok),)
 $(error missing build dependencies: $(LIBRARIES) (on Debian: apt-get install pkg-config libseccomp-dev libmnl-dev libcap-dev libinih-dev))
 endif
@@ -40,7 +47,7 @@ MAIN_SRC := jail/main.c
 COMPILE_SRC := seccomp/compile.c
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(MAIN_SRC) $(COMPILE_SRC),$(SRCS))) $(BUILD)/gen/filters.o
 TEST_OBJS := $(LIB_OBJS) $(BUILD)/seccomp/compile.o
-GEN_OBJS := $(BUILD)/seccomp/table.o $(BUILD)/seccomp/compile.o $(BUILD)/policy/policy.o $(BUILD)/lib/util.o $(BUILD)/lib/path.o $(BUILD)/lib/fd.o
+GEN_OBJS := $(BUILD)/seccomp/table.o $(BUILD)/seccomp/plan.o $(BUILD)/seccomp/compile.o $(BUILD)/policy/policy.o $(BUILD)/lib/util.o $(BUILD)/lib/path.o $(BUILD)/lib/fd.o
 MAIN_OBJ := $(BUILD)/jail/main.o
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
@@ -66,7 +73,7 @@ $(BUILD)/%.o: %.c
 # at build time, so that a run does not spend 1.5 ms compiling one.
 $(BUILD)/tools/gen-filters: tools/gen-filters.c $(GEN_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(GEN_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(GEN_OBJS) $(GEN_LIBS)
 
 $(BUILD)/gen/filters.c: $(BUILD)/tools/gen-filters
 	@mkdir -p $(dir $@)
@@ -77,7 +84,7 @@ $(BUILD)/gen/filters.o: $(BUILD)/gen/filters.c
 
 $(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h tests/golden.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_OBJS) $(TEST_LIBS)
 
 # Helpers run inside the jail and under it: plain programs, no sanitizer,
 # so that what they report is the kernel's answer and nothing else.

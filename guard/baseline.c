@@ -249,6 +249,7 @@ int content_matches(int fd, struct objdir *od, const struct entry *e, bool *ret)
  * ------------------------------------------------------------------ */
 
 struct snapshot {
+	char *failing;		/* the entry the first failure was about */
 	int wfd;
 	struct objdir *od;
 	size_t file_cap, total_cap, total;
@@ -385,7 +386,9 @@ static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry
 	}
 }
 
-static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth)
+static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth);
+
+static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth)
 {
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -459,18 +462,19 @@ static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *
 	return 0;
 }
 
+/* The first failure names the deepest entry it was about. */
+static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth)
+{
+	int r = snap_tree_at(s, dfd, name, rel, gitdir_top, depth);
+	if (r < 0 && !s->failing)
+		s->failing = xstrdup(rel);
+	return r;
+}
+
 int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *prev,
-			 struct baseline *ret, struct guard_report *rep)
+		  struct baseline *ret, struct guard_report *rep, char **ret_failing)
 {
 	struct baseline b = { .workspace = xstrdup(o->workspace), .taken_ns = realtime_ns() };
-	struct handoff_scan scan = guard_scan(o);
-	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
-	int r = handoffs_discover(&scan, wfd, &parents, &b.roots);
-	if (r < 0)
-		goto out_free;
-	for (size_t i = 0; b.roots.unguarded && b.roots.unguarded[i]; i++)
-		report_unguarded(rep, b.roots.unguarded[i]);
-
 	struct snapshot s = {
 		.wfd = wfd,
 		.od = od,
@@ -480,25 +484,31 @@ int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, con
 		.prev = prev,
 		.rep = rep,
 	};
-	for (size_t i = 0; i < b.roots.n; i++) {
+	struct handoff_scan scan = guard_scan(o);
+	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
+	int r = handoffs_discover(&scan, wfd, &parents, &b.roots);
+	for (size_t i = 0; r == 0 && b.roots.unguarded && b.roots.unguarded[i]; i++)
+		report_unguarded(rep, b.roots.unguarded[i]);
+	for (size_t i = 0; r == 0 && i < b.roots.n; i++) {
 		const struct handoff *rt = &b.roots.v[i];
 		const char *name;
 		/* a name at the top costs one fstatat, in snap_tree */
 		int pfd = parent_cache_open(&parents, rt->path, &name);
 		if (pfd < 0) {
-			if (errno_is_absent(pfd))
-				continue;
-			r = pfd;
-			goto out_free;
+			if (!errno_is_absent(pfd)) {
+				r = pfd;
+				s.failing = xstrdup(rt->path);
+			}
+			continue;
 		}
 		r = snap_tree(&s, pfd, name, rt->path, rt->kind == HANDOFF_GITDIR, 0);
-		if (r < 0)
-			goto out_free;
 	}
-	baseline_sort(&b);
-	*ret = b;
-	b = (struct baseline){ 0 };
-out_free:
+	if (r == 0) {
+		baseline_sort(&b);
+		*ret = b;
+		b = (struct baseline){ 0 };
+	}
+	*ret_failing = s.failing;
 	parent_cache_done(&parents);
 	baseline_free(&b);
 	return r;

@@ -202,25 +202,43 @@ static int options_check(const struct guard_options *o)
 	return 0;
 }
 
+static int failed(struct guard_failure *f, int r, enum guard_step step, char *path)
+{
+	if (f && r < 0) {
+		free(f->path);
+		*f = (struct guard_failure){ .step = step, .path = path };
+	} else {
+		free(path);
+	}
+	return r;
+}
+
+static char *state_path(const char *dir, const char *name)
+{
+	return path_join(dir, name);
+}
+
 /* Under the mutex: the baseline this run begins with, and its slot. */
-static int begin_locked(const struct guard_options *o, int wfd, int dirfd, int lockfd, struct guard_report *rep)
+static int begin_locked(const struct guard_options *o, const char *dir, int wfd, int dirfd, int lockfd,
+			struct guard_report *rep, struct guard_failure *f)
 {
 	struct objdir od = { .dirfd = dirfd, .fd = -1 };
 	struct baseline prev = { 0 }, next = { 0 };
 	struct wbuf raw = { 0 };
+	char *failing = NULL;
 	bool marked = false, others = false;
 	int r = mark_read(lockfd, &marked);
 	if (r == 0)
 		r = runs_others(lockfd, &others);
 	if (r < 0)
-		return r;
+		return failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 	int mr = manifest_load(dirfd, &prev, &raw);
 	if (mr == 0 && !streq(prev.workspace, o->workspace)) {
 		baseline_free(&prev);
 		mr = -EBADMSG;
 	}
 	if (mr < 0 && mr != -ENOENT && mr != -EBADMSG) {
-		r = mr;
+		r = failed(f, mr, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
 		goto out_free;
 	}
 
@@ -230,8 +248,10 @@ static int begin_locked(const struct guard_options *o, int wfd, int dirfd, int l
 		r = slot_take(lockfd);
 		if (r == 0 && !marked)
 			r = mark_write(lockfd, true);
-		if (r < 0)
+		if (r < 0) {
+			failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 			goto out_free;
+		}
 		report_unguarded_from(rep, &prev);
 		rep->n_files = baseline_files(&prev);
 		goto out_free;
@@ -239,31 +259,41 @@ static int begin_locked(const struct guard_options *o, int wfd, int dirfd, int l
 	if ((others || marked) && mr < 0) {
 		/* Runs began, and there is no baseline to undo them with:
 		 * refuse rather than take what they left as the new one. */
-		r = -EBADMSG;
+		r = failed(f, -EBADMSG, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
 		goto out_free;
 	}
 	if (marked) {
 		/* every run is over, and one never ended: undo what it left */
-		r = undo_all(o, wfd, &od, &prev, rep);
-		if (r < 0)
+		r = undo_all(o, wfd, &od, &prev, rep, &failing);
+		if (r < 0) {
+			failed(f, r, GUARD_STEP_UNDO, TAKE_PTR(failing));
 			goto out_free;
+		}
+		free(failing);
 	}
 
-	r = baseline_take(o, wfd, &od, mr == 0 ? &prev : NULL, &next, rep);
-	if (r < 0)
+	r = baseline_take(o, wfd, &od, mr == 0 ? &prev : NULL, &next, rep, &failing);
+	if (r < 0) {
+		failed(f, r, GUARD_STEP_SNAPSHOT, TAKE_PTR(failing));
 		goto out_free;
+	}
+	free(failing);
 	if (mr < 0 || !manifest_current(&prev, &raw, &next)) {
 		r = manifest_store(dirfd, &next);
-		if (r < 0)
+		if (r < 0) {
+			failed(f, r, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
 			goto out_free;
+		}
 		objects_collect(&od, &next);
 	}
 	/* The mark last: a begin killed before it has run nothing. */
 	r = slot_take(lockfd);
 	if (r == 0 && !marked)
 		r = mark_write(lockfd, true);
-	if (r < 0)
+	if (r < 0) {
+		failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 		goto out_free;
+	}
 	rep->n_files = baseline_files(&next);
 out_free:
 	free(raw.p);
@@ -273,33 +303,47 @@ out_free:
 	return r;
 }
 
-int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report)
+/* The workspace, its state directory and the lock, opened; the mutex taken. */
+static int open_state(const struct guard_options *o, const char *dir, int *wfd, int *dirfd, int lockfd_held,
+		      int *ret_lockfd, struct guard_failure *f)
+{
+	*wfd = open_workspace(o);
+	if (*wfd < 0)
+		return failed(f, *wfd, GUARD_STEP_WORKSPACE, xstrdup(o->workspace));
+	int r = state_open(dir, dirfd);
+	if (r < 0)
+		return failed(f, r, GUARD_STEP_STATE, xstrdup(dir));
+	int lockfd = lockfd_held >= 0 ? lockfd_held : lock_open(*dirfd);
+	if (lockfd < 0)
+		return failed(f, lockfd, GUARD_STEP_STATE, state_path(dir, "lock"));
+	*ret_lockfd = lockfd;
+	r = mutex_take(lockfd);
+	if (r < 0)
+		return failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
+	return 0;
+}
+
+int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report,
+		struct guard_failure *f)
 {
 	*ret_report = (struct guard_report){ 0 };
 	*ret = NULL;
+	if (f)
+		*f = (struct guard_failure){ 0 };
 	int r = options_check(o);
 	if (r < 0)
-		return r;
-	_cleanup_close_ int wfd = open_workspace(o);
-	if (wfd < 0)
-		return wfd;
+		return failed(f, r, GUARD_STEP_WORKSPACE, o && o->workspace ? xstrdup(o->workspace) : NULL);
 	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
 	char hex[17];
 	_cleanup_free_ char *dir =
 		xstrcat3(gdir, "/", fmt_x64(hex, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace))));
-	_cleanup_close_ int dirfd = -1;
-	r = state_open(dir, &dirfd);
+	/* On failure, closing the lock drops the mutex and any slot: nothing
+	 * has forked since it was opened. */
+	_cleanup_close_ int wfd = -1, dirfd = -1, lockfd = -1;
+	r = open_state(o, dir, &wfd, &dirfd, -1, &lockfd, f);
 	if (r < 0)
 		return r;
-	/* On failure, closing it drops the mutex and any slot: nothing has
-	 * forked since it was opened. */
-	_cleanup_close_ int lockfd = lock_open(dirfd);
-	if (lockfd < 0)
-		return lockfd;
-	r = mutex_take(lockfd);
-	if (r < 0)
-		return r;
-	r = begin_locked(o, wfd, dirfd, lockfd, ret_report);
+	r = begin_locked(o, dir, wfd, dirfd, lockfd, ret_report, f);
 	if (r < 0)
 		return r;
 	mutex_drop(lockfd);
@@ -312,24 +356,19 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	return 0;
 }
 
-int guard_end(struct guard *g, struct guard_report *ret_report)
+int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_failure *f)
 {
 	*ret_report = (struct guard_report){ 0 };
+	if (f)
+		*f = (struct guard_failure){ 0 };
 	if (!g)
 		return -EINVAL;
-	_cleanup_close_ int wfd = open_workspace(&g->o);
-	if (wfd < 0)
-		return wfd;
-	_cleanup_close_ int dirfd = -1;
-	int r = state_open(g->dir, &dirfd);
-	if (r < 0)
-		return r;
+	_cleanup_close_ int wfd = -1, dirfd = -1, spare = -1;
+	int lockfd = -1;
 	/* an end called again after one that succeeded holds no slot */
-	_cleanup_close_ int spare = g->lockfd < 0 ? lock_open(dirfd) : -1;
-	int lockfd = g->lockfd >= 0 ? g->lockfd : spare;
-	if (lockfd < 0)
-		return lockfd;
-	r = mutex_take(lockfd);
+	int r = open_state(&g->o, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, f);
+	if (lockfd >= 0 && lockfd != g->lockfd)
+		spare = lockfd;
 	if (r < 0)
 		return r;
 
@@ -340,10 +379,14 @@ int guard_end(struct guard *g, struct guard_report *ret_report)
 	free(raw.p);
 	if (r == 0 && !streq(b.workspace, g->o.workspace))
 		r = -EBADMSG;
-	if (r == 0) {
+	if (r < 0) {
+		failed(f, r, GUARD_STEP_BASELINE, state_path(g->dir, "manifest"));
+	} else {
 		/* Re-discovered inside: a repository made during the run has
 		 * hand-offs of its own. */
-		r = undo_all(&g->o, wfd, &od, &b, ret_report);
+		char *failing = NULL;
+		r = undo_all(&g->o, wfd, &od, &b, ret_report, &failing);
+		failed(f, r, GUARD_STEP_UNDO, failing);
 		ret_report->n_files = baseline_files(&b);
 	}
 	/* The last run out clears the mark. When something could not be
@@ -351,9 +394,9 @@ int guard_end(struct guard *g, struct guard_report *ret_report)
 	 * again once this process is gone. */
 	bool others = true;
 	if (r == 0)
-		r = runs_others(lockfd, &others);
+		r = failed(f, runs_others(lockfd, &others), GUARD_STEP_STATE, state_path(g->dir, "lock"));
 	if (r == 0 && !others)
-		r = mark_write(lockfd, false);
+		r = failed(f, mark_write(lockfd, false), GUARD_STEP_STATE, state_path(g->dir, "lock"));
 	if (r == 0 && g->lockfd >= 0) {
 		/* Unlocked, not only closed: a process forked during the run
 		 * may share the open file, and with it the slot. */
@@ -366,6 +409,14 @@ int guard_end(struct guard *g, struct guard_report *ret_report)
 	baseline_free(&b);
 	objdir_close(&od);
 	return r;
+}
+
+void guard_failure_free(struct guard_failure *f)
+{
+	if (!f)
+		return;
+	free(f->path);
+	*f = (struct guard_failure){ 0 };
 }
 
 void guard_report_free(struct guard_report *r)

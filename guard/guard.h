@@ -14,15 +14,8 @@
  * run whose stockade was killed is undone by the next one. What moves
  * aside goes to state_dir/quarantine/<YYYYmmdd-HHMMSS>-<pid>/<path>.
  *
- * The hand-offs: .git/hooks and .git/config of the workspace and of every
- * repository beneath it (a .git file, and the hooks and config of the
- * gitdir it names when that lies inside the workspace), core.hooksPath
- * from those configs and from ~/.gitconfig and ~/.config/git/config
- * (parsed here, never by running git; includes are not followed), and at
- * the top only stockade.ini, .stockade.ini, .claude, .vscode, .idea,
- * .cursor and .envrc. Each is opened beneath the workspace without
- * following a symlink: one that is a symlink is kept as the symlink, and
- * what it points at is kept too when that lies inside the workspace. */
+ * Which paths are hand-offs is the policy's (policy/handoff.h); each is
+ * opened beneath the workspace without following a symlink. */
 #pragma once
 
 #include <stddef.h>
@@ -60,24 +53,36 @@ struct guard_report {
 
 struct guard;
 
-/* Lists the hand-off roots, relative to the workspace, existing or not
- * (for `stockade explain` and for read-only binds), sorted so that a
- * directory comes before what lies in it. A root that is a symlink is
- * listed as the symlink; nothing outside the workspace is listed.
- * Touches nothing, not even the state directory. */
-int guard_discover(const struct guard_options *o, char ***ret_paths);
+/* What a guard operation failed at, handed back with the path it was
+ * about, for the caller's message. */
+enum guard_step {
+	GUARD_STEP_WORKSPACE,	/* reading the workspace (path: it) */
+	GUARD_STEP_STATE,	/* the workspace's state directory or its lock (path: it) */
+	GUARD_STEP_BASELINE,	/* the baseline on disk (path: the manifest); -EBADMSG: damaged */
+	GUARD_STEP_SNAPSHOT,	/* copying a hand-off into the baseline (path: the hand-off) */
+	GUARD_STEP_UNDO,	/* undoing a change (path: the hand-off) */
+};
+
+struct guard_failure {
+	enum guard_step step;
+	char *path;		/* absolute, or for a hand-off relative to the workspace */
+};
+
+void guard_failure_free(struct guard_failure *f);
 
 /* Takes the baseline (or reuses the one a concurrent run holds, or first
  * undoes a killed run) and registers this run. ret_report is filled even
  * when an error is returned, so that changes already undone can be named;
- * free it with guard_report_free() in every case. */
-int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report);
+ * free it with guard_report_free() in every case. On failure, what failed
+ * is in *ret_failure (may be NULL); free it with guard_failure_free(). */
+int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report,
+		struct guard_failure *ret_failure);
 
 /* Undoes every change to the hand-offs since the baseline and unregisters
  * this run. Call it once every process of the run is gone. When an undo
  * fails the run stays registered, so the next guard_begin retries it once
  * this process has exited. */
-int guard_end(struct guard *g, struct guard_report *ret_report);
+int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_failure *ret_failure);
 
 void guard_report_free(struct guard_report *r);
 

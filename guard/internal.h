@@ -85,7 +85,7 @@ void baseline_free(struct baseline *b);
 /* Takes the baseline of the hand-offs as they are now, reusing the copies
  * of prev (the last manifest; may be NULL) where a file is unchanged. */
 int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *prev,
-		  struct baseline *ret, struct guard_report *rep);
+		  struct baseline *ret, struct guard_report *rep, char **ret_failing);
 void report_unguarded(struct guard_report *rep, const char *rel);
 
 int objdir_fd(struct objdir *od);
@@ -110,9 +110,10 @@ void objects_collect(struct objdir *od, const struct baseline *b);
 
 /* Undoes every change since the baseline: the baseline's roots, then the
  * new ones of the workspace as restored (a repository made during the
- * run). The first failure is returned; the rest is still tried. */
+ * run). The first failure is returned, with the hand-off it was about in
+ * *ret_failing (NULL for the workspace itself); the rest is still tried. */
 int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *b,
-	     struct guard_report *rep);
+	     struct guard_report *rep, char **ret_failing);
 
 static inline struct handoff_scan guard_scan(const struct guard_options *o)
 {

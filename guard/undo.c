@@ -239,13 +239,18 @@ struct undo {
 	struct quarantine q;
 	struct guard_report *rep;
 	int error;		/* the first failure; the rest is still tried */
+	char *error_path;	/* the hand-off it was about */
 	unsigned long counter;
 };
 
-static void undo_fail(struct undo *u, int r)
+/* The first failure, and the hand-off it was about; the rest is still
+ * tried. */
+static void undo_fail(struct undo *u, int r, const char *rel)
 {
-	if (r < 0 && u->error == 0)
+	if (r < 0 && u->error == 0) {
 		u->error = r;
+		u->error_path = xstrdup(str_empty(rel) ? "." : rel);
+	}
 }
 
 static void report_change(struct guard_report *rep, enum guard_change_kind kind, const char *rel, char *quarantined)
@@ -341,12 +346,12 @@ static void replace_entry(struct undo *u, int dfd, const char *name, const char 
 	char *q = NULL;
 	int r = quarantine_move(&u->q, dfd, name, rel, &q);
 	if (r < 0) {
-		undo_fail(u, r);
+		undo_fail(u, r, rel);
 		return;
 	}
 	bool unrestorable = false;
 	r = b ? restore_entry(u, dfd, name, rel, b, &unrestorable, depth) : 0;
-	undo_fail(u, r);
+	undo_fail(u, r, rel);
 	report_change(u->rep, !b ? GUARD_CREATED : unrestorable ? GUARD_UNRESTORABLE : GUARD_CHANGED, rel, q);
 }
 
@@ -364,7 +369,7 @@ static void undo_children(struct undo *u, int fd, const char *rel, bool gitdir_t
 		_cleanup_strv_ char **now = NULL;
 		int r = dir_list(fd, &now);
 		if (r < 0) {
-			undo_fail(u, r);
+			undo_fail(u, r, rel);
 			return;
 		}
 		_cleanup_strv_ char **then = baseline_children(u->b, rel);
@@ -403,7 +408,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 	}
 	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		undo_fail(u, -errno);
+		undo_fail(u, -errno, rel);
 		return;
 	}
 	bool same = false;
@@ -415,7 +420,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		return;
 	}
 	if (r < 0) {
-		undo_fail(u, r);
+		undo_fail(u, r, rel);
 		return;
 	}
 	bool same_inode = fp.dev == b->fp.dev && fp.ino == b->fp.ino;
@@ -425,7 +430,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		 * elsewhere, and is replaced instead. */
 		if ((st->st_mode & 07777) != (b->mode & 07777)) {
 			if (fchmod(fd, b->mode & 07777) < 0)
-				undo_fail(u, -errno);
+				undo_fail(u, -errno, rel);
 			else
 				report_change(u->rep, GUARD_CHANGED, rel, NULL);
 		}
@@ -434,7 +439,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 	_cleanup_free_ char *tmp = NULL;
 	r = write_restore_tmp(u, dfd, b, &tmp);
 	if (r < 0) {
-		undo_fail(u, r);
+		undo_fail(u, r, rel);
 		return;
 	}
 	char *q = NULL;
@@ -443,7 +448,7 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		r = -errno;
 	if (r < 0) {
 		unlinkat(dfd, tmp, 0);
-		undo_fail(u, r);
+		undo_fail(u, r, rel);
 		if (!q)
 			return;
 	}
@@ -456,7 +461,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	struct stat st;
 	bool have = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!have && errno != ENOENT) {
-		undo_fail(u, -errno);
+		undo_fail(u, -errno, rel);
 		return;
 	}
 	if (!b && !have)
@@ -464,7 +469,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	if (b && (b->flags & ENTRY_GITDIR))
 		gitdir_top = true;
 	if (depth >= WALK_DEPTH_MAX) {
-		undo_fail(u, -ELOOP);
+		undo_fail(u, -ELOOP, rel);
 		return;
 	}
 
@@ -473,7 +478,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 		if (gitdir_top && S_ISDIR(st.st_mode)) {
 			_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
-				undo_fail(u, -errno);
+				undo_fail(u, -errno, rel);
 			else
 				undo_children(u, fd, rel, true, depth);
 			return;
@@ -484,7 +489,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	if (!have) {
 		bool unrestorable = false;
 		int r = restore_entry(u, dfd, name, rel, b, &unrestorable, depth);
-		undo_fail(u, r);
+		undo_fail(u, r, rel);
 		if (r == 0)
 			report_change(u->rep, unrestorable ? GUARD_UNRESTORABLE : GUARD_REMOVED, rel, NULL);
 		return;
@@ -502,7 +507,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 		char buf[PATH_MAX + 1];
 		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
 		if (n < 0) {
-			undo_fail(u, -errno);
+			undo_fail(u, -errno, rel);
 			return;
 		}
 		if ((size_t)n != strlen(b->target) || memcmp(buf, b->target, (size_t)n) != 0)
@@ -519,17 +524,17 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 
 	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		undo_fail(u, -errno);
+		undo_fail(u, -errno, rel);
 		return;
 	}
 	bool mode_changed = (st.st_mode & 07777) != (b->mode & 07777);
 	if (mode_changed && (st.st_mode & 0700) != 0700 && fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
-		undo_fail(u, -errno);
+		undo_fail(u, -errno, rel);
 	if (!(b->flags & ENTRY_UNLISTED))
 		undo_children(u, fd, rel, gitdir_top, depth);
 	if (mode_changed) {
 		if (fchmod(fd, b->mode & 07777) < 0)
-			undo_fail(u, -errno);
+			undo_fail(u, -errno, rel);
 		else
 			report_change(u->rep, GUARD_CHANGED, rel, NULL);
 	}
@@ -598,7 +603,7 @@ static void undo_root(struct undo *u, const struct handoff *rt)
 	int pfd = parent_fd(u->wfd, rt->path, &name, &owned);
 	if (pfd < 0) {
 		if (!errno_is_absent(pfd)) {
-			undo_fail(u, pfd);
+			undo_fail(u, pfd, rt->path);
 			return;
 		}
 		/* nothing was there, and nothing can be reached there now */
@@ -606,7 +611,7 @@ static void undo_root(struct undo *u, const struct handoff *rt)
 			return;
 		owned = make_parents(u, rt->path);
 		if (owned < 0) {
-			undo_fail(u, owned);
+			undo_fail(u, owned, rt->path);
 			return;
 		}
 		pfd = owned;
@@ -624,7 +629,7 @@ static bool file_in_baseline(void *data, const char *rel)
  * the roots that are new (a repository made during the run), whose
  * whole content is new. */
 int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *b,
-		    struct guard_report *rep)
+	     struct guard_report *rep, char **ret_failing)
 {
 	struct undo u = {
 		.wfd = wfd,
@@ -644,7 +649,7 @@ int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const st
 	int r = handoffs_discover(&scan, wfd, &parents, &found);
 	parent_cache_done(&parents);
 	if (r < 0) {
-		undo_fail(&u, r);
+		undo_fail(&u, r, NULL);
 	} else {
 		struct handoffs all = { 0 };
 		for (size_t i = 0; i < b->roots.n; i++)
@@ -666,6 +671,7 @@ int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const st
 	if (u.q.fd >= 0)
 		close(u.q.fd);
 	free(u.q.dir);
+	*ret_failing = u.error_path;
 	return u.error;
 }
 

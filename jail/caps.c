@@ -1,57 +1,38 @@
 #include "jail/caps.h"
 
+#include <errno.h>
 #include <linux/securebits.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
+#include <sys/capability.h>
 
-#include "lib/util.h"
-
-int caps_get(struct caps *c)
+static void cap_freep(cap_t *c)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	*c = (struct caps){ 0 };
-	if (syscall(SYS_capget, &h, c->d) < 0)
-		return -errno;
-	return 0;
-}
-
-int caps_set(const struct caps *c)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	if (syscall(SYS_capset, &h, c->d) < 0)
-		return -errno;
-	return 0;
-}
-
-bool caps_effective(const struct caps *c, int cap)
-{
-	return cap >= 0 && cap < 32 * _LINUX_CAPABILITY_U32S_3 &&
-	       (c->d[cap / 32].effective & (1u << (cap % 32)));
+	if (*c)
+		cap_free(*c);
 }
 
 int caps_drop_all(void)
 {
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+	if (cap_reset_ambient() < 0 && errno != EINVAL)
 		return -errno;
-
-	struct caps c;
-	int r = caps_get(&c);
-	if (r < 0)
-		return r;
-	if (caps_effective(&c, CAP_SETPCAP)) {
+	__attribute__((cleanup(cap_freep))) cap_t own = cap_get_proc();
+	if (!own)
+		return -errno;
+	cap_flag_value_t setpcap = CAP_CLEAR;
+	if (cap_get_flag(own, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) < 0)
+		return -errno;
+	if (setpcap == CAP_SET) {
 		/* Root's exec would otherwise fill the permitted set again. */
-		unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-				     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-				     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-		if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		unsigned bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+				SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+				SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+		if (cap_set_secbits(bits) < 0)
 			return -errno;
-		for (unsigned long cap = 0; cap < 32 * _LINUX_CAPABILITY_U32S_3; cap++) {
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
-				if (errno == EINVAL)
-					break;	/* past the kernel's last capability */
+		for (cap_value_t cap = 0; cap < cap_max_bits(); cap++)
+			if (cap_drop_bound(cap) < 0)
 				return -errno;
-			}
-		}
 	}
-	return caps_set(&(struct caps){ 0 });
+	__attribute__((cleanup(cap_freep))) cap_t none = cap_init();
+	if (!none)
+		return -errno;
+	return cap_set_proc(none) < 0 ? -errno : 0;
 }

@@ -82,22 +82,6 @@ void cli_usage(FILE *f)
 	      f);
 }
 
-static void add_rule(struct options *o, const char *path, enum access a, const char *option)
-{
-	o->rules = xgrow(o->rules, o->n_rules, sizeof(*o->rules));
-	o->rules[o->n_rules++] = (struct cli_rule){ .path = xstrdup(path), .access = a, .option = option };
-}
-
-static void add_env(struct options *o, enum env_op_kind kind, const char *name, const char *value)
-{
-	o->env_ops = xgrow(o->env_ops, o->n_env_ops, sizeof(*o->env_ops));
-	o->env_ops[o->n_env_ops++] = (struct env_op){
-		.kind = kind,
-		.name = xstrdup(name),
-		.value = value ? xstrdup(value) : NULL,
-	};
-}
-
 static bool valid_env_name(const char *s, size_t n)
 {
 	if (n == 0)
@@ -116,7 +100,8 @@ static bool valid_env_name(const char *s, size_t n)
 
 int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 {
-	*o = (struct options){ .net = NET_LOOPBACK, .backend = BACKEND_AUTO, .mode = MODE_AUTO };
+	*o = (struct options){ 0 };
+	struct layer *l = &o->layer;
 	*ret_error = NULL;
 
 	int first = 1;
@@ -136,8 +121,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	while ((c = getopt_long(argc - first + 1, argv + first - 1, "+:C:p:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			free(o->workspace);
-			o->workspace = xstrdup(optarg);
+			free(l->workspace);
+			l->workspace = xstrdup(optarg);
+			l->workspace_source = SOURCE_OPTION_OF("--workspace");
 			break;
 		case OPT_CONFIG:
 			free(o->config);
@@ -148,26 +134,29 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			o->profile = xstrdup(optarg);
 			break;
 		case OPT_READ:
-			add_rule(o, optarg, ACCESS_READ, "--read");
+			layer_add_rule(l, optarg, ACCESS_READ, SOURCE_OPTION_OF("--read"));
 			break;
 		case OPT_WRITE:
-			add_rule(o, optarg, ACCESS_WRITE, "--write");
+			layer_add_rule(l, optarg, ACCESS_WRITE, SOURCE_OPTION_OF("--write"));
 			break;
 		case OPT_HIDE:
-			add_rule(o, optarg, ACCESS_HIDE, "--hide");
+			layer_add_rule(l, optarg, ACCESS_HIDE, SOURCE_OPTION_OF("--hide"));
 			break;
 		case OPT_NET:
-			if (net_mode_from_name(optarg, &o->net) < 0)
+			if (net_mode_from_name(optarg, &l->net) < 0)
 				USAGE_ERROR("invalid --net '%s': use off, loopback or on", optarg);
-			o->net_given = true;
+			l->net_set = true;
+			l->net_source = SOURCE_OPTION_OF("--net");
 			break;
 		case OPT_BACKEND:
-			if (backend_from_name(optarg, &o->backend) < 0)
+			if (backend_from_name(optarg, &l->backend) < 0)
 				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
+			l->backend_set = true;
 			break;
 		case OPT_MODE:
-			if (run_mode_from_name(optarg, &o->mode) < 0)
+			if (run_mode_from_name(optarg, &l->mode) < 0)
 				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
+			l->mode_set = true;
 			break;
 		case OPT_ENV: {
 			const char *eq = strchr(optarg, '=');
@@ -175,17 +164,18 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			if (!valid_env_name(optarg, n))
 				USAGE_ERROR("invalid --env '%s': use NAME or NAME=VALUE", optarg);
 			_cleanup_free_ char *name = xstrndup(optarg, n);
-			add_env(o, eq ? ENV_SET : ENV_PASS, name, eq ? eq + 1 : NULL);
+			layer_add_env(l, eq ? ENV_SET : ENV_PASS, name, eq ? eq + 1 : NULL, SOURCE_OPTION_OF("--env"));
 			break;
 		}
 		case OPT_UNSET:
 			if (!valid_env_name(optarg, strlen(optarg)))
 				USAGE_ERROR("invalid --unset '%s': use a variable name", optarg);
-			add_env(o, ENV_UNSET, optarg, NULL);
+			layer_add_env(l, ENV_UNSET, optarg, NULL, SOURCE_OPTION_OF("--unset"));
 			break;
 		case OPT_HOME:
-			free(o->home);
-			o->home = xstrdup(optarg);
+			free(l->home);
+			l->home = xstrdup(optarg);
+			l->home_source = SOURCE_OPTION_OF("--home");
 			break;
 		case OPT_HIDE_IGNORED:
 			o->hide_ignored = true;
@@ -237,16 +227,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 
 void options_free(struct options *o)
 {
-	for (size_t i = 0; i < o->n_rules; i++)
-		free(o->rules[i].path);
-	free(o->rules);
-	for (size_t i = 0; i < o->n_env_ops; i++) {
-		free(o->env_ops[i].name);
-		free(o->env_ops[i].value);
-	}
-	free(o->env_ops);
-	free(o->workspace);
-	free(o->home);
+	layer_free(&o->layer);
 	free(o->report);
 	free(o->config);
 	free(o->profile);

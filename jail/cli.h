@@ -5,8 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "policy/env.h"
-#include "policy/policy.h"
+#include "policy/build.h"
 
 enum command {
 	CMD_RUN,
@@ -17,24 +16,9 @@ enum command {
 	CMD_VERSION,
 };
 
-struct cli_rule {
-	char *path;		/* as given */
-	enum access access;
-	const char *option;	/* "--read", ... */
-};
-
 struct options {
 	enum command command;
-	char *workspace;
-	struct cli_rule *rules;
-	size_t n_rules;
-	enum net_mode net;
-	bool net_given;
-	enum backend backend;
-	enum run_mode mode;
-	struct env_op *env_ops;
-	size_t n_env_ops;
-	char *home;
+	struct layer layer;	/* the command line, as the last layer of the policy */
 	char *report;
 	char *config;
 	char *profile;

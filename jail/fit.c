@@ -10,7 +10,8 @@
 #include <sys/wait.h>
 
 #include "jail/cgroup.h"
-#include "jail/run.h"
+#include "jail/ids.h"
+#include "policy/report.h"
 #include "seccomp/seccomp.h"
 #include "lib/fd.h"
 #include "lib/util.h"
@@ -79,7 +80,7 @@ static int try_userns(int *step)
 		    CLONE_NEWUTS | CLONE_NEWCGROUP) < 0)
 		return -errno;
 	*step = 1;
-	int r = run_map_ids(0, uid, gid);
+	int r = ids_map(0, uid, gid);
 	if (r < 0)
 		return r;
 	*step = 2;
@@ -141,6 +142,9 @@ void host_probe(struct host *h, int what)
 	int abi = landlock_abi();
 	h->landlock_abi = abi > 0 ? abi : 0;
 	h->landlock_err = abi < 0 ? -abi : (abi == 0 ? EOPNOTSUPP : 0);
+	/* Yama's ptrace_scope 2 and 3 refuse pidfd_getfd: the supervisor
+	 * could not act for the command. Absent here: one failed open. */
+	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
 	if (what == HOST_CHEAP)
 		return;
 	h->probed = true;
@@ -169,7 +173,6 @@ void host_probe(struct host *h, int what)
 	}
 	cgroup_release(&cg);
 
-	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
 	h->legacy_tiocsti = read_int_file("/proc/sys/dev/tty/legacy_tiocsti", -1);
 }
 
@@ -177,6 +180,19 @@ void host_free(struct host *h)
 {
 	free(h->cgroup_dir);
 	h->cgroup_dir = NULL;
+}
+
+enum backend fit_choose(const struct policy *p, const struct host *h, const char **ret_why)
+{
+	if (p->mode == MODE_OFF) {
+		*ret_why = "--mode off";
+		return BACKEND_NONE;
+	}
+	if (p->backend != BACKEND_AUTO) {
+		*ret_why = "chosen with --backend";
+		return p->backend;
+	}
+	return fit_auto(h, ret_why);
 }
 
 enum backend fit_auto(const struct host *h, const char **ret_why)
@@ -293,74 +309,4 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			h->legacy_tiocsti ? "enabled" : "disabled");
 	fprintf(f, "backend auto picks:     %s (%s)\n", backend_name(auto_backend), why);
 	return ferror(f) ? -EIO : 0;
-}
-
-void fit_report(const struct host *h, const struct policy *p, enum backend backend,
-		bool cgroup, struct report *rep)
-{
-	rep->backend = backend_name(backend);
-	rep->network = net_mode_name(p->net);
-	if (backend == BACKEND_NONE) {
-		report_gap(rep, "everything", "--mode off: the command runs without a jail");
-		return;
-	}
-	bool ns = backend == BACKEND_NAMESPACES;
-	char buf[256], num[21];
-
-	if (ns) {
-		report_enforced(rep, p->net == NET_ON ? "namespaces: user, mount, pid, ipc, uts, cgroup"
-						      : "namespaces: user, mount, pid, ipc, uts, cgroup, net");
-		report_enforced(rep, "filesystem: a new root of read-only and read-write binds; hidden paths not bound or covered");
-		report_enforced(rep, "a fresh home, /tmp and /dev/shm on tmpfs; a minimal /dev; the jail's own /proc");
-		report_enforced(rep, "processes: only the run's own are visible; all die with stockade (pid namespace)");
-		report_enforced(rep, "System V IPC and POSIX message queues of the jail's own (ipc namespace)");
-		if (h->landlock_abi > 0) {
-			stpcpy(stpcpy(stpcpy(buf, "Landlock ABI "), fmt_u64(num, (uint64_t)h->landlock_abi)),
-			       " on top: every right of that ABI handled");
-			report_enforced(rep, buf);
-		} else {
-			report_gap(rep, "landlock", "not enforced here: the mounts alone enforce the filesystem policy");
-		}
-		if (p->net == NET_LOOPBACK)
-			report_enforced(rep, "network loopback: a network namespace whose own lo is up");
-		else if (p->net == NET_OFF)
-			report_enforced(rep, "network off: a network namespace with nothing up");
-		if (p->net == NET_ON && h->landlock_abi < 6)
-			report_gap(rep, "abstract unix sockets",
-				   "with the host's network, the host's abstract sockets are reachable below Landlock ABI 6");
-	} else {
-		stpcpy(stpcpy(stpcpy(buf, "filesystem: Landlock ABI "), fmt_u64(num, (uint64_t)h->landlock_abi)),
-		       ", every right of that ABI handled");
-		report_enforced(rep, buf);
-		if (p->net == NET_OFF)
-			report_enforced(rep, h->landlock_abi >= 4 ? "network off: Landlock TCP rules and seccomp socket families"
-								 : "network off: seccomp socket families");
-		if (h->landlock_abi >= 6)
-			report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
-		report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
-		report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
-		const char *gaps[8];
-		size_t n = landlock_gaps(h->landlock_abi, p->net, gaps, ARRAY_SIZE(gaps));
-		for (size_t i = 0; i < n && i < ARRAY_SIZE(gaps); i++)
-			report_gap(rep, "landlock", gaps[i]);
-		report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
-		if (p->net == NET_LOOPBACK)
-			report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only");
-		if (h->yama >= 2)
-			report_gap(rep, "network and unix sockets",
-				   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");
-		report_gap(rep, "/proc of other processes",
-			   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
-		if (!cgroup)
-			report_gap(rep, "processes left behind if stockade is killed",
-				   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
-		if (p->uid != 0)
-			report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
-	}
-	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");
-	report_enforced(rep, "capabilities dropped, no_new_privs");
-	report_enforced(rep, "environment: credentials and agent sockets removed");
-	report_enforced(rep, ns ? "trust hand-offs: bound read-only where they exist, kept by the guard otherwise"
-				: "trust hand-offs: kept by the guard, changes undone after the run");
-	report_enforced(rep, "terminal injection (TIOCSTI, TIOCLINUX)");
 }

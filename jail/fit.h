@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
-#include "policy/report.h"
 
 struct host {
 	char kernel[200];
@@ -28,7 +27,7 @@ struct host {
 	int legacy_tiocsti;	/* -1 unknown */
 };
 
-#define HOST_CHEAP 0		/* Landlock only: what every run asks */
+#define HOST_CHEAP 0		/* Landlock and Yama: what every run asks */
 #define HOST_ALL 1		/* everything, by trying: doctor */
 
 void host_probe(struct host *h, int what);
@@ -36,10 +35,9 @@ void host_free(struct host *h);
 
 /* The backend auto picks on this host, and why the others are out. */
 enum backend fit_auto(const struct host *h, const char **ret_why);
+/* The backend a run starts with: none for --mode off, the one chosen, or
+ * auto's. With auto, the namespace jail wherever the host might allow it
+ * (whether it does is found by trying, and a refusal falls back). */
+enum backend fit_choose(const struct policy *p, const struct host *h, const char **ret_why);
 
 int doctor_print(const struct host *h, bool json, FILE *f);
-
-/* Fills what a run on this backend enforces and what it leaves out, and
- * why; the same lines explain prints and --mode required refuses on. */
-void fit_report(const struct host *h, const struct policy *p, enum backend backend,
-		bool cgroup, struct report *rep);

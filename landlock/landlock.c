@@ -3,11 +3,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 
+#include "lib/fd.h"
 #include "lib/util.h"
 #include "landlock/internal.h"
 
@@ -336,20 +336,24 @@ static int visit(struct planner *pl, const char *path, enum effect inherited,
 	return 0;
 }
 
-int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret)
+int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
+		  struct landlock_plan *ret)
 {
-	*ret = (struct landlock_plan){ .abi = abi };
+	*ret = (struct landlock_plan){ .abi = abi, .flags = flags };
 	if (abi <= 0)
 		return -EOPNOTSUPP;
 
-	/* The effects are those of the rules Landlock renders: trust
-	 * hand-offs are the guard's, and without carve-outs hidden and
-	 * protected paths are someone else's too. */
-	struct policy view = *p;
-	view.rules = xcalloc(p->n_rules, sizeof(*view.rules));
+	/* The effects are those of the rules Landlock renders: the policy's
+	 * and the backend's own places; trust hand-offs are the guard's, and
+	 * without carve-outs hidden and protected paths are someone else's
+	 * too. */
+	struct policy all;
+	policy_view(p, extra, n_extra, &all);
+	struct policy view = all;
+	view.rules = xcalloc(all.n_rules, sizeof(*view.rules));
 	view.n_rules = 0;
-	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct rule *r = &p->rules[i];
+	for (size_t i = 0; i < all.n_rules; i++) {
+		const struct rule *r = &all.rules[i];
 		if (r->flags & RULE_HANDOFF)
 			continue;
 		if ((flags & LANDLOCK_PLAN_NO_CARVE) &&
@@ -369,9 +373,15 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 		struct stat st;
 		/* A path that is missing or a symlink gets no rule of its
 		 * own: Landlock never follows the link, and a missing hide
-		 * target is skipped. */
-		if (lstat(r->path, &st) < 0 || S_ISLNK(st.st_mode))
+		 * target is skipped. A backend's own place is a directory it
+		 * makes for the run, maybe after this plan. */
+		if (lstat(r->path, &st) < 0) {
+			if (!(r->flags & RULE_FRESH))
+				continue;
+			st.st_mode = S_IFDIR | 0700;
+		} else if (S_ISLNK(st.st_mode)) {
 			continue;
+		}
 		pl.nodes[pl.n_nodes++] = (struct node){ .path = r->path, .origin = r->origin, .mode = st.st_mode };
 	}
 	qsort(pl.nodes, pl.n_nodes, sizeof(*pl.nodes), node_cmp);
@@ -410,6 +420,7 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 	}
 	free(pl.nodes);
 	free(view.rules);
+	policy_view_free(&all);
 	if (r < 0) {
 		landlock_plan_free(ret);
 		return r;
@@ -456,25 +467,41 @@ void landlock_plan_print(FILE *f, const struct landlock_plan *plan)
 	}
 }
 
-size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max)
+void landlock_describe(int abi, unsigned flags, enum net_mode net, struct report *rep)
 {
-	size_t n = 0;
-#define GAP(s)                                                                 \
-	do {                                                                   \
-		if (n < max)                                                   \
-			ret[n] = (s);                                          \
-		n++;                                                           \
-	} while (0)
+	char buf[160], num[21];
+	const char *n = fmt_u64(num, (uint64_t)(abi > 0 ? abi : 0));
+	if (flags & LANDLOCK_PLAN_NO_CARVE) {
+		/* On top of the mounts, which enforce the filesystem policy
+		 * whether or not Landlock is there. */
+		if (abi <= 0) {
+			report_gap(rep, "landlock", "not enforced here: the mounts alone enforce the filesystem policy");
+			return;
+		}
+		stpcpy(stpcpy(stpcpy(buf, "Landlock ABI "), n), " on top: every right of that ABI handled");
+		report_enforced(rep, buf);
+		if (net == NET_ON && abi < 6)
+			report_gap(rep, "abstract unix sockets",
+				   "with the host's network, the host's abstract sockets are reachable below Landlock ABI 6");
+		return;
+	}
+	stpcpy(stpcpy(stpcpy(buf, "filesystem: Landlock ABI "), n), ", every right of that ABI handled");
+	report_enforced(rep, buf);
+	if (net == NET_OFF && abi >= 4)
+		report_enforced(rep, "network off: Landlock refuses TCP bind and connect");
+	if (abi >= 6)
+		report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
+	report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
 	if (abi < 2)
-		GAP("renaming or linking a file into another directory is refused outright (Landlock ABI 2 adds the refer right)");
+		report_gap(rep, "landlock", "renaming or linking a file into another directory is refused outright (Landlock ABI 2 adds the refer right)");
 	if (abi < 4 && net == NET_OFF)
-		GAP("TCP bind and connect are refused by seccomp alone (Landlock ABI 4 adds TCP rules)");
+		report_gap(rep, "landlock", "TCP bind and connect are refused by seccomp alone (Landlock ABI 4 adds TCP rules)");
 	if (abi < 5)
-		GAP("ioctl on devices opened before the run is not governed (Landlock ABI 5)");
+		report_gap(rep, "landlock", "ioctl on devices opened before the run is not governed (Landlock ABI 5)");
 	if (abi < 6)
-		GAP("signals to processes outside the run and abstract Unix sockets outside the run are not blocked (Landlock ABI 6)");
-#undef GAP
-	return n;
+		report_gap(rep, "landlock", "signals to processes outside the run and abstract Unix sockets outside the run are not blocked (Landlock ABI 6)");
+	report_gap(rep, "/proc of other processes",
+		   "their cmdline and status are readable: Landlock cannot tell the run's /proc/PID from another's");
 }
 
 int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **ret_failing_path)
@@ -494,19 +521,15 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 	const uint64_t file_mask = file_rights_mask();
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
-		struct open_how how = {
-			.flags = O_PATH | O_CLOEXEC,
-			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		};
 		/* Every planned path is canonical: a symlink on the way now
 		 * means the tree changed since planning, and is refused. A
 		 * path gone since planning only loses its grant. */
-		_cleanup_close_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, r->path, &how, sizeof(how));
+		_cleanup_close_ int fd = open_nofollow(AT_FDCWD, r->path, O_PATH, 0, 0);
 		if (fd < 0) {
-			if (errno == ENOENT)
+			if (fd == -ENOENT)
 				continue;
 			*ret_failing_path = r->path;
-			return -errno;
+			return fd;
 		}
 		/* The plan knows what each path is; a file that became a
 		 * directory since gets only file rights, and a directory that

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
+#include "policy/report.h"
 
 /* The highest ABI this kernel enforces; 0 when Landlock is missing or
  * compiled in but not enforced (ENOSYS, EOPNOTSUPP). */
@@ -32,6 +33,7 @@ struct landlock_rule {
 
 struct landlock_plan {
 	int abi;
+	unsigned flags;		/* LANDLOCK_PLAN_* it was made with */
 	uint64_t handled_fs;
 	uint64_t handled_net;
 	uint64_t scoped;
@@ -48,13 +50,16 @@ struct landlock_plan {
  * points. */
 #define LANDLOCK_PLAN_LIST_ROOT (1u << 1)
 
-int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret);
+/* The rules of the policy and of extra (the backend's own places:
+ * RULE_FRESH), rendered for abi. */
+int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
+		  struct landlock_plan *ret);
 void landlock_plan_free(struct landlock_plan *plan);
 void landlock_plan_print(FILE *f, const struct landlock_plan *plan);
 
-/* What this ABI leaves out of the policy, one line each (NULL-terminated,
- * static strings). */
-size_t landlock_gaps(int abi, enum net_mode net, const char **ret, size_t max);
+/* What Landlock of this ABI (0: none) enforces of the policy, and what it
+ * leaves out, with the flags a plan is made with, into the report. */
+void landlock_describe(int abi, unsigned flags, enum net_mode net, struct report *rep);
 
 /* Builds the ruleset and restricts the calling process. Every path is
  * opened without following symlinks; on failure ret_failing_path names the

@@ -1,11 +1,11 @@
 #include "mount/mount.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "lib/fd.h"
 #include "lib/path.h"
 #include "lib/util.h"
 
@@ -51,10 +51,14 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(x->target, y->target);
 }
 
-int mount_plan(const struct policy *p, struct mount_plan *ret)
+int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_extra, struct mount_plan *ret)
 {
-	*ret = (struct mount_plan){ .workspace = p->workspace ? xstrdup(p->workspace) : NULL };
+	*ret = (struct mount_plan){ .workspace = policy->workspace ? xstrdup(policy->workspace) : NULL };
 	struct mount_plan *plan = ret;
+	/* The policy's rules and the jail's own places, as one. */
+	struct policy view;
+	policy_view(policy, extra, n_extra, &view);
+	const struct policy *p = &view;
 
 	add(plan, MOUNT_PROC, 0, NULL, "/proc", NULL, "the jail's own /proc");
 	add(plan, MOUNT_TMPFS, 0, NULL, "/dev", "mode=0755,size=64k,nr_inodes=64", "a minimal /dev");
@@ -81,7 +85,7 @@ int mount_plan(const struct policy *p, struct mount_plan *ret)
 		}
 		if (beneath_special(r->path))
 			continue;
-		if (r->flags & RULE_TMPFS) {
+		if (r->flags & RULE_FRESH) {
 			add(plan, MOUNT_TMPFS, 0, NULL, r->path,
 			    streq(r->path, "/tmp") ? "mode=1777,size=25%" : "mode=0700,size=25%", r->origin);
 			continue;
@@ -94,7 +98,7 @@ int mount_plan(const struct policy *p, struct mount_plan *ret)
 		unsigned beneath = (r->flags & RULE_BENEATH) ? MOUNT_BENEATH : 0;
 		const struct rule *outer = enclosing(p, r->path);
 		enum effect around = outer ? policy_effect(p, outer->path) : EFFECT_NONE;
-		bool outer_fresh = outer && (outer->flags & RULE_TMPFS);
+		bool outer_fresh = outer && (outer->flags & RULE_FRESH);
 
 		switch (r->access) {
 		case ACCESS_READ:
@@ -140,6 +144,7 @@ int mount_plan(const struct policy *p, struct mount_plan *ret)
 	}
 
 	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+	policy_view_free(&view);
 	return 0;
 }
 
@@ -179,17 +184,45 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 	}
 }
 
-/* ---- applying, in the jail's init ---- */
+static const char *const step_names[] = {
+	[MOUNT_STEP_PRIVATE] = "make the mounts private",
+	[MOUNT_STEP_NEW_ROOT] = "mount the new root",
+	[MOUNT_STEP_OPEN_ROOT] = "open the new root",
+	[MOUNT_STEP_OPEN_WORKSPACE] = "open the workspace",
+	[MOUNT_STEP_TARGET] = "create the mount point",
+	[MOUNT_STEP_SYMLINK] = "symlink",
+	[MOUNT_STEP_OPEN_SOURCE] = "open",
+	[MOUNT_STEP_FSOPEN] = "fsopen",
+	[MOUNT_STEP_FSCONFIG] = "fsconfig",
+	[MOUNT_STEP_FSMOUNT] = "fsmount",
+	[MOUNT_STEP_MOVE_MOUNT] = "move_mount",
+	[MOUNT_STEP_OPEN_TREE] = "open_tree",
+	[MOUNT_STEP_SETATTR] = "mount_setattr",
+	[MOUNT_STEP_EMPTY_FILE] = "make the empty file that covers hidden files",
+	[MOUNT_STEP_CHDIR] = "change to the new root",
+	[MOUNT_STEP_PIVOT] = "pivot_root",
+	[MOUNT_STEP_DETACH] = "detach the old root",
+	[MOUNT_STEP_READ_ONLY] = "make the root read-only",
+};
 
-static int open_beneath(int dirfd, const char *path, int flags, unsigned long resolve)
+const char *mount_step_name(enum mount_step step)
 {
-	struct open_how how = {
-		.flags = (unsigned long)(flags | O_CLOEXEC),
-		.resolve = resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return (size_t)step < ARRAY_SIZE(step_names) && step_names[step] ? step_names[step] : "mount";
 }
+
+bool mount_step_is_path(enum mount_step step)
+{
+	return step == MOUNT_STEP_OPEN_WORKSPACE || step == MOUNT_STEP_TARGET || step == MOUNT_STEP_OPEN_SOURCE ||
+	       step == MOUNT_STEP_SYMLINK;
+}
+
+void mount_describe(struct report *rep)
+{
+	report_enforced(rep, "filesystem: a new root of read-only and read-write binds; hidden paths not bound or covered");
+	report_enforced(rep, "a fresh home, /tmp and /dev/shm on tmpfs; a minimal /dev; the jail's own /proc");
+}
+
+/* ---- applying, in the jail's init ---- */
 
 /* Creates the mount point rel (a path below the new root) as a directory,
  * or an empty file, and returns it pinned as an O_PATH descriptor;
@@ -217,7 +250,7 @@ static int make_target(int root, const char *rel, bool file, bool symlink_only)
 		} else if (mkdirat(dir, comp, 0755) < 0 && errno != EEXIST) {
 			return -errno;
 		}
-		int sub = open_beneath(dir, comp, O_PATH | (last && file ? 0 : O_DIRECTORY), RESOLVE_BENEATH);
+		int sub = open_nofollow(dir, comp, O_PATH | (last && file ? 0 : O_DIRECTORY), 0, OPEN_BENEATH);
 		if (sub < 0)
 			return sub;
 		close(dir);
@@ -235,13 +268,13 @@ static int attach(int mnt, int target)
 }
 
 static int new_fs(const char *type, const char *options, unsigned attrs, int target,
-		  const char **ret_step)
+		  enum mount_step *ret_step)
 {
-	*ret_step = "fsopen";
+	*ret_step = MOUNT_STEP_FSOPEN;
 	_cleanup_close_ int fs = fsopen(type, FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
-	*ret_step = "fsconfig";
+	*ret_step = MOUNT_STEP_FSCONFIG;
 	if (options) {
 		_cleanup_free_ char *copy = xstrdup(options);
 		char *save = NULL;
@@ -260,17 +293,17 @@ static int new_fs(const char *type, const char *options, unsigned attrs, int tar
 	}
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -errno;
-	*ret_step = "fsmount";
+	*ret_step = MOUNT_STEP_FSMOUNT;
 	_cleanup_close_ int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		return -errno;
-	*ret_step = "move_mount";
+	*ret_step = MOUNT_STEP_MOVE_MOUNT;
 	return attach(mnt, target);
 }
 
-static int bind_tree(int source, unsigned flags, int target, const char **ret_step)
+static int bind_tree(int source, unsigned flags, int target, enum mount_step *ret_step)
 {
-	*ret_step = "open_tree";
+	*ret_step = MOUNT_STEP_OPEN_TREE;
 	_cleanup_close_ int tree = open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 							    (flags & MOUNT_FILE ? 0 : AT_RECURSIVE));
 	if (tree < 0)
@@ -281,10 +314,10 @@ static int bind_tree(int source, unsigned flags, int target, const char **ret_st
 			    (flags & MOUNT_READONLY ? MOUNT_ATTR_RDONLY : 0),
 		.propagation = MS_PRIVATE,
 	};
-	*ret_step = "mount_setattr";
+	*ret_step = MOUNT_STEP_SETATTR;
 	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return -errno;
-	*ret_step = "move_mount";
+	*ret_step = MOUNT_STEP_MOVE_MOUNT;
 	return attach(tree, target);
 }
 
@@ -301,24 +334,24 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 	/* Mounts made here must not propagate back to the host, nor the
 	 * host's later mounts (a USB stick, an sshfs) into the jail. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		FAIL("make the mounts private", "/", -errno);
+		FAIL(MOUNT_STEP_PRIVATE, "/", -errno);
 	if (mount("stockade", root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0)
-		FAIL("mount the new root", root_dir, -errno);
-	_cleanup_close_ int root = open_beneath(AT_FDCWD, root_dir, O_PATH | O_DIRECTORY, 0);
+		FAIL(MOUNT_STEP_NEW_ROOT, root_dir, -errno);
+	_cleanup_close_ int root = open_nofollow(AT_FDCWD, root_dir, O_PATH | O_DIRECTORY, 0, 0);
 	if (root < 0)
-		FAIL("open the new root", root_dir, root);
+		FAIL(MOUNT_STEP_OPEN_ROOT, root_dir, root);
 	_cleanup_close_ int ws = -1;
 	if (plan->workspace) {
-		ws = open_beneath(AT_FDCWD, plan->workspace, O_PATH | O_DIRECTORY, 0);
+		ws = open_nofollow(AT_FDCWD, plan->workspace, O_PATH | O_DIRECTORY, 0, 0);
 		if (ws < 0)
-			FAIL("open the workspace", plan->workspace, ws);
+			FAIL(MOUNT_STEP_OPEN_WORKSPACE, plan->workspace, ws);
 	}
 	_cleanup_close_ int empty = -1;
 
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
 		const char *rel = e->target + 1;
-		const char *step = "create the mount point";
+		enum mount_step step = MOUNT_STEP_TARGET;
 
 		if (e->kind == MOUNT_SYMLINK) {
 			_cleanup_close_ int dir = make_target(root, rel, false, true);
@@ -326,7 +359,7 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 				FAIL(step, e->target, dir);
 			const char *name = strrchr(e->target, '/') + 1;
 			if (symlinkat(e->source, dir, name) < 0 && errno != EEXIST)
-				FAIL("symlink", e->target, -errno);
+				FAIL(MOUNT_STEP_SYMLINK, e->target, -errno);
 			continue;
 		}
 
@@ -341,11 +374,11 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			int src;
 			if ((e->flags & MOUNT_BENEATH) && ws >= 0 && path_is_beneath(e->source, plan->workspace) &&
 			    !streq(e->source, plan->workspace))
-				src = open_beneath(ws, path_below(e->source, plan->workspace), O_PATH, RESOLVE_BENEATH);
+				src = open_nofollow(ws, path_below(e->source, plan->workspace), O_PATH, 0, OPEN_BENEATH);
 			else
-				src = open_beneath(AT_FDCWD, e->source, O_PATH, 0);
+				src = open_nofollow(AT_FDCWD, e->source, O_PATH, 0, 0);
 			if (src < 0)
-				FAIL("open", e->source, src);
+				FAIL(MOUNT_STEP_OPEN_SOURCE, e->source, src);
 			r = bind_tree(src, e->flags, target, &step);
 			close(src);
 			break;
@@ -368,11 +401,11 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 				 * root included once its capabilities are gone. */
 				int fd = openat(root, ".stockade-empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 				if (fd < 0)
-					FAIL("create an empty file", "/.stockade-empty", -errno);
+					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
 				close(fd);
-				empty = open_beneath(root, ".stockade-empty", O_PATH, RESOLVE_BENEATH);
+				empty = open_nofollow(root, ".stockade-empty", O_PATH, 0, OPEN_BENEATH);
 				if (empty < 0)
-					FAIL("open an empty file", "/.stockade-empty", empty);
+					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", empty);
 			}
 			r = bind_tree(empty, MOUNT_READONLY | MOUNT_FILE, target, &step);
 			break;
@@ -383,21 +416,21 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			FAIL(step, e->target, r);
 	}
 	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
-		FAIL("remove the empty file", "/.stockade-empty", -errno);
+		FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
 
 	/* pivot_root onto itself, then detach the old root stacked beneath:
 	 * no directory of the host's root stays reachable. */
 	if (fchdir(root) < 0)
-		FAIL("change to the new root", root_dir, -errno);
+		FAIL(MOUNT_STEP_CHDIR, root_dir, -errno);
 	if (syscall(SYS_pivot_root, ".", ".") < 0)
-		FAIL("pivot_root", root_dir, -errno);
+		FAIL(MOUNT_STEP_PIVOT, root_dir, -errno);
 	if (umount2(".", MNT_DETACH) < 0)
-		FAIL("detach the old root", "/", -errno);
+		FAIL(MOUNT_STEP_DETACH, "/", -errno);
 	if (chdir("/") < 0)
-		FAIL("change to the new root", "/", -errno);
+		FAIL(MOUNT_STEP_CHDIR, "/", -errno);
 	/* The root itself holds only mount points: read-only. */
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	if (mount_setattr(AT_FDCWD, "/", 0, &ro, sizeof(ro)) < 0)
-		FAIL("make the root read-only", "/", -errno);
+		FAIL(MOUNT_STEP_READ_ONLY, "/", -errno);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
+#include "policy/report.h"
 
 enum mount_kind {
 	MOUNT_BIND,		/* a host tree or file, at the same path */
@@ -39,14 +40,48 @@ struct mount_plan {
 	char *workspace;	/* for sources resolved beneath it */
 };
 
-int mount_plan(const struct policy *p, struct mount_plan *ret);
+/* The new root for the policy and the jail's own places (extra, with
+ * RULE_FRESH: its tmpfs home and /tmp). Reads which paths exist and what
+ * they are; changes nothing. */
+int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret);
 void mount_plan_free(struct mount_plan *plan);
 void mount_plan_print(FILE *f, const struct mount_plan *plan);
 
-struct mount_failure {
-	const char *step;	/* "mount", "open_tree", "pivot_root", ... */
-	const char *path;	/* the path it was about, or NULL */
+enum mount_step {
+	MOUNT_STEP_PRIVATE,
+	MOUNT_STEP_NEW_ROOT,
+	MOUNT_STEP_OPEN_ROOT,
+	MOUNT_STEP_OPEN_WORKSPACE,
+	MOUNT_STEP_TARGET,
+	MOUNT_STEP_SYMLINK,
+	MOUNT_STEP_OPEN_SOURCE,
+	MOUNT_STEP_FSOPEN,
+	MOUNT_STEP_FSCONFIG,
+	MOUNT_STEP_FSMOUNT,
+	MOUNT_STEP_MOVE_MOUNT,
+	MOUNT_STEP_OPEN_TREE,
+	MOUNT_STEP_SETATTR,
+	MOUNT_STEP_EMPTY_FILE,
+	MOUNT_STEP_CHDIR,
+	MOUNT_STEP_PIVOT,
+	MOUNT_STEP_DETACH,
+	MOUNT_STEP_READ_ONLY,
 };
+
+struct mount_failure {
+	enum mount_step step;
+	const char *path;	/* the path it was about */
+};
+
+/* "pivot_root", "create the mount point", ... */
+const char *mount_step_name(enum mount_step step);
+/* Whether a failure at this step can come from a path (one that vanished,
+ * a symlink where a directory was): never a refusal by the host, so never
+ * a reason to leave the namespace jail for a weaker one. */
+bool mount_step_is_path(enum mount_step step);
+
+/* What the mounts enforce, into the report. */
+void mount_describe(struct report *rep);
 
 /* In the jail's init, in its own user and mount namespaces: builds the
  * root on a tmpfs mounted at root_dir (an empty directory stockade made),

@@ -15,6 +15,7 @@
 #include <linux/rtnetlink.h>
 
 #include "lib/util.h"
+#include "policy/report.h"
 
 /* The kernel registers lo first in every network namespace, so it always
  * gets this index (LOOPBACK_IFINDEX in include/net/net_namespace.h). */
@@ -125,4 +126,12 @@ int netns_loopback_up(void)
 void netns_print(FILE *f, const struct nlmsghdr *req)
 {
 	mnl_nlmsg_fprintf(f, req, req->nlmsg_len, sizeof(struct ifinfomsg));
+}
+
+void netns_describe(enum net_mode net, struct report *rep)
+{
+	if (net == NET_LOOPBACK)
+		report_enforced(rep, "network loopback: a network namespace whose own lo is up");
+	else if (net == NET_OFF)
+		report_enforced(rep, "network off: a network namespace with nothing up");
 }

@@ -7,7 +7,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "policy/policy.h"
+
 struct nlmsghdr;
+struct report;
+
 
 /* Builds an RTM_NEWLINK request that sets IFF_UP on interface ifindex into
  * buf (size bytes; MNL_SOCKET_BUFFER_SIZE is plenty), with
@@ -26,3 +30,7 @@ int netns_loopback_up(void);
 
 /* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
 void netns_print(FILE *f, const struct nlmsghdr *req);
+
+/* What the network namespace enforces of the network mode (on: none of
+ * its own, the host's network), into the report. */
+void netns_describe(enum net_mode net, struct report *rep);

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 
+#include "lib/path.h"
 #include "lib/util.h"
 
 /* Whole segments (between underscores and other punctuation), compared
@@ -65,10 +66,10 @@ const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
-static void record(struct policy *p, const char *name, const char *value, const char *why)
+static void record(struct env *e, const char *name, const char *value, const char *why)
 {
-	for (size_t i = 0; i < p->n_env_changes; i++) {
-		struct env_change *c = &p->env_changes[i];
+	for (size_t i = 0; i < e->n_changes; i++) {
+		struct env_change *c = &e->changes[i];
 		if (streq(c->name, name)) {
 			free(c->value);
 			free(c->why);
@@ -77,56 +78,57 @@ static void record(struct policy *p, const char *name, const char *value, const 
 			return;
 		}
 	}
-	p->env_changes = xgrow(p->env_changes, p->n_env_changes, sizeof(*p->env_changes));
-	p->env_changes[p->n_env_changes++] = (struct env_change){
+	e->changes = xgrow(e->changes, e->n_changes, sizeof(*e->changes));
+	e->changes[e->n_changes++] = (struct env_change){
 		.name = xstrdup(name),
 		.value = value ? xstrdup(value) : NULL,
 		.why = xstrdup(why),
 	};
 }
 
-void env_put(struct policy *p, const char *name, const char *value, const char *why)
+void env_put(struct env *e, const char *name, const char *value, const char *why)
 {
-	if (!p->envp)
-		p->envp = strv_new();
+	if (!e->envp)
+		e->envp = strv_new();
 	/* The first copy takes the new value in place; any later copy of the
 	 * name (an environment may hold two) goes, or a program reading the
 	 * last one would see the caller's value. */
 	bool placed = false, found = false;
-	size_t n = strv_length(p->envp);
+	size_t n = strv_length(e->envp);
 	for (size_t i = 0; i < n;) {
-		if (!entry_is(p->envp[i], name)) {
+		if (!entry_is(e->envp[i], name)) {
 			i++;
 			continue;
 		}
 		found = true;
-		free(p->envp[i]);
+		free(e->envp[i]);
 		if (value && !placed) {
-			p->envp[i++] = xstrcat3(name, "=", value);
+			e->envp[i++] = xstrcat3(name, "=", value);
 			placed = true;
 		} else {
-			memmove(&p->envp[i], &p->envp[i + 1], (n - i) * sizeof(char *));
+			memmove(&e->envp[i], &e->envp[i + 1], (n - i) * sizeof(char *));
 			n--;
 		}
 	}
 	if (value && !placed)
-		strv_push(&p->envp, xstrcat3(name, "=", value));
+		strv_push(&e->envp, xstrcat3(name, "=", value));
 	if (found || value)
-		record(p, name, value, why);
+		record(e, name, value, why);
 }
 
-bool env_user_decided(const struct env_op *ops, size_t n_ops, const char *name)
+void env_copy(struct env *dst, const struct env *src)
 {
-	for (size_t i = 0; i < n_ops; i++)
-		if (streq(ops[i].name, name))
-			return true;
-	return false;
+	*dst = (struct env){ .envp = strv_new() };
+	for (size_t i = 0; src->envp && src->envp[i]; i++)
+		strv_add(&dst->envp, src->envp[i]);
+	for (size_t i = 0; i < src->n_changes; i++)
+		record(dst, src->changes[i].name, src->changes[i].value, src->changes[i].why);
 }
 
-void env_begin(struct policy *p, char *const *caller, const struct env_op *ops, size_t n_ops)
+void env_begin(struct env *e, char *const *caller, const struct env_op *ops, size_t n_ops)
 {
-	strv_free(p->envp);
-	p->envp = strv_new();
+	env_free(e);
+	e->envp = strv_new();
 	for (size_t i = 0; caller && caller[i]; i++) {
 		const char *eq = strchr(caller[i], '=');
 		if (!eq || eq == caller[i])
@@ -137,18 +139,49 @@ void env_begin(struct policy *p, char *const *caller, const struct env_op *ops, 
 			if (ops[j].kind == ENV_PASS && streq(ops[j].name, name))
 				passed = true;
 		if (env_is_secret(name) && !passed) {
-			record(p, name, NULL, "may carry a credential or reach an agent");
+			record(e, name, NULL, "may carry a credential or reach an agent");
 			continue;
 		}
-		strv_add(&p->envp, caller[i]);
+		strv_add(&e->envp, caller[i]);
 	}
 	for (size_t i = 0; i < n_ops; i++) {
 		const struct env_op *op = &ops[i];
-		if (op->kind == ENV_SET)
-			env_put(p, op->name, op->value, "--env on the command line");
-		else if (op->kind == ENV_UNSET)
-			env_put(p, op->name, NULL, "--unset on the command line");
-		else if (env_get(caller, op->name) && env_is_secret(op->name))
-			record(p, op->name, "(the caller's value)", "--env on the command line passes it through");
+		_cleanup_free_ char *src = source_text(&op->source);
+		if (op->kind == ENV_SET) {
+			env_put(e, op->name, op->value, src);
+		} else if (op->kind == ENV_UNSET) {
+			env_put(e, op->name, NULL, src);
+		} else if (env_get(caller, op->name) && env_is_secret(op->name)) {
+			_cleanup_free_ char *why = xstrcat3(src, " passes it through", "");
+			record(e, op->name, "(the caller's value)", why);
+		}
 	}
+}
+
+void env_point_into_jail(struct env *e, const char *home, const char *tmpdir, const char *cwd,
+			 char *const *decided)
+{
+	struct {
+		const char *name;
+		char *value;
+	} vars[] = {
+		{ "HOME", xstrdup(home) },
+		{ "TMPDIR", xstrdup(tmpdir) },
+		{ "XDG_CONFIG_HOME", path_join(home, ".config") },
+		{ "XDG_DATA_HOME", path_join(home, ".local/share") },
+		{ "XDG_STATE_HOME", path_join(home, ".local/state") },
+		{ "XDG_RUNTIME_DIR", NULL },
+		{ "PWD", xstrdup(cwd) },
+		{ "OLDPWD", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		if (!strv_contains(decided, vars[i].name))
+			env_put(e, vars[i].name, vars[i].value, "points into the jail");
+		free(vars[i].value);
+	}
+	/* Programs that read TMP or TEMP find the private tmp too. */
+	static const char *const tmp_vars[] = { "TMP", "TEMP", "TEMPDIR" };
+	for (size_t i = 0; i < ARRAY_SIZE(tmp_vars); i++)
+		if (env_get(e->envp, tmp_vars[i]) && !strv_contains(decided, tmp_vars[i]))
+			env_put(e, tmp_vars[i], tmpdir, "points into the jail");
 }

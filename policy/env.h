@@ -1,5 +1,6 @@
 /* The command's environment: the caller's, less what carries credentials or
- * reaches agents, with the jail's own locations set. Pure. */
+ * reaches agents, with what the layers set, and the jail's own locations
+ * once a backend has chosen them. Pure. */
 #pragma once
 
 #include <stdbool.h>
@@ -17,6 +18,7 @@ struct env_op {
 	enum env_op_kind kind;
 	char *name;
 	char *value;
+	struct source source;
 };
 
 /* True when a variable of this name is taken away by default. */
@@ -25,11 +27,15 @@ bool env_is_secret(const char *name);
 /* The value of name in a NULL-terminated environment, or NULL. */
 const char *env_get(char *const *envp, const char *name);
 /* Sets (value != NULL) or removes name, recording the change with why. */
-void env_put(struct policy *p, const char *name, const char *value, const char *why);
+void env_put(struct env *e, const char *name, const char *value, const char *why);
+void env_copy(struct env *dst, const struct env *src);
+void env_free(struct env *e);
 
-/* Starts the policy's environment from the caller's: secrets removed,
- * then the command line's --env and --unset applied. */
-void env_begin(struct policy *p, char *const *caller, const struct env_op *ops, size_t n_ops);
-/* True when the command line decided this variable (it then keeps what
- * the user said over the jail's own value). */
-bool env_user_decided(const struct env_op *ops, size_t n_ops, const char *name);
+/* Starts an environment from the caller's: secrets removed, then the
+ * layers' operations applied in order. */
+void env_begin(struct env *e, char *const *caller, const struct env_op *ops, size_t n_ops);
+
+/* Points HOME, TMPDIR and the XDG and TMP variables at the jail's home and
+ * tmp, but for the names in decided (the user's own choice stands). */
+void env_point_into_jail(struct env *e, const char *home, const char *tmpdir, const char *cwd,
+			 char *const *decided);

@@ -1,5 +1,7 @@
 #include "policy/policy.h"
 
+#include "policy/env.h"
+
 #include "lib/path.h"
 #include "lib/util.h"
 
@@ -112,6 +114,18 @@ void policy_init(struct policy *p)
 	};
 }
 
+void env_free(struct env *e)
+{
+	for (size_t i = 0; i < e->n_changes; i++) {
+		free(e->changes[i].name);
+		free(e->changes[i].value);
+		free(e->changes[i].why);
+	}
+	free(e->changes);
+	strv_free(e->envp);
+	*e = (struct env){ 0 };
+}
+
 void policy_free(struct policy *p)
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
@@ -119,29 +133,49 @@ void policy_free(struct policy *p)
 		free(p->rules[i].origin);
 	}
 	free(p->rules);
-	for (size_t i = 0; i < p->n_env_changes; i++) {
-		free(p->env_changes[i].name);
-		free(p->env_changes[i].value);
-		free(p->env_changes[i].why);
-	}
-	free(p->env_changes);
+	env_free(&p->env);
 	free(p->workspace);
 	free(p->cwd);
 	free(p->user_home);
+	free(p->passwd_home);
 	free(p->home);
-	free(p->tmpdir);
-	free(p->run_dir);
 	free(p->cache_dir);
 	free(p->state_dir);
 	free(p->program);
 	strv_free(p->argv);
-	strv_free(p->envp);
+	strv_free(p->env_decided);
 	strv_free(p->notes);
+	strv_free(p->files);
 	policy_init(p);
 }
 
-struct rule *policy_add_rule(struct policy *p, const char *path, enum access a,
-			     unsigned flags, const char *origin)
+char *source_text(const struct source *s)
+{
+	char line[21];
+	switch (s->kind) {
+	case SOURCE_DEFAULT:
+		return xstrcat3("default: ", s->key ? s->key : "built in", "");
+	case SOURCE_OPTION:
+		return xstrcat3(s->key ? s->key : "an option", " on the command line", "");
+	case SOURCE_FILE:
+		break;
+	}
+	_cleanup_free_ char *at = xstrcat3(s->file ? s->file : "?", " line ", fmt_u64(line, s->line));
+	if (!s->key)
+		return xstrdup(at);
+	_cleanup_free_ char *open = xstrcat3(at, " (", s->key);
+	return xstrcat3(open, ")", "");
+}
+
+void policy_note(struct policy *p, char *msg)
+{
+	if (!p->notes)
+		p->notes = strv_new();
+	strv_push(&p->notes, msg);
+}
+
+struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
+			     struct source source, const char *origin)
 {
 	_cleanup_free_ char *norm = path_normalize(path);
 	/* The same rule from two sources (PATH naming /bin and /usr/bin):
@@ -157,7 +191,8 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a,
 		.path = TAKE_PTR(norm),
 		.access = a,
 		.flags = flags,
-		.origin = xstrdup(origin),
+		.source = source,
+		.origin = origin ? xstrdup(origin) : source_text(&source),
 	};
 	return r;
 }
@@ -252,4 +287,21 @@ static int rule_cmp(const void *a, const void *b)
 void policy_sort(struct policy *p)
 {
 	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+}
+
+void policy_view(const struct policy *p, const struct rule *extra, size_t n_extra, struct policy *ret)
+{
+	*ret = *p;
+	ret->n_rules = p->n_rules + n_extra;
+	ret->rules = xcalloc(ret->n_rules, sizeof(*ret->rules));
+	memcpy(ret->rules, p->rules, p->n_rules * sizeof(*p->rules));
+	if (n_extra)
+		memcpy(ret->rules + p->n_rules, extra, n_extra * sizeof(*extra));
+	policy_sort(ret);
+}
+
+void policy_view_free(struct policy *view)
+{
+	free(view->rules);
+	*view = (struct policy){ 0 };
 }

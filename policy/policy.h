@@ -1,6 +1,9 @@
-/* The policy: plain data built once from the built-in defaults and the
- * command line, later ones winning. Nothing in it depends on the backend;
- * every backend renders it. */
+/* The policy: plain data, built once from layers (the built-in defaults,
+ * then each source of settings, then the command line; policy/build.h),
+ * every rule remembering where it came from. Nothing in it depends on the
+ * backend: each backend renders it, and what one backend alone needs (its
+ * fresh home and tmp, its device nodes, its filter variant) is that
+ * backend's plan. */
 #pragma once
 
 #include <stdbool.h>
@@ -29,12 +32,33 @@ enum effect {
 #define RULE_BENEATH (1u << 1)	/* found inside the workspace, resolved beneath it */
 #define RULE_DEVICE (1u << 2)	/* a device node: read and write, never made */
 #define RULE_SYSTEM (1u << 3)	/* part of the built-in defaults */
-#define RULE_TMPFS (1u << 4)	/* namespaces backend: a fresh tmpfs, not the host's tree */
+/* A place a backend makes for the run (its fresh home and tmp; the
+ * namespace jail's /dev/shm and devpts): never a rule of the policy
+ * itself, only of a backend's plan. */
+#define RULE_FRESH (1u << 4)
+
+/* Where a rule or a setting came from. */
+enum source_kind {
+	SOURCE_DEFAULT,		/* built in */
+	SOURCE_FILE,		/* a line of a stockade.ini */
+	SOURCE_OPTION,		/* the command line */
+};
+
+struct source {
+	enum source_kind kind;
+	const char *file;	/* SOURCE_FILE: the file (lives as long as the policy) */
+	unsigned line;		/* SOURCE_FILE */
+	const char *key;	/* the key or option ("write", "--read"); for a default, which one */
+};
+
+#define SOURCE_OPTION_OF(opt) ((struct source){ .kind = SOURCE_OPTION, .key = (opt) })
+#define SOURCE_DEFAULT_OF(what) ((struct source){ .kind = SOURCE_DEFAULT, .key = (what) })
 
 struct rule {
 	char *path;		/* absolute and canonical */
 	enum access access;
 	unsigned flags;
+	struct source source;
 	char *origin;		/* where it came from, as explain prints it */
 };
 
@@ -64,21 +88,27 @@ struct env_change {
 	char *why;
 };
 
+/* An environment and the changes made to it on the way from the caller's. */
+struct env {
+	char **envp;		/* NULL-terminated */
+	struct env_change *changes;
+	size_t n_changes;
+};
+
 struct policy {
 	char *workspace;	/* canonical; written */
 	char *cwd;		/* where the command starts */
 	uid_t uid;
 	gid_t gid;
 	char *user_home;	/* the caller's own home, canonical */
-	char *home;		/* the jail's HOME */
-	bool keep_home;		/* --home: kept across runs */
-	char *tmpdir;		/* the jail's TMPDIR */
-	char *run_dir;		/* holds a fresh home and tmp; removed afterwards */
+	char *passwd_home;	/* the home the user database gives, canonical, if another */
+	char *home;		/* --home: a home kept across runs; NULL: a fresh one each run */
 	char *cache_dir;	/* stockade's own build caches, writable */
 	char *state_dir;	/* guard copies, quarantine, locks */
 
 	enum net_mode net;
-	enum backend backend;
+	struct source net_source;
+	enum backend backend;	/* what was asked for */
 	enum run_mode mode;
 
 	struct rule *rules;
@@ -87,11 +117,11 @@ struct policy {
 	char **argv;		/* the command */
 	char *program;		/* argv[0] resolved on the jail's PATH */
 	int program_error;	/* why it was not, as an errno */
-	char **envp;		/* the command's environment */
-	struct env_change *env_changes;
-	size_t n_env_changes;
+	struct env env;		/* the command's environment, but for where the jail's home and tmp are */
+	char **env_decided;	/* names the user set, passed or unset: the jail's own values never replace them */
 
 	char **notes;		/* said once on stderr: skipped hide targets and the like */
+	char **files;		/* the settings files read, for struct source */
 };
 
 const char *access_name(enum access a);
@@ -103,12 +133,20 @@ int net_mode_from_name(const char *s, enum net_mode *ret);
 int backend_from_name(const char *s, enum backend *ret);
 int run_mode_from_name(const char *s, enum run_mode *ret);
 
+/* How a source reads in a message or in explain: "default: credentials",
+ * "--read on the command line", "stockade.ini line 4 (write)". */
+char *source_text(const struct source *s);
+
 void policy_init(struct policy *p);
+/* A note to say once on stderr (a skipped hide target and the like);
+ * takes msg. */
+void policy_note(struct policy *p, char *msg);
 void policy_free(struct policy *p);
 
-/* Adds a rule on an absolute path; the path is normalised, never resolved. */
-struct rule *policy_add_rule(struct policy *p, const char *path, enum access a,
-			     unsigned flags, const char *origin);
+/* Adds a rule on an absolute path; the path is normalised, never resolved.
+ * origin NULL: source_text(source). */
+struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
+			     struct source source, const char *origin);
 
 /* The rule that decides path: the deepest rule at or above it, ties going
  * to the stronger access. NULL when no rule covers it. */
@@ -121,3 +159,9 @@ bool policy_has_rule_beneath(const struct policy *p, const char *path);
 /* Sorts the rules shallow to deep, then by path, then by precedence; the
  * order explain prints and backends walk. */
 void policy_sort(struct policy *p);
+
+/* The policy with more rules (a backend's own places): a view sharing
+ * everything of p, whose rule array alone is its own, sorted. Free it with
+ * policy_view_free; p must outlive it. */
+void policy_view(const struct policy *p, const struct rule *extra, size_t n_extra, struct policy *ret);
+void policy_view_free(struct policy *view);

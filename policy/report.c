@@ -53,7 +53,7 @@ void report_enforced(struct report *r, const char *what)
 void report_gap(struct report *r, const char *what, const char *why)
 {
 	for (size_t i = 0; i < r->n_gaps; i++)
-		if (streq(r->gaps[i].what, what))
+		if (streq(r->gaps[i].what, what) && streq(r->gaps[i].why, why))
 			return;
 	r->gaps = xgrow(r->gaps, r->n_gaps, sizeof(*r->gaps));
 	r->gaps[r->n_gaps++] = (struct gap){ .what = xstrdup(what), .why = xstrdup(why) };

@@ -16,6 +16,9 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
+#include "policy/report.h"
+
+struct seccomp_notif;
 
 enum sc_action {
 	SC_ALLOW,
@@ -142,6 +145,16 @@ int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener);
 /* Tries, in a process that may be changed for good, whether a listener can
  * be had, and whether its wait is killable. */
 int seccomp_probe_listener(bool *ret_killable);
+
+/* The listener: synchronous wake-ups where the kernel has them, one
+ * notification taken (-errno: ENOENT when its caller is gone), and one
+ * answered with err (0: the call succeeds, as carried out for it). */
+void seccomp_listener_sync(int listener);
+int seccomp_listener_recv(int listener, struct seccomp_notif *req);
+void seccomp_listener_answer(int listener, uint64_t id, int err);
+
+/* What the filter enforces, into the report. */
+void seccomp_describe(const struct seccomp_plan *plan, struct report *rep);
 
 /* What the listener answers to a call the filter handed it: the errno of
  * the first refusing row that matches, or ENOSYS. */

@@ -1,4 +1,4 @@
-#include "supervise/netaddr.h"
+#include "supervise/supervise.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

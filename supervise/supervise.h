@@ -2,18 +2,119 @@
  * neither Unix sockets nor (below what the policy needs) loopback, so
  * every connect, bind and listen of the command comes to stockade by
  * seccomp user notification. stockade copies the address once, decides on
- * its copy, takes the socket with pidfd_getfd, carries the call out itself
- * and answers with the result: the kernel never reads the address again,
- * so a second thread cannot swap it after the check. No decision is ever
- * answered with CONTINUE. */
+ * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
+ * carries the call out itself and answers with the result: the kernel
+ * never reads the address again, so a second thread cannot swap it after
+ * the check. No decision is ever answered with CONTINUE. */
 #pragma once
 
-#include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "policy/policy.h"
 #include "policy/report.h"
+
+struct seccomp_notif;
+
+/* ---- socket addresses, as the supervisor sees them: parsed from the
+ * bytes copied out of the command's memory, classified, printed. Pure. */
+
+struct net_addr {
+	int family;		/* AF_INET, AF_INET6, AF_UNIX, AF_UNSPEC, or another */
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	};
+	unsigned short port;	/* host order */
+	unsigned scope;		/* IPv6 scope id */
+	bool abstract;		/* AF_UNIX: an abstract name */
+	bool unnamed;		/* AF_UNIX: no name at all (autobind) */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	size_t path_len;	/* bytes of path (an abstract name may hold NULs) */
+};
+
+/* Parses len bytes of a sockaddr; -EINVAL when they cannot be one of the
+ * family they claim (the kernel would refuse them too), -EAFNOSUPPORT for
+ * an empty buffer. */
+int net_addr_parse(const void *buf, size_t len, struct net_addr *ret);
+
+/* An IPv4-mapped or -compatible IPv6 address becomes the IPv4 address it
+ * carries, so that every spelling of 127.0.0.1 gets the same verdict. */
+void net_addr_unmap(struct net_addr *a);
+
+bool net_addr_is_loopback(const struct net_addr *a);	/* 127/8, ::1 */
+bool net_addr_is_wildcard(const struct net_addr *a);	/* 0.0.0.0, :: */
+bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b);
+
+/* "127.0.0.1:5432", "[::1]:80", "unix:/run/docker.sock", "unix:@name". */
+void net_addr_format(const struct net_addr *a, char *buf, size_t size);
+
+/* ---- the verdict: an address, the policy and what can be found out
+ * about the address, to allow or refuse. Pure: every fact comes from the
+ * callbacks, which the supervisor answers from the kernel and a unit test
+ * from a table. */
+
+/* What the supervisor answers when it refuses: not ECONNREFUSED, so that
+ * "refused" and "nobody listening" can be told apart. */
+#define SV_REFUSED EACCES
+
+enum sv_call {
+	SV_CONNECT,
+	SV_BIND,
+	SV_LISTEN,
+};
+
+enum sv_listener {
+	SV_LISTENER_NONE,	/* nothing listens there, or the run's own socket does */
+	SV_LISTENER_OTHER,	/* a socket outside the run would take the connection */
+};
+
+struct sv_facts {
+	void *data;
+	/* An address of one of this host's interfaces. */
+	bool (*host_address)(void *data, const struct net_addr *a);
+	/* Whose listener would take a connection to a (a local address):
+	 * enum sv_listener, or -errno when stockade cannot tell. */
+	int (*listener)(void *data, const struct net_addr *a);
+	/* An abstract name a process of this run bound, and still holds. */
+	bool (*run_abstract)(void *data, const struct net_addr *a);
+};
+
+struct sv_query {
+	enum sv_call call;
+	enum net_mode net;
+	const struct policy *policy;
+	/* connect and bind: the address given; listen: where the socket is
+	 * bound. */
+	struct net_addr addr;
+	/* A Unix socket path, resolved by the supervisor where the command
+	 * would find it: 0 or the errno that resolving met, and what it found
+	 * (connect: the socket file; bind: the directory it goes in). */
+	int path_err;
+	const char *path_real;
+	const char *path_name;	/* bind: the file's name in path_real */
+	bool path_is_socket;	/* connect */
+};
+
+enum sv_outcome {
+	SV_ALLOW,		/* carry the call out */
+	SV_REFUSE,		/* a refusal of stockade's, answered with err and reported */
+	SV_ANSWER,		/* answered with err, as the kernel itself would answer */
+};
+
+struct sv_verdict {
+	enum sv_outcome outcome;
+	int err;
+	bool undecided;		/* refused because stockade could not tell */
+};
+
+struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts);
+
+/* ---- the supervisor ---- */
 
 struct supervisor;
 
@@ -32,3 +133,7 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 void supervisor_drain(struct supervisor *sv);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
+
+/* What the supervisor enforces and what it cannot on this host (pidfd_getfd
+ * refused: it cannot act for the command), into the report. */
+void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep);

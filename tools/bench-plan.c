@@ -25,12 +25,12 @@ int main(int argc, char **argv)
 	struct policy p;
 	policy_init(&p);
 	p.net = NET_OFF;
-	policy_add_rule(&p, root, ACCESS_WRITE, 0, "workspace");
+	policy_add_rule(&p, root, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "workspace");
 	int total = dirs * files, step = total / (hidden ? hidden : 1);
 	for (int i = 0; i < hidden; i++) {
 		int k = i * step;
 		_cleanup_free_ char *path = xasprintf("%s/d%04d/f%04d", root, k / files, k % files);
-		policy_add_rule(&p, path, ACCESS_HIDE, 0, "--hide");
+		policy_add_rule(&p, path, ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "--hide");
 	}
 
 	double ms[7];
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	for (int run = 0; run < 7; run++) {
 		struct landlock_plan plan;
 		unsigned long long t = now_usec();
-		if (landlock_plan(&p, abi, 0, &plan) < 0) {
+		if (landlock_plan(&p, NULL, 0, abi, 0, &plan) < 0) {
 			fprintf(stderr, "bench-plan: planning failed\n");
 			return 1;
 		}

@@ -67,18 +67,18 @@ static void test_run(void)
 	p = PARSE("ls", "--net", "on", "-C", "/x");
 	is_int(p.r, 0, "'stockade ls --net on -C /x' parses");
 	ok(ARGV_IS(p.o.argv, "ls", "--net", "on", "-C", "/x"), "options after the command are the command's");
-	ok(p.o.net == NET_LOOPBACK && !p.o.net_given && !p.o.workspace, "and stockade's are untouched");
+	ok(!p.o.layer.net_set && !p.o.layer.workspace, "and stockade's are untouched");
 	parsed_free(&p);
 
 	p = PARSE("--net", "on", "--", "npm", "ci");
 	is_int(p.r, 0, "'stockade --net on -- npm ci' parses");
-	ok(p.o.net == NET_ON && p.o.net_given, "--net on given");
+	ok(p.o.layer.net == NET_ON && p.o.layer.net_set && streq(p.o.layer.net_source.key, "--net"), "--net on given, its source the option");
 	ok(ARGV_IS(p.o.argv, "npm", "ci"), "the command after --");
 	parsed_free(&p);
 
 	p = PARSE("--net=off", "--", "--weird-command", "--x");
 	is_int(p.r, 0, "'--net=off -- --weird-command' parses");
-	ok(p.o.net == NET_OFF, "--net=off");
+	ok(p.o.layer.net == NET_OFF, "--net=off");
 	ok(ARGV_IS(p.o.argv, "--weird-command", "--x"), "a command that looks like an option, after --");
 	parsed_free(&p);
 
@@ -91,35 +91,35 @@ static void test_run(void)
 		  "--hide", ".env", "--read", "/r2", "--backend", "landlock", "--mode", "required",
 		  "--home", "/h", "--hide-ignored", "--report", "/tmp/r.json", "-v", "--", "make", "test");
 	is_int(p.r, 0, "every option at once parses");
-	is_str(p.o.workspace, "/ws", "-C");
+	is_str(p.o.layer.workspace, "/ws", "-C");
 	is_str(p.o.config, "/c.ini", "--config");
 	is_str(p.o.profile, "lint", "-p");
-	is_int(p.o.n_rules, 4, "four path rules");
-	if (p.o.n_rules == 4) {
-		ok(streq(p.o.rules[0].path, "/r1") && p.o.rules[0].access == ACCESS_READ &&
-			   streq(p.o.rules[0].option, "--read"),
+	is_int(p.o.layer.n_rules, 4, "four path rules");
+	if (p.o.layer.n_rules == 4) {
+		ok(streq(p.o.layer.rules[0].path, "/r1") && p.o.layer.rules[0].access == ACCESS_READ &&
+			   streq(p.o.layer.rules[0].source.key, "--read"),
 		   "rule 1: --read /r1");
-		ok(streq(p.o.rules[1].path, "/w1") && p.o.rules[1].access == ACCESS_WRITE &&
-			   streq(p.o.rules[1].option, "--write"),
+		ok(streq(p.o.layer.rules[1].path, "/w1") && p.o.layer.rules[1].access == ACCESS_WRITE &&
+			   streq(p.o.layer.rules[1].source.key, "--write"),
 		   "rule 2: --write /w1");
-		ok(streq(p.o.rules[2].path, ".env") && p.o.rules[2].access == ACCESS_HIDE &&
-			   streq(p.o.rules[2].option, "--hide"),
+		ok(streq(p.o.layer.rules[2].path, ".env") && p.o.layer.rules[2].access == ACCESS_HIDE &&
+			   streq(p.o.layer.rules[2].source.key, "--hide"),
 		   "rule 3: --hide .env, as given (nothing resolved)");
-		ok(streq(p.o.rules[3].path, "/r2") && p.o.rules[3].access == ACCESS_READ, "rule 4: --read /r2, in order");
+		ok(streq(p.o.layer.rules[3].path, "/r2") && p.o.layer.rules[3].access == ACCESS_READ, "rule 4: --read /r2, in order");
 	}
-	is_int(p.o.backend, BACKEND_LANDLOCK, "--backend landlock");
-	is_int(p.o.mode, MODE_REQUIRED, "--mode required");
-	is_str(p.o.home, "/h", "--home");
+	is_int(p.o.layer.backend, BACKEND_LANDLOCK, "--backend landlock");
+	is_int(p.o.layer.mode, MODE_REQUIRED, "--mode required");
+	is_str(p.o.layer.home, "/h", "--home");
 	ok(p.o.hide_ignored, "--hide-ignored");
 	is_str(p.o.report, "/tmp/r.json", "--report");
 	is_int(p.o.verbosity, 1, "-v");
 	ok(ARGV_IS(p.o.argv, "make", "test"), "the command");
-	ok(!p.o.net_given && p.o.net == NET_LOOPBACK, "the network defaults to loopback, not given");
+	ok(!p.o.layer.net_set, "the network is not set: the layers before decide (loopback by default)");
 	parsed_free(&p);
 
 	p = PARSE("--workspace", "/a", "-C", "/b", "-q", "true");
 	is_int(p.r, 0, "repeated -C parses");
-	is_str(p.o.workspace, "/b", "the last -C wins");
+	is_str(p.o.layer.workspace, "/b", "the last -C wins");
 	is_int(p.o.verbosity, -1, "-q");
 	parsed_free(&p);
 
@@ -130,16 +130,16 @@ static void test_run(void)
 
 	p = PARSE("--env", "FOO", "--env", "BAR=1=2", "--unset", "BAZ", "--env", "EMPTY=", "env");
 	is_int(p.r, 0, "--env and --unset parse");
-	is_int(p.o.n_env_ops, 4, "four environment operations, in order");
-	if (p.o.n_env_ops == 4) {
-		ok(p.o.env_ops[0].kind == ENV_PASS && streq(p.o.env_ops[0].name, "FOO") && !p.o.env_ops[0].value,
+	is_int(p.o.layer.n_env_ops, 4, "four environment operations, in order");
+	if (p.o.layer.n_env_ops == 4) {
+		ok(p.o.layer.env_ops[0].kind == ENV_PASS && streq(p.o.layer.env_ops[0].name, "FOO") && !p.o.layer.env_ops[0].value,
 		   "--env FOO passes FOO through");
-		ok(p.o.env_ops[1].kind == ENV_SET && streq(p.o.env_ops[1].name, "BAR") &&
-			   streq(p.o.env_ops[1].value, "1=2"),
+		ok(p.o.layer.env_ops[1].kind == ENV_SET && streq(p.o.layer.env_ops[1].name, "BAR") &&
+			   streq(p.o.layer.env_ops[1].value, "1=2"),
 		   "--env BAR=1=2 sets BAR to '1=2'");
-		ok(p.o.env_ops[2].kind == ENV_UNSET && streq(p.o.env_ops[2].name, "BAZ"), "--unset BAZ");
-		ok(p.o.env_ops[3].kind == ENV_SET && streq(p.o.env_ops[3].name, "EMPTY") &&
-			   streq(p.o.env_ops[3].value, ""),
+		ok(p.o.layer.env_ops[2].kind == ENV_UNSET && streq(p.o.layer.env_ops[2].name, "BAZ"), "--unset BAZ");
+		ok(p.o.layer.env_ops[3].kind == ENV_SET && streq(p.o.layer.env_ops[3].name, "EMPTY") &&
+			   streq(p.o.layer.env_ops[3].value, ""),
 		   "--env EMPTY= sets an empty value");
 	}
 	parsed_free(&p);
@@ -159,7 +159,7 @@ static void test_subcommands(void)
 
 	p = PARSE("explain", "--net", "off", "--", "make", "test");
 	is_int(p.r, 0, "'stockade explain --net off -- make test' parses");
-	ok(p.o.command == CMD_EXPLAIN && p.o.net == NET_OFF, "explain, --net off");
+	ok(p.o.command == CMD_EXPLAIN && p.o.layer.net == NET_OFF, "explain, --net off");
 	ok(ARGV_IS(p.o.argv, "make", "test"), "explain's command");
 	parsed_free(&p);
 

@@ -65,7 +65,7 @@ static void test_is_secret(void)
 		   names[i].secret ? "a secret" : "not a secret");
 }
 
-static void check_env(const struct policy *p, const char *const *want, const char *what)
+static void check_env(const struct env *p, const char *const *want, const char *what)
 {
 	size_t n = strv_length(p->envp);
 	size_t m = 0;
@@ -82,11 +82,11 @@ static void check_env(const struct policy *p, const char *const *want, const cha
 	}
 }
 
-static const struct env_change *change(const struct policy *p, const char *name)
+static const struct env_change *change(const struct env *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_env_changes; i++)
-		if (streq(p->env_changes[i].name, name))
-			return &p->env_changes[i];
+	for (size_t i = 0; i < p->n_changes; i++)
+		if (streq(p->changes[i].name, name))
+			return &p->changes[i];
 	return NULL;
 }
 
@@ -97,13 +97,12 @@ static void test_begin_scrubs(void)
 		"SSH_AUTH_SOCK=/run/ssh", "LANG=C.UTF-8", "AWS_REGION=eu-west-1", "NOEQUALS",
 		"=nameless", "EMPTY=", "A=1=2", NULL,
 	};
-	struct policy p;
-	policy_init(&p);
+	struct env p = { 0 };
 	env_begin(&p, caller, NULL, 0);
 	const char *want[] = { "PATH=/usr/bin:/bin", "HOME=/home/u", "TERM=xterm", "LANG=C.UTF-8",
 			       "EMPTY=", "A=1=2", NULL };
 	check_env(&p, want, "secrets removed, order kept, malformed entries dropped, '=' in values kept");
-	is_int(p.n_env_changes, 3, "three changes recorded");
+	is_int(p.n_changes, 3, "three changes recorded");
 	const struct env_change *c = change(&p, "GITHUB_TOKEN");
 	ok(c && c->value == NULL && streq(c->why, "may carry a credential or reach an agent"),
 	   "GITHUB_TOKEN recorded as removed, with why");
@@ -114,7 +113,7 @@ static void test_begin_scrubs(void)
 	ok(env_get(p.envp, "GITHUB_TOKEN") == NULL, "env_get of a removed name: NULL");
 	ok(env_get(p.envp, "HOM") == NULL, "env_get HOM does not match HOME");
 	is_str(env_get(p.envp, "A"), "1=2", "env_get splits at the first '='");
-	policy_free(&p);
+	env_free(&p);
 }
 
 static void test_begin_ops(void)
@@ -124,16 +123,15 @@ static void test_begin_ops(void)
 		"LANG=C", "EDITOR=vi", NULL,
 	};
 	struct env_op ops[] = {
-		{ .kind = ENV_PASS, .name = "GITHUB_TOKEN" },
-		{ .kind = ENV_SET, .name = "FOO", .value = "bar" },
+		{ .kind = ENV_PASS, .name = "GITHUB_TOKEN", .source = SOURCE_OPTION_OF("--env") },
+		{ .kind = ENV_SET, .name = "FOO", .value = "bar", .source = SOURCE_OPTION_OF("--env") },
 		{ .kind = ENV_SET, .name = "HOME", .value = "/jail/home" },
-		{ .kind = ENV_UNSET, .name = "LANG" },
+		{ .kind = ENV_UNSET, .name = "LANG", .source = SOURCE_OPTION_OF("--unset") },
 		{ .kind = ENV_PASS, .name = "NOT_THERE_TOKEN" },
 		{ .kind = ENV_SET, .name = "EMPTYVAL", .value = "" },
 		{ .kind = ENV_UNSET, .name = "NEVER_SET" },
 	};
-	struct policy p;
-	policy_init(&p);
+	struct env p = { 0 };
 	env_begin(&p, caller, ops, ARRAY_SIZE(ops));
 	const char *want[] = { "PATH=/usr/bin", "GITHUB_TOKEN=ghp_x", "HOME=/jail/home", "EDITOR=vi",
 			       "FOO=bar", "EMPTYVAL=", NULL };
@@ -156,11 +154,20 @@ static void test_begin_ops(void)
 	ok(!change(&p, "NOT_THERE_TOKEN"), "--env of a name the caller lacks changes nothing");
 	ok(!change(&p, "NEVER_SET"), "--unset of a name the caller lacks records nothing");
 	ok(!change(&p, "PATH") && !change(&p, "EDITOR"), "untouched names are not recorded");
-	is_int(p.n_env_changes, 6, "six changes recorded (GITHUB_TOKEN, NPM_TOKEN, FOO, HOME, LANG, EMPTYVAL)");
+	is_int(p.n_changes, 6, "six changes recorded (GITHUB_TOKEN, NPM_TOKEN, FOO, HOME, LANG, EMPTYVAL)");
 
-	ok(env_user_decided(ops, ARRAY_SIZE(ops), "HOME"), "HOME was decided by the user");
-	ok(env_user_decided(ops, ARRAY_SIZE(ops), "LANG"), "LANG was decided by the user (--unset)");
-	ok(!env_user_decided(ops, ARRAY_SIZE(ops), "TMPDIR"), "TMPDIR was not");
+	/* The jail's own locations, but for what the user decided. */
+	struct env jailed;
+	env_copy(&jailed, &p);
+	char *decided[] = { "HOME", "LANG", NULL };
+	env_point_into_jail(&jailed, "/run/h", "/run/t", "/ws", decided);
+	is_str(env_get(jailed.envp, "HOME"), "/jail/home", "env_point_into_jail: HOME the user set stands");
+	is_str(env_get(jailed.envp, "TMPDIR"), "/run/t", "TMPDIR points into the jail");
+	is_str(env_get(jailed.envp, "XDG_CONFIG_HOME"), "/run/h/.config", "XDG_CONFIG_HOME below the jail's home");
+	is_str(env_get(jailed.envp, "PWD"), "/ws", "PWD is where the command starts");
+	ok(!env_get(jailed.envp, "LANG"), "LANG stays unset");
+	ok(change(&jailed, "TMPDIR") && !change(&p, "TMPDIR"), "the copy records its own changes, the original none");
+	env_free(&jailed);
 
 	/* The jail's own values after the command line. */
 	env_put(&p, "TMPDIR", "/tmp", "the jail's temporary directory");
@@ -173,39 +180,38 @@ static void test_begin_ops(void)
 	env_put(&p, "TMPDIR", "/tmp2", "again");
 	c = change(&p, "TMPDIR");
 	ok(c && streq(c->value, "/tmp2") && streq(c->why, "again"), "a second change replaces the record");
-	is_int(p.n_env_changes, 8, "one record per name");
-	policy_free(&p);
+	is_int(p.n_changes, 8, "one record per name");
+	env_free(&p);
 }
 
 static void test_begin_set_secret(void)
 {
 	char *caller[] = { "GITHUB_TOKEN=ghp_x", "PATH=/bin", NULL };
 	struct env_op ops[] = { { .kind = ENV_SET, .name = "GITHUB_TOKEN", .value = "fake" } };
-	struct policy p;
-	policy_init(&p);
+	struct env p = { 0 };
 	env_begin(&p, caller, ops, ARRAY_SIZE(ops));
 	const char *want[] = { "PATH=/bin", "GITHUB_TOKEN=fake", NULL };
 	check_env(&p, want, "--env SECRET=VALUE: the caller's value is gone, the given one is set");
 	const struct env_change *c = change(&p, "GITHUB_TOKEN");
 	ok(c && c->value && streq(c->value, "fake"), "recorded with the given value");
-	policy_free(&p);
+	env_free(&p);
 
 	/* --env NAME then --unset NAME: the last word wins. */
 	struct env_op ops2[] = {
 		{ .kind = ENV_PASS, .name = "GITHUB_TOKEN" },
 		{ .kind = ENV_UNSET, .name = "GITHUB_TOKEN" },
 	};
-	policy_init(&p);
+	p = (struct env){ 0 };
 	env_begin(&p, caller, ops2, ARRAY_SIZE(ops2));
 	const char *want2[] = { "PATH=/bin", NULL };
 	check_env(&p, want2, "--env GITHUB_TOKEN --unset GITHUB_TOKEN: removed");
-	policy_free(&p);
+	env_free(&p);
 
 	/* No caller environment at all. */
-	policy_init(&p);
+	p = (struct env){ 0 };
 	env_begin(&p, NULL, NULL, 0);
 	ok(p.envp && p.envp[0] == NULL, "a NULL caller environment gives an empty one");
-	policy_free(&p);
+	env_free(&p);
 }
 
 /* A caller environment may hold a name twice (execve allows it; shells
@@ -216,8 +222,7 @@ static void test_duplicates(void)
 {
 	char *caller[] = { "HOME=/home/u", "LANG=C", "HOME=/home/other", "LANG=de_DE", NULL };
 	struct env_op ops[] = { { .kind = ENV_UNSET, .name = "LANG" } };
-	struct policy p;
-	policy_init(&p);
+	struct env p = { 0 };
 	env_begin(&p, caller, ops, ARRAY_SIZE(ops));
 	env_put(&p, "HOME", "/jail/home", "the jail's home");
 	size_t homes = 0, langs = 0;
@@ -231,7 +236,7 @@ static void test_duplicates(void)
 	if (langs || homes != 1)
 		for (size_t i = 0; p.envp[i]; i++)
 			diag("  [%zu] %s", i, p.envp[i]);
-	policy_free(&p);
+	env_free(&p);
 }
 
 int main(void)

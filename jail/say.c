@@ -1,0 +1,226 @@
+#include "jail/say.h"
+
+#include "lib/log.h"
+#include "lib/util.h"
+#include "mount/mount.h"
+
+/* How a source reads after the thing it named: "on the command line",
+ * "in FILE line N (KEY)". */
+static char *where(const struct source *s)
+{
+	if (s->kind == SOURCE_OPTION)
+		return xstrdup("on the command line");
+	_cleanup_free_ char *t = source_text(s);
+	return xstrcat3("in ", t, "");
+}
+
+/* The option or key of a source, for "invalid --read": the name the user
+ * wrote. */
+static const char *key_of(const struct source *s, const char *fallback)
+{
+	return s->key ? s->key : fallback;
+}
+
+static const char *private_reason(int err, const char *what)
+{
+	return err == EPERM ? what : strerror(err);
+}
+
+void say_policy_failure(const struct policy_failure *f)
+{
+	_cleanup_free_ char *at = where(&f->source);
+	const char *key = key_of(&f->source, "path");
+	const char *path = f->path ? f->path : "";
+	switch (f->fault) {
+	case POLICY_OK:
+		break;
+	case POLICY_NO_HOME:
+		log_error("cannot find your home directory: HOME is unset and the user database has none");
+		break;
+	case POLICY_NO_CWD:
+		log_error("cannot find the current directory: %s", strerror(f->err));
+		break;
+	case POLICY_CWD_UNRESOLVED:
+		log_error("cannot resolve the current directory '%s': %s", path, strerror(f->err));
+		break;
+	case POLICY_PATH_CONTROL:
+		log_error("invalid %s '%s' %s: the path has a control character", key, path, at);
+		break;
+	case POLICY_PATH_EMPTY:
+		log_error("invalid %s '' %s: empty path", key, at);
+		break;
+	case POLICY_PATH_MISSING:
+		log_error("cannot %s '%s' %s: %s", access_name(f->access), path, at, strerror(f->err));
+		if (f->err == ENOENT)
+			log_hint("a read or write target must exist; a --hide target that does not is skipped");
+		break;
+	case POLICY_WORKSPACE_UNUSABLE:
+		log_error("cannot use --workspace '%s': %s", path, strerror(f->err));
+		break;
+	case POLICY_WORKSPACE_NOT_DIR:
+		log_error("cannot use --workspace '%s': not a directory", path);
+		break;
+	case POLICY_WORKSPACE_IS_ROOT:
+	case POLICY_WORKSPACE_HOLDS_HOME:
+		log_error("refusing to use '%s' as the workspace: %s", path,
+			  f->fault == POLICY_WORKSPACE_IS_ROOT ? "it is the root directory" : "it is your home or holds it");
+		log_hint("run stockade in a project directory, or pass --workspace DIR");
+		break;
+	case POLICY_HOME_UNUSABLE:
+		log_error("cannot use --home '%s': %s", path,
+			  private_reason(f->err, "not a private directory of yours (mode 0700, owned by you)"));
+		break;
+	case POLICY_HOME_HOLDS_HOME:
+		log_error("refusing --home '%s': it is your home or holds it", path);
+		log_hint("--home keeps a home of the jail's own across runs: name a directory of its own");
+		break;
+	case POLICY_HANDOFFS:
+		log_error("cannot look for trust hand-offs in '%s': %s", path, strerror(f->err));
+		break;
+	case POLICY_SELF_WRITABLE:
+		log_error("refusing to run: stockade itself ('%s') would be writable from the jail", path);
+		log_hint("install stockade outside the workspace (make install), or choose another --workspace");
+		break;
+	case POLICY_STATE_WRITABLE:
+		log_error("refusing to run: stockade's state directory '%s' would be writable from the jail", path);
+		log_hint("choose a workspace that does not hold it, or set XDG_STATE_HOME elsewhere");
+		break;
+	}
+}
+
+void say_places_failure(const struct places_failure *f)
+{
+	const char *path = f->path ? f->path : "";
+	switch (f->fault) {
+	case PLACES_BASE:
+		log_error("cannot use '%s' for the run's private directories: %s", path,
+			  private_reason(f->err, "not a private directory of yours"));
+		break;
+	case PLACES_RUN_DIR:
+	case PLACES_MKDIR:
+		log_error("cannot create '%s': %s", path, strerror(f->err));
+		break;
+	case PLACES_KEPT_HOME:
+		log_error("cannot use --home '%s': %s", path,
+			  private_reason(f->err, "not a private directory of yours (mode 0700, owned by you)"));
+		break;
+	case PLACES_CACHE:
+		log_error("cannot use the cache directory '%s': %s", path,
+			  private_reason(f->err, "not a private directory of yours"));
+		break;
+	case PLACES_STATE:
+		log_error("cannot use the state directory '%s': %s", path,
+			  private_reason(f->err, "not a private directory of yours"));
+		break;
+	case PLACES_LINK:
+		log_error("cannot link '%s' into the jail's home: %s", path, strerror(f->err));
+		break;
+	}
+}
+
+void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending)
+{
+	const char *path = f->path ? f->path : workspace;
+	const char *why = strerror(-err);
+	switch (f->step) {
+	case GUARD_STEP_WORKSPACE:
+		log_error("cannot read the workspace '%s' for its trust hand-offs: %s", path, why);
+		break;
+	case GUARD_STEP_STATE:
+		log_error("cannot use the guard's state '%s': %s", path,
+			  err == -EPERM ? "not a private directory of yours" : why);
+		break;
+	case GUARD_STEP_BASELINE:
+		if (err == -EBADMSG) {
+			log_error("cannot %s the trust hand-offs of '%s': the guard's baseline '%s' is damaged",
+				  ending ? "undo changes to" : "keep", workspace, path);
+			log_hint("a run in this workspace was killed and its baseline cannot be trusted; check .git/hooks, "
+				 ".git/config and the other hand-offs by hand, then remove '%s'",
+				 path);
+		} else {
+			log_error("cannot use the guard's baseline '%s': %s", path, why);
+		}
+		break;
+	case GUARD_STEP_SNAPSHOT:
+		log_error("cannot keep the trust hand-off '%s' of '%s': %s", path, workspace, why);
+		break;
+	case GUARD_STEP_UNDO:
+		log_error("cannot undo a change to the trust hand-off '%s' of '%s': %s", path, workspace, why);
+		log_hint("the next run in this workspace tries again; until then, check it before running git there");
+		break;
+	}
+}
+
+void say_guard_report(const struct guard_report *gr, struct report *rep)
+{
+	for (size_t i = 0; i < gr->n_changes; i++) {
+		const struct guard_change *c = &gr->changes[i];
+		const char *kind = guard_change_kind_name(c->kind);
+		if (c->quarantined)
+			log_error("undid a change to trust hand-off '%s' (%s): the new content is in '%s'", c->path, kind,
+				  c->quarantined);
+		else
+			log_error("undid a change to trust hand-off '%s' (%s)", c->path, kind);
+		report_denial(rep, "handoff", c->path, kind);
+	}
+	for (size_t i = 0; gr->unguarded && gr->unguarded[i]; i++) {
+		_cleanup_free_ char *what = xstrcat3("trust hand-off '", gr->unguarded[i], "'");
+		report_gap(rep, what, "over the guard's size cap: a change is quarantined but the old content cannot be restored");
+		log_note("unenforced: %s: over the guard's size cap", what);
+	}
+}
+
+void say_child_error(const struct child_error *e, const char *argv0)
+{
+	const char *err = strerror(e->err);
+	switch (e->step) {
+	case CHILD_STEP_MOUNT:
+		log_error("cannot build the jail: %s '%s': %s", mount_step_name((enum mount_step)e->mount_step), e->path,
+			  err);
+		if (e->err == ELOOP)
+			log_hint("a directory on that path turned into a symlink while the jail was set up");
+		break;
+	case CHILD_STEP_NETLINK:
+		log_error("cannot bring up the jail's loopback: %s", err);
+		break;
+	case CHILD_STEP_INIT:
+		log_error("the jail's init cannot %s: %s", e->path, err);
+		break;
+	case CHILD_STEP_PGRP:
+		log_error("cannot give the command a process group of its own: %s", err);
+		break;
+	case CHILD_STEP_CGROUP:
+		log_error("cannot move the command into the cgroup '%s': %s", e->path, err);
+		break;
+	case CHILD_STEP_CHDIR:
+		log_error("cannot change to '%s': %s", e->path, err);
+		break;
+	case CHILD_STEP_CAPS:
+		log_error("cannot drop capabilities: %s", err);
+		break;
+	case CHILD_STEP_NNP:
+		log_error("cannot set no_new_privs: %s", err);
+		break;
+	case CHILD_STEP_LANDLOCK:
+		if (e->path[0])
+			log_error("cannot apply the Landlock rule on '%s': %s", e->path, err);
+		else
+			log_error("cannot enforce the Landlock ruleset: %s", err);
+		if (e->err == ELOOP)
+			log_hint("a directory on that path turned into a symlink while the jail was set up");
+		break;
+	case CHILD_STEP_SECCOMP:
+		log_error("cannot load the seccomp filter: %s", err);
+		break;
+	case CHILD_STEP_HANDOVER:
+		log_error("cannot hand the seccomp listener to stockade: %s", err);
+		break;
+	case CHILD_STEP_EXEC:
+		log_error("cannot run '%s': %s", argv0, err);
+		if (e->err == EACCES)
+			log_hint("the program, or the interpreter its first line names, lies outside what the jail may read; grant it with --read PATH");
+		break;
+	default:
+		log_error("the command's setup failed: %s", err);
+	}
+}

@@ -1,0 +1,21 @@
+/* Every message a run says about what failed, made here from what the
+ * modules hand back (an errno, the step, the path): "stockade: cannot
+ * <action> '<object>': <reason>", lowercase, no full stop, and where the
+ * next step is not obvious a second line "hint: ...". */
+#pragma once
+
+#include "guard/guard.h"
+#include "jail/child.h"
+#include "jail/places.h"
+#include "policy/build.h"
+#include "policy/report.h"
+
+void say_policy_failure(const struct policy_failure *f);
+void say_places_failure(const struct places_failure *f);
+/* ending: at the end of the run (undoing), not at its start. */
+void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending);
+void say_child_error(const struct child_error *e, const char *argv0);
+
+/* Names each change the guard undid, on stderr and in the report, and each
+ * hand-off it cannot restore. */
+void say_guard_report(const struct guard_report *gr, struct report *rep);

@@ -1,0 +1,322 @@
+#include "policy/build.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include "lib/fs.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "policy/defaults.h"
+#include "policy/handoff.h"
+
+void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source)
+{
+	l->rules = xgrow(l->rules, l->n_rules, sizeof(*l->rules));
+	l->rules[l->n_rules++] = (struct layer_rule){ .path = xstrdup(path), .access = a, .source = source };
+}
+
+void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
+		   struct source source)
+{
+	l->env_ops = xgrow(l->env_ops, l->n_env_ops, sizeof(*l->env_ops));
+	l->env_ops[l->n_env_ops++] = (struct env_op){
+		.kind = kind,
+		.name = xstrdup(name),
+		.value = value ? xstrdup(value) : NULL,
+		.source = source,
+	};
+}
+
+void layer_free(struct layer *l)
+{
+	for (size_t i = 0; i < l->n_rules; i++)
+		free(l->rules[i].path);
+	free(l->rules);
+	for (size_t i = 0; i < l->n_env_ops; i++) {
+		free(l->env_ops[i].name);
+		free(l->env_ops[i].value);
+	}
+	free(l->env_ops);
+	free(l->dir);
+	free(l->workspace);
+	free(l->home);
+	*l = (struct layer){ 0 };
+}
+
+void policy_failure_free(struct policy_failure *f)
+{
+	free(f->path);
+	*f = (struct policy_failure){ 0 };
+}
+
+static int fail(struct policy_failure *f, enum policy_fault fault, int err, const char *path,
+		const struct source *source)
+{
+	free(f->path);
+	*f = (struct policy_failure){
+		.fault = fault,
+		.err = err,
+		.path = path ? xstrdup(path) : NULL,
+		.source = source ? *source : (struct source){ 0 },
+	};
+	return err ? -err : -EINVAL;
+}
+
+/* The settings, each from the last layer that sets it. */
+struct settings {
+	const char *workspace;
+	const struct source *workspace_source;
+	const char *home;
+	const struct source *home_source;
+	const char *home_dir;	/* the folder of the layer that set home */
+	/* every layer's environment operations, in order */
+	struct env_op *env_ops;
+	size_t n_env_ops;
+};
+
+static void collect(const struct layer *layers, size_t n, struct policy *p, struct settings *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct layer *l = &layers[i];
+		if (l->workspace) {
+			s->workspace = l->workspace;
+			s->workspace_source = &l->workspace_source;
+		}
+		if (l->net_set) {
+			p->net = l->net;
+			p->net_source = l->net_source;
+		}
+		if (l->backend_set)
+			p->backend = l->backend;
+		if (l->mode_set)
+			p->mode = l->mode;
+		if (l->home) {
+			s->home = l->home;
+			s->home_source = &l->home_source;
+			s->home_dir = l->dir;
+		}
+		for (size_t k = 0; k < l->n_env_ops; k++) {
+			s->env_ops = xgrow(s->env_ops, s->n_env_ops, sizeof(*s->env_ops));
+			s->env_ops[s->n_env_ops++] = l->env_ops[k];
+			if (!strv_contains(p->env_decided, l->env_ops[k].name))
+				strv_add(&p->env_decided, l->env_ops[k].name);
+		}
+	}
+}
+
+/* A path as a layer wrote it, made absolute: "~" is the caller's home, a
+ * relative path starts at the layer's folder (the current directory for
+ * the command line). */
+static char *layer_path(const struct policy *p, const char *dir, const char *cwd, const char *path)
+{
+	if (str_has_prefix(path, "~/") || streq(path, "~"))
+		return path_join(p->user_home, path + 1);
+	if (path[0] == '/')
+		return xstrdup(path);
+	return path_join(dir ? dir : cwd, path);
+}
+
+static int find_home(struct policy *p, char *const *environ, struct policy_failure *f)
+{
+	_cleanup_free_ char *db_home = defaults_passwd_home(p->uid);
+	if (!db_home) {
+		const struct passwd *pw = getpwuid(p->uid);
+		if (pw && pw->pw_dir)
+			db_home = xstrdup(pw->pw_dir);
+	}
+	_cleanup_free_ char *passwd_home = NULL;
+	if (db_home && db_home[0] == '/')
+		(void)path_canonical(db_home, &passwd_home);
+	const char *home_env = defaults_user_var(environ, "HOME");
+	if (home_env && path_canonical(home_env, &p->user_home) < 0)
+		p->user_home = NULL;
+	if (!p->user_home && passwd_home)
+		p->user_home = xstrdup(passwd_home);
+	if (!p->user_home)
+		return fail(f, POLICY_NO_HOME, ENOENT, NULL, NULL);
+	if (passwd_home && !streq(passwd_home, p->user_home))
+		p->passwd_home = TAKE_PTR(passwd_home);
+	return 0;
+}
+
+static int find_workspace(struct policy *p, const struct settings *s, const char *cwd, struct policy_failure *f)
+{
+	int r;
+	if (s->workspace) {
+		if (str_has_control(s->workspace))
+			return fail(f, POLICY_PATH_CONTROL, 0, s->workspace, s->workspace_source);
+		_cleanup_free_ char *abs = s->workspace[0] == '/' ? xstrdup(s->workspace) : path_join(cwd, s->workspace);
+		r = path_canonical(abs, &p->workspace);
+		if (r < 0)
+			return fail(f, POLICY_WORKSPACE_UNUSABLE, -r, s->workspace, s->workspace_source);
+		struct stat st;
+		if (stat(p->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
+			return fail(f, POLICY_WORKSPACE_NOT_DIR, ENOTDIR, s->workspace, s->workspace_source);
+	} else {
+		r = path_canonical(cwd, &p->workspace);
+		if (r < 0)
+			return fail(f, POLICY_CWD_UNRESOLVED, -r, cwd, NULL);
+	}
+	p->cwd = xstrdup(p->workspace);
+	/* A workspace is written: never the whole system or the home, where
+	 * the credentials and the user's own startup files live. */
+	if (streq(p->workspace, "/"))
+		return fail(f, POLICY_WORKSPACE_IS_ROOT, 0, p->workspace, s->workspace_source);
+	if (path_is_beneath(p->user_home, p->workspace) ||
+	    (p->passwd_home && path_is_beneath(p->passwd_home, p->workspace)))
+		return fail(f, POLICY_WORKSPACE_HOLDS_HOME, 0, p->workspace, s->workspace_source);
+	return 0;
+}
+
+/* A home kept across runs: resolved here, made (if missing) by the
+ * backend before the run. One that exists must be a private directory of
+ * the caller's: earlier runs wrote it, others must not have. */
+static int find_kept_home(struct policy *p, const struct settings *s, const char *cwd, struct policy_failure *f)
+{
+	if (!s->home)
+		return 0;
+	if (str_has_control(s->home))
+		return fail(f, POLICY_PATH_CONTROL, 0, s->home, s->home_source);
+	_cleanup_free_ char *abs = layer_path(p, s->home_dir, cwd, s->home);
+	struct stat st;
+	if (lstat(abs, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fail(f, POLICY_HOME_UNUSABLE, S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR, s->home, s->home_source);
+		if (st.st_uid != p->uid || (st.st_mode & 022))
+			return fail(f, POLICY_HOME_UNUSABLE, EPERM, s->home, s->home_source);
+		int r = path_canonical(abs, &p->home);
+		if (r < 0)
+			return fail(f, POLICY_HOME_UNUSABLE, -r, s->home, s->home_source);
+	} else if (errno == ENOENT) {
+		p->home = path_normalize(abs);
+	} else {
+		return fail(f, POLICY_HOME_UNUSABLE, errno, s->home, s->home_source);
+	}
+	if (path_is_beneath(p->user_home, p->home))
+		return fail(f, POLICY_HOME_HOLDS_HOME, 0, s->home, s->home_source);
+	return 0;
+}
+
+static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
+{
+	for (size_t i = 0; i < l->n_rules; i++) {
+		const struct layer_rule *lr = &l->rules[i];
+		if (str_has_control(lr->path) || str_empty(lr->path)) {
+			int r = fail(f, str_empty(lr->path) ? POLICY_PATH_EMPTY : POLICY_PATH_CONTROL, 0, lr->path,
+				     &lr->source);
+			f->access = lr->access;
+			return r;
+		}
+		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
+		_cleanup_free_ char *canon = NULL;
+		int r = path_canonical(abs, &canon);
+		if (r < 0) {
+			if (lr->access == ACCESS_HIDE) {
+				_cleanup_free_ char *src = source_text(&lr->source);
+				policy_note(p, xasprintf("%s '%s' does not exist: skipped", lr->source.key ? lr->source.key : src,
+							 lr->path));
+				continue;
+			}
+			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
+			f->access = lr->access;
+			return r;
+		}
+		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
+	}
+	return 0;
+}
+
+static void add_program(struct policy *p, char *const *argv)
+{
+	if (!argv || !argv[0])
+		return;
+	p->argv = strv_new();
+	for (size_t i = 0; argv[i]; i++)
+		strv_add(&p->argv, argv[i]);
+	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
+	p->program_error = -r;
+	if (r == 0) {
+		/* The program the command names runs wherever it lies. */
+		_cleanup_free_ char *canon = NULL;
+		if (path_canonical(p->program, &canon) == 0)
+			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
+					"the command's program");
+	}
+	/* A program that cannot be found or run is the caller's to report
+	 * with 126 or 127, before anything starts. */
+}
+
+/* stockade's own binary and state must not be writable from the jail: a
+ * command that could replace them would run outside it next time. */
+static int check_own_files(const struct policy *p, struct policy_failure *f)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = '\0';
+	if (n > 0 && policy_effect(p, self) == EFFECT_WRITE)
+		return fail(f, POLICY_SELF_WRITABLE, EPERM, self, NULL);
+	if (policy_effect(p, p->state_dir) == EFFECT_WRITE)
+		return fail(f, POLICY_STATE_WRITABLE, EPERM, p->state_dir, NULL);
+	return 0;
+}
+
+int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
+		 struct policy *p, struct policy_failure *f)
+{
+	*f = (struct policy_failure){ 0 };
+	policy_init(p);
+	p->uid = getuid();
+	p->gid = getgid();
+	p->net_source = SOURCE_DEFAULT_OF("network");
+	struct settings s = { 0 };
+	collect(layers, n_layers, p, &s);
+	_cleanup_free_ struct env_op *ops = s.env_ops;
+
+	int r = find_home(p, environ, f);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return fail(f, POLICY_NO_CWD, errno, NULL, NULL);
+	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
+		return r;
+	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
+	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
+	p->cache_dir = xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	p->state_dir = xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+
+	env_begin(&p->env, environ, ops, s.n_env_ops);
+	defaults_point_caches(p);
+
+	defaults_add_reads(p, environ);
+	policy_add_rule(p, p->workspace, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("workspace"), "workspace");
+	if (p->home)
+		policy_add_rule(p, p->home, ACCESS_WRITE, 0, *s.home_source, "home (--home)");
+	policy_add_rule(p, p->cache_dir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("stockade's own build caches"),
+			"stockade's own build caches");
+	defaults_add_hides(p);
+
+	/* Trust hand-offs, existing or not: read-only for the command, kept
+	 * by the guard where a mechanism cannot forbid the change. */
+	_cleanup_strv_ char **handoffs = NULL;
+	r = handoffs_list(&(struct handoff_scan){ .workspace = p->workspace, .user_home = p->user_home }, &handoffs);
+	if (r < 0)
+		return fail(f, POLICY_HANDOFFS, -r, p->workspace, NULL);
+	for (size_t i = 0; handoffs && handoffs[i]; i++) {
+		_cleanup_free_ char *path = path_join(p->workspace, handoffs[i]);
+		policy_add_rule(p, path, ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH, SOURCE_DEFAULT_OF("trust hand-off"),
+				"default: trust hand-off");
+	}
+
+	for (size_t i = 0; i < n_layers; i++)
+		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)
+			return r;
+	add_program(p, argv);
+	if ((r = check_own_files(p, f)) < 0)
+		return r;
+	policy_sort(p);
+	return 0;
+}

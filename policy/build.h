@@ -1,0 +1,79 @@
+/* Building the policy from layers: the built-in defaults first, then each
+ * source of settings in turn (a stockade.ini section, the command line),
+ * later ones winning, every path resolved once. Reads the system and
+ * changes nothing in it: no directory is made, no process started. What
+ * fails is handed back as data; jail/ says it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/env.h"
+#include "policy/policy.h"
+
+struct layer_rule {
+	char *path;		/* as written: absolute, "~/...", or relative to the layer's folder */
+	enum access access;
+	struct source source;
+};
+
+/* One source of settings. What it does not set, it leaves as the layers
+ * before it said. */
+struct layer {
+	char *dir;		/* relative paths resolve against it; NULL: the current directory */
+	char *workspace;	/* set only by the command line */
+	struct source workspace_source;
+	bool net_set;
+	enum net_mode net;
+	struct source net_source;
+	bool backend_set;
+	enum backend backend;
+	bool mode_set;
+	enum run_mode mode;
+	char *home;		/* a home kept across runs */
+	struct source home_source;
+	struct layer_rule *rules;
+	size_t n_rules;
+	struct env_op *env_ops;
+	size_t n_env_ops;
+};
+
+void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source);
+void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
+		   struct source source);
+void layer_free(struct layer *l);
+
+/* What stopped a policy from being built. */
+enum policy_fault {
+	POLICY_OK,
+	POLICY_NO_HOME,			/* HOME unset and no home in the user database */
+	POLICY_NO_CWD,			/* getcwd: err */
+	POLICY_CWD_UNRESOLVED,		/* the current directory cannot be resolved: err */
+	POLICY_PATH_CONTROL,		/* a path with a control character */
+	POLICY_PATH_EMPTY,		/* an empty path */
+	POLICY_PATH_MISSING,		/* a read or write target cannot be resolved: err */
+	POLICY_WORKSPACE_UNUSABLE,	/* cannot be resolved: err */
+	POLICY_WORKSPACE_NOT_DIR,
+	POLICY_WORKSPACE_IS_ROOT,
+	POLICY_WORKSPACE_HOLDS_HOME,	/* the home, or an ancestor of it */
+	POLICY_HOME_UNUSABLE,		/* --home cannot be used: err (EPERM: not private) */
+	POLICY_HOME_HOLDS_HOME,
+	POLICY_HANDOFFS,		/* the workspace cannot be searched for hand-offs: err */
+	POLICY_SELF_WRITABLE,		/* stockade's own binary would be writable from the jail */
+	POLICY_STATE_WRITABLE,		/* stockade's state directory would be */
+};
+
+struct policy_failure {
+	enum policy_fault fault;
+	int err;		/* the errno that says why, where one does */
+	char *path;		/* the path as written, or as found */
+	struct source source;	/* the option or key that named it */
+	enum access access;	/* POLICY_PATH_*: the rule's */
+};
+
+/* argv is the command (may be empty: explain). On failure returns -errno,
+ * with what failed in *ret; free it with policy_failure_free() in every
+ * case. */
+int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
+		 struct policy *p, struct policy_failure *ret);
+void policy_failure_free(struct policy_failure *f);

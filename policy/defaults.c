@@ -1,0 +1,389 @@
+#include "policy/defaults.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+
+#include "lib/fd.h"
+#include "lib/fs.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "policy/env.h"
+
+#define DEFAULT SOURCE_DEFAULT_OF(NULL)
+
+/* The system, read: canonicalised once (/bin and /lib are links into
+ * /usr on merged-usr systems), missing ones skipped. */
+static const char *const system_reads[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	/* procfs: Landlock cannot tell the run's own /proc/PID from another's;
+	 * its ptrace scoping keeps environ, mem, fd and maps of outside
+	 * processes closed. */
+	"/proc",
+	/* what runtimes read to size themselves: CPUs, NUMA, cgroup limits,
+	 * transparent huge pages */
+	"/sys/devices/system/cpu", "/sys/devices/system/node", "/sys/fs/cgroup",
+	"/sys/kernel/mm/transparent_hugepage",
+};
+
+/* Devices are read and written, never made. */
+static const char *const devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+};
+
+/* Credentials, hidden even inside anything granted (home-relative). */
+static const char *const credentials[] = {
+	".ssh", ".aws", ".azure", ".gnupg", ".netrc", ".docker", ".kube", ".npmrc",
+	".pypirc", ".git-credentials", ".password-store", ".config/gh", ".config/gcloud",
+	".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
+};
+
+/* For a run started as root: root in the jail has no capabilities but
+ * still owns root's files. */
+static const char *const root_secrets[] = {
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+	"/etc/sudoers.d", "/etc/ssh/*_key", "/etc/ssl/private",
+};
+
+/* Package caches, read by their known subdirectories, never all of
+ * ~/.cache or ~/.m2 where tokens and settings live (home-relative). */
+static const char *const caches[] = {
+	".cache/pip", ".cache/uv", ".cache/pypoetry/cache", ".cache/pypoetry/artifacts",
+	".npm/_cacache", ".cache/yarn", ".yarn/berry/cache", ".local/share/pnpm/store",
+	".cargo/registry", ".cargo/git", "go/pkg/mod", ".m2/repository", ".gradle/caches",
+	".gradle/wrapper/dists", ".ivy2/cache", ".cache/coursier", ".nuget/packages",
+	".cache/deno", ".bun/install/cache", ".cache/ms-playwright", ".cache/node-gyp",
+};
+
+/* A toolchain: a PATH entry beneath its root brings the root (or only
+ * the given subdirectories), its companions, and its variable pointing at
+ * the real root, since the jail's home is not the real one. */
+struct toolchain {
+	const char *name;
+	const char *var;	/* set by the user, it says where the root is */
+	const char *root;	/* else this, home-relative */
+	const char *subs[3];	/* read only these beneath the root (none: all) */
+	const char *companion;	/* another toolchain it needs */
+};
+
+static const struct toolchain toolchains[] = {
+	{ "cargo", "CARGO_HOME", ".cargo", { 0 }, "rustup" },
+	{ "rustup", "RUSTUP_HOME", ".rustup", { 0 }, NULL },
+	{ "pyenv", "PYENV_ROOT", ".pyenv", { 0 }, NULL },
+	{ "nvm", "NVM_DIR", ".nvm", { 0 }, NULL },
+	{ "volta", "VOLTA_HOME", ".volta", { 0 }, NULL },
+	{ "bun", "BUN_INSTALL", ".bun", { 0 }, NULL },
+	{ "deno", "DENO_INSTALL", ".deno", { 0 }, NULL },
+	{ "go", "GOPATH", "go", { "bin", "pkg/mod" }, NULL },
+	{ "go-sdk", NULL, "sdk", { 0 }, NULL },
+	{ "sdkman", "SDKMAN_DIR", ".sdkman", { 0 }, NULL },
+};
+
+/* Where stockade's own build caches go inside its cache directory, and the
+ * variables that point there. */
+const struct own_cache defaults_own_caches[] = {
+	{ "XDG_CACHE_HOME", "xdg" },
+	{ "GOCACHE", "go-build" },
+	{ "CCACHE_DIR", "ccache" },
+	{ "npm_config_cache", "npm" },
+};
+const size_t defaults_n_own_caches = ARRAY_SIZE(defaults_own_caches);
+
+/* The names in the caller's home, read once: most of the paths the
+ * defaults name there (caches, toolchains, credentials) do not exist,
+ * and one directory read answers for all of them. */
+static char **home_entries;
+static const char *home_listed;
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_home(const char *home)
+{
+	strv_free(home_entries);
+	home_entries = NULL;
+	home_listed = home;
+	DIR *d = opendir(home);
+	if (!d)
+		return;
+	home_entries = strv_new();
+	struct dirent *de;
+	while ((de = readdir(d)))
+		strv_add(&home_entries, de->d_name);
+	closedir(d);
+	qsort(home_entries, strv_length(home_entries), sizeof(char *), strp_cmp);
+}
+
+/* False when path lies in the home under a name the home does not have. */
+static bool may_exist(const char *path)
+{
+	if (!home_entries || !home_listed || !path_is_beneath(path, home_listed) || streq(path, home_listed))
+		return true;
+	const char *rest = path_below(path, home_listed);
+	_cleanup_free_ char *first = xstrndup(rest, strcspn(rest, "/"));
+	return bsearch(&first, home_entries, strv_length(home_entries), sizeof(char *), strp_cmp) != NULL;
+}
+
+
+/* Adds a rule on a path that is canonicalised first; a missing path is
+ * skipped. */
+static void add_canonical(struct policy *p, const char *path, enum access a, unsigned flags,
+			  const char *origin)
+{
+	_cleanup_free_ char *c = NULL;
+	if (!may_exist(path) || path_canonical(path, &c) < 0)
+		return;
+	policy_add_rule(p, c, a, flags, DEFAULT, origin);
+}
+
+/* A hidden path, and, where it is a symlink or lies under one, the place
+ * it really is: a stow-managed ~/.aws/credentials is as secret at its
+ * target. */
+static void add_hidden(struct policy *p, const char *path, unsigned flags, const char *origin)
+{
+	/* A credential that does not exist needs no rule: the fresh home
+	 * holds whatever the command creates. */
+	struct stat st;
+	if (!may_exist(path) || lstat(path, &st) < 0)
+		return;
+	policy_add_rule(p, path, ACCESS_HIDE, flags, DEFAULT, origin);
+	_cleanup_free_ char *c = NULL;
+	if (path_canonical(path, &c) < 0 || streq(c, path))
+		return;
+	_cleanup_free_ char *why = xasprintf("%s, the target of %s", origin, path);
+	policy_add_rule(p, c, ACCESS_HIDE, flags, DEFAULT, why);
+}
+
+const char *defaults_user_var(char *const *environ, const char *name)
+{
+	const char *v = env_get(environ, name);
+	return v && v[0] == '/' ? v : NULL;
+}
+
+/* Symlinks inside a hidden directory (a stow-managed ~/.kube/config)
+ * point at secrets stored elsewhere: their targets are hidden too. A few
+ * levels and a few hundred entries: credential directories are small. */
+static void hide_link_targets(struct policy *p, const char *dir, int depth, unsigned *budget)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || depth > 4)
+		return;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		return;
+	fd = -1;
+	struct dirent *de;
+	while ((de = readdir(d)) && *budget > 0) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		(*budget)--;
+		_cleanup_free_ char *path = path_join(dir, de->d_name);
+		if (de->d_type == DT_LNK)
+			add_hidden(p, path, RULE_SYSTEM, "default: credentials");
+		else if (de->d_type == DT_DIR)
+			hide_link_targets(p, path, depth + 1, budget);
+	}
+	closedir(d);
+}
+
+static void add_credentials(struct policy *p, const char *home)
+{
+	unsigned budget = 512;
+	for (size_t i = 0; i < ARRAY_SIZE(credentials); i++) {
+		_cleanup_free_ char *path = path_join(home, credentials[i]);
+		add_hidden(p, path, RULE_SYSTEM, "default: credentials");
+		hide_link_targets(p, path, 0, &budget);
+	}
+}
+
+static void add_root_secrets(struct policy *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(root_secrets); i++) {
+		glob_t g;
+		if (glob(root_secrets[i], GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			add_hidden(p, g.gl_pathv[j], RULE_SYSTEM, "default: the system's secrets (run as root)");
+		globfree(&g);
+	}
+	if (!path_is_beneath(p->workspace, "/root"))
+		policy_add_rule(p, "/root", ACCESS_HIDE, RULE_SYSTEM, DEFAULT, "default: root's home (run as root)");
+}
+
+static const struct toolchain *toolchain_named(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
+		if (streq(toolchains[i].name, name))
+			return &toolchains[i];
+	return NULL;
+}
+
+/* The root of a toolchain for this user: where its variable says, or
+ * its place in the home. Canonical, or NULL when it does not exist. */
+static char *toolchain_root(const struct toolchain *t, const char *home, char *const *environ)
+{
+	const char *var = t->var ? defaults_user_var(environ, t->var) : NULL;
+	_cleanup_free_ char *path = var ? xstrdup(var) : path_join(home, t->root);
+	char *c = NULL;
+	if (!may_exist(path) || path_canonical(path, &c) < 0)
+		return NULL;
+	return c;
+}
+
+static void add_toolchain(struct policy *p, const struct toolchain *t, const char *root,
+			  char *const *environ, const char *why)
+{
+	_cleanup_free_ char *origin = xasprintf("default: toolchain %s (%s)", t->name, why);
+	if (!t->subs[0]) {
+		policy_add_rule(p, root, ACCESS_READ, RULE_SYSTEM, DEFAULT, origin);
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(t->subs) && t->subs[i]; i++) {
+			_cleanup_free_ char *sub = path_join(root, t->subs[i]);
+			add_canonical(p, sub, ACCESS_READ, RULE_SYSTEM, origin);
+		}
+	}
+	if (t->var)
+		if (!strv_contains(p->env_decided, t->var))
+			env_put(&p->env, t->var, root, origin);
+}
+
+/* The toolchains the command's PATH reaches, and every other PATH
+ * directory under the home as that directory alone. Never ".", an empty
+ * entry, the home itself or anything above it. */
+static void add_path_dirs(struct policy *p, char *const *environ)
+{
+	const char *path = env_get(p->env.envp, "PATH");
+	if (!path)
+		return;
+	char *roots[ARRAY_SIZE(toolchains)];
+	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
+		roots[i] = toolchain_root(&toolchains[i], p->user_home, environ);
+	_cleanup_free_ char *copy = xstrdup(path);
+	char *save = NULL;
+	for (char *entry = strtok_r(copy, ":", &save); entry; entry = strtok_r(NULL, ":", &save)) {
+		if (entry[0] != '/')
+			continue;
+		_cleanup_free_ char *dir = NULL;
+		if (path_canonical(entry, &dir) < 0)
+			continue;
+		if (streq(dir, "/") || path_is_beneath(p->user_home, dir))
+			continue;
+
+		bool matched = false;
+		for (size_t i = 0; i < ARRAY_SIZE(toolchains) && !matched; i++) {
+			const struct toolchain *t = &toolchains[i];
+			if (!roots[i] || !path_is_beneath(dir, roots[i]))
+				continue;
+			_cleanup_free_ char *why = xasprintf("PATH has %s", entry);
+			add_toolchain(p, t, roots[i], environ, why);
+			if (t->companion) {
+				size_t c = (size_t)(toolchain_named(t->companion) - toolchains);
+				if (roots[c])
+					add_toolchain(p, &toolchains[c], roots[c], environ, why);
+			}
+			matched = true;
+		}
+		if (!matched) {
+			_cleanup_free_ char *origin = xstrcat3("default: PATH directory ", entry, "");
+			policy_add_rule(p, dir, ACCESS_READ, RULE_SYSTEM, DEFAULT, origin);
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
+		free(roots[i]);
+}
+
+static void add_home_reads(struct policy *p)
+{
+	static const char *const git[] = { ".gitconfig", ".config/git" };
+	for (size_t i = 0; i < ARRAY_SIZE(git); i++) {
+		_cleanup_free_ char *path = path_join(p->user_home, git[i]);
+		add_canonical(p, path, ACCESS_READ, RULE_SYSTEM, "default: git configuration");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(caches); i++) {
+		_cleanup_free_ char *path = path_join(p->user_home, caches[i]);
+		add_canonical(p, path, ACCESS_READ, RULE_SYSTEM, "default: package cache");
+	}
+}
+
+static void add_system(struct policy *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(system_reads); i++)
+		add_canonical(p, system_reads[i], ACCESS_READ, RULE_SYSTEM, "default: system");
+	for (size_t i = 0; i < ARRAY_SIZE(devices); i++)
+		add_canonical(p, devices[i], ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: device");
+	/* The caller's own terminal, so a program can reopen it; never the
+	 * others of the same user (escape sequences into another terminal). */
+	for (int fd = 0; fd <= 2; fd++) {
+		char *tty = ttyname(fd);
+		if (tty && str_has_prefix(tty, "/dev/pts/"))
+			add_canonical(p, tty, ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: your terminal");
+	}
+	/* With the network on, the resolver configuration may be a link
+	 * into /run (systemd-resolved); only that file is granted. */
+	if (p->net == NET_ON)
+		add_canonical(p, "/etc/resolv.conf", ACCESS_READ, RULE_SYSTEM, "default: resolver (--net on)");
+}
+
+/* The home /etc/passwd gives uid, read directly: the common case, at a
+ * fraction of what going through NSS costs; NULL sends the caller to
+ * getpwuid (users from LDAP and the like). */
+char *defaults_passwd_home(uid_t uid)
+{
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, "/etc/passwd", 1 << 20, &text, NULL) < 0)
+		return NULL;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* name:password:uid:gid:gecos:home:shell */
+		char *f[7];
+		size_t n = 0;
+		for (char *c = line; n < 7; n++) {
+			f[n] = c;
+			c = strchr(c, ':');
+			if (!c)
+				break;
+			*c++ = '\0';
+		}
+		if (n < 6)
+			continue;
+		char *end;
+		unsigned long u = strtoul(f[2], &end, 10);
+		if (*end == '\0' && *f[2] && u == uid)
+			return xstrdup(f[5]);
+	}
+	return NULL;
+}
+
+
+void defaults_add_reads(struct policy *p, char *const *environ)
+{
+	list_home(p->user_home);
+	add_system(p);
+	add_home_reads(p);
+	add_path_dirs(p, environ);
+}
+
+void defaults_add_hides(struct policy *p)
+{
+	add_credentials(p, p->user_home);
+	if (p->passwd_home && !streq(p->passwd_home, p->user_home))
+		add_credentials(p, p->passwd_home);
+	if (p->uid == 0)
+		add_root_secrets(p);
+	strv_free(home_entries);
+	home_entries = NULL;
+	home_listed = NULL;
+}
+
+void defaults_point_caches(struct policy *p)
+{
+	for (size_t i = 0; i < defaults_n_own_caches; i++) {
+		if (strv_contains(p->env_decided, defaults_own_caches[i].var))
+			continue;
+		_cleanup_free_ char *dir = path_join(p->cache_dir, defaults_own_caches[i].sub);
+		env_put(&p->env, defaults_own_caches[i].var, dir, "stockade's own build cache");
+	}
+}

@@ -1,0 +1,216 @@
+/* The plan: which rows of the table a run's filter holds, the filter
+ * itself (compiled at build time for every variant), what the listener
+ * answers to a call the filter handed it, and printing. Pure. */
+#include "seccomp/seccomp.h"
+
+#include <linux/filter.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+static bool is_weak_backend(enum backend backend, int abi)
+{
+	/* Below ABI 3 the namespaces backend's read-only mounts refuse
+	 * truncation already; Landlock alone does not. */
+	return abi < 3 && backend == BACKEND_LANDLOCK;
+}
+
+static bool rule_applies(const struct sc_rule *r, enum backend backend, enum net_mode net, int abi)
+{
+	unsigned w = r->when;
+	if ((w & SC_LANDLOCK) && backend != BACKEND_LANDLOCK)
+		return false;
+	if ((w & SC_NAMESPACES) && backend != BACKEND_NAMESPACES)
+		return false;
+	if (w & SC_NET_ANY) {
+		unsigned bit = net == NET_OFF ? SC_NET_OFF : net == NET_LOOPBACK ? SC_NET_LOOPBACK : SC_NET_ON;
+		if (!(w & bit))
+			return false;
+	}
+	bool weak = is_weak_backend(backend, abi);
+	if ((w & SC_ABI_LT3) && !weak)
+		return false;
+	if ((w & SC_ABI_GE3) && weak)
+		return false;
+	return true;
+}
+
+/* Written at build time by tools/gen-filters from this very table with
+ * libseccomp, so that no run pays for resolving names and compiling a
+ * filter (about 1.5 ms); absent in gen-filters itself. */
+extern const int seccomp_generated_nrs[] __attribute__((weak));
+extern const char seccomp_generated_name_text[] __attribute__((weak));
+extern const unsigned short seccomp_generated_name_at[] __attribute__((weak));
+extern const size_t seccomp_generated_n_names __attribute__((weak));
+/* In tools/gen-filters and the unit tests, where libseccomp is linked;
+ * stockade itself runs on what they generated. */
+extern int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret) __attribute__((weak));
+extern int seccomp_rule_nr(const struct sc_rule *r) __attribute__((weak));
+extern const size_t seccomp_generated_n_nrs __attribute__((weak));
+extern const struct seccomp_precompiled seccomp_generated_filters[] __attribute__((weak));
+extern const size_t seccomp_generated_n_filters __attribute__((weak));
+
+int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
+		 struct seccomp_plan *ret)
+{
+	*ret = (struct seccomp_plan){
+		.uid = getuid(),
+		.gid = getgid(),
+		.backend = backend,
+		.net = net,
+		.weak_landlock = is_weak_backend(backend, landlock_abi),
+	};
+	size_t n_table;
+	const struct sc_rule *table = seccomp_table(&n_table);
+	bool generated = &seccomp_generated_n_nrs && seccomp_generated_n_nrs == n_table;
+	ret->rules = xcalloc(n_table, sizeof(*ret->rules));
+	ret->nrs = xcalloc(n_table, sizeof(*ret->nrs));
+	for (size_t i = 0; i < n_table; i++) {
+		if (!rule_applies(&table[i], backend, net, landlock_abi))
+			continue;
+		ret->rules[ret->n_rules] = &table[i];
+		ret->nrs[ret->n_rules++] = generated ? seccomp_generated_nrs[i]
+				  : seccomp_rule_nr  ? seccomp_rule_nr(&table[i])
+						     : table[i].nr;
+	}
+	return 0;
+}
+
+int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
+{
+	size_t n_table;
+	seccomp_table(&n_table);
+	if (&seccomp_generated_n_filters && seccomp_generated_n_nrs == n_table) {
+		for (size_t i = 0; i < seccomp_generated_n_filters; i++) {
+			const struct seccomp_precompiled *f = &seccomp_generated_filters[i];
+			if (f->backend != plan->backend || f->net != plan->net || f->weak_landlock != plan->weak_landlock)
+				continue;
+			ret->len = (unsigned short)f->len;
+			ret->filter = xmalloc(f->len * sizeof(struct sock_filter));
+			memcpy(ret->filter, f->insns, f->len * sizeof(struct sock_filter));
+			seccomp_patch_ids(ret, plan->uid, plan->gid);
+			return 0;
+		}
+	}
+	if (!seccomp_compile)
+		return -ENOSYS;
+	int r = seccomp_compile(plan, ret);
+	if (r == 0)
+		seccomp_patch_ids(ret, plan->uid, plan->gid);
+	return r;
+}
+
+void seccomp_patch_ids(struct sock_fprog *prog, uid_t uid, gid_t gid)
+{
+	for (unsigned i = 0; i < prog->len; i++) {
+		struct sock_filter *in = &prog->filter[i];
+		if (BPF_CLASS(in->code) != BPF_JMP || BPF_OP(in->code) != BPF_JEQ || BPF_SRC(in->code) != BPF_K)
+			continue;
+		if (in->k == SC_OWN_UID)
+			in->k = (uint32_t)uid;
+		else if (in->k == SC_OWN_GID)
+			in->k = (uint32_t)gid;
+	}
+}
+
+void seccomp_plan_free(struct seccomp_plan *plan)
+{
+	free(plan->rules);
+	free(plan->nrs);
+	*plan = (struct seccomp_plan){ 0 };
+}
+
+const char *seccomp_syscall_name(int nr)
+{
+	static char buf[32];
+	size_t n_table;
+	const struct sc_rule *table = seccomp_table(&n_table);
+	for (size_t i = 0; i < n_table; i++)
+		if (table[i].nr == nr)
+			return table[i].name;
+	if (&seccomp_generated_n_names && nr >= 0 && (size_t)nr < seccomp_generated_n_names &&
+	    seccomp_generated_name_at[nr])
+		return seccomp_generated_name_text + seccomp_generated_name_at[nr];
+	char num[21];
+	stpcpy(stpcpy(buf, "syscall "), nr < 0 ? "?" : fmt_u64(num, (uint64_t)nr));
+	return buf;
+}
+
+static void print_args(FILE *f, const struct sc_rule *r)
+{
+	for (unsigned i = 0; i < r->n_args; i++) {
+		const struct sc_arg *a = &r->args[i];
+		fprintf(f, "%s(arg%u & %#llx) == %#llx", i ? " && " : " if ", a->arg,
+			(unsigned long long)a->mask, (unsigned long long)a->value);
+	}
+}
+
+void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
+{
+	size_t allowed = 0;
+	fputs("seccomp (native architecture only; others killed; default: to the listener, ENOSYS)\n", f);
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (r->action == SC_ALLOW && r->n_args == 0) {
+			allowed++;
+			continue;
+		}
+		fprintf(f, "  %-16s %s", r->name,
+			r->action == SC_ALLOW ? "allow" : r->action == SC_ERRNO ? "errno" :
+			r->action == SC_SUPERVISE ? "supervise" : "refuse");
+		if (r->action != SC_ALLOW && r->action != SC_SUPERVISE)
+			fprintf(f, " %s", strerrorname_np(r->err));
+		print_args(f, r);
+		if (r->why)
+			fprintf(f, "  (%s)", seccomp_why(r));
+		fputc('\n', f);
+	}
+	fprintf(f, "  allowed without condition: %zu calls:", allowed);
+	size_t col = 80;
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		if (r->action != SC_ALLOW || r->n_args)
+			continue;
+		if (col + strlen(r->name) > 76) {
+			fputs("\n   ", f);
+			col = 3;
+		}
+		fprintf(f, " %s", r->name);
+		col += strlen(r->name) + 1;
+	}
+	fputc('\n', f);
+}
+
+static bool args_match(const struct sc_rule *r, const uint64_t args[6])
+{
+	for (unsigned i = 0; i < r->n_args; i++)
+		if ((args[r->args[i].arg] & r->args[i].mask) != r->args[i].value)
+			return false;
+	return true;
+}
+
+int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[6],
+		   const struct sc_rule **ret_rule)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct sc_rule *r = plan->rules[i];
+		/* A row with no number on this architecture matches nothing:
+		 * a call numbered -1 is the kernel's ENOSYS, not umount's. */
+		if (r->action == SC_ALLOW || r->action == SC_SUPERVISE || plan->nrs[i] < 0 || plan->nrs[i] != nr ||
+		    !args_match(r, args))
+			continue;
+		if (ret_rule)
+			*ret_rule = r;
+		return r->err;
+	}
+	if (ret_rule)
+		*ret_rule = NULL;
+	return ENOSYS;
+}
+
+void seccomp_bpf_free(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	*prog = (struct sock_fprog){ 0 };
+}
+

@@ -1,0 +1,318 @@
+/* Whose listener: the host's own addresses, the TCP listeners the kernel
+ * would hand a connection to (sock_diag over libmnl), and the abstract
+ * names the run bound. */
+#include "supervise/internal.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <libmnl/libmnl.h>
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
+#include <netinet/tcp.h>
+#include <sys/stat.h>
+
+#include "lib/util.h"
+
+static void load_host_addresses(struct supervisor *sv)
+{
+	free(sv->host);
+	sv->host = NULL;
+	sv->n_host = 0;
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		struct net_addr a;
+		size_t len = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		if (net_addr_parse(i->ifa_addr, len, &a) < 0)
+			continue;
+		sv->host = xgrow(sv->host, sv->n_host, sizeof(*sv->host));
+		sv->host[sv->n_host++] = a;
+	}
+	freeifaddrs(ifa);
+}
+
+bool sv_host_address(struct supervisor *sv, const struct net_addr *a)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sv->n_host; i++)
+			if (net_addr_same_ip(&sv->host[i], a))
+				return true;
+		/* An address added since stockade started: look once more. */
+		if (pass == 0)
+			load_host_addresses(sv);
+	}
+	return false;
+}
+
+static bool run_bound(const struct supervisor *sv, ino_t inode)
+{
+	for (size_t i = 0; i < sv->n_bound; i++)
+		if (sv->bound[i] == inode)
+			return true;
+	return false;
+}
+
+struct listener_scan {
+	unsigned short port;
+	struct net_addr dst;
+	struct supervisor *sv;
+	bool foreign;
+};
+
+/* Would a listener at (family, addr, v6only) take a connection to dst? */
+static bool takes(const struct inet_diag_msg *m, bool v6only, const struct net_addr *dst)
+{
+	struct net_addr l = { .family = m->idiag_family };
+	if (m->idiag_family == AF_INET)
+		memcpy(&l.v4, m->id.idiag_src, 4);
+	else
+		memcpy(&l.v6, m->id.idiag_src, 16);
+	if (dst->family == AF_INET) {
+		if (l.family == AF_INET)
+			return net_addr_is_wildcard(&l) || net_addr_same_ip(&l, dst);
+		if (v6only)
+			return false;
+		if (net_addr_is_wildcard(&l))
+			return true;
+		net_addr_unmap(&l);
+		return net_addr_same_ip(&l, dst);
+	}
+	return l.family == AF_INET6 && (net_addr_is_wildcard(&l) || net_addr_same_ip(&l, dst));
+}
+
+static int scan_listener(const struct nlmsghdr *nlh, void *data)
+{
+	struct listener_scan *s = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	if (ntohs(m->id.idiag_sport) != s->port)
+		return MNL_CB_OK;
+	bool v6only = false;
+	const struct nlattr *attr;
+	mnl_attr_for_each(attr, nlh, sizeof(*m)) {
+		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
+			v6only = mnl_attr_get_u8(attr);
+	}
+	if (takes(m, v6only, &s->dst) && !run_bound(s->sv, m->idiag_inode))
+		s->foreign = true;
+	return MNL_CB_OK;
+}
+
+/* The sock_diag socket, opened at the first question: a run that never
+ * connects over inet never pays for it. */
+static int diag_open(struct supervisor *sv)
+{
+	if (sv->diag)
+		return 0;
+	sv->diag = mnl_socket_open2(NETLINK_SOCK_DIAG, SOCK_CLOEXEC);
+	if (!sv->diag)
+		return errno ? -errno : -EIO;
+	if (mnl_socket_bind(sv->diag, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int e = errno ? -errno : -EIO;
+		mnl_socket_close(sv->diag);
+		sv->diag = NULL;
+		return e;
+	}
+	return 0;
+}
+
+/* Dumps the TCP listeners of one family (sock_diag) and notes whether one
+ * that is not the run's own would take a connection to s->dst. */
+static int scan_family(struct supervisor *sv, int family, struct listener_scan *s)
+{
+	static char buf[32768];
+	int r = diag_open(sv);
+	if (r < 0)
+		return r;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = ++sv->diag_seq;
+	struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = (uint8_t)family;
+	req->sdiag_protocol = IPPROTO_TCP;
+	req->idiag_states = 1u << TCP_LISTEN;
+	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	unsigned portid = mnl_socket_get_portid(sv->diag);
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
+		if (n < 0)
+			return errno == EINTR ? -EAGAIN : -errno;
+		r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, scan_listener, s);
+		if (r < 0)
+			return errno ? -errno : -EIO;
+		if (r == MNL_CB_STOP)
+			return 0;
+	}
+}
+
+static bool is_reuseport(const struct supervisor *sv, ino_t inode)
+{
+	for (size_t i = 0; i < sv->n_reuseport; i++)
+		if (sv->reuseport[i] == inode)
+			return true;
+	return false;
+}
+
+struct exact {
+	ino_t inode;
+	bool found;
+};
+
+static int exact_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct exact *x = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	x->inode = m->idiag_inode;
+	x->found = true;
+	return MNL_CB_OK;
+}
+
+/* Asks the kernel which socket would take a connection to dst: the same
+ * look-up an arriving SYN gets, wildcard and dual-stack listeners
+ * included. 0 with *ret_inode, -ENOENT when no socket would, -errno. */
+static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
+{
+	static char buf[8192];
+	int r = diag_open(sv);
+	if (r < 0)
+		return r;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = ++sv->diag_seq;
+	struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = (uint8_t)dst->family;
+	req->sdiag_protocol = IPPROTO_TCP;
+	req->idiag_states = ~0u;
+	/* The socket's own side is src: the listener's address and port;
+	 * the peer (dst) is a client on the same address. */
+	req->id.idiag_sport = htons(dst->port);
+	req->id.idiag_dport = 0;
+	if (dst->family == AF_INET) {
+		memcpy(req->id.idiag_src, &dst->v4, 4);
+		memcpy(req->id.idiag_dst, &dst->v4, 4);
+	} else {
+		memcpy(req->id.idiag_src, &dst->v6, 16);
+		memcpy(req->id.idiag_dst, &dst->v6, 16);
+	}
+	req->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	struct exact x = { 0 };
+	unsigned portid = mnl_socket_get_portid(sv->diag);
+	ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
+	if (n < 0)
+		return -errno;
+	errno = 0;
+	r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, exact_reply, &x);
+	if (r < 0)
+		return errno ? -errno : -EIO;
+	if (!x.found)
+		return -ENOENT;
+	*ret_inode = x.inode;
+	return 0;
+}
+
+/* -1 when a listener that is not the run's own would take the connection,
+ * 0 when none would, -errno when stockade cannot tell. */
+int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
+{
+	struct listener_scan s = { .port = dst->port, .dst = *dst, .sv = sv };
+	/* Connecting to 0.0.0.0 or :: reaches the loopback of its family. */
+	if (net_addr_is_wildcard(&s.dst)) {
+		if (s.dst.family == AF_INET)
+			s.dst.v4.s_addr = htonl(INADDR_LOOPBACK);
+		else
+			s.dst.v6 = in6addr_loopback;
+	}
+	/* The quick way: the one socket the kernel would pick. Only when
+	 * that is the run's own and shares its port (SO_REUSEPORT), another
+	 * in its group could be picked instead: then every listener is
+	 * looked at. */
+	ino_t inode = 0;
+	int r = exact_listener(sv, &s.dst, &inode);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && !run_bound(sv, inode))
+		return -1;
+	if (r == 0 && !is_reuseport(sv, inode))
+		return 0;
+	r = scan_family(sv, AF_INET, &s);
+	if (r == 0)
+		r = scan_family(sv, AF_INET6, &s);
+	if (r < 0)
+		return r;
+	return s.foreign ? -1 : 0;
+}
+
+/* The inode of the abstract socket bound to name now, from
+ * /proc/net/unix; 0 when there is none. */
+ino_t sv_abstract_owner(const struct net_addr *a)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
+	if (!f)
+		return 0;
+	char line[512];
+	ino_t found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long inode;
+		char path[256] = "";
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %255s", &inode, path) < 2)
+			continue;
+		/* /proc shows an abstract name as '@' and its NULs as '@'. */
+		if (path[0] != '@' || strlen(path + 1) != a->path_len)
+			continue;
+		bool same = true;
+		for (size_t i = 0; i < a->path_len && same; i++)
+			same = path[1 + i] == (a->path[i] ? a->path[i] : '@');
+		if (same)
+			found = inode;
+	}
+	return found;
+}
+
+bool sv_run_abstract(const struct supervisor *sv, const struct net_addr *a, ino_t owner)
+{
+	for (size_t i = 0; i < sv->n_abstracts; i++) {
+		const struct abstract_name *n = &sv->abstracts[i];
+		if (n->len == a->path_len && memcmp(n->name, a->path, n->len) == 0 && n->inode == owner)
+			return true;
+	}
+	return false;
+}
+
+void sv_remember_abstract(struct supervisor *sv, int fd)
+{
+	struct sockaddr_un un;
+	socklen_t len = sizeof(un);
+	struct stat st;
+	struct net_addr a;
+	if (getsockname(fd, (struct sockaddr *)&un, &len) < 0 || fstat(fd, &st) < 0 ||
+	    net_addr_parse(&un, len, &a) < 0 || !a.abstract)
+		return;
+	sv->abstracts = xgrow(sv->abstracts, sv->n_abstracts, sizeof(*sv->abstracts));
+	struct abstract_name *n = &sv->abstracts[sv->n_abstracts++];
+	*n = (struct abstract_name){ .len = a.path_len, .inode = st.st_ino };
+	memcpy(n->name, a.path, a.path_len);
+}
+
+void sv_remember_bound(struct supervisor *sv, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return;
+	sv->bound = xgrow(sv->bound, sv->n_bound, sizeof(*sv->bound));
+	sv->bound[sv->n_bound++] = st.st_ino;
+	int on = 0;
+	socklen_t ol = sizeof(on);
+	if (getsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, &ol) == 0 && on) {
+		sv->reuseport = xgrow(sv->reuseport, sv->n_reuseport, sizeof(*sv->reuseport));
+		sv->reuseport[sv->n_reuseport++] = st.st_ino;
+	}
+}

@@ -1,0 +1,135 @@
+/* The supervisor's decisions, on a copy of the address and the facts
+ * stockade can find out about it. Nothing here touches the system. */
+#include "supervise/supervise.h"
+
+#include "lib/path.h"
+#include "lib/util.h"
+
+static struct sv_verdict allow(void)
+{
+	return (struct sv_verdict){ .outcome = SV_ALLOW };
+}
+
+static struct sv_verdict refuse(void)
+{
+	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
+}
+
+static struct sv_verdict answer(int err)
+{
+	return (struct sv_verdict){ .outcome = SV_ANSWER, .err = err };
+}
+
+/* 127/8, ::1, 0.0.0.0, :: (connecting there reaches this host), and every
+ * address of this host's interfaces. */
+static bool is_local(const struct sv_facts *f, const struct net_addr *a)
+{
+	return net_addr_is_loopback(a) || net_addr_is_wildcard(a) || f->host_address(f->data, a);
+}
+
+/* A path the supervisor could not resolve where the command would find
+ * it: what the kernel would say where that is plain (no such file), a
+ * refusal otherwise. */
+static struct sv_verdict unresolved(int err)
+{
+	return err == ENOENT || err == ENOTDIR ? answer(err) : refuse();
+}
+
+static struct sv_verdict decide_connect(const struct sv_query *q, const struct sv_facts *f)
+{
+	const struct net_addr *a = &q->addr;
+	switch (a->family) {
+	case AF_INET:
+	case AF_INET6: {
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		if (q->net == NET_OFF)
+			return refuse();
+		if (q->net == NET_ON)
+			return allow();
+		if (!is_local(f, &d))
+			return refuse();
+		int owner = f->listener(f->data, &d);
+		if (owner < 0) {
+			struct sv_verdict v = refuse();
+			v.undecided = true;
+			return v;
+		}
+		return owner == SV_LISTENER_OTHER ? refuse() : allow();
+	}
+	case AF_UNIX:
+		if (a->unnamed)
+			return allow();
+		/* Only a name a process of this run bound: the host's D-Bus,
+		 * X11 or containerd shim are never reached. */
+		if (a->abstract)
+			return f->run_abstract(f->data, a) ? allow() : refuse();
+		if (q->path_err)
+			return unresolved(q->path_err);
+		if (!q->path_real || policy_effect(q->policy, q->path_real) == EFFECT_NONE)
+			return refuse();
+		return q->path_is_socket ? allow() : answer(ECONNREFUSED);
+	default:
+		/* socket() gave this family: the filter decides families. */
+		return allow();
+	}
+}
+
+static struct sv_verdict decide_bind(const struct sv_query *q)
+{
+	const struct net_addr *a = &q->addr;
+	switch (a->family) {
+	case AF_INET:
+	case AF_INET6: {
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		if (q->net == NET_OFF)
+			return refuse();
+		if (q->net == NET_LOOPBACK && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
+			return refuse();
+		return allow();
+	}
+	case AF_UNIX: {
+		if (a->unnamed || a->abstract)
+			return allow();
+		if (q->path_err)
+			return unresolved(q->path_err);
+		if (!q->path_real || str_empty(q->path_name))
+			return refuse();
+		/* The socket file is made where the policy lets the command
+		 * write. */
+		_cleanup_free_ char *full = path_join(q->path_real, q->path_name);
+		if (policy_effect(q->policy, q->path_real) != EFFECT_WRITE ||
+		    policy_effect(q->policy, full) != EFFECT_WRITE)
+			return refuse();
+		return allow();
+	}
+	default:
+		return allow();
+	}
+}
+
+/* With loopback, a server listens on a loopback address it bound, never
+ * on 0.0.0.0, ::, an address of the LAN, or a port listen() would pick
+ * for an unbound socket: it must not serve the network. */
+static struct sv_verdict decide_listen(const struct sv_query *q)
+{
+	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6))
+		return allow();
+	struct net_addr d = q->addr;
+	net_addr_unmap(&d);
+	return net_addr_is_loopback(&d) && d.port != 0 ? allow() : refuse();
+}
+
+struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts)
+{
+	switch (q->call) {
+	case SV_CONNECT:
+		return decide_connect(q, facts);
+	case SV_BIND:
+		return decide_bind(q);
+	case SV_LISTEN:
+		return decide_listen(q);
+	}
+	return refuse();
+}
