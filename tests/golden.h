@@ -20,6 +20,48 @@ static inline void diag_text(const char *label, const char *text)
 	}
 }
 
+/* text with every from replaced by to: a temporary path, a random name,
+ * an id, by a word the golden file can hold. */
+static inline char *golden_replace(const char *text, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	for (const char *p = strstr(text, from); nf && p; p = strstr(p + nf, from))
+		n++;
+	char *out = xmalloc(strlen(text) + n * nt + 1), *w = out;
+	for (const char *p = text;;) {
+		const char *hit = nf ? strstr(p, from) : NULL;
+		if (!hit) {
+			strcpy(w, p);
+			break;
+		}
+		memcpy(w, p, (size_t)(hit - p));
+		w += hit - p;
+		memcpy(w, to, nt);
+		w += nt;
+		p = hit + nf;
+	}
+	return out;
+}
+
+/* text without the lines that hold needle: what differs from host to
+ * host (a merged-usr link) leaves the golden file. */
+static inline char *golden_drop_lines(const char *text, const char *needle)
+{
+	char *out = xmalloc(strlen(text) + 1), *w = out;
+	for (const char *p = text; *p;) {
+		const char *end = strchrnul(p, '\n');
+		size_t n = (size_t)(end - p) + (*end ? 1 : 0);
+		_cleanup_free_ char *line = xstrndup(p, n);
+		if (!strstr(line, needle)) {
+			memcpy(w, p, n);
+			w += n;
+		}
+		p += n;
+	}
+	*w = '\0';
+	return out;
+}
+
 /* One test: got (len bytes) is the golden file NAME, said as WHAT. */
 static inline void golden_check(const char *name, const char *got, size_t len, const char *what)
 {

@@ -147,15 +147,45 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 		in_jail --net loopback -- "$PROBE" connect-tcp ::ffff:10.203.0.2 7
 	[ "$(cat "$REMOTE_COUNT")" = "$rbase" ] && pass "the remote host accepted nothing" || fail "the remote host accepted nothing"
 	expect_probe "--net on: the remote host is reachable" ok -- in_jail --net on -- "$PROBE" connect-tcp 10.203.0.2 7
-	if is_root && $LL; then
-		# A jailed server on 0.0.0.0 serves nobody on the LAN.
-		in_jail --net loopback -- "$PROBE" listen-tcp 0.0.0.0 47555 3 >"$T/lan.out" 2>&1 &
-		lan=$!
-		sleep 0.5
-		out=$(ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555 2>&1)
-		case $out in *"probe: ok"*) fail "a jailed server on 0.0.0.0 is not reachable from the remote host" ;;
-		*) pass "a jailed server on 0.0.0.0 is not reachable from the remote host" ;; esac
-		wait "$lan"
+	if is_root; then
+		# A server in the jail serves nobody on the LAN. The control: the
+		# same server outside is reachable from the remote host.
+		wait_listening() {
+			for _ in $(seq 100); do grep -q '^listening' "$1" 2>/dev/null && return 0; sleep 0.05; done
+			return 1
+		}
+		"$PROBE" listen-tcp 0.0.0.0 47555 3 >"$T/plain.out" 2>&1 &
+		plain=$!
+		wait_listening "$T/plain.out"
+		expect_control "outside: a server on 0.0.0.0 is reachable from the remote host" -- \
+			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555
+		kill "$plain" 2>/dev/null
+		wait "$plain" 2>/dev/null
+		# In the jail: one on 0.0.0.0 (the landlock backend refuses its
+		# listen; the namespace jail's 0.0.0.0 is its own loopback's) and
+		# one on 127.0.0.1, each started and listening, or refused, before
+		# the remote host tries.
+		for where in 0.0.0.0 127.0.0.1; do
+			in_jail --net loopback -- "$PROBE" listen-tcp "$where" 47556 3 >"$T/lan.out" 2>&1 &
+			lan=$!
+			for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
+			if grep -q '^listening' "$T/lan.out"; then
+				state="listening"
+			elif $LL && [ "$where" = 0.0.0.0 ] && grep -q '^probe: errno EACCES' "$T/lan.out"; then
+				state="refused its listen"
+			else
+				state=""
+			fi
+			if [ -z "$state" ]; then
+				fail "a jailed server on $where started (listening, or refused with EACCES)"
+				diag "$(cat "$T/lan.out")"
+			else
+				expect_probe "a jailed server on $where ($state) is not reachable from the remote host" "errno ECONNREFUSED" -- \
+					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47556
+			fi
+			kill "$lan" 2>/dev/null
+			wait "$lan" 2>/dev/null
+		done
 	fi
 else
 	# Making the remote host needs root: .ci/run makes it before the
@@ -174,14 +204,18 @@ if $LL; then
 fi
 
 # stockade killed mid-run: the command is gone, and nothing it tried after
-# was allowed.
+# was allowed. The hammer says it runs (and its connects were refused)
+# before stockade is killed.
 if $LL; then
 	cat >"$W/hammer.sh" <<'SH'
-while :; do "$1" connect-tcp 127.0.0.1 "$2" >/dev/null 2>&1; done
+while :; do "$1" connect-tcp 127.0.0.1 "$2" >>hammer.out 2>&1; done
 SH
+	rm -f "$W/hammer.out"
 	"$STOCKADE" --backend landlock --net loopback -C "$W" --read "$PROBE" -- sh hammer.sh "$PROBE" "$PW4" >/dev/null 2>&1 &
 	jpid=$!
-	sleep 1
+	for _ in $(seq 100); do grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && break; sleep 0.05; done
+	grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && pass "the command ran, its connects refused, before stockade is killed" ||
+		{ fail "the command ran, its connects refused, before stockade is killed"; diag "$(tail -n 5 "$W/hammer.out" 2>&1)"; }
 	kill -KILL "$jpid"
 	wait "$jpid" 2>/dev/null
 	sleep 1

@@ -1,0 +1,288 @@
+/* supervise: the socket address parser (every family and every short or
+ * malformed buffer the kernel would refuse), the spellings of one address
+ * that must get one verdict, and the supervisor's verdict as a table:
+ * call, network mode, address and the facts stockade could find out, to
+ * allow, refuse (a denial of stockade's) or answer (as the kernel would). */
+#include "supervise/supervise.h"
+
+#include <arpa/inet.h>
+#include <sys/un.h>
+
+#include "lib/util.h"
+#include "tests/tap.h"
+
+static size_t sockaddr_of(const char *spec, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (streq(spec, "unix:")) {
+		/* no name at all: the kernel autobinds */
+		ss->ss_family = AF_UNIX;
+		return offsetof(struct sockaddr_un, sun_path);
+	}
+	if (str_has_prefix(spec, "unix:@")) {
+		struct sockaddr_un *un = (struct sockaddr_un *)ss;
+		un->sun_family = AF_UNIX;
+		size_t n = strlen(spec + 6);
+		memcpy(un->sun_path + 1, spec + 6, n);
+		return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	}
+	if (str_has_prefix(spec, "unix:")) {
+		struct sockaddr_un *un = (struct sockaddr_un *)ss;
+		un->sun_family = AF_UNIX;
+		size_t n = strlen(spec + 5);
+		memcpy(un->sun_path, spec + 5, n);
+		return offsetof(struct sockaddr_un, sun_path) + n + 1;
+	}
+	const char *colon = strrchr(spec, ':');
+	_cleanup_free_ char *host = xstrndup(spec, (size_t)(colon - spec));
+	unsigned short port = (unsigned short)atoi(colon + 1);
+	if (host[0] == '[') {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		host[strlen(host) - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &in6->sin6_addr) != 1)
+			abort();
+		return sizeof(*in6);
+	}
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	in->sin_family = AF_INET;
+	in->sin_port = htons(port);
+	if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+		abort();
+	return sizeof(*in);
+}
+
+static struct net_addr addr_of(const char *spec)
+{
+	struct sockaddr_storage ss;
+	size_t len = sockaddr_of(spec, &ss);
+	struct net_addr a;
+	if (net_addr_parse(&ss, len, &a) < 0)
+		abort();
+	return a;
+}
+
+static void test_parse(void)
+{
+	struct sockaddr_storage ss;
+	struct net_addr a;
+	char buf[160];
+
+	size_t len = sockaddr_of("127.0.0.1:5432", &ss);
+	is_int(net_addr_parse(&ss, len, &a), 0, "an IPv4 address parses");
+	ok(a.family == AF_INET && a.port == 5432 && net_addr_is_loopback(&a), "127.0.0.1:5432: inet, port, loopback");
+	net_addr_format(&a, buf, sizeof(buf));
+	is_str(buf, "127.0.0.1:5432", "and prints as written");
+	is_int(net_addr_parse(&ss, len - 1, &a), -EINVAL, "one byte short of a sockaddr_in: EINVAL, as the kernel says");
+
+	len = sockaddr_of("[::1]:80", &ss);
+	is_int(net_addr_parse(&ss, len, &a), 0, "an IPv6 address parses");
+	ok(a.family == AF_INET6 && a.port == 80 && net_addr_is_loopback(&a), "[::1]:80: inet6, loopback");
+	net_addr_format(&a, buf, sizeof(buf));
+	is_str(buf, "[::1]:80", "and prints in brackets");
+	is_int(net_addr_parse(&ss, len - 1, &a), -EINVAL, "a short sockaddr_in6: EINVAL");
+	((struct sockaddr_in6 *)&ss)->sin6_scope_id = 3;
+	net_addr_parse(&ss, len, &a);
+	net_addr_format(&a, buf, sizeof(buf));
+	is_str(buf, "[::1%3]:80", "a scope id prints with the address");
+
+	len = sockaddr_of("unix:/run/docker.sock", &ss);
+	is_int(net_addr_parse(&ss, len, &a), 0, "a Unix path parses");
+	ok(a.family == AF_UNIX && !a.abstract && !a.unnamed && streq(a.path, "/run/docker.sock"), "its path");
+	net_addr_format(&a, buf, sizeof(buf));
+	is_str(buf, "unix:/run/docker.sock", "and prints with unix:");
+
+	len = sockaddr_of("unix:@stockade-x", &ss);
+	((struct sockaddr_un *)&ss)->sun_path[5] = '\0';	/* an abstract name may hold a NUL */
+	is_int(net_addr_parse(&ss, len, &a), 0, "an abstract name parses");
+	ok(a.abstract && a.path_len == strlen("stockade-x") && a.path[4] == '\0', "its bytes, the NUL kept, by length");
+	net_addr_format(&a, buf, sizeof(buf));
+	is_str(buf, "unix:@stoc?ade-x", "a NUL or control byte prints as '?'");
+
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	is_int(net_addr_parse(&un, offsetof(struct sockaddr_un, sun_path), &a), 0, "a bare family parses");
+	ok(a.unnamed, "as an unnamed socket (autobind)");
+	is_int(net_addr_parse(&un, sizeof(un) + 1, &a), -EINVAL, "longer than a sockaddr_un: EINVAL");
+	memset(un.sun_path, 'a', sizeof(un.sun_path));
+	is_int(net_addr_parse(&un, sizeof(un), &a), 0, "a path that fills sun_path without a NUL parses");
+	is_int(a.path_len, sizeof(un.sun_path), "to its whole length");
+	is_int(net_addr_parse(&un, 1, &a), -EAFNOSUPPORT, "a buffer shorter than a family: EAFNOSUPPORT");
+	is_int(net_addr_parse(&un, 0, &a), -EAFNOSUPPORT, "an empty buffer: EAFNOSUPPORT");
+	sa_family_t other = AF_PACKET;
+	is_int(net_addr_parse(&other, sizeof(other), &a), 0, "another family parses (the filter decides families)");
+	net_addr_format(&a, buf, sizeof(buf));
+	is_int(a.family, AF_PACKET, "as that family");
+}
+
+/* Every spelling of loopback and of "this host" comes to the same
+ * address once unmapped. */
+static void test_spellings(void)
+{
+	static const char *const loopback[] = {
+		"127.0.0.1:1", "127.1.2.3:1", "[::ffff:127.0.0.1]:1", "[::ffff:7f00:1]:1", "[::127.0.0.1]:1", "[::1]:1",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(loopback); i++) {
+		struct net_addr a = addr_of(loopback[i]);
+		net_addr_unmap(&a);
+		ok(net_addr_is_loopback(&a) && !net_addr_is_wildcard(&a), "%s is loopback", loopback[i]);
+	}
+	static const char *const wildcard[] = { "0.0.0.0:1", "[::]:1", "[::ffff:0.0.0.0]:1" };
+	for (size_t i = 0; i < ARRAY_SIZE(wildcard); i++) {
+		struct net_addr a = addr_of(wildcard[i]);
+		net_addr_unmap(&a);
+		ok(net_addr_is_wildcard(&a) && !net_addr_is_loopback(&a), "%s is the wildcard", wildcard[i]);
+	}
+	struct net_addr v4 = addr_of("10.0.0.7:1"), mapped = addr_of("[::ffff:10.0.0.7]:1");
+	ok(!net_addr_same_ip(&v4, &mapped), "10.0.0.7 and its mapped form differ as written");
+	net_addr_unmap(&mapped);
+	ok(net_addr_same_ip(&v4, &mapped) && mapped.family == AF_INET, "and are the same address once unmapped");
+	struct net_addr one = addr_of("[::1]:1"), any6 = addr_of("[::]:1");
+	net_addr_unmap(&one);
+	net_addr_unmap(&any6);
+	ok(one.family == AF_INET6 && any6.family == AF_INET6, "::1 and :: stay IPv6 (neither is v4-compatible)");
+}
+
+/* ---- the verdict as a table ---- */
+
+struct facts {
+	bool host;		/* the address is one of this host's */
+	int listener;		/* what the listener look-up answers */
+	bool own_abstract;	/* the run bound the abstract name */
+};
+
+static bool fact_host(void *data, const struct net_addr *a)
+{
+	return ((const struct facts *)data)->host;
+}
+
+static int fact_listener(void *data, const struct net_addr *a)
+{
+	return ((const struct facts *)data)->listener;
+}
+
+static bool fact_abstract(void *data, const struct net_addr *a)
+{
+	return ((const struct facts *)data)->own_abstract;
+}
+
+#define ALLOW { SV_ALLOW, 0, false }
+#define REFUSE { SV_REFUSE, SV_REFUSED, false }
+#define UNDECIDED { SV_REFUSE, SV_REFUSED, true }
+#define ANSWER(e) { SV_ANSWER, (e), false }
+#define OWN SV_LISTENER_NONE
+#define OTHER SV_LISTENER_OTHER
+
+static const struct row {
+	const char *what;
+	enum sv_call call;
+	enum net_mode net;
+	const char *addr;
+	struct facts facts;
+	int path_err;		/* a Unix path: what resolving it met */
+	const char *real;	/* and where it led */
+	const char *name;	/* bind: the file's name */
+	bool is_socket;
+	struct sv_verdict want;
+} rows[] = {
+	/* connect, inet */
+	{ "off: loopback is refused", SV_CONNECT, NET_OFF, "127.0.0.1:80", { .listener = OWN }, .want = REFUSE },
+	{ "on: a remote host is allowed", SV_CONNECT, NET_ON, "10.1.2.3:443", { 0 }, .want = ALLOW },
+	{ "on: another's listener is allowed", SV_CONNECT, NET_ON, "127.0.0.1:5432", { .listener = OTHER }, .want = ALLOW },
+	{ "loopback: a remote host is refused", SV_CONNECT, NET_LOOPBACK, "10.1.2.3:443", { 0 }, .want = REFUSE },
+	{ "loopback: the run's own listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:8080", { .listener = OWN }, .want = ALLOW },
+	{ "loopback: a listener outside the run", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = OTHER }, .want = REFUSE },
+	{ "loopback: cannot tell whose listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = -EIO }, .want = UNDECIDED },
+	{ "loopback: 127.1.2.3 is local", SV_CONNECT, NET_LOOPBACK, "127.1.2.3:1", { .listener = OTHER }, .want = REFUSE },
+	{ "loopback: 0.0.0.0 reaches this host", SV_CONNECT, NET_LOOPBACK, "0.0.0.0:5432", { .listener = OTHER }, .want = REFUSE },
+	{ "loopback: :: reaches this host", SV_CONNECT, NET_LOOPBACK, "[::]:5432", { .listener = OWN }, .want = ALLOW },
+	{ "loopback: a mapped 127.0.0.1, another's", SV_CONNECT, NET_LOOPBACK, "[::ffff:127.0.0.1]:5432", { .listener = OTHER }, .want = REFUSE },
+	{ "loopback: a mapped remote address", SV_CONNECT, NET_LOOPBACK, "[::ffff:10.1.2.3]:443", { 0 }, .want = REFUSE },
+	{ "loopback: the host's own LAN address, another's listener", SV_CONNECT, NET_LOOPBACK, "10.9.9.9:22", { .host = true, .listener = OTHER }, .want = REFUSE },
+	{ "loopback: the host's own LAN address, the run's listener", SV_CONNECT, NET_LOOPBACK, "10.9.9.9:8080", { .host = true, .listener = OWN }, .want = ALLOW },
+	/* connect, unix */
+	{ "an unnamed Unix address", SV_CONNECT, NET_OFF, "unix:", { 0 }, .want = ALLOW },
+	{ "an abstract name the run bound", SV_CONNECT, NET_OFF, "unix:@run", { .own_abstract = true }, .want = ALLOW },
+	{ "an abstract name of the host's", SV_CONNECT, NET_ON, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
+	{ "a socket file in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, ALLOW },
+	{ "a socket file in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, ALLOW },
+	{ "a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE },
+	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE },
+	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE },
+	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED) },
+	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT) },
+	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR) },
+	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE },
+	/* bind, inet */
+	{ "off: a bind is refused", SV_BIND, NET_OFF, "127.0.0.1:0", { 0 }, .want = REFUSE },
+	{ "loopback: 127.0.0.1", SV_BIND, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = ALLOW },
+	{ "loopback: ::1", SV_BIND, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
+	{ "loopback: 0.0.0.0 (listen decides)", SV_BIND, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = ALLOW },
+	{ "loopback: the host's LAN address", SV_BIND, NET_LOOPBACK, "10.9.9.9:8080", { .host = true }, .want = REFUSE },
+	{ "loopback: a mapped 127.0.0.1", SV_BIND, NET_LOOPBACK, "[::ffff:127.0.0.1]:0", { 0 }, .want = ALLOW },
+	{ "on: any address", SV_BIND, NET_ON, "10.9.9.9:8080", { 0 }, .want = ALLOW },
+	/* bind, unix */
+	{ "an abstract name", SV_BIND, NET_OFF, "unix:@mine", { 0 }, .want = ALLOW },
+	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW },
+	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE },
+	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE },
+	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE },
+	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT) },
+	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE },
+	/* listen */
+	{ "loopback: on 127.0.0.1:8080", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { 0 }, .want = ALLOW },
+	{ "loopback: on [::1]:8080", SV_LISTEN, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
+	{ "loopback: on 0.0.0.0 (would serve the LAN)", SV_LISTEN, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = REFUSE },
+	{ "loopback: on :: (would serve the LAN)", SV_LISTEN, NET_LOOPBACK, "[::]:8080", { 0 }, .want = REFUSE },
+	{ "loopback: never bound (port 0: listen picks 0.0.0.0)", SV_LISTEN, NET_LOOPBACK, "0.0.0.0:0", { 0 }, .want = REFUSE },
+	{ "loopback: 127.0.0.1 port 0 (not bound by the run)", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = REFUSE },
+	{ "loopback: a Unix socket", SV_LISTEN, NET_LOOPBACK, "unix:/ws/s", { 0 }, .want = ALLOW },
+	{ "on: 0.0.0.0", SV_LISTEN, NET_ON, "0.0.0.0:8080", { 0 }, .want = ALLOW },
+};
+
+static void test_verdicts(void)
+{
+	struct policy p;
+	policy_init(&p);
+	const struct source src = SOURCE_DEFAULT_OF("test");
+	policy_add_rule(&p, "/ws", ACCESS_WRITE, 0, src, NULL);
+	policy_add_rule(&p, "/ws/.git", ACCESS_PROTECT, 0, src, NULL);
+	policy_add_rule(&p, "/ws/secret", ACCESS_HIDE, 0, src, NULL);
+	policy_add_rule(&p, "/sys", ACCESS_READ, 0, src, NULL);
+	policy_sort(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct row *r = &rows[i];
+		struct facts f = r->facts;
+		const struct sv_facts facts = {
+			.data = &f,
+			.host_address = fact_host,
+			.listener = fact_listener,
+			.run_abstract = fact_abstract,
+		};
+		struct sv_query q = {
+			.call = r->call,
+			.net = r->net,
+			.policy = &p,
+			.addr = addr_of(r->addr),
+			.path_err = r->path_err,
+			.path_real = r->real,
+			.path_name = r->name,
+			.path_is_socket = r->is_socket,
+		};
+		struct sv_verdict v = supervise_verdict(&q, &facts);
+		static const char *const call[] = { "connect", "bind", "listen" };
+		if (!ok(v.outcome == r->want.outcome && v.err == r->want.err && v.undecided == r->want.undecided,
+			"%s %s: %s", call[r->call], r->addr, r->what))
+			diag("got outcome %d err %d undecided %d, want %d %d %d", v.outcome, v.err, v.undecided,
+			     r->want.outcome, r->want.err, r->want.undecided);
+	}
+	policy_free(&p);
+}
+
+int main(void)
+{
+	test_parse();
+	test_spellings();
+	test_verdicts();
+	return tap_done();
+}
