@@ -36,7 +36,11 @@ BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. \
 	$(WARNINGS) -Os -g -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
 	-fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
 ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--gc-sections $(LDFLAGS)
+# Relative relocations packed (DT_RELR, binutils 2.38 and glibc 2.36):
+# 7 KiB less to map and to relocate at every start, where the linker
+# knows the option.
+RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
 MODULES := lib policy landlock mount netns seccomp supervise guard jail
 SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
@@ -109,8 +113,26 @@ $(BUILD)/tools/dump-filter: tools/dump-filter.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
 
-bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/dump-filter
-	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/bench.sh
+# make bench BASE=REV also measures the stockade of REV (a commit, a
+# branch, main), built from git's own copy of it in $(BUILD)/base/REV.
+BASE ?=
+BASE_REV := $(if $(BASE),$(shell git rev-parse --short $(BASE) 2>/dev/null))
+BASE_STOCKADE := $(if $(BASE_REV),$(abspath $(BUILD)/base/$(BASE_REV)/build/stockade))
+ifneq ($(BASE),)
+ifeq ($(BASE_REV),)
+$(error BASE=$(BASE) is not a revision git knows)
+endif
+endif
+
+$(BUILD)/base/%/build/stockade:
+	rm -rf $(BUILD)/base/$*
+	mkdir -p $(BUILD)/base/$*
+	git archive --format=tar $* | tar -x -C $(BUILD)/base/$*
+	$(MAKE) -C $(BUILD)/base/$* -s build/stockade
+
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
+	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(BASE_STOCKADE) \
+		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 
 analyze:
 	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \

@@ -300,10 +300,27 @@ static int exit_status(int status, struct report *rep)
 	return WEXITSTATUS(status);
 }
 
-/* The setup failure the command's process reported, if any: 1 and *ret
- * filled, or 0 when it exec'd (EOF). */
-static bool setup_failed(int err_fd, struct child_error *ret)
+/* The setup failure the command's process reported, if any: true and
+ * *ret filled, or false when it exec'd (EOF). Until then its listener is
+ * answered (listener -1: none yet), so that a call the filter refuses
+ * during setup fails that step instead of waiting forever; the error
+ * pipe first, so that a call of the command's own is the supervisor's. */
+static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc, struct report *rep,
+			 struct child_error *ret)
 {
+	for (;;) {
+		struct pollfd fds[2] = { { .fd = err_fd, .events = POLLIN }, { .fd = listener, .events = POLLIN } };
+		if (poll(fds, listener >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents)
+			break;
+		if (fds[1].revents & POLLIN) {
+			bool broken = false;
+			serve_listener(listener, sc, NULL, rep, &broken);
+		} else if (fds[1].revents) {
+			listener = -1;
+		}
+	}
 	size_t got = 0;
 	return read_all(err_fd, ret, sizeof(*ret), &got) == 0 && got == sizeof(*ret);
 }
@@ -497,11 +514,11 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
-	/* 8. The listener, handed over once init is confined; then EOF on
-	 *    the error pipe says the command has exec'd. */
+	/* 8. The listener, handed over once init has loaded its filter;
+	 *    then EOF on the error pipe says the command has exec'd. */
 	bool failed = fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
-	if (setup_failed(ln.err[0], &ce)) {
+	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
 		if (r->may_fall_back && host_refused(&ce)) {
 			/* 9. The host refused the namespace jail: nothing of the
@@ -584,9 +601,10 @@ static int run_landlock(struct run *r)
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 		cgroup_release(&cg);
-	/* 3. Signals blocked, and the command's process forked: it waits for
-	 *    go while stockade makes the rest (its fork overlaps it). Orphans
-	 *    of the run come to stockade, which kills and reaps them. */
+	/* 3. Signals blocked, and the command's process forked: it drops its
+	 *    capabilities and loads its filter while stockade makes the rest,
+	 *    then waits for go. Orphans of the run come to stockade, which
+	 *    kills and reaps them. */
 	if (signals_block(&sg) < 0 || link_open(&ln) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		log_error("cannot set up the command's process: %m");
 		goto out;
@@ -633,15 +651,17 @@ static int run_landlock(struct run *r)
 	/* 7. What is enforced here; --mode required refuses the rest. */
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
-	/* 8. Go: the process confines itself and execs. A go that cannot be
-	 *    sent means the process is gone; its error pipe says why. */
+	/* 8. Go, with the ruleset: the process restricts itself and execs. A
+	 *    go that cannot be sent means the process is gone; its error pipe
+	 *    says why. */
 	(void)child_go(ln.sock[0], ruleset);
 	close(TAKE_FD(ruleset));
-	/* 9. The listener, handed over once it is confined; then EOF on the
-	 *    error pipe says the command has exec'd. */
+	/* 9. The listener, handed over once its filter was loaded (long
+	 *    ago, while stockade planned); then EOF on the error pipe says
+	 *    the command has exec'd. */
 	bool failed = jail && fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
-	if (setup_failed(ln.err[0], &ce)) {
+	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
 		status = ce.step == CHILD_STEP_EXEC ? 126 : 125;
 		goto out;
@@ -665,10 +685,8 @@ static int run_landlock(struct run *r)
 	};
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
-	struct policy view;
-	policy_view(p, pl.places.rules, pl.places.n_rules, &view);
 	if (pr.listener >= 0)
-		pr.super = supervisor_new(&view, pr.listener, rep);
+		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
@@ -682,7 +700,6 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.listener >= 0)
 		close(pr.listener);
-	policy_view_free(&view);
 	rep->supervisor = jail && !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:

@@ -347,13 +347,11 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	 * and the backend's own places; trust hand-offs are the guard's, and
 	 * without carve-outs hidden and protected paths are someone else's
 	 * too. */
-	struct policy all;
-	policy_view(p, extra, n_extra, &all);
-	struct policy view = all;
-	view.rules = xcalloc(all.n_rules, sizeof(*view.rules));
+	struct policy view = *p;
+	view.rules = xcalloc(p->n_rules + n_extra, sizeof(*view.rules));
 	view.n_rules = 0;
-	for (size_t i = 0; i < all.n_rules; i++) {
-		const struct rule *r = &all.rules[i];
+	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
+		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
 		if (r->flags & RULE_HANDOFF)
 			continue;
 		if ((flags & LANDLOCK_PLAN_NO_CARVE) &&
@@ -420,7 +418,6 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	}
 	free(pl.nodes);
 	free(view.rules);
-	policy_view_free(&all);
 	if (r < 0) {
 		landlock_plan_free(ret);
 		return r;

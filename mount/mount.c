@@ -32,14 +32,31 @@ static bool beneath_special(const char *path)
 	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/dev");
 }
 
+/* The policy's rules and the jail's own places (extra), as one. */
+struct rules {
+	const struct policy *p;
+	const struct rule *extra;
+	size_t n_extra;
+};
+
+static const struct rule *rule_for(const struct rules *rs, const char *path)
+{
+	return policy_rule_for_with(rs->p, rs->extra, rs->n_extra, path);
+}
+
+static enum effect effect_of(const struct rules *rs, const char *path)
+{
+	return policy_effect_with(rs->p, rs->extra, rs->n_extra, path);
+}
+
 /* What the jail has at path before this rule's own mount: the mount of the
  * nearest rule above it. */
-static const struct rule *enclosing(const struct policy *p, const char *path)
+static const struct rule *enclosing(const struct rules *rs, const char *path)
 {
 	if (streq(path, "/"))
 		return NULL;
 	_cleanup_free_ char *parent = path_parent(path, NULL);
-	return policy_rule_for(p, parent);
+	return rule_for(rs, parent);
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -51,14 +68,11 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(x->target, y->target);
 }
 
-int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_extra, struct mount_plan *ret)
+int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret)
 {
-	*ret = (struct mount_plan){ .workspace = policy->workspace ? xstrdup(policy->workspace) : NULL };
+	*ret = (struct mount_plan){ .workspace = p->workspace ? xstrdup(p->workspace) : NULL };
 	struct mount_plan *plan = ret;
-	/* The policy's rules and the jail's own places, as one. */
-	struct policy view;
-	policy_view(policy, extra, n_extra, &view);
-	const struct policy *p = &view;
+	const struct rules rs = { p, extra, n_extra };
 
 	add(plan, MOUNT_PROC, 0, NULL, "/proc", NULL, "the jail's own /proc");
 	add(plan, MOUNT_TMPFS, 0, NULL, "/dev", "mode=0755,size=64k,nr_inodes=64", "a minimal /dev");
@@ -70,10 +84,10 @@ int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_e
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/1", "/dev/stdout", NULL, "a minimal /dev");
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/2", "/dev/stderr", NULL, "a minimal /dev");
 
-	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct rule *r = &p->rules[i];
+	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
+		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
 		/* Only the winner on each path is rendered. */
-		const struct rule *w = policy_rule_for(p, r->path);
+		const struct rule *w = rule_for(&rs, r->path);
 		if (w != r)
 			continue;
 		if (r->flags & RULE_DEVICE) {
@@ -96,8 +110,8 @@ int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_e
 			continue;
 		unsigned file = S_ISDIR(st.st_mode) ? 0 : MOUNT_FILE;
 		unsigned beneath = (r->flags & RULE_BENEATH) ? MOUNT_BENEATH : 0;
-		const struct rule *outer = enclosing(p, r->path);
-		enum effect around = outer ? policy_effect(p, outer->path) : EFFECT_NONE;
+		const struct rule *outer = enclosing(&rs, r->path);
+		enum effect around = outer ? effect_of(&rs, outer->path) : EFFECT_NONE;
 		bool outer_fresh = outer && (outer->flags & RULE_FRESH);
 
 		switch (r->access) {
@@ -105,7 +119,7 @@ int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_e
 		case ACCESS_WRITE: {
 			if (S_ISLNK(st.st_mode))
 				break;
-			enum effect e = policy_effect(p, r->path);
+			enum effect e = effect_of(&rs, r->path);
 			/* The same host tree already bound around it: nothing
 			 * to add. A fresh tmpfs around it holds nothing. */
 			if (!outer_fresh && around == e)
@@ -144,7 +158,6 @@ int mount_plan(const struct policy *policy, const struct rule *extra, size_t n_e
 	}
 
 	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
-	policy_view_free(&view);
 	return 0;
 }
 

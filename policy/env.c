@@ -90,6 +90,11 @@ void env_put(struct env *e, const char *name, const char *value, const char *why
 {
 	if (!e->envp)
 		e->envp = strv_new();
+	char *entry = NULL;
+	if (value) {
+		entry = xstrcat3(name, "=", value);
+		strv_push(&e->owned, entry);
+	}
 	/* The first copy takes the new value in place; any later copy of the
 	 * name (an environment may hold two) goes, or a program reading the
 	 * last one would see the caller's value. */
@@ -101,26 +106,29 @@ void env_put(struct env *e, const char *name, const char *value, const char *why
 			continue;
 		}
 		found = true;
-		free(e->envp[i]);
-		if (value && !placed) {
-			e->envp[i++] = xstrcat3(name, "=", value);
+		if (entry && !placed) {
+			e->envp[i++] = entry;
 			placed = true;
 		} else {
 			memmove(&e->envp[i], &e->envp[i + 1], (n - i) * sizeof(char *));
 			n--;
 		}
 	}
-	if (value && !placed)
-		strv_push(&e->envp, xstrcat3(name, "=", value));
+	if (entry && !placed) {
+		/* Only the vector grows: its strings are borrowed or owned. */
+		e->envp = xreallocarray(e->envp, n + 2, sizeof(char *));
+		e->envp[n] = entry;
+		e->envp[n + 1] = NULL;
+	}
 	if (found || value)
 		record(e, name, value, why);
 }
 
 void env_copy(struct env *dst, const struct env *src)
 {
-	*dst = (struct env){ .envp = strv_new() };
-	for (size_t i = 0; src->envp && src->envp[i]; i++)
-		strv_add(&dst->envp, src->envp[i]);
+	size_t n = strv_length(src->envp);
+	*dst = (struct env){ .envp = xcalloc(n + 1, sizeof(char *)) };
+	memcpy(dst->envp, src->envp, n * sizeof(char *));
 	for (size_t i = 0; i < src->n_changes; i++)
 		record(dst, src->changes[i].name, src->changes[i].value, src->changes[i].why);
 }
@@ -128,7 +136,8 @@ void env_copy(struct env *dst, const struct env *src)
 void env_begin(struct env *e, char *const *caller, const struct env_op *ops, size_t n_ops)
 {
 	env_free(e);
-	e->envp = strv_new();
+	size_t n = 0;
+	e->envp = xcalloc(strv_length(caller) + 1, sizeof(char *));
 	for (size_t i = 0; caller && caller[i]; i++) {
 		const char *eq = strchr(caller[i], '=');
 		if (!eq || eq == caller[i])
@@ -142,7 +151,8 @@ void env_begin(struct env *e, char *const *caller, const struct env_op *ops, siz
 			record(e, name, NULL, "may carry a credential or reach an agent");
 			continue;
 		}
-		strv_add(&e->envp, caller[i]);
+		/* Borrowed: the caller's environment outlives the run. */
+		e->envp[n++] = caller[i];
 	}
 	for (size_t i = 0; i < n_ops; i++) {
 		const struct env_op *op = &ops[i];

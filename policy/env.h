@@ -28,11 +28,12 @@ bool env_is_secret(const char *name);
 const char *env_get(char *const *envp, const char *name);
 /* Sets (value != NULL) or removes name, recording the change with why. */
 void env_put(struct env *e, const char *name, const char *value, const char *why);
+/* dst borrows src's strings: src must outlive it. */
 void env_copy(struct env *dst, const struct env *src);
 void env_free(struct env *e);
 
-/* Starts an environment from the caller's: secrets removed, then the
- * layers' operations applied in order. */
+/* Starts an environment from the caller's (whose strings it borrows):
+ * secrets removed, then the layers' operations applied in order. */
 void env_begin(struct env *e, char *const *caller, const struct env_op *ops, size_t n_ops);
 
 /* Points HOME, TMPDIR and the XDG and TMP variables at the jail's home and

@@ -122,16 +122,16 @@ void env_free(struct env *e)
 		free(e->changes[i].why);
 	}
 	free(e->changes);
-	strv_free(e->envp);
+	free(e->envp);
+	strv_free(e->owned);
 	*e = (struct env){ 0 };
 }
 
 void policy_free(struct policy *p)
 {
-	for (size_t i = 0; i < p->n_rules; i++) {
+	for (size_t i = 0; i < p->n_rules; i++)
 		free(p->rules[i].path);
-		free(p->rules[i].origin);
-	}
+	strv_free(p->origins);
 	free(p->rules);
 	env_free(&p->env);
 	free(p->workspace);
@@ -174,6 +174,19 @@ void policy_note(struct policy *p, char *msg)
 	strv_push(&p->notes, msg);
 }
 
+/* One copy of each origin: the defaults name a handful, for dozens of
+ * rules. Takes s. */
+static char *intern(struct policy *p, char *s)
+{
+	for (size_t i = 0; p->origins && p->origins[i]; i++)
+		if (streq(p->origins[i], s)) {
+			free(s);
+			return p->origins[i];
+		}
+	strv_push(&p->origins, s);
+	return s;
+}
+
 struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
 			     struct source source, const char *origin)
 {
@@ -192,17 +205,31 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
 		.access = a,
 		.flags = flags,
 		.source = source,
-		.origin = origin ? xstrdup(origin) : source_text(&source),
+		.origin = intern(p, origin ? xstrdup(origin) : source_text(&source)),
 	};
 	return r;
 }
 
+/* The policy's rules and, after them, a backend's own: looked through as
+ * one, without a copy. */
+struct rule_set {
+	const struct rule *a;
+	size_t na;
+	const struct rule *b;
+	size_t nb;
+};
+
+static const struct rule *set_rule(const struct rule_set *s, size_t i)
+{
+	return i < s->na ? &s->a[i] : &s->b[i - s->na];
+}
+
 /* The strongest rule exactly at path, optionally passing over protect. */
-static const struct rule *rule_at(const struct policy *p, const char *path, bool skip_protect)
+static const struct rule *rule_at(const struct rule_set *s, const char *path, bool skip_protect)
 {
 	const struct rule *best = NULL;
-	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct rule *r = &p->rules[i];
+	for (size_t i = 0; i < s->na + s->nb; i++) {
+		const struct rule *r = set_rule(s, i);
 		if (skip_protect && r->access == ACCESS_PROTECT)
 			continue;
 		if (streq(r->path, path) && (!best || r->access > best->access))
@@ -211,12 +238,12 @@ static const struct rule *rule_at(const struct policy *p, const char *path, bool
 	return best;
 }
 
-const struct rule *policy_rule_for(const struct policy *p, const char *path)
+static const struct rule *rule_for(const struct rule_set *s, const char *path)
 {
 	const struct rule *best = NULL;
 	size_t best_len = 0;
-	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct rule *r = &p->rules[i];
+	for (size_t i = 0; i < s->na + s->nb; i++) {
+		const struct rule *r = set_rule(s, i);
 		if (!path_is_beneath(path, r->path))
 			continue;
 		size_t len = strlen(r->path);
@@ -242,9 +269,9 @@ static enum effect effect_of_access(enum access a)
 	return EFFECT_NONE;
 }
 
-enum effect policy_effect(const struct policy *p, const char *path)
+static enum effect effect(const struct rule_set *s, const char *path)
 {
-	const struct rule *r = policy_rule_for(p, path);
+	const struct rule *r = rule_for(s, path);
 	if (!r)
 		return EFFECT_NONE;
 	if (r->access != ACCESS_PROTECT)
@@ -254,14 +281,35 @@ enum effect policy_effect(const struct policy *p, const char *path)
 	 * grant, capped at read. A read or write on the same path counts as
 	 * wider. */
 	enum effect wider;
-	const struct rule *same = rule_at(p, r->path, true);
+	const struct rule *same = rule_at(s, r->path, true);
 	if (same) {
 		wider = effect_of_access(same->access);
 	} else {
 		_cleanup_free_ char *parent = path_parent(r->path, NULL);
-		wider = parent ? policy_effect(p, parent) : EFFECT_NONE;
+		wider = parent ? effect(s, parent) : EFFECT_NONE;
 	}
 	return wider == EFFECT_WRITE ? EFFECT_READ : wider;
+}
+
+const struct rule *policy_rule_for(const struct policy *p, const char *path)
+{
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+}
+
+enum effect policy_effect(const struct policy *p, const char *path)
+{
+	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+}
+
+const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
+					const char *path)
+{
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
+}
+
+enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path)
+{
+	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
 }
 
 bool policy_has_rule_beneath(const struct policy *p, const char *path)
@@ -287,21 +335,4 @@ static int rule_cmp(const void *a, const void *b)
 void policy_sort(struct policy *p)
 {
 	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
-}
-
-void policy_view(const struct policy *p, const struct rule *extra, size_t n_extra, struct policy *ret)
-{
-	*ret = *p;
-	ret->n_rules = p->n_rules + n_extra;
-	ret->rules = xcalloc(ret->n_rules, sizeof(*ret->rules));
-	memcpy(ret->rules, p->rules, p->n_rules * sizeof(*p->rules));
-	if (n_extra)
-		memcpy(ret->rules + p->n_rules, extra, n_extra * sizeof(*extra));
-	policy_sort(ret);
-}
-
-void policy_view_free(struct policy *view)
-{
-	free(view->rules);
-	*view = (struct policy){ 0 };
 }

@@ -45,10 +45,10 @@ enum source_kind {
 };
 
 struct source {
-	enum source_kind kind;
+	const char *key;	/* the key or option ("write", "--read"); for a default, which one */
 	const char *file;	/* SOURCE_FILE: the file (lives as long as the policy) */
 	unsigned line;		/* SOURCE_FILE */
-	const char *key;	/* the key or option ("write", "--read"); for a default, which one */
+	enum source_kind kind;
 };
 
 #define SOURCE_OPTION_OF(opt) ((struct source){ .kind = SOURCE_OPTION, .key = (opt) })
@@ -56,10 +56,10 @@ struct source {
 
 struct rule {
 	char *path;		/* absolute and canonical */
+	char *origin;		/* where it came from, as explain prints it (the policy's) */
+	struct source source;
 	enum access access;
 	unsigned flags;
-	struct source source;
-	char *origin;		/* where it came from, as explain prints it */
 };
 
 enum net_mode {
@@ -88,9 +88,12 @@ struct env_change {
 	char *why;
 };
 
-/* An environment and the changes made to it on the way from the caller's. */
+/* An environment and the changes made to it on the way from the caller's.
+ * Its strings are the caller's, another environment's it was copied from
+ * (which must outlive it), or its own. */
 struct env {
 	char **envp;		/* NULL-terminated */
+	char **owned;		/* the strings it made */
 	struct env_change *changes;
 	size_t n_changes;
 };
@@ -121,6 +124,7 @@ struct policy {
 	char **env_decided;	/* names the user set, passed or unset: the jail's own values never replace them */
 
 	char **notes;		/* said once on stderr: skipped hide targets and the like */
+	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
 };
 
@@ -153,15 +157,14 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
 const struct rule *policy_rule_for(const struct policy *p, const char *path);
 /* What path ends up with. */
 enum effect policy_effect(const struct policy *p, const char *path);
+/* The same for the policy with more rules (a backend's own places: extra),
+ * looked through as one without a copy. */
+const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
+					const char *path);
+enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path);
 /* True when some rule lies strictly beneath path. */
 bool policy_has_rule_beneath(const struct policy *p, const char *path);
 
 /* Sorts the rules shallow to deep, then by path, then by precedence; the
  * order explain prints and backends walk. */
 void policy_sort(struct policy *p);
-
-/* The policy with more rules (a backend's own places): a view sharing
- * everything of p, whose rule array alone is its own, sorted. Free it with
- * policy_view_free; p must outlive it. */
-void policy_view(const struct policy *p, const struct rule *extra, size_t n_extra, struct policy *ret);
-void policy_view_free(struct policy *view);

@@ -30,13 +30,13 @@ enum sc_action {
 /* (args[arg] & mask) == value. Every argument the table tests is an int
  * or a set of flags below bit 32: the kernel ignores the upper half, so
  * the filter must too (TIOCSTI with high bits set, CVE-2019-10063), and
- * a mask of 32 bits says so. 12 bytes, not 24: the table is read at every
+ * a mask of 32 bits says so. 9 bytes, not 24: the table is read at every
  * start. */
 struct sc_arg {
 	unsigned char arg;
 	uint32_t mask;
 	uint32_t value;
-};
+} __attribute__((packed));
 
 /* Which runs a row belongs to; 0 means every run. */
 #define SC_LANDLOCK (1u << 0)	/* the landlock backend only */

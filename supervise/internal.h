@@ -7,6 +7,8 @@
 
 #include "supervise/supervise.h"
 
+#define DIAG_BUF 32768
+
 struct pending {
 	uint64_t id;
 	int fd;			/* our copy of the command's socket */
@@ -24,9 +26,12 @@ struct abstract_name {
 
 struct supervisor {
 	const struct policy *p;
+	const struct rule *places;
+	size_t n_places;
 	int listener;
 	struct report *rep;
 	struct mnl_socket *diag;
+	char *diag_buf;		/* DIAG_BUF bytes, made with diag */
 	unsigned diag_seq;
 	struct net_addr *host;
 	size_t n_host;

@@ -110,6 +110,10 @@ static int diag_open(struct supervisor *sv)
 	sv->diag = mnl_socket_open2(NETLINK_SOCK_DIAG, SOCK_CLOEXEC);
 	if (!sv->diag)
 		return errno ? -errno : -EIO;
+	/* Where its answers go: a dump of every listener of a family can be
+	 * long. Made with the socket, for a run that asks at all. */
+	if (!sv->diag_buf)
+		sv->diag_buf = xmalloc(DIAG_BUF);
 	if (mnl_socket_bind(sv->diag, 0, MNL_SOCKET_AUTOPID) < 0) {
 		int e = errno ? -errno : -EIO;
 		mnl_socket_close(sv->diag);
@@ -123,8 +127,8 @@ static int diag_open(struct supervisor *sv)
  * that is not the run's own would take a connection to s->dst. */
 static int scan_family(struct supervisor *sv, int family, struct listener_scan *s)
 {
-	static char buf[32768];
 	int r = diag_open(sv);
+	char *buf = sv->diag_buf;
 	if (r < 0)
 		return r;
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -139,7 +143,7 @@ static int scan_family(struct supervisor *sv, int family, struct listener_scan *
 		return -errno;
 	unsigned portid = mnl_socket_get_portid(sv->diag);
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
+		ssize_t n = mnl_socket_recvfrom(sv->diag, buf, DIAG_BUF);
 		if (n < 0)
 			return errno == EINTR ? -EAGAIN : -errno;
 		r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, scan_listener, s);
@@ -177,8 +181,8 @@ static int exact_reply(const struct nlmsghdr *nlh, void *data)
  * included. 0 with *ret_inode, -ENOENT when no socket would, -errno. */
 static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
 {
-	static char buf[8192];
 	int r = diag_open(sv);
+	char *buf = sv->diag_buf;
 	if (r < 0)
 		return r;
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -206,7 +210,7 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 		return -errno;
 	struct exact x = { 0 };
 	unsigned portid = mnl_socket_get_portid(sv->diag);
-	ssize_t n = mnl_socket_recvfrom(sv->diag, buf, sizeof(buf));
+	ssize_t n = mnl_socket_recvfrom(sv->diag, buf, DIAG_BUF);
 	if (n < 0)
 		return -errno;
 	errno = 0;

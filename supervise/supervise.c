@@ -161,7 +161,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, co
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = { .call = SV_CONNECT, .net = sv->p->net, .policy = sv->p, .addr = *a };
+	struct sv_query q = { .call = SV_CONNECT, .net = sv->p->net, .policy = sv->p, .places = sv->places, .n_places = sv->n_places, .addr = *a };
 	if (a->family != AF_UNIX || a->unnamed || a->abstract) {
 		if (decided(sv, id, &q, "connect", what))
 			start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
@@ -205,7 +205,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = { .call = SV_BIND, .net = sv->p->net, .policy = sv->p, .addr = *a };
+	struct sv_query q = { .call = SV_BIND, .net = sv->p->net, .policy = sv->p, .places = sv->places, .n_places = sv->n_places, .addr = *a };
 	if (a->family != AF_UNIX || a->unnamed || a->abstract) {
 		if (!decided(sv, id, &q, "bind", what))
 			return;
@@ -387,10 +387,13 @@ bool supervisor_whole_run(const struct supervisor *sv)
 	return !sv->broken;
 }
 
-struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep)
+struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
+				  struct report *rep)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	sv->p = p;
+	sv->places = places;
+	sv->n_places = n_places;
 	sv->listener = listener;
 	sv->rep = rep;
 	/* The host's addresses and the sock_diag socket come at the first
@@ -422,6 +425,7 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->pending);
 	if (sv->diag)
 		mnl_socket_close(sv->diag);
+	free(sv->diag_buf);
 	free(sv->host);
 	free(sv->bound);
 	free(sv->reuseport);

@@ -88,6 +88,8 @@ struct sv_query {
 	enum sv_call call;
 	enum net_mode net;
 	const struct policy *policy;
+	const struct rule *places;	/* the backend's own places, with the policy's rules */
+	size_t n_places;
 	/* connect and bind: the address given; listen: where the socket is
 	 * bound. */
 	struct net_addr addr;
@@ -118,7 +120,10 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 
 struct supervisor;
 
-struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep);
+/* places: the backend's own (its fresh home and tmp), writable like the
+ * policy's grants. p and places must outlive the supervisor. */
+struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
+				  struct report *rep);
 void supervisor_free(struct supervisor *sv);
 
 /* Is this system call the supervisor's to decide? */

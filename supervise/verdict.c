@@ -5,6 +5,11 @@
 #include "lib/path.h"
 #include "lib/util.h"
 
+static enum effect effect_of(const struct sv_query *q, const char *path)
+{
+	return policy_effect_with(q->policy, q->places, q->n_places, path);
+}
+
 static struct sv_verdict allow(void)
 {
 	return (struct sv_verdict){ .outcome = SV_ALLOW };
@@ -66,7 +71,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			return f->run_abstract(f->data, a) ? allow() : refuse();
 		if (q->path_err)
 			return unresolved(q->path_err);
-		if (!q->path_real || policy_effect(q->policy, q->path_real) == EFFECT_NONE)
+		if (!q->path_real || effect_of(q, q->path_real) == EFFECT_NONE)
 			return refuse();
 		return q->path_is_socket ? allow() : answer(ECONNREFUSED);
 	default:
@@ -99,8 +104,8 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 		/* The socket file is made where the policy lets the command
 		 * write. */
 		_cleanup_free_ char *full = path_join(q->path_real, q->path_name);
-		if (policy_effect(q->policy, q->path_real) != EFFECT_WRITE ||
-		    policy_effect(q->policy, full) != EFFECT_WRITE)
+		if (effect_of(q, q->path_real) != EFFECT_WRITE ||
+		    effect_of(q, full) != EFFECT_WRITE)
 			return refuse();
 		return allow();
 	}

@@ -58,6 +58,24 @@ PY
 echo "stockade bench: $(uname -r), $(nproc) CPUs, $BENCH_RUNS runs each, commands interleaved"
 echo
 
+# Against another build of stockade (make bench BASE=REV builds REV beside
+# this one): each backend's start-up and peak memory, interleaved.
+if [ -n "${STOCKADE_BASE:-}" ]; then
+	: "${BENCH_BASE_RUNS:=400}"
+	echo "== against ${STOCKADE_BASE_NAME:-the base}: start-up of each backend, $BENCH_BASE_RUNS interleaved runs"
+	for backend in landlock namespaces; do
+		read -r new_med new_p90 new_rss new_rss_max base_med base_p90 base_rss base_rss_max < <("$BENCHRUN" "$BENCH_BASE_RUNS" \
+			"$STOCKADE" -q --backend $backend --net off -C "$tmp/ws" -- /bin/true :: \
+			"$STOCKADE_BASE" -q --backend $backend --net off -C "$tmp/ws" -- /bin/true | tr '\n' ' ')
+		echo "$backend:"
+		echo "  this build:     median ${new_med} us, p90 ${new_p90} us, peak ${new_rss} KiB (median), ${new_rss_max} KiB (largest)"
+		echo "  base:           median ${base_med} us, p90 ${base_p90} us, peak ${base_rss} KiB (median), ${base_rss_max} KiB (largest)"
+		echo "  ratio (median): $(ratio "$new_med" "$base_med")x the base's start-up   (target: at most 1.03x)"
+		echo "  memory:         $(ratio "$new_rss" "$base_rss")x the base's peak, medians; $(ratio "$new_rss_max" "$base_rss_max")x, the largest   (target: no higher)"
+	done
+	echo
+fi
+
 echo "== start-up: stockade --backend landlock -- true against bare true"
 # Two floors measured beside it: a launcher that execs the command in place
 # (the issue's "minimal launcher"), and one that forks, execs and waits, as

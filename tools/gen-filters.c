@@ -4,6 +4,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "seccomp/seccomp.h"
 #include "lib/util.h"
@@ -24,7 +25,17 @@ int main(void)
 		printf("%s%d,", i % 16 ? " " : "\n\t", seccomp_rule_nr(&table[i]));
 	printf("\n};\n\n");
 
-	size_t n = 0;
+	/* Each variant's program; a program two variants share (the
+	 * namespace jail's is the same in every network mode, the network
+	 * namespace being its network policy) is written once. */
+	struct sock_fprog progs[16];
+	size_t unique[16], n_progs = 0, n_variants = 0;
+	struct {
+		enum backend backend;
+		enum net_mode net;
+		int weak;
+		size_t prog;
+	} variants[16];
 	for (size_t b = 0; b < ARRAY_SIZE(backends); b++)
 		for (size_t m = 0; m < ARRAY_SIZE(nets); m++)
 			for (int weak = 0; weak <= 1; weak++) {
@@ -50,14 +61,25 @@ int main(void)
 						backend_name(backends[b]), net_mode_name(nets[m]), ids);
 					return 1;
 				}
-				printf("static const struct sock_filter filter_%zu[] = {", n);
-				for (unsigned i = 0; i < prog.len; i++)
-					printf("%s{0x%x, %u, %u, 0x%x},", i % 4 ? " " : "\n\t", prog.filter[i].code,
-					       prog.filter[i].jt, prog.filter[i].jf, prog.filter[i].k);
-				printf("\n};\n\n");
-				seccomp_bpf_free(&prog);
+				size_t k;
+				for (k = 0; k < n_progs; k++)
+					if (progs[unique[k]].len == prog.len &&
+					    memcmp(progs[unique[k]].filter, prog.filter, prog.len * sizeof(prog.filter[0])) == 0)
+						break;
+				progs[n_variants] = prog;
+				if (k == n_progs) {
+					unique[n_progs++] = n_variants;
+					printf("static const struct sock_filter filter_%zu[] = {", k);
+					for (unsigned i = 0; i < prog.len; i++)
+						printf("%s{0x%x, %u, %u, 0x%x},", i % 4 ? " " : "\n\t", prog.filter[i].code,
+						       prog.filter[i].jt, prog.filter[i].jf, prog.filter[i].k);
+					printf("\n};\n\n");
+				}
+				variants[n_variants].backend = backends[b];
+				variants[n_variants].net = nets[m];
+				variants[n_variants].weak = weak;
+				variants[n_variants++].prog = k;
 				seccomp_plan_free(&plan);
-				n++;
 			}
 
 	/* Names of every call this architecture numbers, for the report: one
@@ -83,17 +105,13 @@ int main(void)
 	printf("};\n\n");
 
 	printf("const size_t seccomp_generated_n_filters = %zu;\n"
-	       "const struct seccomp_precompiled seccomp_generated_filters[] = {\n", n);
-	n = 0;
-	for (size_t b = 0; b < ARRAY_SIZE(backends); b++)
-		for (size_t m = 0; m < ARRAY_SIZE(nets); m++)
-			for (int weak = 0; weak <= 1; weak++) {
-				if (weak && backends[b] != BACKEND_LANDLOCK)
-					continue;
-				printf("\t{ %d, %d, %s, filter_%zu, sizeof(filter_%zu) / sizeof(filter_%zu[0]) },\n",
-				       (int)backends[b], (int)nets[m], weak ? "true" : "false", n, n, n);
-				n++;
-			}
+	       "const struct seccomp_precompiled seccomp_generated_filters[] = {\n", n_variants);
+	for (size_t v = 0; v < n_variants; v++)
+		printf("\t{ %d, %d, %s, filter_%zu, sizeof(filter_%zu) / sizeof(filter_%zu[0]) },\n",
+		       (int)variants[v].backend, (int)variants[v].net, variants[v].weak ? "true" : "false", variants[v].prog,
+		       variants[v].prog, variants[v].prog);
+	for (size_t v = 0; v < n_variants; v++)
+		seccomp_bpf_free(&progs[v]);
 	printf("};\n");
 	return ferror(stdout) ? 1 : 0;
 }

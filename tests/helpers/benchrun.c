@@ -1,6 +1,6 @@
 /* benchrun N CMD... [:: CMD...]...: runs each command N times, the
- * commands interleaved so that a slow moment of a shared machine falls on
- * all of them alike, and prints for each the median and 90th percentile
+ * commands interleaved (forward, then backward) so that a slow moment of a
+ * shared machine falls on all of them alike, and prints for each the median and 90th percentile
  * wall time in microseconds, then the median and the largest of the runs'
  * peak resident memory (ru_maxrss from wait4: the command and what it
  * waited for), in KiB. Both: one run in two hundred that finds more of
@@ -54,7 +54,10 @@ int main(int argc, char **argv)
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	for (int i = 0; i < n; i++) {
-		for (int c = 0; c < ncmd; c++) {
+		/* Forward on even rounds, backward on odd ones: no command
+		 * always runs right after the same other one. */
+		for (int k = 0; k < ncmd; k++) {
+			int c = i % 2 ? ncmd - 1 - k : k;
 			long long t = now_ns();
 			pid_t pid = fork();
 			if (pid == 0) {

@@ -276,6 +276,23 @@ static void test_verdicts(void)
 			diag("got outcome %d err %d undecided %d, want %d %d %d", v.outcome, v.err, v.undecided,
 			     r->want.outcome, r->want.err, r->want.undecided);
 	}
+
+	/* The backend's own places count as the policy's grants: a socket in
+	 * the jail's private tmp is the run's to make and reach. */
+	struct rule tmp = { .path = (char *)"/run/stockade/tmp", .access = ACCESS_WRITE, .flags = RULE_FRESH };
+	struct facts none = { 0 };
+	const struct sv_facts facts = { .data = &none, .host_address = fact_host, .listener = fact_listener,
+					.run_abstract = fact_abstract };
+	struct sv_query q = { .call = SV_BIND, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of("unix:/run/stockade/tmp/s"),
+			      .path_real = "/run/stockade/tmp", .path_name = "s" };
+	ok(supervise_verdict(&q, &facts).outcome == SV_REFUSE, "bind in the jail's tmp, the places left out: refused");
+	q.places = &tmp;
+	q.n_places = 1;
+	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "bind in the jail's tmp, with the places: allowed");
+	q.call = SV_CONNECT;
+	q.path_real = "/run/stockade/tmp/s";
+	q.path_is_socket = true;
+	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "connect to it, with the places: allowed");
 	policy_free(&p);
 }
 
