@@ -775,11 +775,9 @@ static void time_plan(const char *what, const struct policy *p, size_t want_rule
 		return;
 	is_int(n_rules, want_rules, "%s: %zu rules, as counted by hand", what, want_rules);
 	is_int(n_enum, want_enum, "%s: %zu directories enumerated", what, want_enum);
-	diag("%s: best of %d: %.3f ms", what, rounds, best / 1000.0);
-	if (quiet)
-		ok(best < 50000, "%s: planned in under 50 ms (best %.3f ms)", what, best / 1000.0);
-	else
-		diag("%s: not asserting the time (machine busy or sanitizer build)", what);
+	/* Its time is make bench's to measure (tools/bench-plan), as a
+	 * figure: on a shared machine a timed test fails for what else runs. */
+	diag("%s: best of %d: %.3f ms%s", what, rounds, best / 1000.0, quiet ? "" : " (machine busy or sanitizer build)");
 }
 
 static void test_performance(void)
