@@ -442,9 +442,7 @@ static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const cha
 	}
 	_cleanup_strv_ char **names = NULL;
 	if (gitdir_top) {
-		names = strv_new();
-		for (size_t i = 0; i < HANDOFF_GITDIR_MEMBERS; i++)
-			strv_add(&names, handoff_gitdir_members[i]);
+		names = handoff_gitdir_names();
 	} else {
 		r = dir_list(cfd, &names);
 		if (r < 0) {

@@ -362,9 +362,7 @@ static void undo_children(struct undo *u, int fd, const char *rel, bool gitdir_t
 {
 	_cleanup_strv_ char **names = NULL;
 	if (gitdir_top) {
-		names = strv_new();
-		for (size_t i = 0; i < HANDOFF_GITDIR_MEMBERS; i++)
-			strv_add(&names, handoff_gitdir_members[i]);
+		names = handoff_gitdir_names();
 	} else {
 		_cleanup_strv_ char **now = NULL;
 		int r = dir_list(fd, &now);

@@ -194,6 +194,14 @@ static const char *const root_only[] = {
 
 const char *const handoff_gitdir_members[HANDOFF_GITDIR_MEMBERS] = { "config", "hooks" };
 
+char **handoff_gitdir_names(void)
+{
+	char **names = strv_new();
+	for (size_t i = 0; i < HANDOFF_GITDIR_MEMBERS; i++)
+		strv_add(&names, handoff_gitdir_members[i]);
+	return names;
+}
+
 void handoffs_add(struct handoffs *rs, char *path, enum handoff_kind kind)
 {
 	if (rs->n == rs->cap) {

@@ -41,6 +41,8 @@ struct handoffs {
 /* What a git directory keeps of its entries. */
 #define HANDOFF_GITDIR_MEMBERS 2
 extern const char *const handoff_gitdir_members[HANDOFF_GITDIR_MEMBERS];
+/* The same as a vector of names, sorted (the caller frees it). */
+char **handoff_gitdir_names(void);
 
 struct handoff_scan {
 	const char *workspace;	/* canonical absolute path */

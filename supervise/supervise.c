@@ -156,13 +156,31 @@ static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q
 	return v.outcome == SV_ALLOW;
 }
 
+static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
+{
+	return (struct sv_query){
+		.call = call,
+		.net = sv->p->net,
+		.policy = sv->p,
+		.places = sv->places,
+		.n_places = sv->n_places,
+		.addr = *a,
+	};
+}
+
+/* A Unix address naming a file: the one kind stockade resolves itself. */
+static bool names_socket_file(const struct net_addr *a)
+{
+	return a->family == AF_UNIX && !a->unnamed && !a->abstract;
+}
+
 static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
 		       socklen_t len, const struct net_addr *a)
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = { .call = SV_CONNECT, .net = sv->p->net, .policy = sv->p, .places = sv->places, .n_places = sv->n_places, .addr = *a };
-	if (a->family != AF_UNIX || a->unnamed || a->abstract) {
+	struct sv_query q = query_of(sv, SV_CONNECT, a);
+	if (!names_socket_file(a)) {
 		if (decided(sv, id, &q, "connect", what))
 			start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
 		return;
@@ -205,8 +223,8 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = { .call = SV_BIND, .net = sv->p->net, .policy = sv->p, .places = sv->places, .n_places = sv->n_places, .addr = *a };
-	if (a->family != AF_UNIX || a->unnamed || a->abstract) {
+	struct sv_query q = query_of(sv, SV_BIND, a);
+	if (!names_socket_file(a)) {
 		if (!decided(sv, id, &q, "bind", what))
 			return;
 		if (perform_bind(sv, id, fd, ss, len) != 0)
@@ -259,9 +277,10 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 		respond(sv, id, errno);
 		return;
 	}
-	struct sv_query q = { .call = SV_LISTEN, .net = sv->p->net, .policy = sv->p };
-	if (net_addr_parse(&ss, len, &q.addr) < 0)
-		q.addr = (struct net_addr){ .family = AF_UNSPEC };
+	struct net_addr a;
+	if (net_addr_parse(&ss, len, &a) < 0)
+		a = (struct net_addr){ .family = AF_UNSPEC };
+	struct sv_query q = query_of(sv, SV_LISTEN, &a);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
 	if (!decided(sv, id, &q, "listen", what))

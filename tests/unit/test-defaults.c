@@ -13,49 +13,22 @@
 #include "lib/util.h"
 #include "policy/defaults.h"
 #include "tests/tap.h"
+#include "tests/tree.h"
 
-static char *base, *home, *ws;
+static char *home, *ws;
 
-static char *at(const char *rel)
-{
-	return path_join(base, rel);
-}
-
-static void make(const char *rel, mode_t mode)
-{
-	_cleanup_free_ char *path = at(rel);
-	_cleanup_free_ char *parent = path_parent(path, NULL);
-	_cleanup_free_ char *cmd = xasprintf("mkdir -p '%s'", parent);
-	if (system(cmd) != 0)
-		diag("cannot make %s", parent);
-	if (S_ISDIR(mode)) {
-		if (mkdir(path, mode & 07777) < 0 && errno != EEXIST)
-			diag("mkdir %s: %m", path);
-	} else {
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, mode & 07777);
-		if (fd < 0)
-			diag("open %s: %m", path);
-		else
-			close(fd);
-	}
-}
 
 static void link_to(const char *rel, const char *target_rel)
 {
-	_cleanup_free_ char *path = at(rel), *target = at(target_rel);
+	_cleanup_free_ char *path = tree_at(rel), *target = tree_at(target_rel);
 	if (symlink(target, path) < 0)
 		diag("symlink %s: %m", path);
 }
 
-static int unlink_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	chmod(path, 0700);
-	return remove(path);
-}
 
 static const struct rule *rule_on(const struct policy *p, const char *rel, enum access a)
 {
-	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : at(rel);
+	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : tree_at(rel);
 	for (size_t i = 0; i < p->n_rules; i++)
 		if (streq(p->rules[i].path, path) && p->rules[i].access == a)
 			return &p->rules[i];
@@ -83,33 +56,33 @@ static char **environment(void)
 
 static void test_defaults(void)
 {
-	make("home/.gitconfig", 0644);
-	make("home/.config/git", S_IFDIR | 0755);
-	make("home/.cargo/bin/cargo", 0755);
-	make("home/.cargo/registry", S_IFDIR | 0755);
-	make("home/.cargo/credentials.toml", 0600);
-	make("home/.rustup", S_IFDIR | 0755);
-	make("home/.ssh/id_ed25519", 0600);
-	make("dotfiles/aws-credentials", 0600);
-	make("home/.aws", S_IFDIR | 0700);
+	tree_file("home/.gitconfig", 0644);
+	tree_dir("home/.config/git");
+	tree_file("home/.cargo/bin/cargo", 0755);
+	tree_dir("home/.cargo/registry");
+	tree_file("home/.cargo/credentials.toml", 0600);
+	tree_dir("home/.rustup");
+	tree_file("home/.ssh/id_ed25519", 0600);
+	tree_file("dotfiles/aws-credentials", 0600);
+	tree_dir("home/.aws");
 	link_to("home/.aws/credentials", "dotfiles/aws-credentials");
-	make("dotfiles/kube", S_IFDIR | 0700);
+	tree_dir("dotfiles/kube");
 	link_to("home/.kube", "dotfiles/kube");
-	make("home/.cache/pip", S_IFDIR | 0755);
-	make("home/.cache/other/token", 0600);
-	make("home/.npm/_cacache", S_IFDIR | 0755);
-	make("home/.npmrc", 0600);
-	make("home/.local/bin/tool", 0755);
-	make("home/notes.txt", 0644);
-	make("ws/.git/hooks", S_IFDIR | 0755);
-	make("ws/.git/config", 0644);
-	make("ws/.envrc", 0644);
-	make("extra", S_IFDIR | 0755);
+	tree_dir("home/.cache/pip");
+	tree_file("home/.cache/other/token", 0600);
+	tree_dir("home/.npm/_cacache");
+	tree_file("home/.npmrc", 0600);
+	tree_file("home/.local/bin/tool", 0755);
+	tree_file("home/notes.txt", 0644);
+	tree_dir("ws/.git/hooks");
+	tree_file("ws/.git/config", 0644);
+	tree_file("ws/.envrc", 0644);
+	tree_dir("extra");
 
 	struct layer cli = { 0 };
 	cli.workspace = xstrdup(ws);
 	cli.workspace_source = SOURCE_OPTION_OF("--workspace");
-	_cleanup_free_ char *extra = at("extra"), *nope = at("ws/no-such-secret");
+	_cleanup_free_ char *extra = tree_at("extra"), *nope = tree_at("ws/no-such-secret");
 	layer_add_rule(&cli, extra, ACCESS_READ, SOURCE_OPTION_OF("--read"));
 	layer_add_rule(&cli, nope, ACCESS_HIDE, SOURCE_OPTION_OF("--hide"));
 	layer_add_env(&cli, ENV_SET, "FOO", "1", SOURCE_OPTION_OF("--env"));
@@ -154,13 +127,13 @@ static void test_defaults(void)
 	ok(!rule_on(&p, ".", ACCESS_READ), "neither '.' nor an empty or relative PATH entry is granted");
 	ok(p.notes && strstr(p.notes[0], "--hide") && strstr(p.notes[0], "does not exist: skipped"),
 	   "a --hide target that does not exist: a note");
-	_cleanup_free_ char *cargo = at("home/.cargo/bin/cargo");
+	_cleanup_free_ char *cargo = tree_at("home/.cargo/bin/cargo");
 	is_str(p.program, cargo, "the program, resolved on PATH");
 	expect_rule(&p, "home/.cargo/bin/cargo", ACCESS_READ, "the command's program");
 
 	ok(!env_get(p.env.envp, "GITHUB_TOKEN"), "a token is not in the environment");
 	is_str(env_get(p.env.envp, "FOO"), "1", "--env FOO=1");
-	_cleanup_free_ char *cargo_home = at("home/.cargo"), *xdg = at("home/.cache/stockade/xdg");
+	_cleanup_free_ char *cargo_home = tree_at("home/.cargo"), *xdg = tree_at("home/.cache/stockade/xdg");
 	is_str(env_get(p.env.envp, "CARGO_HOME"), cargo_home, "CARGO_HOME points at the real toolchain");
 	is_str(env_get(p.env.envp, "XDG_CACHE_HOME"), xdg, "XDG_CACHE_HOME: stockade's own cache");
 	is_str(env_get(p.env.envp, "HOME"), home, "HOME is the caller's until a backend's places say otherwise");
@@ -169,7 +142,7 @@ static void test_defaults(void)
 	ok(!p.home, "no --home: a fresh one each run");
 
 	/* Nothing made: the cache and state directories come with a run. */
-	_cleanup_free_ char *cache = at("home/.cache/stockade"), *state = at("home/.local/state");
+	_cleanup_free_ char *cache = tree_at("home/.cache/stockade"), *state = tree_at("home/.local/state");
 	struct stat st;
 	ok(lstat(cache, &st) < 0 && errno == ENOENT, "building made no cache directory");
 	ok(lstat(state, &st) < 0 && errno == ENOENT, "building made no state directory");
@@ -183,7 +156,7 @@ static void test_defaults(void)
 static void test_layers(void)
 {
 	struct layer first = { 0 }, second = { 0 };
-	first.dir = xstrdup(base);
+	first.dir = xstrdup(tree_base);
 	first.net_set = true;
 	first.net = NET_ON;
 	first.net_source = (struct source){ .kind = SOURCE_FILE, .file = "first.ini", .line = 2, .key = "network" };
@@ -211,8 +184,8 @@ static void test_layers(void)
 
 struct bad {
 	const char *what;
-	const char *workspace;	/* relative to base, or absolute */
-	const char *rule;	/* --read PATH, relative to base */
+	const char *workspace;	/* relative to tree_base, or absolute */
+	const char *rule;	/* --read PATH, relative to tree_base */
 	enum access access;
 	const char *home;	/* --home */
 	enum policy_fault fault;
@@ -222,10 +195,10 @@ struct bad {
 
 static void test_failures(void)
 {
-	make("notdir", 0644);
-	make("open-home", S_IFDIR | 0777);
-	chmod(base, 0755);
-	_cleanup_free_ char *open_home = at("open-home");
+	tree_file("notdir", 0644);
+	tree_dir("open-home");
+	chmod(tree_base, 0755);
+	_cleanup_free_ char *open_home = tree_at("open-home");
 	chmod(open_home, 0777);
 	const struct bad bads[] = {
 		{ "the home as the workspace", "home", NULL, 0, NULL, POLICY_WORKSPACE_HOLDS_HOME, 0, "--workspace" },
@@ -245,14 +218,14 @@ static void test_failures(void)
 	for (size_t i = 0; i < ARRAY_SIZE(bads); i++) {
 		const struct bad *b = &bads[i];
 		struct layer l = { 0 };
-		l.workspace = b->workspace[0] == '/' || strchr(b->workspace, '\n') ? xstrdup(b->workspace) : at(b->workspace);
+		l.workspace = b->workspace[0] == '/' || strchr(b->workspace, '\n') ? xstrdup(b->workspace) : tree_at(b->workspace);
 		l.workspace_source = SOURCE_OPTION_OF("--workspace");
 		if (b->rule) {
-			_cleanup_free_ char *path = *b->rule ? at(b->rule) : xstrdup("");
+			_cleanup_free_ char *path = *b->rule ? tree_at(b->rule) : xstrdup("");
 			layer_add_rule(&l, path, b->access, SOURCE_OPTION_OF(b->access == ACCESS_READ ? "--read" : "--write"));
 		}
 		if (b->home) {
-			l.home = at(b->home);
+			l.home = tree_at(b->home);
 			l.home_source = SOURCE_OPTION_OF("--home");
 		}
 		_cleanup_strv_ char **env = environment();
@@ -271,12 +244,9 @@ static void test_failures(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/stockade-test-defaults-XXXXXX";
-	base = mkdtemp(tmpl);
-	if (!base)
-		tap_skip_all("cannot make a temporary directory");
-	home = at("home");
-	ws = at("ws");
+	tree_begin("defaults");
+	home = tree_at("home");
+	ws = tree_at("ws");
 	/* A user of the test's own: the caller's real state and cache
 	 * directories stay out of it. */
 	unsetenv("XDG_CACHE_HOME");
@@ -286,6 +256,6 @@ int main(void)
 	test_failures();
 	free(home);
 	free(ws);
-	nftw(base, unlink_cb, 64, FTW_DEPTH | FTW_PHYS);
+	tree_end();
 	return tap_done();
 }

@@ -15,29 +15,13 @@
 #include "policy/env.h"
 #include "tests/golden.h"
 #include "tests/tap.h"
+#include "tests/tree.h"
 
-static char *base;
 
-static char *at(const char *rel)
-{
-	return path_join(base, rel);
-}
-
-static void make(const char *rel, bool dir)
-{
-	_cleanup_free_ char *path = at(rel);
-	if (dir ? mkdir(path, 0755) < 0 : close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0755)) < 0)
-		diag("cannot make %s: %m", path);
-}
-
-static int unlink_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void add(struct policy *p, const char *rel, enum access a, unsigned flags, struct source src, const char *origin)
 {
-	_cleanup_free_ char *path = at(rel);
+	_cleanup_free_ char *path = tree_at(rel);
 	policy_add_rule(p, path, a, flags, src, origin);
 }
 
@@ -46,20 +30,20 @@ static void fixed_policy(struct policy *p)
 	static const char *const dirs[] = { "ws", "ws/.git", "ws/.git/hooks", "ws/secrets", "ws/docs", "ws/src",
 					    "sys", "sys/bin", "home", "home/.ssh", "cache", "run" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		make(dirs[i], true);
-	make("ws/.env", false);
-	make("ws/README", false);
-	make("sys/bin/tool", false);
-	make("home/.gitconfig", false);
+		tree_dir(dirs[i]);
+	tree_file("ws/.env", 0755);
+	tree_file("ws/README", 0755);
+	tree_file("sys/bin/tool", 0755);
+	tree_file("home/.gitconfig", 0755);
 
 	policy_init(p);
 	p->uid = 1000;
 	p->gid = 1000;
-	p->workspace = at("ws");
-	p->cwd = at("ws");
-	p->user_home = at("home");
-	p->cache_dir = at("cache");
-	p->state_dir = at("state");
+	p->workspace = tree_at("ws");
+	p->cwd = tree_at("ws");
+	p->user_home = tree_at("home");
+	p->cache_dir = tree_at("cache");
+	p->state_dir = tree_at("state");
 	p->net = NET_LOOPBACK;
 	p->net_source = SOURCE_DEFAULT_OF("network");
 	add(p, "sys", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("system"), "default: system tree");
@@ -78,10 +62,10 @@ static void fixed_policy(struct policy *p)
 	p->argv = strv_new();
 	strv_add(&p->argv, "tool");
 	strv_add(&p->argv, "--flag");
-	p->program = at("sys/bin/tool");
+	p->program = tree_at("sys/bin/tool");
 	char *caller[] = { "PATH=/usr/bin:/bin", "GITHUB_TOKEN=ghp_x", "LANG=C", NULL };
 	env_begin(&p->env, caller, NULL, 0);
-	_cleanup_free_ char *xdg = at("cache/xdg");
+	_cleanup_free_ char *xdg = tree_at("cache/xdg");
 	env_put(&p->env, "XDG_CACHE_HOME", xdg, "stockade's own build cache");
 }
 
@@ -93,7 +77,7 @@ static int rule_cmp(const void *a, const void *b)
 static void check(const struct policy *p, enum backend backend, const char *why, const char *golden)
 {
 	static const struct host host = { .landlock_abi = 7, .yama = -1 };
-	_cleanup_free_ char *tmpdir = xstrcat3("TMPDIR=", base, "/run");
+	_cleanup_free_ char *tmpdir = xstrcat3("TMPDIR=", tree_base, "/run");
 	char *environ[] = { tmpdir, NULL };
 	struct plan pl;
 	plan_init(&pl, backend);
@@ -115,7 +99,7 @@ static void check(const struct policy *p, enum backend backend, const char *why,
 	fclose(f);
 
 	_cleanup_free_ char *no_run = golden_replace(text, strrchr(pl.places.run_dir, '/') + 1, "run-@RANDOM@");
-	_cleanup_free_ char *no_base = golden_replace(no_run, base, "@T@");
+	_cleanup_free_ char *no_base = golden_replace(no_run, tree_base, "@T@");
 	_cleanup_free_ char *got = golden_drop_lines(no_base, "(default: system)\n");
 	_cleanup_free_ char *name = xstrcat3("tests/golden/", golden, "");
 	golden_check(name, got, strlen(got), golden);
@@ -130,16 +114,13 @@ static void check(const struct policy *p, enum backend backend, const char *why,
 
 int main(void)
 {
-	char tmpl[] = "/tmp/stockade-test-explain-XXXXXX";
-	base = mkdtemp(tmpl);
-	if (!base)
-		tap_skip_all("cannot make a temporary directory");
+	tree_begin("explain");
 	struct policy p;
 	fixed_policy(&p);
 	check(&p, BACKEND_NAMESPACES, "user namespaces work here", "explain-namespaces.txt");
 	check(&p, BACKEND_LANDLOCK, "chosen with --backend", "explain-landlock.txt");
 	check(&p, BACKEND_NONE, "--mode off", "explain-none.txt");
 	policy_free(&p);
-	nftw(base, unlink_cb, 64, FTW_DEPTH | FTW_PHYS);
+	tree_end();
 	return tap_done();
 }

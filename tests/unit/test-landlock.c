@@ -19,6 +19,7 @@
 #include "lib/util.h"
 #include "landlock/internal.h"
 #include "tests/tap.h"
+#include "tests/tree.h"
 
 #define FS(x) LANDLOCK_ACCESS_FS_##x
 
@@ -135,64 +136,16 @@ static void test_rights(void)
 
 /* ---- trees ---- */
 
-static char *base;
-
-static char *at(const char *rel)
-{
-	return xasprintf("%s/%s", base, rel);
-}
-
-static void mkdirs(const char *rel)
-{
-	_cleanup_free_ char *p = at(rel);
-	for (char *s = p + strlen(base) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			diag("mkdir %s: %m", p);
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		diag("mkdir %s: %m", p);
-}
-
-static void mkfile(const char *rel)
-{
-	_cleanup_free_ char *p = at(rel);
-	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		diag("create %s: %m", p);
-	else
-		close(fd);
-}
-
-static void mklink(const char *target, const char *rel)
-{
-	_cleanup_free_ char *p = at(rel);
-	if (symlink(target, p) < 0)
-		diag("symlink %s: %m", p);
-}
-
-static int unlink_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	return remove(path) < 0 ? -1 : 0;
-}
-
-static void remove_tree(const char *path)
-{
-	if (nftw(path, unlink_cb, 64, FTW_DEPTH | FTW_PHYS) < 0)
-		diag("cannot remove %s: %m", path);
-}
-
 static void add(struct policy *p, const char *rel, enum access a, unsigned flags, const char *origin)
 {
-	_cleanup_free_ char *path = at(rel);
+	_cleanup_free_ char *path = tree_at(rel);
 	policy_add_rule(p, path, a, flags, SOURCE_DEFAULT_OF("test"), origin);
 }
 
 /* ---- checking a plan ---- */
 
 struct want {
-	const char *rel;	/* relative to base */
+	const char *rel;	/* relative to tree_base */
 	uint64_t access;
 	bool dir;
 	bool carve;
@@ -201,7 +154,7 @@ struct want {
 
 static const struct landlock_rule *find_rule(const struct landlock_plan *plan, const char *rel)
 {
-	_cleanup_free_ char *p = at(rel);
+	_cleanup_free_ char *p = tree_at(rel);
 	const struct landlock_rule *found = NULL;
 	for (size_t i = 0; i < plan->n_rules; i++)
 		if (streq(plan->rules[i].path, p)) {
@@ -254,7 +207,7 @@ static void check_rules(const char *what, const struct landlock_plan *plan, cons
  * masks them). */
 static uint64_t effective(const struct landlock_plan *plan, const char *rel, bool dir)
 {
-	_cleanup_free_ char *p = at(rel);
+	_cleanup_free_ char *p = tree_at(rel);
 	uint64_t m = 0;
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
@@ -276,7 +229,7 @@ static uint64_t effective(const struct landlock_plan *plan, const char *rel, boo
 
 static bool rule_under(const struct landlock_plan *plan, const char *rel)
 {
-	_cleanup_free_ char *p = at(rel);
+	_cleanup_free_ char *p = tree_at(rel);
 	for (size_t i = 0; i < plan->n_rules; i++)
 		if (path_is_beneath(plan->rules[i].path, p))
 			return true;
@@ -287,17 +240,17 @@ static bool rule_under(const struct landlock_plan *plan, const char *rel)
 
 static void make_workspace_a(void)
 {
-	mkdirs("a/.git/hooks");
-	mkfile("a/.git/HEAD");
-	mkfile("a/.env");
-	mkfile("a/.envrc");
-	mkdirs("a/src");
-	mkfile("a/src/main.c");
-	mkfile("a/README");
-	mklink("src", "a/link");
-	mklink("nowhere", "a/dangling");
-	_cleanup_free_ char *outside = at("a/src/main.c");
-	mklink(outside, "a/abslink");
+	tree_dir("a/.git/hooks");
+	tree_file("a/.git/HEAD", 0644);
+	tree_file("a/.env", 0644);
+	tree_file("a/.envrc", 0644);
+	tree_dir("a/src");
+	tree_file("a/src/main.c", 0644);
+	tree_file("a/README", 0644);
+	tree_link("src", "a/link");
+	tree_link("nowhere", "a/dangling");
+	_cleanup_free_ char *outside = tree_at("a/src/main.c");
+	tree_link(outside, "a/abslink");
 }
 
 static void policy_a(struct policy *p)
@@ -346,7 +299,7 @@ static void test_workspace_a(void)
 	FILE *f = open_memstream(&text, &len);
 	landlock_plan_print(f, &plan);
 	fclose(f);
-	_cleanup_free_ char *line = xasprintf("  %s/a/ read_dir  (carved from --write .)\n", base);
+	_cleanup_free_ char *line = xasprintf("  %s/a/ read_dir  (carved from --write .)\n", tree_base);
 	ok(text && strstr(text, line), "(a) explain prints the workspace's listing grant as carved");
 	free(text);
 
@@ -361,13 +314,13 @@ static void test_hide_deep(void)
 {
 	const int abi = 7;
 	const uint64_t rd = FS(READ_DIR);
-	mkdirs("b/a/b");
-	mkfile("b/a/b/secret");
-	mkfile("b/a/b/other");
-	mkfile("b/a/a_file");
-	mkfile("b/top_file");
-	mkdirs("b/c");
-	mkfile("b/c/f");
+	tree_dir("b/a/b");
+	tree_file("b/a/b/secret", 0644);
+	tree_file("b/a/b/other", 0644);
+	tree_file("b/a/a_file", 0644);
+	tree_file("b/top_file", 0644);
+	tree_dir("b/c");
+	tree_file("b/c/f", 0644);
 
 	struct policy p;
 	policy_init(&p);
@@ -394,9 +347,9 @@ static void test_hide_deep(void)
 	landlock_plan_free(&plan);
 	policy_free(&p);
 
-	mkdirs("b2/vault/inner");
-	mkfile("b2/vault/key");
-	mkfile("b2/x");
+	tree_dir("b2/vault/inner");
+	tree_file("b2/vault/key", 0644);
+	tree_file("b2/x", 0644);
 	policy_init(&p);
 	add(&p, "b2", ACCESS_WRITE, 0, "ws");
 	add(&p, "b2/vault", ACCESS_HIDE, 0, "vault");
@@ -420,12 +373,12 @@ static void test_read_tree(void)
 {
 	const int abi = 5;
 	const uint64_t rd = FS(READ_DIR);
-	mkdirs("cargo/bin");
-	mkfile("cargo/bin/cargo");
-	mkdirs("cargo/registry/index");
-	mkfile("cargo/credentials.toml");
-	mkfile("cargo/config.toml");
-	mklink("/etc/hostname", "cargo/env");
+	tree_dir("cargo/bin");
+	tree_file("cargo/bin/cargo", 0644);
+	tree_dir("cargo/registry/index");
+	tree_file("cargo/credentials.toml", 0644);
+	tree_file("cargo/config.toml", 0644);
+	tree_link("/etc/hostname", "cargo/env");
 
 	struct policy p;
 	policy_init(&p);
@@ -450,10 +403,10 @@ static void test_read_tree(void)
 	policy_free(&p);
 
 	/* Nested: a write inside a read tree, a hide inside that write. */
-	mkdirs("n/w/sub");
-	mkfile("n/w/s");
-	mkfile("n/w/f");
-	mkfile("n/other");
+	tree_dir("n/w/sub");
+	tree_file("n/w/s", 0644);
+	tree_file("n/w/f", 0644);
+	tree_file("n/other", 0644);
 	policy_init(&p);
 	add(&p, "n", ACCESS_READ, 0, "read n");
 	add(&p, "n/w", ACCESS_WRITE, 0, "write n/w");
@@ -477,12 +430,12 @@ static void test_read_tree(void)
 
 static void make_workspace_d(void)
 {
-	mkdirs("d/.git/hooks");
-	mkfile("d/.git/config");
-	mkdirs("d/.vscode");
-	mkfile("d/.vscode/settings.json");
-	mkdirs("d/src");
-	mkfile("d/.env");
+	tree_dir("d/.git/hooks");
+	tree_file("d/.git/config", 0644);
+	tree_dir("d/.vscode");
+	tree_file("d/.vscode/settings.json", 0644);
+	tree_dir("d/src");
+	tree_file("d/.env", 0644);
 }
 
 static void policy_d(struct policy *p, bool with_hide)
@@ -565,8 +518,8 @@ static void test_no_carve(void)
 static void test_missing(void)
 {
 	const int abi = 6;
-	mkdirs("f/dir");
-	mkfile("f/file");
+	tree_dir("f/dir");
+	tree_file("f/file", 0644);
 	struct policy p;
 	policy_init(&p);
 	add(&p, "f", ACCESS_WRITE, 0, "ws");
@@ -782,7 +735,7 @@ static void time_plan(const char *what, const struct policy *p, size_t want_rule
 
 static void test_performance(void)
 {
-	_cleanup_free_ char *root = at("perf");
+	_cleanup_free_ char *root = tree_at("perf");
 	unsigned long long t0 = now_usec();
 	if (!ok(make_perf_tree(root), "(h) %d directories of %d files made", PERF_DIRS, PERF_FILES)) {
 		diag("cannot make the tree: %m");
@@ -827,7 +780,7 @@ static void test_performance(void)
 	policy_free(&p);
 
 	t0 = now_usec();
-	remove_tree(root);
+	tree_remove(root);
 	diag("(h) tree removed in %.0f ms", (now_usec() - t0) / 1000.0);
 }
 
@@ -841,7 +794,7 @@ int main(void)
 		diag("mkdtemp: %m");
 		return 1;
 	}
-	base = realpath(tmpl, NULL);
+	tree_base = realpath(tmpl, NULL);
 	make_workspace_a();
 	make_workspace_d();
 
@@ -855,9 +808,9 @@ int main(void)
 	test_procfs();
 	test_performance();
 
-	remove_tree(base);
+	tree_remove(tree_base);
 	struct stat st;
-	ok(lstat(base, &st) < 0 && errno == ENOENT, "the temporary tree is removed");
-	free(base);
+	ok(lstat(tree_base, &st) < 0 && errno == ENOENT, "the temporary tree is removed");
+	free(tree_base);
 	return tap_done();
 }

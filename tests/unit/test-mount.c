@@ -16,35 +16,19 @@
 #include "lib/util.h"
 #include "tests/golden.h"
 #include "tests/tap.h"
+#include "tests/tree.h"
 
-static char *base;
 
-static char *at(const char *rel)
-{
-	return path_join(base, rel);
-}
-
-static void make(const char *rel, bool dir)
-{
-	_cleanup_free_ char *path = at(rel);
-	if (dir ? mkdir(path, 0755) < 0 : close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		diag("cannot make %s: %m", path);
-}
-
-static int unlink_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	return remove(path);
-}
 
 static void add(struct policy *p, const char *rel, enum access a, unsigned flags)
 {
-	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : at(rel);
+	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : tree_at(rel);
 	policy_add_rule(p, path, a, flags, SOURCE_DEFAULT_OF("test"), rel);
 }
 
 static const struct mount_entry *find(const struct mount_plan *plan, const char *rel)
 {
-	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : at(rel);
+	_cleanup_free_ char *path = rel[0] == '/' ? xstrdup(rel) : tree_at(rel);
 	const struct mount_entry *found = NULL;
 	for (size_t i = 0; i < plan->n_entries; i++)
 		if (streq(plan->entries[i].target, path)) {
@@ -77,7 +61,7 @@ static char *plan_text(const struct mount_plan *plan)
 	fclose(f);
 	/* The tree's own path, and the host's merged-usr links, which differ
 	 * between machines, leave the golden file. */
-	_cleanup_free_ char *named = golden_replace(text, base, "@T@");
+	_cleanup_free_ char *named = golden_replace(text, tree_base, "@T@");
 	free(text);
 	return golden_drop_lines(named, "(default: system)");
 }
@@ -88,16 +72,16 @@ static void test_plan(void)
 					    "ws/ro/inner", "nowhere", "home", "tmp" };
 	static const char *const files[] = { "sys/f", "ws/.env", "nowhere/secret", "home/.gitconfig" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		make(dirs[i], true);
+		tree_dir(dirs[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		make(files[i], false);
-	_cleanup_free_ char *link = at("ws/link");
+		tree_file(files[i], 0755);
+	_cleanup_free_ char *link = tree_at("ws/link");
 	if (symlink("/etc", link) < 0)
 		diag("symlink: %m");
 
 	struct policy p;
 	policy_init(&p);
-	p.workspace = at("ws");
+	p.workspace = tree_at("ws");
 	add(&p, "sys", ACCESS_READ, RULE_SYSTEM);
 	add(&p, "sys/sub", ACCESS_READ, RULE_SYSTEM);
 	add(&p, "ws", ACCESS_WRITE, 0);
@@ -116,7 +100,7 @@ static void test_plan(void)
 	policy_sort(&p);
 
 	/* The places a backend makes: a fresh home and tmp, its devpts. */
-	_cleanup_free_ char *home = at("home"), *tmp = at("tmp");
+	_cleanup_free_ char *home = tree_at("home"), *tmp = tree_at("tmp");
 	struct rule places[] = {
 		{ .path = home, .access = ACCESS_WRITE, .flags = RULE_FRESH, .origin = (char *)"fresh home (tmpfs)" },
 		{ .path = tmp, .access = ACCESS_WRITE, .flags = RULE_FRESH, .origin = (char *)"private /tmp (tmpfs)" },
@@ -180,12 +164,9 @@ static void test_steps(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/stockade-test-mount-XXXXXX";
-	base = mkdtemp(tmpl);
-	if (!base)
-		tap_skip_all("cannot make a temporary directory");
+	tree_begin("mount");
 	test_plan();
 	test_steps();
-	nftw(base, unlink_cb, 64, FTW_DEPTH | FTW_PHYS);
+	tree_end();
 	return tap_done();
 }
