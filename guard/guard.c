@@ -202,6 +202,15 @@ static int options_check(const struct guard_options *o)
 	return 0;
 }
 
+/* This run's slot, and the mark that says a run began. */
+static int register_run(int lockfd, bool marked)
+{
+	int r = slot_take(lockfd);
+	if (r == 0 && !marked)
+		r = mark_write(lockfd, true);
+	return r;
+}
+
 static int failed(struct guard_failure *f, int r, enum guard_step step, char *path)
 {
 	if (f && r < 0) {
@@ -245,10 +254,7 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 	if (others && mr == 0) {
 		/* A run under way may have changed things already: its
 		 * baseline is the only true one. */
-		r = slot_take(lockfd);
-		if (r == 0 && !marked)
-			r = mark_write(lockfd, true);
-		if (r < 0) {
+		if ((r = register_run(lockfd, marked)) < 0) {
 			failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 			goto out_free;
 		}
@@ -287,10 +293,7 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 		objects_collect(&od, &next);
 	}
 	/* The mark last: a begin killed before it has run nothing. */
-	r = slot_take(lockfd);
-	if (r == 0 && !marked)
-		r = mark_write(lockfd, true);
-	if (r < 0) {
+	if ((r = register_run(lockfd, marked)) < 0) {
 		failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 		goto out_free;
 	}

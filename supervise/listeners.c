@@ -48,12 +48,17 @@ bool sv_host_address(struct supervisor *sv, const struct net_addr *a)
 	return false;
 }
 
-static bool run_bound(const struct supervisor *sv, ino_t inode)
+static bool inode_in(const ino_t *v, size_t n, ino_t inode)
 {
-	for (size_t i = 0; i < sv->n_bound; i++)
-		if (sv->bound[i] == inode)
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == inode)
 			return true;
 	return false;
+}
+
+static bool run_bound(const struct supervisor *sv, ino_t inode)
+{
+	return inode_in(sv->bound, sv->n_bound, inode);
 }
 
 struct listener_scan {
@@ -156,10 +161,7 @@ static int scan_family(struct supervisor *sv, int family, struct listener_scan *
 
 static bool is_reuseport(const struct supervisor *sv, ino_t inode)
 {
-	for (size_t i = 0; i < sv->n_reuseport; i++)
-		if (sv->reuseport[i] == inode)
-			return true;
-	return false;
+	return inode_in(sv->reuseport, sv->n_reuseport, inode);
 }
 
 struct exact {
