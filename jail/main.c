@@ -75,8 +75,7 @@ static int run(const struct options *o, unsigned long long start_us)
 		policy_free(&p);
 		return 125;
 	}
-	for (size_t i = 0; p.notes && p.notes[i]; i++)
-		log_note("%s", p.notes[i]);
+	say_skipped(&p);
 
 	/* 2. What this host can enforce, and the backend that fits. */
 	struct host h;

@@ -88,6 +88,19 @@ void say_policy_failure(const struct policy_failure *f)
 	}
 }
 
+void say_skipped(const struct policy *p)
+{
+	for (size_t i = 0; i < p->n_skipped; i++) {
+		const struct rule *r = &p->skipped[i];
+		if (r->source.kind == SOURCE_OPTION) {
+			log_note("%s '%s' does not exist: skipped", key_of(&r->source, "--hide"), r->path);
+		} else {
+			_cleanup_free_ char *at = where(&r->source);
+			log_note("%s '%s' (%s) does not exist: skipped", key_of(&r->source, "hide"), r->path, at);
+		}
+	}
+}
+
 void say_places_failure(const struct places_failure *f)
 {
 	const char *path = f->path ? f->path : "";

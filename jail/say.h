@@ -11,6 +11,8 @@
 #include "policy/report.h"
 
 void say_policy_failure(const struct policy_failure *f);
+/* The hide targets that did not exist, one note each. */
+void say_skipped(const struct policy *p);
 void say_places_failure(const struct places_failure *f);
 /* ending: at the end of the run (undoing), not at its start. */
 void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending);

@@ -214,9 +214,10 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 		int r = path_canonical(abs, &canon);
 		if (r < 0) {
 			if (lr->access == ACCESS_HIDE) {
-				_cleanup_free_ char *src = source_text(&lr->source);
-				policy_note(p, xasprintf("%s '%s' does not exist: skipped", lr->source.key ? lr->source.key : src,
-							 lr->path));
+				/* Nothing there to hide: said, never an error. */
+				p->skipped = xgrow(p->skipped, p->n_skipped, sizeof(*p->skipped));
+				p->skipped[p->n_skipped++] = (struct rule){ .path = xstrdup(lr->path), .access = lr->access,
+									    .source = lr->source };
 				continue;
 			}
 			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);

@@ -144,7 +144,9 @@ void policy_free(struct policy *p)
 	free(p->program);
 	strv_free(p->argv);
 	strv_free(p->env_decided);
-	strv_free(p->notes);
+	for (size_t i = 0; i < p->n_skipped; i++)
+		free(p->skipped[i].path);
+	free(p->skipped);
 	strv_free(p->files);
 	policy_init(p);
 }
@@ -167,12 +169,6 @@ char *source_text(const struct source *s)
 	return xstrcat3(open, ")", "");
 }
 
-void policy_note(struct policy *p, char *msg)
-{
-	if (!p->notes)
-		p->notes = strv_new();
-	strv_push(&p->notes, msg);
-}
 
 /* One copy of each origin: the defaults name a handful, for dozens of
  * rules. Takes s. */

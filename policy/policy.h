@@ -123,7 +123,8 @@ struct policy {
 	struct env env;		/* the command's environment, but for where the jail's home and tmp are */
 	char **env_decided;	/* names the user set, passed or unset: the jail's own values never replace them */
 
-	char **notes;		/* said once on stderr: skipped hide targets and the like */
+	struct rule *skipped;	/* hide rules on paths that do not exist: nothing to hide (path as written) */
+	size_t n_skipped;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
 };
@@ -142,9 +143,6 @@ int run_mode_from_name(const char *s, enum run_mode *ret);
 char *source_text(const struct source *s);
 
 void policy_init(struct policy *p);
-/* A note to say once on stderr (a skipped hide target and the like);
- * takes msg. */
-void policy_note(struct policy *p, char *msg);
 void policy_free(struct policy *p);
 
 /* Adds a rule on an absolute path; the path is normalised, never resolved.

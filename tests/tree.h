@@ -53,9 +53,10 @@ static inline void tree_link(const char *target, const char *rel)
 		diag("symlink %s: %m", p);
 }
 
+/* Never a chmod here: chmod follows a symlink, and the trees hold some
+ * that point out of them (at /etc). */
 static inline int tree_unlink_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	chmod(path, 0700);
 	return remove(path) < 0 ? -1 : 0;
 }
 

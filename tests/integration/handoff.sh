@@ -81,4 +81,30 @@ out=$(in_jail -- sh -c 'mv .git .git.bak; mkdir -p .git/hooks && echo evil >.git
 [ ! -e "$W/.git/hooks/post-checkout" ] && pass "a hook in a replaced .git is gone" || { fail "a hook in a replaced .git is gone"; diag "$out"; }
 [ -d "$W/.git.bak" ] || [ -f "$W/.git/HEAD" ] && pass "nothing of the repository is lost" || fail "nothing of the repository is lost"
 
+# The guard's own state damaged: a run that began and never ended (its
+# mark is set), and its baseline torn. stockade refuses (125), and says
+# which file is damaged, not "Bad message" about the workspace.
+manifest=$(find "$HOME/.local/state/stockade/guard" -name manifest 2>/dev/null | head -n 1)
+lock="$(dirname "${manifest:-/nonexistent/x}")/lock"
+if [ -f "$manifest" ] && [ -f "$lock" ]; then
+	cp "$manifest" "$T/manifest.good"
+	cp "$lock" "$T/lock.good"
+	printf 1 | dd of="$lock" bs=1 count=1 conv=notrunc status=none
+	truncate -s 40 "$manifest"
+	out=$(in_jail -- "$PROBE" write "$W/after-damage" 2>&1)
+	st=$?
+	if [ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' &&
+		printf '%s\n' "$out" | grep -q "the guard's baseline '$manifest' is damaged" &&
+		printf '%s\n' "$out" | grep -q '^hint: '; then
+		pass "a damaged baseline: refused (125), the damaged file named, with a hint"
+	else
+		fail "a damaged baseline: refused (125), the damaged file named, with a hint (status $st)"
+		diag "$out"
+	fi
+	cp "$T/manifest.good" "$manifest"
+	cp "$T/lock.good" "$lock"
+else
+	fail "the guard's state of this workspace is there to damage"
+fi
+
 plan_done

@@ -125,8 +125,8 @@ static void test_defaults(void)
 	ok(x && x->source.kind == SOURCE_OPTION && streq(x->source.key, "--read"), "its source: the option --read");
 	ok(p.uid != 0 || rule_on(&p, "/root", ACCESS_HIDE), "run as root: root's home is hidden");
 	ok(!rule_on(&p, ".", ACCESS_READ), "neither '.' nor an empty or relative PATH entry is granted");
-	ok(p.notes && strstr(p.notes[0], "--hide") && strstr(p.notes[0], "does not exist: skipped"),
-	   "a --hide target that does not exist: a note");
+	ok(p.n_skipped == 1 && streq(p.skipped[0].path, nope) && streq(p.skipped[0].source.key, "--hide"),
+	   "a --hide target that does not exist: skipped, named with its option");
 	_cleanup_free_ char *cargo = tree_at("home/.cargo/bin/cargo");
 	is_str(p.program, cargo, "the program, resolved on PATH");
 	expect_rule(&p, "home/.cargo/bin/cargo", ACCESS_READ, "the command's program");

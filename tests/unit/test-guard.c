@@ -760,7 +760,11 @@ static void test_torn_manifest(void)
 	ok(truncate(manifest, 40) == 0, "its manifest torn");
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
-	is_int(guard_begin(&f.o, &g, &rep, NULL), -EBADMSG, "the next guard_begin refuses");
+	struct guard_failure gf = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, &gf), -EBADMSG, "the next guard_begin refuses");
+	ok(gf.step == GUARD_STEP_BASELINE && gf.path && streq(gf.path, manifest),
+	   "and names the torn manifest, not the workspace (got '%s')", gf.path ? gf.path : "-");
+	guard_failure_free(&gf);
 	ok(!g, "and begins nothing");
 	guard_report_free(&rep);
 	ok(exists(f.ws, ".git/hooks/pre-commit"), "the change is left for the user to judge");
