@@ -86,9 +86,9 @@ $(BUILD)/gen/filters.c: $(BUILD)/tools/gen-filters
 $(BUILD)/gen/filters.o: $(BUILD)/gen/filters.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS) tests/tap.h tests/golden.h
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(TEST_OBJS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -MMD -MP -o $@ $< $(TEST_OBJS) $(TEST_LIBS)
 
 # Helpers run inside the jail and under it: plain programs, no sanitizer,
 # so that what they report is the kernel's answer and nothing else.
@@ -150,4 +150,4 @@ uninstall:
 clean:
 	rm -rf build build-asan build-analyze stockade
 
--include $(patsubst %.c,$(BUILD)/%.d,$(SRCS))
+-include $(patsubst %.c,$(BUILD)/%.d,$(SRCS)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%.d,$(UNIT_SRCS))
