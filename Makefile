@@ -57,7 +57,9 @@ MAIN_OBJ := $(BUILD)/jail/main.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
-HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS))
+# The probe is a program of several files, in a folder of its own.
+PROBE_SRCS := $(wildcard tests/helpers/probe/*.c)
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS)) $(BUILD)/tests/probe
 
 .PHONY: all tests check asan bench install uninstall analyze clean
 
@@ -92,9 +94,14 @@ $(BUILD)/tests/test-%: tests/unit/test-%.c $(TEST_OBJS)
 
 # Helpers run inside the jail and under it: plain programs, no sanitizer,
 # so that what they report is the kernel's answer and nothing else.
+HELPER_CFLAGS = -std=gnu11 -D_GNU_SOURCE -I. $(WARNINGS) -O1 -g
 $(BUILD)/tests/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE -I. $(WARNINGS) -O1 -g -o $@ $< -Wl,--as-needed -lpthread $(shell $(PKG_CONFIG) --libs libseccomp)
+	$(CC) $(HELPER_CFLAGS) -o $@ $< -Wl,--as-needed -lpthread $(shell $(PKG_CONFIG) --libs libseccomp)
+
+$(BUILD)/tests/probe: $(PROBE_SRCS) tests/helpers/probe/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $(PROBE_SRCS) -Wl,--as-needed -lpthread
 
 tests: $(BUILD)/stockade $(UNIT_BINS) $(HELPER_BINS)
 

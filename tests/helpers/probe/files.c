@@ -1,0 +1,272 @@
+/* probe: files and descriptors. */
+#include "tests/helpers/probe/probe.h"
+
+/* ---------------------------------------------------------------- files */
+
+int op_read(char **a)
+{
+	static char buf[MAX_READ];
+	size_t total = 0;
+	int fd = open(a[0], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	while (total < sizeof(buf)) {
+		ssize_t n = read(fd, buf + total, sizeof(buf) - total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			emit_bytes(buf, total);
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		total += (size_t)n;
+	}
+	close(fd);
+	emit_bytes(buf, total);
+	return 0;
+}
+
+static int write_probe_line(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+	int e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, "probe\n", 6) != 6)
+		e = errno ? errno : EIO;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	return e;
+}
+
+int op_write(char **a)
+{
+	return write_probe_line(a[0], O_WRONLY | O_CREAT | O_TRUNC);
+}
+
+int op_append(char **a)
+{
+	return write_probe_line(a[0], O_WRONLY | O_CREAT | O_APPEND);
+}
+
+int op_mkdir(char **a) { return raw_result(mkdir(a[0], 0755)); }
+int op_rmdir(char **a) { return raw_result(rmdir(a[0])); }
+int op_unlink(char **a) { return raw_result(unlink(a[0])); }
+int op_rename(char **a) { return raw_result(rename(a[0], a[1])); }
+int op_link(char **a) { return raw_result(link(a[0], a[1])); }
+int op_symlink(char **a) { return raw_result(symlink(a[0], a[1])); }
+int op_mkfifo(char **a) { return raw_result(mkfifo(a[0], 0644)); }
+int op_truncate(char **a) { return raw_result(truncate(a[0], 0)); }
+
+int op_mknod_char(char **a)
+{
+	/* 1:3 is /dev/null: a device node the jail must not be able to make. */
+	return raw_result(mknod(a[0], S_IFCHR | 0644, makedev(1, 3)));
+}
+
+int fill_sockaddr_un(struct sockaddr_un *sun, socklen_t *ret_len, const char *name,
+			    bool abstract)
+{
+	size_t len = strlen(name);
+
+	/* A path needs room for its NUL; an abstract name starts with a NUL
+	 * and is exactly as long as the address length says, with no NUL at
+	 * the end. Either way the length is the name's plus one. */
+	if (len + 1 > sizeof(sun->sun_path))
+		return ENAMETOOLONG;
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path + (abstract ? 1 : 0), name, len);
+	*ret_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+	return 0;
+}
+
+int op_mksock(char **a)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int e, fd;
+
+	if ((e = fill_sockaddr_un(&sun, &len, a[0], false)))
+		return e;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	e = bind(fd, (struct sockaddr *)&sun, len) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+int op_open_trunc(char **a)
+{
+	int fd = open(a[0], O_RDONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+int op_ftruncate(char **a)
+{
+	int fd = open(a[0], O_RDWR | O_CLOEXEC);
+	int e;
+
+	if (fd < 0)
+		return errno;
+	e = ftruncate(fd, 0) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+static int compare_names(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int op_ls(char **a)
+{
+	DIR *d = opendir(a[0]); /* glibc opens it O_CLOEXEC */
+	char **names = NULL;
+	size_t count = 0, cap = 0;
+	struct dirent *de;
+	int e = 0;
+
+	if (!d)
+		return errno;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			e = errno;
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (count == cap) {
+			char **grown;
+			cap = cap ? cap * 2 : 64;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				abort();
+			names = grown;
+		}
+		if (!(names[count++] = strdup(de->d_name)))
+			abort();
+	}
+	closedir(d);
+	if (count)
+		qsort(names, count, sizeof(*names), compare_names);
+	for (size_t i = 0; i < count; i++) {
+		printf("%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return e;
+}
+
+int op_stat(char **a)
+{
+	struct stat st;
+
+	if (lstat(a[0], &st) < 0)
+		return errno;
+	printf("mode=%o size=%lld\n", (unsigned)st.st_mode, (long long)st.st_size);
+	return 0;
+}
+
+int op_exec(char **a)
+{
+	/* a[] is the tail of main's argv, so it is NULL-terminated already. */
+	fflush(stdout);
+	execv(a[0], a);
+	return errno;
+}
+
+int op_cwd(char **a)
+{
+	char buf[PATH_MAX];
+
+	if (!getcwd(buf, sizeof(buf)))
+		return errno;
+	printf("%s\n", buf);
+	return 0;
+}
+
+int op_env(char **a)
+{
+	const char *v = getenv(a[0]);
+
+	if (v)
+		printf("%s=%s\n", a[0], v);
+	else
+		printf("%s unset\n", a[0]);
+	return 0;
+}
+
+int op_environ(char **a)
+{
+	extern char **environ;
+
+	for (char **e = environ; *e; e++)
+		printf("%s\n", *e);
+	return 0;
+}
+
+int op_fds(char **a)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int leaked = 0;
+
+	if (!d)
+		return errno;
+	while ((de = readdir(d))) {
+		char link[64], target[PATH_MAX];
+		ssize_t n;
+		long fd;
+		char *end;
+
+		fd = strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name)
+			continue;
+		if (fd <= 2 || fd == dirfd(d))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			snprintf(target, sizeof(target), "? (%s)", errno_name(errno));
+		else
+			target[n] = '\0';
+		printf("fd %ld -> %s\n", fd, target);
+		leaked++;
+	}
+	closedir(d);
+	if (leaked) {
+		printf("probe: leaked %d\n", leaked);
+		return REPORTED;
+	}
+	return 0;
+}
+
+int op_caps(char **a)
+{
+	static const char *const keys[] = { "CapInh:", "CapPrm:", "CapEff:", "CapBnd:",
+					    "CapAmb:", "NoNewPrivs:" };
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+
+	if (!f)
+		return errno;
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
+				fputs(line, stdout);
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,286 @@
+/* probe: processes, ids and the terminal. */
+#include "tests/helpers/probe/probe.h"
+
+/* ------------------------------------------------------------ processes */
+
+int op_kill(char **a)
+{
+	pid_t pid = (pid_t)parse_long(a[0], "pid");
+	int sig = parse_signal(a[1]);
+
+	return raw_result(kill(pid, sig));
+}
+
+int op_ptrace(char **a)
+{
+	pid_t pid = (pid_t)parse_long(a[0], "pid");
+	int status;
+
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) < 0)
+		return errno;
+	/* Attaching stops the tracee; wait for that stop, then let it go. */
+	waitpid(pid, &status, __WALL);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	return 0;
+}
+
+int op_pidfd_getfd(char **a)
+{
+	pid_t pid = (pid_t)parse_long(a[0], "pid");
+	int target_fd = (int)parse_long(a[1], "fd");
+	char link[64], target[PATH_MAX];
+	int pidfd, fd, e;
+	ssize_t n;
+
+	/* Both descriptors are close-on-exec by the kernel's own rule. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return errno;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, target_fd, 0);
+	e = errno;
+	close(pidfd);
+	if (fd < 0)
+		return e;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n < 0 ? 0 : n] = '\0';
+	printf("got fd %d -> %s\n", fd, target);
+	close(fd);
+	return 0;
+}
+
+int op_read_mem(char **a)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/mem", parse_long(a[0], "pid"));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+int op_read_environ(char **a)
+{
+	static char buf[MAX_READ];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/environ", parse_long(a[0], "pid"));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = '\n';
+	emit_bytes(buf, (size_t)n);
+	return 0;
+}
+
+int op_sleep(char **a)
+{
+	sleep_seconds(parse_seconds(a[0]));
+	return 0;
+}
+
+/* The grandchild reports back through a pipe, so that "probe: ok" means
+ * the orphan exists and FILE holds its pid. */
+struct orphan_report {
+	int err;
+	pid_t pid;
+};
+
+int op_orphan(char **a)
+{
+	double seconds = parse_seconds(a[1]);
+	struct orphan_report r = { 0, 0 };
+	int p[2], status;
+	pid_t child;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return errno;
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		pid_t grandchild;
+
+		close(p[0]);
+		grandchild = fork();
+		if (grandchild != 0)
+			_exit(grandchild < 0 ? 1 : 0);
+
+		/* Let go of the test's output pipes, or a caller that reads the
+		 * probe's output to EOF would wait for the orphan. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		for (int fd = 0; fd <= 2; fd++) {
+			if (null >= 0)
+				dup2(null, fd);
+			else
+				close(fd);
+		}
+
+		r.pid = getpid();
+		if (setsid() < 0) {
+			r.err = errno;
+		} else {
+			int fd = open(a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			char buf[32];
+			int len = snprintf(buf, sizeof(buf), "%d\n", (int)r.pid);
+			if (fd < 0 || write(fd, buf, (size_t)len) != len)
+				r.err = errno ? errno : EIO;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (write(p[1], &r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		close(p[1]);
+		if (r.err)
+			_exit(1);
+		sleep_seconds(seconds);
+		_exit(0);
+	}
+	close(p[1]);
+	waitpid(child, &status, 0);
+	if (read(p[0], &r, sizeof(r)) != sizeof(r))
+		r.err = ECHILD;
+	close(p[0]);
+	if (r.err)
+		return r.err;
+	printf("orphan %d\n", (int)r.pid);
+	return 0;
+}
+
+int op_spawn_wait(char **a)
+{
+	double seconds = parse_seconds(a[0]);
+	int status;
+	pid_t child;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		sleep_seconds(seconds);
+		_exit(0);
+	}
+	printf("child %d\n", (int)child);
+	fflush(stdout);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	print_wait_status("child", status);
+	return 0;
+}
+
+int op_pgrp(char **a)
+{
+	pid_t tpgrp;
+
+	printf("pgrp %d\n", (int)getpgrp());
+	printf("sid %d\n", (int)getsid(0));
+	tpgrp = tcgetpgrp(0);
+	if (tpgrp < 0)
+		printf("tpgrp -1 %s\n", errno_name(errno));
+	else
+		printf("tpgrp %d\n", (int)tpgrp);
+	return 0;
+}
+
+static const int watched_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+				       SIGWINCH };
+
+static void on_watched_signal(int sig)
+{
+	/* Only async-signal-safe calls here: build the line, one write(2). */
+	const char *abbrev = sigabbrev_np(sig);
+	char line[48] = "got SIG";
+	size_t len = strlen(line);
+
+	for (; abbrev && *abbrev && len < sizeof(line) - 2; abbrev++)
+		line[len++] = *abbrev;
+	line[len++] = '\n';
+	if (write(STDOUT_FILENO, line, len) < 0)
+		return;
+}
+
+int op_signals(char **a)
+{
+	double seconds = parse_seconds(a[0]);
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_watched_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(watched_signals) / sizeof(watched_signals[0]); i++)
+		if (sigaction(watched_signals[i], &sa, NULL) < 0)
+			return errno;
+	printf("waiting\n");
+	fflush(stdout);
+	sleep_seconds(seconds);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ids */
+
+int op_chown(char **a)
+{
+	return raw_result(chown(a[0], (uid_t)parse_long(a[1], "uid"), (gid_t)parse_long(a[2], "gid")));
+}
+
+int op_setuid(char **a) { return raw_result(setuid((uid_t)parse_long(a[0], "uid"))); }
+int op_setgid(char **a) { return raw_result(setgid((gid_t)parse_long(a[0], "gid"))); }
+int op_setgroups(char **a) { return raw_result(setgroups(0, NULL)); }
+
+int op_id(char **a)
+{
+	gid_t groups[NGROUPS_MAX];
+	int n = getgroups(NGROUPS_MAX, groups);
+
+	printf("uid=%d euid=%d gid=%d egid=%d groups=", (int)getuid(), (int)geteuid(),
+	       (int)getgid(), (int)getegid());
+	for (int i = 0; i < n; i++)
+		printf("%s%d", i ? "," : "", (int)groups[i]);
+	putchar('\n');
+	return 0;
+}
+
+/* ------------------------------------------------------------- terminal */
+
+static int inject(const char *text, bool high_bits)
+{
+	for (const char *c = text; *c; c++) {
+		long r;
+		if (high_bits)
+			/* CVE-2019-10063: the kernel truncates the request to
+			 * 32 bits, a filter comparing all 64 does not. */
+			r = syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI | (0x123UL << 32), c);
+		else
+			r = ioctl(0, TIOCSTI, c);
+		if (r < 0)
+			return errno;
+	}
+	return 0;
+}
+
+int op_tiocsti(char **a) { return inject(a[0] ? a[0] : "id\n", false); }
+int op_tiocsti_high(char **a) { return inject(a[0] ? a[0] : "id\n", true); }
+
+int op_tioclinux(char **a)
+{
+	char subcode = 6; /* TIOCL_GETSHIFTSTATE: harmless on a VT, refused anyway */
+
+	return raw_result(ioctl(0, TIOCLINUX, &subcode));
+}

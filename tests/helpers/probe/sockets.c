@@ -1,0 +1,505 @@
+/* probe: sockets. */
+#include "tests/helpers/probe/probe.h"
+
+/* -------------------------------------------------------------- sockets */
+
+static const struct flag_name family_names[] = {
+	{ "inet", AF_INET },   { "inet6", AF_INET6 },	{ "unix", AF_UNIX }, { "netlink", AF_NETLINK },
+	{ "packet", AF_PACKET }, { "vsock", AF_VSOCK }, { "alg", AF_ALG },
+};
+static const struct flag_name type_names[] = {
+	{ "stream", SOCK_STREAM }, { "dgram", SOCK_DGRAM }, { "raw", SOCK_RAW },
+	{ "seqpacket", SOCK_SEQPACKET }, { "rdm", SOCK_RDM },
+};
+static const struct flag_name proto_names[] = {
+	{ "default", 0 },	 { "tcp", IPPROTO_TCP },   { "udp", IPPROTO_UDP },
+	{ "sctp", IPPROTO_SCTP }, { "mptcp", IPPROTO_MPTCP }, { "icmp", IPPROTO_ICMP },
+	{ "icmpv6", IPPROTO_ICMPV6 }, { "udplite", IPPROTO_UDPLITE },
+	/* netlink protocols */
+	{ "route", 0 },		 { "sock_diag", 4 },	   { "audit", 9 },
+	{ "generic", 16 },
+	/* AF_PACKET's ETH_P_ALL, in network order as socket(2) wants it */
+	{ "all", 0x0300 },
+};
+
+static long lookup_name(const struct flag_name *t, size_t n, const char *s, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, s) == 0)
+			return (long)t[i].flag;
+	return parse_long(s, what);
+}
+#define LOOKUP(table, s, what) lookup_name(table, sizeof(table) / sizeof(table[0]), s, what)
+
+int op_socket(char **a)
+{
+	int family = (int)LOOKUP(family_names, a[0], "family");
+	int type = (int)LOOKUP(type_names, a[1], "type");
+	int proto = (int)LOOKUP(proto_names, a[2], "protocol");
+
+	return close_if_fd(socket(family, type | SOCK_CLOEXEC, proto));
+}
+
+int op_socketpair_dgram(char **a)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno;
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+/* Numeric IPv4 or IPv6 (with %scope) literals only: no name resolution
+ * happens in the probe, so a test never depends on a resolver. */
+static void parse_inet(const char *host, const char *port, struct sockaddr_storage *ss,
+		       socklen_t *ret_len)
+{
+	struct addrinfo hints, *res;
+	int r;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	hints.ai_socktype = SOCK_STREAM;
+	r = getaddrinfo(host, port, &hints, &res);
+	if (r)
+		usage_error("bad address '%s' port '%s': %s", host, port, gai_strerror(r));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*ret_len = res->ai_addrlen;
+	freeaddrinfo(res);
+}
+
+static void set_timeouts(int fd, double send_seconds, double recv_seconds)
+{
+	struct timeval tv;
+
+	/* SO_SNDTIMEO bounds a blocking connect() too. */
+	tv.tv_sec = (time_t)send_seconds;
+	tv.tv_usec = (suseconds_t)((send_seconds - (double)tv.tv_sec) * 1e6);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	tv.tv_sec = (time_t)recv_seconds;
+	tv.tv_usec = (suseconds_t)((recv_seconds - (double)tv.tv_sec) * 1e6);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* After a connection: print what the peer says (up to 4 KiB, until it
+ * closes or goes quiet), so a test sees which listener it reached. */
+static void print_reply(int fd)
+{
+	char buf[MAX_SOCKET_READ];
+	size_t total = 0;
+
+	while (total < sizeof(buf)) {
+		ssize_t n = recv(fd, buf + total, sizeof(buf) - total, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+	emit_bytes(buf, total);
+	end_partial_line();
+}
+
+static int connect_and_read(const struct sockaddr *sa, socklen_t len)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno;
+	set_timeouts(fd, 10, 3);
+	if (connect(fd, sa, len) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	printf("connected\n");
+	fflush(stdout);
+	print_reply(fd);
+	close(fd);
+	return 0;
+}
+
+int op_connect_tcp(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	return connect_and_read((struct sockaddr *)&ss, len);
+}
+
+static int connect_unix(const char *name, bool abstract)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int e;
+
+	if ((e = fill_sockaddr_un(&sun, &len, name, abstract)))
+		return e;
+	return connect_and_read((struct sockaddr *)&sun, len);
+}
+
+int op_connect_unix(char **a) { return connect_unix(a[0], false); }
+int op_connect_abstract(char **a) { return connect_unix(a[0], true); }
+
+static int bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return -1;
+}
+
+static int bind_socket(const struct sockaddr *sa, socklen_t len, int type, int *ret_fd)
+{
+	int one = 1;
+	int fd = socket(sa->sa_family, type | SOCK_CLOEXEC, 0);
+
+	*ret_fd = -1;
+	if (fd < 0)
+		return errno;
+	if (sa->sa_family != AF_UNIX)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, sa, len) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int op_bind_tcp(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, e;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &fd)))
+		return e;
+	printf("bound %d\n", bound_port(fd));
+	close(fd);
+	return 0;
+}
+
+/* Accept for the given time; each connection gets "probe\n" and is closed. */
+static int listen_and_count(int fd, double seconds)
+{
+	double end = now_monotonic() + seconds;
+	int accepted = 0;
+
+	if (listen(fd, 64) < 0)
+		return errno;
+	if (bound_port(fd) >= 0)
+		printf("listening %d\n", bound_port(fd));
+	else
+		printf("listening\n");
+	fflush(stdout);
+	for (;;) {
+		double left = end - now_monotonic();
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int conn;
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (conn < 0)
+			continue;
+		accepted++;
+		if (send(conn, "probe\n", 6, MSG_NOSIGNAL) < 0) {
+			/* the peer may be gone already; it was still accepted */
+		}
+		close(conn);
+	}
+	printf("accepted %d\n", accepted);
+	return 0;
+}
+
+/* connect-cycles HOST N: a listener of its own on HOST, then N rounds of
+ * connect, accept, close; prints the microseconds per round. For the
+ * supervisor's benchmark. */
+int op_connect_cycles(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e;
+
+	parse_inet(a[0], "0", &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 128) < 0)
+		return errno;
+	len = sizeof(ss);
+	getsockname(lfd, (struct sockaddr *)&ss, &len);
+	long n = parse_long(a[1], "rounds");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++) {
+		int c = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0)
+			return errno;
+		if (connect(c, (struct sockaddr *)&ss, len) < 0)
+			return errno;
+		int s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0)
+			return errno;
+		close(s);
+		close(c);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3;
+	printf("us per round %.2f\n", us / (double)n);
+	close(lfd);
+	return 0;
+}
+
+/* listen-unbound: listen() on a TCP socket never bound, which binds it
+ * to the wildcard address and a port of the kernel's choosing. */
+int op_listen_unbound(char **a)
+{
+	(void)a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = listen(fd, 1) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+int op_listen_tcp(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, e;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &fd)))
+		return e;
+	e = listen_and_count(fd, parse_seconds(a[2]));
+	close(fd);
+	return e;
+}
+
+static int listen_unix(const char *name, bool abstract, const char *seconds)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd, e;
+
+	if ((e = fill_sockaddr_un(&sun, &len, name, abstract)))
+		return e;
+	if ((e = bind_socket((struct sockaddr *)&sun, len, SOCK_STREAM, &fd)))
+		return e;
+	e = listen_and_count(fd, parse_seconds(seconds));
+	close(fd);
+	return e;
+}
+
+int op_listen_unix(char **a) { return listen_unix(a[0], false, a[1]); }
+int op_listen_abstract(char **a) { return listen_unix(a[0], true, a[1]); }
+
+int op_udp_send(char **a)
+{
+	struct sockaddr_storage ss;
+	struct pollfd pfd;
+	socklen_t len;
+	char buf[MAX_SOCKET_READ];
+	ssize_t n;
+	int fd;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	n = sendto(fd, "probe\n", 6, 0, (struct sockaddr *)&ss, len);
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	printf("sent %zd\n", n);
+	fflush(stdout);
+	/* A reply, if the peer sends one (netpeer does), within a second. */
+	pfd = (struct pollfd){ fd, POLLIN, 0 };
+	if (poll(&pfd, 1, 1000) > 0) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0) {
+			emit_bytes(buf, (size_t)n);
+			end_partial_line();
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* TCP Fast Open: the data-carrying send connects implicitly, which is the
+ * point: it never passes through connect(2). */
+enum fastopen_call { FASTOPEN_SENDTO, FASTOPEN_SENDMSG, FASTOPEN_SENDMMSG };
+
+static int fastopen(char **a, enum fastopen_call call)
+{
+	struct sockaddr_storage ss;
+	char data[] = "probe\n";
+	struct iovec iov = { data, 6 };
+	socklen_t len;
+	ssize_t n;
+	int fd;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (fd < 0)
+		return errno;
+	set_timeouts(fd, 10, 3);
+	if (call == FASTOPEN_SENDTO) {
+		n = sendto(fd, data, 6, MSG_FASTOPEN | MSG_NOSIGNAL, (struct sockaddr *)&ss, len);
+	} else {
+		struct msghdr msg;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = &ss;
+		msg.msg_namelen = len;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		if (call == FASTOPEN_SENDMSG) {
+			n = sendmsg(fd, &msg, MSG_FASTOPEN | MSG_NOSIGNAL);
+		} else {
+			struct mmsghdr mm;
+			memset(&mm, 0, sizeof(mm));
+			mm.msg_hdr = msg;
+			n = sendmmsg(fd, &mm, 1, MSG_FASTOPEN | MSG_NOSIGNAL);
+			if (n == 1)
+				n = mm.msg_len;
+		}
+	}
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	printf("sent %zd\n", n);
+	fflush(stdout);
+	print_reply(fd);
+	close(fd);
+	return 0;
+}
+
+int op_fastopen(char **a) { return fastopen(a, FASTOPEN_SENDTO); }
+int op_sendmsg_fastopen(char **a) { return fastopen(a, FASTOPEN_SENDMSG); }
+int op_sendmmsg_fastopen(char **a) { return fastopen(a, FASTOPEN_SENDMMSG); }
+
+/* connect-race: a second thread rewrites the sockaddr that connect() is
+ * reading, between address 1 and address 2, as fast as it can. A checker
+ * that reads the address, approves it, and lets the kernel read it again
+ * (seccomp notify CONTINUE) loses this race some of the time. */
+struct race {
+	struct sockaddr_storage addr1, addr2, shared;
+	socklen_t len;
+	int stop;
+};
+
+static void *race_flipper(void *arg)
+{
+	struct race *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		memcpy(&r->shared, &r->addr2, r->len);
+		/* keep the compiler from dropping the store above as dead */
+		__asm__ volatile("" ::: "memory");
+		memcpy(&r->shared, &r->addr1, r->len);
+		__asm__ volatile("" ::: "memory");
+	}
+	return NULL;
+}
+
+static void map_v4_to_v6(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in v4 = *(struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	v6->sin6_family = AF_INET6;
+	v6->sin6_port = v4.sin_port;
+	v6->sin6_addr.s6_addr[10] = 0xff;
+	v6->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&v6->sin6_addr.s6_addr[12], &v4.sin_addr, 4);
+}
+
+static bool same_inet(const struct sockaddr_storage *x, const struct sockaddr_storage *y)
+{
+	if (x->ss_family != y->ss_family)
+		return false;
+	if (x->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)x, *b = (const void *)y;
+		return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+	}
+	if (x->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)x, *b = (const void *)y;
+		return a->sin6_port == b->sin6_port &&
+		       memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr)) == 0;
+	}
+	return false;
+}
+
+int op_connect_race(char **a)
+{
+	static struct race r;
+	long attempts = parse_long(a[4], "count");
+	long to1 = 0, to2 = 0, failed = 0;
+	socklen_t len1, len2;
+	pthread_t thread;
+	int e;
+
+	parse_inet(a[0], a[1], &r.addr1, &len1);
+	parse_inet(a[2], a[3], &r.addr2, &len2);
+	/* One socket family for both: a v4 address meets a v6 one as
+	 * ::ffff:a.b.c.d. */
+	if (r.addr1.ss_family != r.addr2.ss_family) {
+		if (r.addr1.ss_family == AF_INET)
+			map_v4_to_v6(&r.addr1);
+		else
+			map_v4_to_v6(&r.addr2);
+	}
+	r.len = r.addr1.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	memcpy(&r.shared, &r.addr1, r.len);
+	if ((e = pthread_create(&thread, NULL, race_flipper, &r)))
+		return e;
+	for (long i = 0; i < attempts; i++) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = socket(r.addr1.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0) {
+			failed++;
+			continue;
+		}
+		set_timeouts(fd, 1, 1);
+		if (connect(fd, (struct sockaddr *)&r.shared, r.len) == 0 &&
+		    getpeername(fd, (struct sockaddr *)&peer, &plen) == 0) {
+			if (same_inet(&peer, &r.addr2))
+				to2++;
+			else if (same_inet(&peer, &r.addr1))
+				to1++;
+			else
+				failed++; /* a torn address: neither */
+		} else {
+			failed++;
+		}
+		close(fd);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	printf("connected-to-2 %ld\n", to2);
+	printf("connected-to-1 %ld\n", to1);
+	printf("failed %ld\n", failed);
+	return 0;
+}
