@@ -124,7 +124,7 @@ $(BUILD)/tools/dump-filter: tools/dump-filter.c $(LIB_OBJS)
 # branch, main), built from git's own copy of it in $(BUILD)/base/REV.
 BASE ?=
 BASE_REV := $(if $(BASE),$(shell git rev-parse --short $(BASE) 2>/dev/null))
-BASE_STOCKADE := $(if $(BASE_REV),$(abspath $(BUILD)/base/$(BASE_REV)/build/stockade))
+BASE_STOCKADE := $(if $(BASE_REV),$(BUILD)/base/$(BASE_REV)/build/stockade)
 ifneq ($(BASE),)
 ifeq ($(BASE_REV),)
 $(error BASE=$(BASE) is not a revision git knows)
@@ -138,7 +138,7 @@ $(BUILD)/base/%/build/stockade:
 	$(MAKE) -C $(BUILD)/base/$* -s build/stockade
 
 bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
-	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(BASE_STOCKADE) \
+	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(if $(BASE_STOCKADE),$(abspath $(BASE_STOCKADE))) \
 		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 
 analyze:
