@@ -1,11 +1,14 @@
 #include "jail/places.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 
+#include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -136,9 +139,200 @@ static int populate_home(const struct policy *p, const char *home, struct places
 	return 0;
 }
 
+/* A run directory's lock, and why each step is where it is.
+ *
+ * base/run-X/lock is held with an open file description lock (F_OFD_SETLK,
+ * F_WRLCK) for as long as a stockade uses run-X: taken before the
+ * directory has that name, released when the descriptor's last copy
+ * closes (by stockade, or by the kernel when it is killed). The command
+ * never sees it: its grants are run-X/home and run-X/tmp, not run-X.
+ *
+ * The directory is made as base/new-X (the same X), its lock file made
+ * and locked in it, and only then renamed to run-X: a run-* directory with a lock file
+ * has had it held from the moment it had its name, so that a sweeper
+ * that takes the lock (without waiting) knows its stockade is gone. A
+ * run-* directory without one is an older stockade's, which locked
+ * nothing. A new-* directory lives the few microseconds between a mkdir
+ * and a rename, and between them its lock file is made but not yet
+ * locked: one changed less than STAGING_GRACE_S ago is someone's being
+ * made, whatever its lock says, and an older one was left by a stockade
+ * killed (or stopped) in between.
+ *
+ * The sweeper keeps the lock it took while it looks for holders and
+ * removes: a second sweeper finds it held and leaves the directory to
+ * the first. What a sweeper finds without any lock, a second may remove
+ * too: both tolerate what the other already took. */
+#define STAGING_GRACE_S 60
+/* Leftovers one run removes at most. */
+#define SWEEP_MAX 64
+
+static int lock_try(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	for (;;) {
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static int make_run_dir(struct places *pl, int base_fd)
+{
+	const char *name = strrchr(pl->run_dir, '/') + 1;
+	_cleanup_free_ char *staging = xstrcat3("new-", name + strlen("run-"), "");
+	if (mkdirat(base_fd, staging, 0700) < 0)
+		return -errno;
+	_cleanup_close_ int dir = openat(base_fd, staging, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int lock = -1;
+	int r = 0;
+	if (dir < 0 || (lock = openat(dir, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+		r = -errno;
+	if (r == 0)
+		r = lock_try(lock);
+	/* Never onto a directory of that name: another run's, however
+	 * unlikely two random names are the same. */
+	if (r == 0 && renameat2(base_fd, staging, base_fd, name, RENAME_NOREPLACE) < 0) {
+		r = -errno;
+		/* A file system without RENAME_NOREPLACE: rename(2), which
+		 * would replace an empty directory, once the name is free. */
+		if (r == -EINVAL && faccessat(base_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			r = renameat(base_fd, staging, base_fd, name) < 0 ? -errno : 0;
+	}
+	if (r < 0) {
+		(void)rm_rf_at(base_fd, staging);
+		return r;
+	}
+	pl->lock_fd = TAKE_FD(lock);
+	pl->made = true;
+	return 0;
+}
+
+static void add_note(struct places *pl, enum places_note_kind kind, int err, const char *path)
+{
+	pl->notes = xgrow(pl->notes, pl->n_notes, sizeof(*pl->notes));
+	pl->notes[pl->n_notes++] = (struct places_note){ .kind = kind, .err = err, .path = xstrdup(path) };
+}
+
+/* A directory in base left by another run, its lock held here (or -1:
+ * it has none). */
+struct leftover {
+	char *name;
+	int lock_fd;
+};
+
+/* Is base/name still some stockade's? 1 when it is (or is gone), 0 when
+ * not, its lock then taken into *ret_lock (-1 for a directory with none),
+ * or -errno when that cannot be told. */
+static int claim_leftover(int base_fd, const char *name, bool staging, int *ret_lock)
+{
+	*ret_lock = -1;
+	_cleanup_close_ int dir = openat(base_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 1 : -errno;
+	if (staging) {
+		struct stat st;
+		struct timespec now;
+		if (fstat(dir, &st) < 0)
+			return -errno;
+		clock_gettime(CLOCK_REALTIME, &now);
+		/* Its last change: the lock file made in it. */
+		if (now.tv_sec - st.st_mtim.tv_sec < STAGING_GRACE_S)
+			return 1;
+	}
+	int lock = openat(dir, "lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (lock < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int r = lock_try(lock);
+	if (r < 0) {
+		close(lock);
+		return r == -EAGAIN || r == -EACCES ? 1 : r;
+	}
+	*ret_lock = lock;
+	return 0;
+}
+
+/* The path of base as /proc shows the paths processes hold: the kernel's
+ * own spelling, whatever symlinks TMPDIR went through. */
+static char *proc_path_of(int fd)
+{
+	char buf[21], target[PATH_MAX];
+	_cleanup_free_ char *proc = xstrcat3("/proc/self/fd/", fmt_u64(buf, (uint64_t)fd), "");
+	ssize_t n = readlink(proc, target, sizeof(target) - 1);
+	if (n <= 0 || target[0] != '/')
+		return NULL;
+	target[n] = '\0';
+	return xstrdup(target);
+}
+
+/* Removes the run directories in base whose stockade is gone (killed
+ * before it removed its own) and that no process holds any more: the
+ * command's children outlive a killed stockade where no cgroup is
+ * delegated, and their files stay theirs while they run. A normal run,
+ * with nothing left in base, pays one getdents here; /proc is read only
+ * when something was left. */
+static void sweep(struct places *pl, int base_fd, uid_t uid)
+{
+	/* base_fd's own offset: nothing else reads it as a directory. */
+	char buf[DIR_BUF] __attribute__((aligned(8)));
+	struct dir_iter it = { .fd = base_fd, .buf = buf };
+	struct leftover *left = NULL;
+	size_t n = 0;
+	const struct dirent64 *de;
+	int err = 0;
+	/* A few at a time, each lock held until its directory is gone: the
+	 * rest go with the next runs. */
+	while (n < SWEEP_MAX && (de = dir_next(&it, &err))) {
+		bool staging = str_has_prefix(de->d_name, "new-");
+		if ((!staging && !str_has_prefix(de->d_name, "run-")) || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		int lock;
+		int r = claim_leftover(base_fd, de->d_name, staging, &lock);
+		if (r < 0) {
+			_cleanup_free_ char *path = path_join(pl->base, de->d_name);
+			add_note(pl, PLACES_NOTE_HOLDERS, -r, path);
+		}
+		if (r != 0)
+			continue;
+		left = xgrow(left, n, sizeof(*left));
+		left[n++] = (struct leftover){ .name = xstrdup(de->d_name), .lock_fd = lock };
+	}
+	if (err < 0)
+		add_note(pl, PLACES_NOTE_LIST, -err, pl->base);
+	if (n == 0)
+		return;
+
+	_cleanup_free_ char *seen = proc_path_of(base_fd);
+	char **dirs = xcalloc(n, sizeof(*dirs));
+	bool *held = xcalloc(n, sizeof(*held));
+	for (size_t i = 0; i < n; i++)
+		dirs[i] = path_join(seen ? seen : pl->base, left[i].name);
+	int r = seen ? dirs_held(dirs, n, uid, getpid(), held) : -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = path_join(pl->base, left[i].name);
+		if (r < 0) {
+			/* Without /proc nothing proves them unused: kept. */
+			add_note(pl, PLACES_NOTE_HOLDERS, -r, path);
+		} else if (!held[i]) {
+			int q = rm_rf_at(base_fd, left[i].name);
+			if (q < 0)
+				add_note(pl, PLACES_NOTE_REMOVE, -q, path);
+		}
+		/* The lock goes after the directory: no second sweeper
+		 * starts on it meanwhile. */
+		if (left[i].lock_fd >= 0)
+			close(left[i].lock_fd);
+		free(left[i].name);
+		free(dirs[i]);
+	}
+	free(dirs);
+	free(held);
+	free(left);
+}
+
 void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
-	*ret = (struct places){ 0 };
+	*ret = (struct places){ .lock_fd = -1 };
 	struct places *pl = ret;
 	/* A name of the run's own, chosen now so that the plan names the
 	 * paths it grants before they exist; the folder it goes in is
@@ -167,6 +361,10 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 		if (!p->home)
 			add_place(pl, pl->home, 0, "fresh home");
 		pl->populate_home = backend == BACKEND_LANDLOCK;
+		/* The namespace jail's home and /tmp are tmpfs in its own
+		 * mount namespace, gone with it: its run directory is an
+		 * empty mount point on the host. */
+		pl->sweep = true;
 	}
 	env_copy(&pl->env, &p->env);
 	env_point_into_jail(&pl->env, pl->home, pl->tmpdir, p->cwd, p->env_decided);
@@ -183,9 +381,18 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 	r = mkdir_private(pl->base, p->uid);
 	if (r < 0)
 		return fail(f, PLACES_BASE, -r, pl->base);
-	if (mkdir(pl->run_dir, 0700) < 0)
-		return fail(f, PLACES_RUN_DIR, errno, pl->run_dir);
-	pl->made = true;
+	_cleanup_close_ int base_fd = open(pl->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (base_fd < 0)
+		return fail(f, PLACES_BASE, errno, pl->base);
+	/* Before this run's directory exists: it is nobody's to sweep. */
+	if (pl->sweep)
+		sweep(pl, base_fd, p->uid);
+	/* Locked for every backend: a sweeping run must not take a namespace
+	 * jail's, where removing the mount point would detach the jail's
+	 * root from under it. */
+	r = make_run_dir(pl, base_fd);
+	if (r < 0)
+		return fail(f, PLACES_RUN_DIR, -r, pl->run_dir);
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const char *dir = pl->rules[i].path;
 		if (path_is_beneath(dir, pl->run_dir) && mkdir(dir, 0700) < 0)
@@ -198,8 +405,15 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 
 void places_remove(struct places *pl)
 {
-	if (pl->made)
+	if (pl->made) {
 		(void)rm_rf(pl->run_dir);
+		/* Only now: a directory that could not go is a leftover for
+		 * the next run to sweep. */
+		close(pl->lock_fd);
+	}
+	for (size_t i = 0; i < pl->n_notes; i++)
+		free(pl->notes[i].path);
+	free(pl->notes);
 	free(pl->base);
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		free(pl->rules[i].path);

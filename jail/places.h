@@ -7,12 +7,30 @@
 
 #include "policy/policy.h"
 
+/* What the housekeeping before a run could not do: never fatal, but said
+ * (jail/ makes each a note; TODO(jail/run.c, jail/say.c): not said yet). */
+enum places_note_kind {
+	PLACES_NOTE_LIST,	/* listing the base for what killed runs left */
+	PLACES_NOTE_HOLDERS,	/* telling whether a process still holds them */
+	PLACES_NOTE_REMOVE,	/* removing one nothing holds */
+};
+
+struct places_note {
+	enum places_note_kind kind;
+	int err;
+	char *path;	/* the base, or the directory left behind */
+};
+
 struct places {
 	char *home;		/* the jail's HOME */
 	char *tmpdir;		/* the jail's TMPDIR */
 	char *base;		/* the private folder run directories go in */
 	char *run_dir;		/* the run's own, in it: made for this run, removed after it */
 	bool made;		/* run_dir exists, and is this run's */
+	int lock_fd;		/* while made: run_dir/lock, held until run_dir is removed */
+	bool sweep;		/* before making it, remove what killed runs left in base */
+	struct places_note *notes;	/* that housekeeping's failures */
+	size_t n_notes;
 	bool populate_home;	/* the fresh home gets links to what the policy reads there */
 	struct rule *rules;	/* the places' own grants, for the backend's plans */
 	size_t n_rules;
@@ -44,7 +62,11 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 /* Makes them, and stockade's own directories where missing. The landlock
  * backend's home gets links to the toolchains, caches and git
  * configuration the policy lets it read, so that programs looking under
- * $HOME find them. */
+ * $HOME find them. The run directory is locked from before it has its
+ * name until places_remove(), and for the landlock backend and --mode off
+ * the directories earlier runs left in base (their stockade killed) are
+ * removed first, once nothing holds them: what of that fails is in
+ * pl->notes, and the run goes on. */
 int places_make(struct places *pl, const struct policy *p, struct places_failure *f);
 /* Removes the run directory and frees pl. */
 void places_remove(struct places *pl);

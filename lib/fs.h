@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* realpath(3) as -errno. */
@@ -14,5 +15,16 @@ int path_find_program(const char *word, const char *path_env, const char *cwd, c
  * writable by anyone else. */
 int mkdir_private(const char *dir, uid_t uid);
 /* Removes a tree without following any symlink inside it, making
- * read-only directories writable on the way. */
+ * read-only directories writable on the way, at any depth and with a
+ * bounded number of descriptors; nothing on another mount inside it is
+ * entered. The first failure is returned, and the rest removed all the
+ * same. */
 int rm_rf(const char *path);
+/* The same for name in dirfd. */
+int rm_rf_at(int dirfd, const char *name);
+
+/* Which of dirs (absolute, as the kernel writes paths in /proc) a process
+ * of uid holds: its cwd, its root, an open descriptor or a mapped file
+ * lies in it. ret_held[i] for dirs[i]; the process except is not looked
+ * at. Processes that cannot be read are taken to hold nothing. */
+int dirs_held(char *const *dirs, size_t n, uid_t uid, pid_t except, bool *ret_held);

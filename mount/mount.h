@@ -84,7 +84,8 @@ bool mount_step_is_path(enum mount_step step);
 void mount_describe(struct report *rep);
 
 /* In the jail's init, in its own user and mount namespaces: builds the
- * root on a tmpfs mounted at root_dir (an empty directory stockade made),
+ * root on a tmpfs mounted at root_dir (a directory stockade made, holding
+ * only its run's lock, which the tmpfs covers),
  * pivots into it and detaches the old root. Every source is opened
  * without following symlinks and bound from its descriptor, every target
  * pinned the same way, so a directory swapped for a symlink during setup
