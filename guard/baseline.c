@@ -386,9 +386,9 @@ static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry
 	}
 }
 
-static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth);
+static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, unsigned depth);
 
-static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth)
+static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const char *rel, unsigned depth)
 {
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -432,8 +432,6 @@ static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const cha
 		return 0;
 	}
 
-	if (gitdir_top)
-		e->flags |= ENTRY_GITDIR;
 	_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cfd < 0 || depth >= WALK_DEPTH_MAX) {
 		e->flags |= ENTRY_UNLISTED;
@@ -441,19 +439,15 @@ static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const cha
 		return 0;
 	}
 	_cleanup_strv_ char **names = NULL;
-	if (gitdir_top) {
-		names = handoff_gitdir_names();
-	} else {
-		r = dir_list(cfd, &names);
-		if (r < 0) {
-			s->b->v[idx].flags |= ENTRY_UNLISTED;
-			report_unguarded(s->rep, rel);
-			return 0;
-		}
+	r = dir_list(cfd, &names);
+	if (r < 0) {
+		s->b->v[idx].flags |= ENTRY_UNLISTED;
+		report_unguarded(s->rep, rel);
+		return 0;
 	}
 	for (size_t i = 0; names[i]; i++) {
 		_cleanup_free_ char *crel = path_join(rel, names[i]);
-		r = snap_tree(s, cfd, names[i], crel, false, depth + 1);
+		r = snap_tree(s, cfd, names[i], crel, depth + 1);
 		if (r < 0)
 			return r;
 	}
@@ -461,15 +455,16 @@ static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const cha
 }
 
 /* The first failure names the deepest entry it was about. */
-static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, bool gitdir_top, unsigned depth)
+static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, unsigned depth)
 {
-	int r = snap_tree_at(s, dfd, name, rel, gitdir_top, depth);
+	int r = snap_tree_at(s, dfd, name, rel, depth);
 	if (r < 0 && !s->failing)
 		s->failing = xstrdup(rel);
 	return r;
 }
 
-int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *prev,
+int baseline_take(const struct guard_options *o, int wfd, const struct handoff_repos *repos, struct objdir *od,
+		  const struct baseline *prev,
 		  struct baseline *ret, struct guard_report *rep, char **ret_failing)
 {
 	struct baseline b = { .workspace = xstrdup(o->workspace), .taken_ns = realtime_ns() };
@@ -482,7 +477,7 @@ int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, con
 		.prev = prev,
 		.rep = rep,
 	};
-	struct handoff_scan scan = guard_scan(o);
+	struct handoff_scan scan = guard_scan(o, repos);
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
 	int r = handoffs_discover(&scan, wfd, &parents, &b.roots);
 	for (size_t i = 0; r == 0 && b.roots.unguarded && b.roots.unguarded[i]; i++)
@@ -499,7 +494,7 @@ int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, con
 			}
 			continue;
 		}
-		r = snap_tree(&s, pfd, name, rt->path, rt->kind == HANDOFF_GITDIR, 0);
+		r = snap_tree(&s, pfd, name, rt->path, 0);
 	}
 	if (r == 0) {
 		baseline_sort(&b);

@@ -36,18 +36,22 @@
 
 #define SLOT_MAX 4096
 
-/* Opens the state directory of the workspace, made when missing. */
-static int state_open(const char *dir, int *ret_dirfd)
+/* Opens a private directory, made when missing: the state directory
+ * itself (at = AT_FDCWD: every component opened without following a
+ * symlink, for the path is the canonical one the policy checked, no part
+ * of it writable by the run, and a link put on the way since cannot lead
+ * elsewhere), or one in it. */
+static int state_open(int at, const char *dir, int *ret_dirfd)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT) {
-		int r = mkdir_private(dir, geteuid());
+	int fd = open_nofollow(at, dir, O_RDONLY | O_DIRECTORY, 0, 0);
+	if (fd == -ENOENT) {
+		int r = at == AT_FDCWD ? mkdir_private(dir, geteuid()) : mkdirat(at, dir, 0700) < 0 && errno != EEXIST ? -errno : 0;
 		if (r < 0)
 			return r;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = open_nofollow(at, dir, O_RDONLY | O_DIRECTORY, 0, 0);
 	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int r = -errno;
@@ -134,7 +138,9 @@ static int mark_write(int lockfd, bool set)
 struct guard {
 	struct guard_options o;	/* with copies of every string */
 	char *dir;		/* state_dir/guard/<hash of the workspace> */
+	int statefd;		/* state_dir, as opened at the begin */
 	int lockfd;		/* lock, holding this run's slot; -1 once ended */
+	char **handoffs;	/* the baseline's roots */
 };
 
 static void options_copy(struct guard_options *dst, const struct guard_options *o)
@@ -145,12 +151,19 @@ static void options_copy(struct guard_options *dst, const struct guard_options *
 		.user_home = o->user_home ? xstrdup(o->user_home) : NULL,
 		.file_cap = o->file_cap,
 		.total_cap = o->total_cap,
+		.gitdir_only = o->gitdir_only,
 	};
 	if (o->extra) {
 		char **extra = strv_new();
 		for (size_t i = 0; o->extra[i]; i++)
 			strv_add(&extra, o->extra[i]);
 		dst->extra = extra;
+	}
+	if (o->writable) {
+		char **w = strv_new();
+		for (size_t i = 0; o->writable[i]; i++)
+			strv_add(&w, o->writable[i]);
+		dst->writable = w;
 	}
 }
 
@@ -160,6 +173,7 @@ static void options_done(struct guard_options *o)
 	free((char *)o->state_dir);
 	free((char *)o->user_home);
 	strv_free((char **)o->extra);
+	strv_free((char **)o->writable);
 }
 
 void guard_free(struct guard *g)
@@ -169,6 +183,9 @@ void guard_free(struct guard *g)
 	/* g->lockfd stays open on purpose: its slot is the run's
 	 * registration, dropped when this process exits. */
 	options_done(&g->o);
+	strv_free(g->handoffs);
+	if (g->statefd >= 0)
+		close(g->statefd);
 	free(g->dir);
 	free(g);
 }
@@ -211,7 +228,7 @@ static int register_run(int lockfd, bool marked)
 	return r;
 }
 
-static int failed(struct guard_failure *f, int r, enum guard_step step, char *path)
+int guard_fail(struct guard_failure *f, int r, enum guard_step step, char *path)
 {
 	if (f && r < 0) {
 		free(f->path);
@@ -227,12 +244,46 @@ static char *state_path(const char *dir, const char *name)
 	return path_join(dir, name);
 }
 
+/* Where the repositories are: the index as it is, or brought up to date
+ * (and stored, when that changed it). A first run lists the whole tree;
+ * an index that cannot be stored costs the next run the same again. */
+static int find_repos(const struct guard_options *o, int wfd, int dirfd, bool refresh, struct index *ret)
+{
+	const char *workspace = o->workspace;
+	if (o->gitdir_only) {
+		*ret = (struct index){ 0 };
+		return 0;
+	}
+	struct index old;
+	int r = index_load(dirfd, workspace, &old);
+	if (r == 0 && !refresh) {
+		*ret = old;
+		return 0;
+	}
+	bool changed = false;
+	r = index_refresh(wfd, workspace, r == 0 ? &old : NULL, ret, &changed);
+	index_free(&old);
+	if (r == 0 && changed)
+		(void)index_store(dirfd, ret);
+	return r;
+}
+
+static char **roots_paths(const struct handoffs *roots)
+{
+	char **v = strv_new();
+	for (size_t i = 0; i < roots->n; i++)
+		strv_add(&v, roots->v[i].path);
+	return v;
+}
+
 /* Under the mutex: the baseline this run begins with, and its slot. */
-static int begin_locked(const struct guard_options *o, const char *dir, int wfd, int dirfd, int lockfd,
-			struct guard_report *rep, struct guard_failure *f)
+static int begin_locked(const struct guard_options *o, const char *dir, int wfd, int statefd, int dirfd, int lockfd,
+			struct guard_report *rep, char ***ret_roots, struct guard_failure *f)
 {
 	struct objdir od = { .dirfd = dirfd, .fd = -1 };
 	struct baseline prev = { 0 }, next = { 0 };
+	struct index ix = { 0 };
+	struct handoff_repos repos = { 0 };
 	struct wbuf raw = { 0 };
 	char *failing = NULL;
 	bool marked = false, others = false;
@@ -240,14 +291,14 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 	if (r == 0)
 		r = runs_others(lockfd, &others);
 	if (r < 0)
-		return failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
+		return guard_fail(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 	int mr = manifest_load(dirfd, &prev, &raw);
 	if (mr == 0 && !streq(prev.workspace, o->workspace)) {
 		baseline_free(&prev);
 		mr = -EBADMSG;
 	}
 	if (mr < 0 && mr != -ENOENT && mr != -EBADMSG) {
-		r = failed(f, mr, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
+		r = guard_fail(f, mr, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
 		goto out_free;
 	}
 
@@ -255,50 +306,62 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 		/* A run under way may have changed things already: its
 		 * baseline is the only true one. */
 		if ((r = register_run(lockfd, marked)) < 0) {
-			failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
+			guard_fail(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 			goto out_free;
 		}
 		report_unguarded_from(rep, &prev);
 		rep->n_files = baseline_files(&prev);
+		*ret_roots = roots_paths(&prev.roots);
 		goto out_free;
 	}
 	if ((others || marked) && mr < 0) {
 		/* Runs began, and there is no baseline to undo them with:
 		 * refuse rather than take what they left as the new one. */
-		r = failed(f, -EBADMSG, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
+		r = guard_fail(f, -EBADMSG, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
+		goto out_free;
+	}
+	/* A run that never ended may have made repositories anywhere: the
+	 * index is brought up to date first. Otherwise what changed since
+	 * the last run's end is the user's (stockade.1, THE GUARD). */
+	if ((r = find_repos(o, wfd, dirfd, marked, &ix)) < 0) {
+		guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(o->workspace));
 		goto out_free;
 	}
 	if (marked) {
 		/* every run is over, and one never ended: undo what it left */
-		r = undo_all(o, wfd, &od, &prev, rep, &failing);
+		r = undo_all(o, wfd, statefd, &ix, &od, &prev, rep, &failing);
 		if (r < 0) {
-			failed(f, r, GUARD_STEP_UNDO, TAKE_PTR(failing));
+			guard_fail(f, r, GUARD_STEP_UNDO, TAKE_PTR(failing));
 			goto out_free;
 		}
 		free(failing);
 	}
 
-	r = baseline_take(o, wfd, &od, mr == 0 ? &prev : NULL, &next, rep, &failing);
+	index_repos(&ix, &repos);
+	r = baseline_take(o, wfd, &repos, &od, mr == 0 ? &prev : NULL, &next, rep, &failing);
 	if (r < 0) {
-		failed(f, r, GUARD_STEP_SNAPSHOT, TAKE_PTR(failing));
+		guard_fail(f, r, GUARD_STEP_SNAPSHOT, TAKE_PTR(failing));
 		goto out_free;
 	}
 	free(failing);
 	if (mr < 0 || !manifest_current(&prev, &raw, &next)) {
 		r = manifest_store(dirfd, &next);
 		if (r < 0) {
-			failed(f, r, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
+			guard_fail(f, r, GUARD_STEP_BASELINE, state_path(dir, "manifest"));
 			goto out_free;
 		}
 		objects_collect(&od, &next);
 	}
 	/* The mark last: a begin killed before it has run nothing. */
 	if ((r = register_run(lockfd, marked)) < 0) {
-		failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
+		guard_fail(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 		goto out_free;
 	}
 	rep->n_files = baseline_files(&next);
+	*ret_roots = roots_paths(&next.roots);
 out_free:
+	index_free(&ix);
+	handoff_repos_free(&repos);
 	free(raw.p);
 	baseline_free(&prev);
 	baseline_free(&next);
@@ -306,24 +369,52 @@ out_free:
 	return r;
 }
 
-/* The workspace, its state directory and the lock, opened; the mutex taken. */
-static int open_state(const struct guard_options *o, const char *dir, int *wfd, int *dirfd, int lockfd_held,
-		      int *ret_lockfd, struct guard_failure *f)
+/* The workspace, its state directory (in the state directory at
+ * statefd) and the lock, opened; the mutex taken. */
+static int open_state(const struct guard_options *o, int statefd, const char *dir, int *wfd, int *dirfd,
+		      int lockfd_held, int *ret_lockfd, struct guard_failure *f)
 {
 	*wfd = open_workspace(o);
 	if (*wfd < 0)
-		return failed(f, *wfd, GUARD_STEP_WORKSPACE, xstrdup(o->workspace));
-	int r = state_open(dir, dirfd);
+		return guard_fail(f, *wfd, GUARD_STEP_WORKSPACE, xstrdup(o->workspace));
+	_cleanup_close_ int gfd = -1;
+	const char *key = strrchr(dir, '/') + 1;
+	int r = state_open(statefd, "guard", &gfd);
+	if (r == 0)
+		r = state_open(gfd, key, dirfd);
 	if (r < 0)
-		return failed(f, r, GUARD_STEP_STATE, xstrdup(dir));
+		return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(dir));
 	int lockfd = lockfd_held >= 0 ? lockfd_held : lock_open(*dirfd);
 	if (lockfd < 0)
-		return failed(f, lockfd, GUARD_STEP_STATE, state_path(dir, "lock"));
+		return guard_fail(f, lockfd, GUARD_STEP_STATE, state_path(dir, "lock"));
 	*ret_lockfd = lockfd;
 	r = mutex_take(lockfd);
 	if (r < 0)
-		return failed(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
+		return guard_fail(f, r, GUARD_STEP_STATE, state_path(dir, "lock"));
 	return 0;
+}
+
+/* state_dir/guard/<hash of the workspace> */
+static char *workspace_dir(const char *state_dir, const char *workspace)
+{
+	_cleanup_free_ char *gdir = path_join(state_dir, "guard");
+	char hex[17];
+	return xstrcat3(gdir, "/", fmt_x64(hex, fnv1a(FNV_INIT, workspace, strlen(workspace))));
+}
+
+int guard_workspace_busy(const char *state_dir, const char *workspace, bool *ret)
+{
+	*ret = false;
+	_cleanup_free_ char *dir = workspace_dir(state_dir, workspace);
+	_cleanup_close_ int dirfd = open_nofollow(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, 0);
+	if (dirfd == -ENOENT)
+		return 0;
+	if (dirfd < 0)
+		return dirfd;
+	_cleanup_close_ int lockfd = openat(dirfd, "lock", O_RDWR | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (lockfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return runs_others(lockfd, ret);
 }
 
 int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_report *ret_report,
@@ -335,18 +426,19 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 		*f = (struct guard_failure){ 0 };
 	int r = options_check(o);
 	if (r < 0)
-		return failed(f, r, GUARD_STEP_WORKSPACE, o && o->workspace ? xstrdup(o->workspace) : NULL);
-	_cleanup_free_ char *gdir = path_join(o->state_dir, "guard");
-	char hex[17];
-	_cleanup_free_ char *dir =
-		xstrcat3(gdir, "/", fmt_x64(hex, fnv1a(FNV_INIT, o->workspace, strlen(o->workspace))));
+		return guard_fail(f, r, GUARD_STEP_WORKSPACE, o && o->workspace ? xstrdup(o->workspace) : NULL);
+	_cleanup_free_ char *dir = workspace_dir(o->state_dir, o->workspace);
 	/* On failure, closing the lock drops the mutex and any slot: nothing
 	 * has forked since it was opened. */
-	_cleanup_close_ int wfd = -1, dirfd = -1, lockfd = -1;
-	r = open_state(o, dir, &wfd, &dirfd, -1, &lockfd, f);
+	_cleanup_close_ int statefd = -1, wfd = -1, dirfd = -1, lockfd = -1;
+	r = state_open(AT_FDCWD, o->state_dir, &statefd);
+	if (r < 0)
+		return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(o->state_dir));
+	r = open_state(o, statefd, dir, &wfd, &dirfd, -1, &lockfd, f);
 	if (r < 0)
 		return r;
-	r = begin_locked(o, dir, wfd, dirfd, lockfd, ret_report, f);
+	_cleanup_strv_ char **roots = NULL;
+	r = begin_locked(o, dir, wfd, statefd, dirfd, lockfd, ret_report, &roots, f);
 	if (r < 0)
 		return r;
 	mutex_drop(lockfd);
@@ -354,7 +446,9 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	struct guard *g = xcalloc(1, sizeof(*g));
 	options_copy(&g->o, o);
 	g->dir = TAKE_PTR(dir);
+	g->statefd = TAKE_FD(statefd);
 	g->lockfd = TAKE_FD(lockfd);
+	g->handoffs = TAKE_PTR(roots);
 	*ret = g;
 	return 0;
 }
@@ -369,7 +463,7 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	_cleanup_close_ int wfd = -1, dirfd = -1, spare = -1;
 	int lockfd = -1;
 	/* an end called again after one that succeeded holds no slot */
-	int r = open_state(&g->o, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, f);
+	int r = open_state(&g->o, g->statefd, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, f);
 	if (lockfd >= 0 && lockfd != g->lockfd)
 		spare = lockfd;
 	if (r < 0)
@@ -383,13 +477,20 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	if (r == 0 && !streq(b.workspace, g->o.workspace))
 		r = -EBADMSG;
 	if (r < 0) {
-		failed(f, r, GUARD_STEP_BASELINE, state_path(g->dir, "manifest"));
+		guard_fail(f, r, GUARD_STEP_BASELINE, state_path(g->dir, "manifest"));
 	} else {
 		/* Re-discovered inside: a repository made during the run has
-		 * hand-offs of its own. */
-		char *failing = NULL;
-		r = undo_all(&g->o, wfd, &od, &b, ret_report, &failing);
-		failed(f, r, GUARD_STEP_UNDO, failing);
+		 * hand-offs of its own, and may lie anywhere. */
+		struct index ix = { 0 };
+		r = find_repos(&g->o, wfd, dirfd, true, &ix);
+		if (r < 0) {
+			guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(g->o.workspace));
+		} else {
+			char *failing = NULL;
+			r = undo_all(&g->o, wfd, g->statefd, &ix, &od, &b, ret_report, &failing);
+			guard_fail(f, r, GUARD_STEP_UNDO, failing);
+		}
+		index_free(&ix);
 		ret_report->n_files = baseline_files(&b);
 	}
 	/* The last run out clears the mark. When something could not be
@@ -397,9 +498,9 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	 * again once this process is gone. */
 	bool others = true;
 	if (r == 0)
-		r = failed(f, runs_others(lockfd, &others), GUARD_STEP_STATE, state_path(g->dir, "lock"));
+		r = guard_fail(f, runs_others(lockfd, &others), GUARD_STEP_STATE, state_path(g->dir, "lock"));
 	if (r == 0 && !others)
-		r = failed(f, mark_write(lockfd, false), GUARD_STEP_STATE, state_path(g->dir, "lock"));
+		r = guard_fail(f, mark_write(lockfd, false), GUARD_STEP_STATE, state_path(g->dir, "lock"));
 	if (r == 0 && g->lockfd >= 0) {
 		/* Unlocked, not only closed: a process forked during the run
 		 * may share the open file, and with it the slot. */
@@ -412,6 +513,43 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	baseline_free(&b);
 	objdir_close(&od);
 	return r;
+}
+
+char *const *guard_handoffs(const struct guard *g)
+{
+	return g ? g->handoffs : NULL;
+}
+
+int guard_list_handoffs(const struct guard_options *o, char ***ret)
+{
+	*ret = NULL;
+	int r = options_check(o);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int wfd = open_workspace(o);
+	if (wfd < 0)
+		return wfd;
+	/* The index, where there is one, read and never written: explain
+	 * makes nothing. Without one, the tree is walked. */
+	_cleanup_free_ char *dir = workspace_dir(o->state_dir, o->workspace);
+	_cleanup_close_ int dirfd = open_nofollow(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, 0);
+	struct index ix = { 0 };
+	struct handoff_repos repos = { 0 };
+	bool have = o->gitdir_only || (dirfd >= 0 && index_load(dirfd, o->workspace, &ix) == 0);
+	if (have)
+		index_repos(&ix, &repos);
+	struct handoff_scan scan = guard_scan(o, have ? &repos : NULL);
+	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
+	struct handoffs found;
+	r = handoffs_discover(&scan, wfd, &parents, &found);
+	parent_cache_done(&parents);
+	index_free(&ix);
+	handoff_repos_free(&repos);
+	if (r < 0)
+		return r;
+	*ret = roots_paths(&found);
+	handoffs_free(&found);
+	return 0;
 }
 
 void guard_failure_free(struct guard_failure *f)
@@ -429,6 +567,9 @@ void guard_report_free(struct guard_report *r)
 	for (size_t i = 0; i < r->n_changes; i++) {
 		free(r->changes[i].path);
 		free(r->changes[i].quarantined);
+		free(r->changes[i].id);
+		free(r->changes[i].old_id);
+		strv_free(r->changes[i].dropped);
 	}
 	free(r->changes);
 	strv_free(r->unguarded);
@@ -446,6 +587,8 @@ const char *guard_change_kind_name(enum guard_change_kind k)
 		return "removed";
 	case GUARD_UNRESTORABLE:
 		return "unrestorable";
+	case GUARD_VETTED:
+		return "settings dropped";
 	}
 	return "unknown";
 }

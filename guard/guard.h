@@ -12,34 +12,57 @@
  * The baseline lives on disk (state_dir/guard/<hash of the workspace>/),
  * under a lock, so that concurrent runs in one workspace share it and a
  * run whose stockade was killed is undone by the next one. What moves
- * aside goes to state_dir/quarantine/<YYYYmmdd-HHMMSS>-<pid>/<path>.
+ * aside goes to state_dir/quarantine/<ID>/<path>, one item per ID, by
+ * rename where the state directory shares the workspace's filesystem; a
+ * copy otherwise, bounded by the caps and without holes; and where even
+ * that fails, renamed beside itself to a name nothing reads. Undo never
+ * fails open: what it cannot do is named, and the run's cleanup fails.
  *
  * Which paths are hand-offs is the policy's (policy/handoff.h); each is
  * opened beneath the workspace without following a symlink. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct guard_options {
 	const char *workspace;	/* canonical absolute path */
-	const char *state_dir;	/* e.g. ~/.local/state/stockade; created if missing */
+	const char *state_dir;	/* canonical, reached without a symlink; e.g. ~/.local/state/stockade */
 	const char *user_home;	/* for ~/.gitconfig's core.hooksPath; may be NULL */
 	char *const *extra;	/* more workspace-relative paths to keep; may be NULL */
+	/* Every tree the run may write (canonical, NULL-terminated, may be
+	 * NULL): a git remote that is a local path there is not inert, for
+	 * git push would run the hooks of what the run put there. */
+	char *const *writable;
 	size_t file_cap;	/* 0: 1 MiB */
 	size_t total_cap;	/* 0: 32 MiB */
+	/* workspace is a git directory outside the run's workspace, which the
+	 * run may write (git from a subdirectory): its own hand-offs only,
+	 * and no index (a git directory is no tree to walk) */
+	bool gitdir_only;
 };
 
 enum guard_change_kind {
-	GUARD_CHANGED,		/* old content or target put back, new one quarantined */
-	GUARD_CREATED,		/* new entry moved to quarantine */
+	GUARD_CHANGED,		/* old content or target put back, new one set aside */
+	GUARD_CREATED,		/* new entry set aside */
 	GUARD_REMOVED,		/* removed entry recreated */
-	GUARD_UNRESTORABLE,	/* over the size cap: the new content is quarantined, the old is gone */
+	GUARD_UNRESTORABLE,	/* over the size cap: the new content is set aside, the old is gone */
+	GUARD_VETTED,		/* a git config: its settings that are not inert dropped (or put
+				 * back), the rest kept; the config as the run left it set aside */
 };
 
 struct guard_change {
 	enum guard_change_kind kind;
 	char *path;		/* relative to the workspace */
-	char *quarantined;	/* absolute path of what was moved aside, or NULL */
+	char *quarantined;	/* absolute path of what was set aside, or NULL */
+	char *id;		/* its quarantine id, for `stockade quarantine restore` */
+	char **dropped;		/* GUARD_VETTED: the settings dropped, "section.key" (NULL-terminated) */
+	bool beside;		/* set aside in place, renamed to an inert name, not in the
+				 * quarantine: the cleanup failed */
+	bool unrestored;	/* the old content could not be put back: it is in the
+				 * quarantine (old_id), the cleanup failed */
+	char *old_id;
 };
 
 struct guard_report {
@@ -49,6 +72,7 @@ struct guard_report {
 				 * (NULL-terminated, may be NULL) */
 	size_t n_files;		/* files the baseline holds */
 	size_t n_copied;	/* files copied this time (not reused) */
+	bool cleanup_failed;	/* something was set aside in place or not put back */
 };
 
 struct guard;
@@ -92,3 +116,36 @@ void guard_report_free(struct guard_report *r);
 void guard_free(struct guard *g);
 
 const char *guard_change_kind_name(enum guard_change_kind k);
+
+/* The hand-offs of the run's baseline (relative to the workspace,
+ * existing or not, NULL-terminated), for the read-only binds. */
+char *const *guard_handoffs(const struct guard *g);
+/* The same without beginning a run, for `stockade explain`: from the
+ * index where the workspace has one, else by walking it; nothing is
+ * written. */
+int guard_list_handoffs(const struct guard_options *o, char ***ret);
+
+/* Whether a run is under way in the workspace. */
+int guard_workspace_busy(const char *state_dir, const char *workspace, bool *ret);
+
+/* One item of the quarantine, as `stockade quarantine` lists it. An item
+ * whose record cannot be read has only its id. */
+struct guard_quarantined {
+	char *id;
+	int64_t when;		/* seconds since the epoch */
+	long run;		/* the pid of the stockade that set it aside */
+	char *workspace;
+	char *path;		/* relative to the workspace */
+	char *why;		/* a guard_change_kind_name(), or "old content" */
+	char *stored;		/* where it is now (absolute) */
+	char *detail;		/* the settings dropped from a config, or NULL */
+};
+
+int guard_quarantine_list(const char *state_dir, struct guard_quarantined **ret, size_t *ret_n);
+/* Moves the item back to its path in its workspace, outside any jail.
+ * Refused while a run is under way there (-EBUSY), or when something is
+ * at the path (-EEXIST, path in the failure); -ESRCH: no such item. */
+int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
+			     struct guard_failure *f);
+void guard_quarantined_done(struct guard_quarantined *it);
+void guard_quarantined_free(struct guard_quarantined *v, size_t n);

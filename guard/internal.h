@@ -9,6 +9,8 @@
 #include "guard/guard.h"
 #include "policy/handoff.h"
 
+struct index;
+
 #define FILE_CAP_DEFAULT ((size_t)1 << 20)
 #define TOTAL_CAP_DEFAULT ((size_t)32 << 20)
 /* Every level holds a descriptor: well below RLIMIT_NOFILE. */
@@ -24,8 +26,6 @@ enum entry_type {
 enum entry_flag {
 	ENTRY_COPIED = 1 << 0,		/* the content is in an object */
 	ENTRY_UNLISTED = 1 << 1,	/* a directory that could not be read */
-	ENTRY_GITDIR = 1 << 2,		/* the top of a git directory: only its
-					 * hooks and config are kept */
 };
 
 /* What identifies one version of a file without reading it. ctime cannot
@@ -84,7 +84,8 @@ size_t baseline_files(const struct baseline *b);
 void baseline_free(struct baseline *b);
 /* Takes the baseline of the hand-offs as they are now, reusing the copies
  * of prev (the last manifest; may be NULL) where a file is unchanged. */
-int baseline_take(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *prev,
+int baseline_take(const struct guard_options *o, int wfd, const struct handoff_repos *repos, struct objdir *od,
+		  const struct baseline *prev,
 		  struct baseline *ret, struct guard_report *rep, char **ret_failing);
 void report_unguarded(struct guard_report *rep, const char *rel);
 
@@ -96,11 +97,37 @@ int object_read(struct objdir *od, const struct entry *e, char **ret);
  * when the object is damaged. */
 int content_matches(int fd, struct objdir *od, const struct entry *e, bool *ret);
 
-/* The manifest, as bytes. */
+/* The manifest and the quarantine's records, as bytes. */
 struct wbuf {
 	char *p;
 	size_t n, cap;
 };
+void wbuf_put(struct wbuf *w, const void *data, size_t n);
+/* Fixed-width numbers in the host's order (the files never leave it),
+ * strings length-prefixed (NULL has a length of its own). */
+void wb_u8(struct wbuf *w, uint8_t v);
+void wb_u32(struct wbuf *w, uint32_t v);
+void wb_u64(struct wbuf *w, uint64_t v);
+void wb_str(struct wbuf *w, const char *s);
+
+/* Reading them back: a read past the end, or a string with a NUL in it,
+ * sets bad and gives zeros from then on. */
+struct rbuf {
+	const char *p;
+	size_t n, off;
+	bool bad;
+};
+uint8_t rb_u8(struct rbuf *r);
+uint32_t rb_u32(struct rbuf *r);
+uint64_t rb_u64(struct rbuf *r);
+char *rb_str(struct rbuf *r);
+
+/* Writes a state file whole, by rename: a crash leaves the old one or
+ * the new one. */
+int state_file_store(int dirfd, const char *name, const struct wbuf *w);
+/* Reads one back, its checksum checked against the magic it starts with:
+ * -EBADMSG when torn or damaged, *ret_r then covering what is between. */
+int state_file_load(int dirfd, const char *name, const char *magic, struct wbuf *ret_raw, struct rbuf *ret_r);
 
 int manifest_load(int dirfd, struct baseline *ret, struct wbuf *ret_raw);
 bool manifest_current(const struct baseline *prev, const struct wbuf *raw, struct baseline *next);
@@ -112,10 +139,81 @@ void objects_collect(struct objdir *od, const struct baseline *b);
  * new ones of the workspace as restored (a repository made during the
  * run). The first failure is returned, with the hand-off it was about in
  * *ret_failing (NULL for the workspace itself); the rest is still tried. */
-int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *b,
-	     struct guard_report *rep, char **ret_failing);
+int undo_all(const struct guard_options *o, int wfd, int statefd, const struct index *ix, struct objdir *od,
+	     const struct baseline *b, struct guard_report *rep, char **ret_failing);
 
-static inline struct handoff_scan guard_scan(const struct guard_options *o)
+/* The index of where the repositories are (index.c). */
+struct index_dir {
+	char *path;		/* relative to the workspace, "" for the top */
+	uint64_t dev, ino;
+	int64_t ctime_ns;
+	uint8_t git;		/* DT_* of its `.git` entry, 0 when none */
+	size_t nsub;		/* descendants, which follow it */
+};
+
+struct index {
+	char *workspace;
+	struct index_dir *v;
+	size_t n;
+	char **too_deep;	/* directories deeper than a path can name (NULL-terminated, may be NULL) */
+	char **unsearchable;	/* directories that could not be listed */
+};
+
+int index_load(int dirfd, const char *workspace, struct index *ret);
+int index_store(int dirfd, const struct index *ix);
+/* The index brought up to date with the workspace at wfd (old may be
+ * NULL: everything is listed); *ret_changed says whether it differs. */
+int index_refresh(int wfd, const char *workspace, const struct index *old, struct index *ret, bool *ret_changed);
+struct index_dir *index_find(const struct index *ix, const char *path);
+void index_repos(const struct index *ix, struct handoff_repos *ret);
+void index_free(struct index *ix);
+
+/* A failure handed back with the path it was about (taken). */
+int guard_fail(struct guard_failure *f, int r, enum guard_step step, char *path);
+
+/* Trees, never following a symlink: a copy bounded to max bytes of data
+ * in all (-EFBIG past it) that skips holes, and a removal with no depth
+ * limit. */
+int tree_copy(int sfd, const char *sname, int dfd, const char *dname, size_t max);
+int tree_remove(int dfd, const char *name);
+/* renameat2 with RENAME_NOREPLACE (plain renameat where the filesystem
+ * lacks it), making a directory the run left read-only writable for the
+ * time it takes: the files are the user's, and so is the mode put back. */
+int rename_noreplace(int sfd, const char *sname, int dfd, const char *dname);
+
+/* The quarantine (quarantine.c). */
+struct quarantine {
+	const char *state_dir;	/* as a path, for what is named */
+	int state_fd;		/* borrowed */
+	int topfd;		/* quarantine/, once opened */
+	const char *workspace;
+	char stamp[32];
+	unsigned count;
+};
+#define QUARANTINE_INIT(dir, fd, ws) ((struct quarantine){ .state_dir = (dir), .state_fd = (fd), .topfd = -1, .workspace = (ws) })
+
+/* Where one item goes: the folder that holds it (made), its name there. */
+struct qitem {
+	char *id;
+	char *abs;	/* its absolute path */
+	char *name;
+	int dirfd;
+};
+
+struct qrecord {
+	const char *path;	/* relative to the workspace */
+	const char *why;
+	const char *stored;	/* where it is (absolute) */
+	const char *detail;	/* may be NULL */
+};
+
+int quarantine_item_new(struct quarantine *q, const char *rel, struct qitem *ret);
+int quarantine_item_record(struct quarantine *q, const char *id, const struct qrecord *rec);
+void qitem_done(struct qitem *it);
+void quarantine_done(struct quarantine *q);
+
+static inline struct handoff_scan guard_scan(const struct guard_options *o, const struct handoff_repos *repos)
 {
-	return (struct handoff_scan){ .workspace = o->workspace, .user_home = o->user_home, .extra = o->extra };
+	return (struct handoff_scan){ .workspace = o->workspace, .user_home = o->user_home, .extra = o->extra, .repos = repos,
+				      .gitdir_only = o->gitdir_only };
 }

@@ -14,10 +14,10 @@
  * ------------------------------------------------------------------ */
 
 #define MANIFEST_MAGIC "stockade guard manifest\n"
-#define MANIFEST_VERSION 1
+#define MANIFEST_VERSION 2
 #define NO_STRING UINT32_MAX
 
-static void wb_put(struct wbuf *w, const void *data, size_t n)
+void wbuf_put(struct wbuf *w, const void *data, size_t n)
 {
 	if (w->n + n > w->cap) {
 		w->cap = (w->n + n) * 2 + 256;
@@ -27,22 +27,22 @@ static void wb_put(struct wbuf *w, const void *data, size_t n)
 	w->n += n;
 }
 
-static void wb_u8(struct wbuf *w, uint8_t v)
+void wb_u8(struct wbuf *w, uint8_t v)
 {
-	wb_put(w, &v, 1);
+	wbuf_put(w, &v, 1);
 }
 
-static void wb_u32(struct wbuf *w, uint32_t v)
+void wb_u32(struct wbuf *w, uint32_t v)
 {
-	wb_put(w, &v, sizeof(v));
+	wbuf_put(w, &v, sizeof(v));
 }
 
-static void wb_u64(struct wbuf *w, uint64_t v)
+void wb_u64(struct wbuf *w, uint64_t v)
 {
-	wb_put(w, &v, sizeof(v));
+	wbuf_put(w, &v, sizeof(v));
 }
 
-static void wb_str(struct wbuf *w, const char *s)
+void wb_str(struct wbuf *w, const char *s)
 {
 	if (!s) {
 		wb_u32(w, NO_STRING);
@@ -50,14 +50,8 @@ static void wb_str(struct wbuf *w, const char *s)
 	}
 	size_t n = strlen(s);
 	wb_u32(w, (uint32_t)n);
-	wb_put(w, s, n);
+	wbuf_put(w, s, n);
 }
-
-struct rbuf {
-	const char *p;
-	size_t n, off;
-	bool bad;
-};
 
 static bool rb_get(struct rbuf *r, void *out, size_t n)
 {
@@ -71,28 +65,28 @@ static bool rb_get(struct rbuf *r, void *out, size_t n)
 	return true;
 }
 
-static uint8_t rb_u8(struct rbuf *r)
+uint8_t rb_u8(struct rbuf *r)
 {
 	uint8_t v;
 	rb_get(r, &v, sizeof(v));
 	return v;
 }
 
-static uint32_t rb_u32(struct rbuf *r)
+uint32_t rb_u32(struct rbuf *r)
 {
 	uint32_t v;
 	rb_get(r, &v, sizeof(v));
 	return v;
 }
 
-static uint64_t rb_u64(struct rbuf *r)
+uint64_t rb_u64(struct rbuf *r)
 {
 	uint64_t v;
 	rb_get(r, &v, sizeof(v));
 	return v;
 }
 
-static char *rb_str(struct rbuf *r)
+char *rb_str(struct rbuf *r)
 {
 	uint32_t n = rb_u32(r);
 	if (r->bad || n == NO_STRING)
@@ -122,7 +116,7 @@ static bool object_name_valid(const char *s)
 
 static void manifest_render(const struct baseline *b, struct wbuf *w)
 {
-	wb_put(w, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC));
+	wbuf_put(w, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC));
 	wb_u32(w, MANIFEST_VERSION);
 	wb_str(w, b->workspace);
 	wb_u64(w, (uint64_t)b->taken_ns);
@@ -173,7 +167,7 @@ static int manifest_parse(const char *data, size_t n, struct baseline *ret)
 	for (uint32_t i = 0; i < nroots; i++) {
 		uint8_t kind = rb_u8(&r);
 		char *path = rb_str(&r);
-		if (r.bad || !path || handoff_relpath_valid(path) < 0 || kind > HANDOFF_GITDIR) {
+		if (r.bad || !path || handoff_relpath_valid(path) < 0 || kind > HANDOFF_POINTER) {
 			free(path);
 			goto out_free;
 		}
@@ -263,23 +257,57 @@ bool manifest_current(const struct baseline *prev, const struct wbuf *raw, struc
 	return same;
 }
 
-int manifest_store(int dirfd, const struct baseline *b)
+int state_file_store(int dirfd, const char *name, const struct wbuf *w)
 {
-	struct wbuf w = { 0 };
-	manifest_render(b, &w);
-	_cleanup_free_ char *data = w.p;
-	_cleanup_free_ char *tmp = xasprintf("manifest.tmp-%d", (int)getpid());
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp-%d", name, (int)getpid());
 	unlinkat(dirfd, tmp, 0);
 	_cleanup_close_ int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int r = write_all(fd, data, w.n);
+	int r = write_all(fd, w->p, w->n);
 	if (r == 0 && close(TAKE_FD(fd)) < 0)
 		r = -errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, "manifest") < 0)
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
 	if (r < 0)
 		unlinkat(dirfd, tmp, 0);
+	return r;
+}
+
+int state_file_load(int dirfd, const char *name, const char *magic, struct wbuf *ret_raw, struct rbuf *ret_r)
+{
+	*ret_raw = (struct wbuf){ 0 };
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADMSG;
+	_cleanup_free_ char *data = xmalloc((size_t)st.st_size + 1);
+	size_t len;
+	int r = read_all(fd, data, (size_t)st.st_size, &len);
+	if (r < 0)
+		return r;
+	size_t m = strlen(magic);
+	uint64_t sum;
+	if (len != (size_t)st.st_size || len < m + sizeof(sum) || memcmp(data, magic, m) != 0)
+		return -EBADMSG;
+	memcpy(&sum, data + len - sizeof(sum), sizeof(sum));
+	if (fnv1a(FNV_INIT, data, len - sizeof(sum)) != sum)
+		return -EBADMSG;
+	*ret_r = (struct rbuf){ .p = data, .n = len - sizeof(sum), .off = m };
+	*ret_raw = (struct wbuf){ .p = TAKE_PTR(data), .n = len, .cap = len + 1 };
+	return 0;
+}
+
+int manifest_store(int dirfd, const struct baseline *b)
+{
+	struct wbuf w = { 0 };
+	manifest_render(b, &w);
+	int r = state_file_store(dirfd, "manifest", &w);
+	free(w.p);
 	return r;
 }
 

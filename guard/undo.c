@@ -1,5 +1,9 @@
 /* Undoing: the workspace brought back to the baseline, what it held
- * instead moved to the quarantine. */
+ * instead set aside. Never failing open: what cannot go to the quarantine
+ * is renamed beside itself to a name nothing reads, what cannot be put
+ * back has its old content kept in the quarantine, and only what is left
+ * in effect fails the undo (the next run tries again, and until then
+ * refuses to start). */
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -7,244 +11,32 @@
 
 #include "guard/internal.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
-#include "lib/fs.h"
+#include "policy/gitconfig.h"
 
-/* ---------------------------------------------------------------------
- * Quarantine: state_dir/quarantine/<YYYYmmdd-HHMMSS>-<pid>/<path>
- * ------------------------------------------------------------------ */
+/* A config larger than this is not vetted: it is set aside whole. */
+#define CONFIG_VET_MAX ((size_t)4 << 20)
 
-struct quarantine {
-	const char *state_dir;
-	char *dir;	/* absolute, once made */
-	int fd;
+struct aside {
+	char *where;	/* absolute */
+	char *id;
+	bool beside;
 };
 
-static int quarantine_open(struct quarantine *q)
-{
-	if (q->fd >= 0)
-		return 0;
-	_cleanup_free_ char *top = path_join(q->state_dir, "quarantine");
-	int r = mkdir_private(top, geteuid());
-	if (r < 0)
-		return r;
-	_cleanup_close_ int topfd = open(top, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (topfd < 0)
-		return -errno;
-	time_t now = time(NULL);
-	struct tm tm;
-	char stamp[32];
-	if (!localtime_r(&now, &tm) || strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0)
-		return -EINVAL;
-	/* one folder per guard operation: two in the same second (a crash
-	 * undone, then this run's end) stay apart */
-	for (int i = 0;; i++) {
-		_cleanup_free_ char *name = i ? xasprintf("%s-%d-%d", stamp, (int)getpid(), i)
-					      : xasprintf("%s-%d", stamp, (int)getpid());
-		if (mkdirat(topfd, name, 0700) == 0) {
-			q->fd = openat(topfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (q->fd < 0)
-				return -errno;
-			q->dir = path_join(top, name);
-			return 0;
-		}
-		if (errno != EEXIST || i >= 1000)
-			return -errno;
-	}
-}
-
-/* Where rel goes in the quarantine: its parents made (0700), and a name
- * not taken yet. */
-static int quarantine_place(struct quarantine *q, const char *rel, int *ret_dfd, char **ret_name, char **ret_abs)
-{
-	int r = quarantine_open(q);
-	if (r < 0)
-		return r;
-	_cleanup_close_ int cur = openat(q->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return -errno;
-	const char *base;
-	_cleanup_free_ char *parent = path_parent(rel, &base);
-	_cleanup_free_ char *qparent = xstrdup("");
-	for (const char *p = parent; *p;) {
-		const char *end = strchrnul(p, '/');
-		_cleanup_free_ char *comp = xstrndup(p, (size_t)(end - p));
-		if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		int next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			/* a file quarantined earlier under this name: keep
-			 * the rest flat, beside it */
-			break;
-		}
-		close(cur);
-		cur = next;
-		char *j = path_join(qparent, comp);
-		free(qparent);
-		qparent = j;
-		p = *end ? end + 1 : end;
-	}
-	_cleanup_free_ char *flat = NULL;
-	if (!streq(qparent, parent)) {
-		flat = xstrdup(path_below(rel, qparent));
-		for (char *c = flat; *c; c++)
-			if (*c == '/')
-				*c = '%';
-		base = flat;
-	}
-	for (int i = 0;; i++) {
-		_cleanup_free_ char *name = i ? xasprintf("%s.%d", base, i) : xstrdup(base);
-		struct stat st;
-		if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
-			_cleanup_free_ char *qrel = path_join(qparent, name);
-			*ret_abs = path_join(q->dir, qrel);
-			*ret_name = TAKE_PTR(name);
-			*ret_dfd = TAKE_FD(cur);
-			return 0;
-		}
-		if (i >= 1000)
-			return -EEXIST;
-	}
-}
-
-static int copy_fd(int in, int out)
-{
-	char buf[65536];
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		int r = write_all(out, buf, (size_t)n);
-		if (r < 0)
-			return r;
-	}
-}
-
-/* Copies what lies at sfd/sname to dfd/dname, never following a
- * symlink: for a quarantine on another filesystem. */
-static int copy_tree(int sfd, const char *sname, int dfd, const char *dname, unsigned depth)
-{
-	struct stat st;
-	if (fstatat(sfd, sname, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (S_ISREG(st.st_mode)) {
-		_cleanup_close_ int in = openat(sfd, sname, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		if (in < 0)
-			return -errno;
-		_cleanup_close_ int out = openat(dfd, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (out < 0)
-			return -errno;
-		int r = copy_fd(in, out);
-		if (r == 0 && fchmod(out, st.st_mode & 0777) < 0)
-			r = -errno;
-		return r;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		char buf[PATH_MAX + 1];
-		ssize_t n = readlinkat(sfd, sname, buf, sizeof(buf) - 1);
-		if (n < 0)
-			return -errno;
-		buf[n] = '\0';
-		return symlinkat(buf, dfd, dname) < 0 ? -errno : 0;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (depth >= WALK_DEPTH_MAX)
-			return -ELOOP;
-		if (mkdirat(dfd, dname, 0700) < 0)
-			return -errno;
-		_cleanup_close_ int in = openat(sfd, sname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		_cleanup_close_ int out = openat(dfd, dname, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (in < 0 || out < 0)
-			return -errno;
-		_cleanup_strv_ char **names = NULL;
-		int r = dir_list(in, &names);
-		for (size_t i = 0; r == 0 && names[i]; i++)
-			r = copy_tree(in, names[i], out, names[i], depth + 1);
-		return r;
-	}
-	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
-		return mknodat(dfd, dname, st.st_mode & (S_IFMT | 0600), 0) < 0 ? -errno : 0;
-	/* a device node cannot be made without privilege, and holds no data */
-	return 0;
-}
-
-/* Removes what lies at dfd/name without following a symlink. */
-static int remove_tree(int dfd, const char *name, unsigned depth)
-{
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -errno;
-	if (depth >= WALK_DEPTH_MAX)
-		return -ELOOP;
-	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* a directory the command left read-only */
-	(void)fchmod(fd, 0700);
-	_cleanup_strv_ char **names = NULL;
-	int r = dir_list(fd, &names);
-	for (size_t i = 0; r == 0 && names[i]; i++)
-		r = remove_tree(fd, names[i], depth + 1);
-	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		r = -errno;
-	return r;
-}
-
-/* Moves what lies at dfd/name (workspace path rel) into the quarantine.
- * *ret_abs is where it went. */
-static int quarantine_move(struct quarantine *q, int dfd, const char *name, const char *rel, char **ret_abs)
-{
-	int qfd = -1;
-	_cleanup_free_ char *qname = NULL, *abs = NULL;
-	int r = quarantine_place(q, rel, &qfd, &qname, &abs);
-	if (r < 0)
-		return r;
-	_cleanup_close_ int qdir = qfd;
-	if (renameat2(dfd, name, qdir, qname, RENAME_NOREPLACE) < 0) {
-		if (errno == EINVAL && renameat(dfd, name, qdir, qname) == 0)
-			goto moved;
-		if (errno != EXDEV)
-			return -errno;
-		/* another filesystem: copy, then remove; a failed copy leaves
-		 * the original where it is */
-		r = copy_tree(dfd, name, qdir, qname, 0);
-		if (r < 0) {
-			(void)remove_tree(qdir, qname, 0);
-			return r;
-		}
-		r = remove_tree(dfd, name, 0);
-		if (r < 0)
-			return r;
-	}
-moved:
-	*ret_abs = TAKE_PTR(abs);
-	return 0;
-}
-
-/* ---------------------------------------------------------------------
- * Undoing: the workspace brought back to the baseline
- * ------------------------------------------------------------------ */
-
 struct undo {
+	const struct guard_options *o;
 	int wfd;
 	struct objdir *od;
 	const struct baseline *b;
 	struct quarantine q;
 	struct guard_report *rep;
-	int error;		/* the first failure; the rest is still tried */
+	int error;		/* the first failure that leaves a change in effect */
 	char *error_path;	/* the hand-off it was about */
 	unsigned long counter;
 };
 
-/* The first failure, and the hand-off it was about; the rest is still
- * tried. */
 static void undo_fail(struct undo *u, int r, const char *rel)
 {
 	if (r < 0 && u->error == 0) {
@@ -253,30 +45,144 @@ static void undo_fail(struct undo *u, int r, const char *rel)
 	}
 }
 
-static void report_change(struct guard_report *rep, enum guard_change_kind kind, const char *rel, char *quarantined)
+/* A change, by its index: the array grows while a change is worked on. */
+static size_t report_change(struct guard_report *rep, enum guard_change_kind kind, const char *rel)
 {
 	rep->changes = xgrow(rep->changes, rep->n_changes, sizeof(*rep->changes));
-	rep->changes[rep->n_changes++] = (struct guard_change){
-		.kind = kind,
-		.path = xstrdup(rel),
-		.quarantined = quarantined,
-	};
+	rep->changes[rep->n_changes] = (struct guard_change){ .kind = kind, .path = xstrdup(rel) };
+	return rep->n_changes++;
 }
 
-/* The old content in a new file beside the one it replaces, so that
- * renameat() puts it in place at once. */
-static int write_restore_tmp(struct undo *u, int dfd, const struct entry *b, char **ret_tmp)
+#define NO_CHANGE ((size_t)-1)
+
+static void change_aside(struct guard_report *rep, size_t ci, struct aside *a)
 {
-	_cleanup_free_ char *data = NULL;
-	int r = object_read(u->od, b, &data);
+	struct guard_change *c = &rep->changes[ci];
+	c->quarantined = TAKE_PTR(a->where);
+	c->id = TAKE_PTR(a->id);
+	c->beside = a->beside;
+}
+
+/* ---------------------------------------------------------------------
+ * Setting aside
+ * ------------------------------------------------------------------ */
+
+static void aside_done(struct aside *a)
+{
+	free(a->where);
+	free(a->id);
+	*a = (struct aside){ 0 };
+}
+
+/* Renamed beside itself: `pre-commit` to `pre-commit.stockade-<id>`.
+ * No tool the table names reads a name of that form (git runs a hook by
+ * its exact name; `mise.toml.stockade-...` does not end in .toml). */
+static int set_aside_beside(struct undo *u, int dfd, const char *name, const char *rel, const char *id,
+			    struct aside *ret)
+{
+	_cleanup_free_ char *inert = xstrcat3(name, ".stockade-", id);
+	int r = rename_noreplace(dfd, name, dfd, inert);
 	if (r < 0)
-		return r == -ENOENT ? -EBADMSG : r;
+		return r;
+	const char *base;
+	_cleanup_free_ char *parent = path_parent(rel, &base);
+	_cleanup_free_ char *inert_rel = parent && *parent ? path_join(parent, inert) : xstrdup(inert);
+	ret->where = path_join(u->o->workspace, inert_rel);
+	ret->beside = true;
+	return 0;
+}
+
+/* Moves what lies at dfd/name (workspace path rel) out of effect: into
+ * the quarantine by rename (no space needed), or by a bounded copy where
+ * the quarantine is on another filesystem, or else beside itself. Its
+ * record says why. */
+static int set_aside(struct undo *u, int dfd, const char *name, const char *rel, const char *why, const char *detail,
+		     struct aside *ret)
+{
+	*ret = (struct aside){ 0 };
+	struct qitem it;
+	int r = quarantine_item_new(&u->q, rel, &it);
+	if (r == 0) {
+		r = rename_noreplace(dfd, name, it.dirfd, it.name);
+		if (r == -EXDEV) {
+			/* another filesystem: a copy, bounded, without holes;
+			 * one that fails leaves the original where it is */
+			size_t cap = u->o->total_cap ? u->o->total_cap : TOTAL_CAP_DEFAULT;
+			r = tree_copy(dfd, name, it.dirfd, it.name, cap);
+			if (r == 0)
+				r = tree_remove(dfd, name);
+			else
+				(void)tree_remove(it.dirfd, it.name);
+		}
+		if (r == 0) {
+			ret->where = TAKE_PTR(it.abs);
+			ret->id = TAKE_PTR(it.id);
+		}
+	}
+	if (r < 0) {
+		_cleanup_free_ char *fallback_id = it.id ? xstrdup(it.id) : xasprintf("%d-%lu", (int)getpid(), u->counter++);
+		r = set_aside_beside(u, dfd, name, rel, fallback_id, ret);
+		if (r == 0) {
+			ret->id = TAKE_PTR(fallback_id);
+			u->rep->cleanup_failed = true;
+		}
+	}
+	qitem_done(&it);
+	if (r < 0)
+		return r;
+	(void)quarantine_item_record(&u->q, ret->id,
+				     &(struct qrecord){ .path = rel, .why = why, .stored = ret->where, .detail = detail });
+	return 0;
+}
+
+/* The old content of a file that could not be put back, kept in the
+ * quarantine: a link to the baseline's copy, which needs no space. */
+static void keep_old_content(struct undo *u, const struct entry *b, size_t ci)
+{
+	u->rep->cleanup_failed = true;
+	if (ci == NO_CHANGE)
+		ci = report_change(u->rep, GUARD_REMOVED, b->path);
+	u->rep->changes[ci].unrestored = true;
+	struct qitem it;
+	int objfd = objdir_fd(u->od);
+	if (objfd < 0 || !b->object || quarantine_item_new(&u->q, b->path, &it) < 0) {
+		undo_fail(u, objfd < 0 ? objfd : -ENOENT, b->path);
+		return;
+	}
+	if (linkat(objfd, b->object, it.dirfd, it.name, 0) < 0) {
+		undo_fail(u, -errno, b->path);
+	} else {
+		if (fchmodat(it.dirfd, it.name, b->mode & 0777, 0) < 0) {
+			/* the content is what matters; its mode is in the baseline */
+		}
+		(void)quarantine_item_record(&u->q, it.id,
+					     &(struct qrecord){ .path = b->path, .why = "old content", .stored = it.abs });
+		u->rep->changes[ci].old_id = TAKE_PTR(it.id);
+	}
+	qitem_done(&it);
+}
+
+/* ---------------------------------------------------------------------
+ * Putting back
+ * ------------------------------------------------------------------ */
+
+/* content in a new file beside the one it replaces, so that renameat()
+ * puts it in place at once */
+static int write_tmp(struct undo *u, int dfd, const char *data, size_t len, mode_t mode, char **ret_tmp)
+{
 	_cleanup_free_ char *tmp = xasprintf(".stockade-restore-%d-%lu", (int)getpid(), u->counter++);
 	_cleanup_close_ int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		/* a directory the command made read-only: its mode comes
+		 * back as the baseline has it once the entry is in place */
+		struct stat st;
+		if (fstat(dfd, &st) == 0 && st.st_uid == geteuid() && fchmod(dfd, (st.st_mode & 07777) | 0700) == 0)
+			fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return -errno;
-	r = write_all(fd, data, b->fp.size);
-	if (r == 0 && fchmod(fd, b->mode & 07777) < 0)
+	int r = write_all(fd, data, len);
+	if (r == 0 && fchmod(fd, mode & 07777) < 0)
 		r = -errno;
 	if (r == 0 && close(TAKE_FD(fd)) < 0)
 		r = -errno;
@@ -288,24 +194,49 @@ static int write_restore_tmp(struct undo *u, int dfd, const struct entry *b, cha
 	return 0;
 }
 
+static int write_restore_tmp(struct undo *u, int dfd, const struct entry *b, char **ret_tmp)
+{
+	_cleanup_free_ char *data = NULL;
+	int r = object_read(u->od, b, &data);
+	if (r < 0)
+		return r == -ENOENT ? -EBADMSG : r;
+	return write_tmp(u, dfd, data, b->fp.size, b->mode, ret_tmp);
+}
+
+static int put_in_place(int dfd, const char *tmp, const char *name)
+{
+	if (renameat(dfd, tmp, dfd, name) == 0)
+		return 0;
+	int r = -errno;
+	unlinkat(dfd, tmp, 0);
+	return r;
+}
+
 /* Recreates a baseline entry (and what it held) where nothing is now.
- * *unrestorable is set for content the baseline does not hold. */
+ * *unrestorable is set for content the baseline does not hold; a file
+ * that cannot be written back has its old content kept (c). */
 static int restore_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
-			 bool *unrestorable, unsigned depth)
+			 bool *unrestorable, size_t ci, unsigned depth)
 {
 	switch (b->type) {
 	case ENTRY_REG: {
+		if (!(b->flags & ENTRY_COPIED)) {
+			*unrestorable = true;
+			return 0;
+		}
 		_cleanup_free_ char *tmp = NULL;
-		int r = (b->flags & ENTRY_COPIED) ? write_restore_tmp(u, dfd, b, &tmp) : -EBADMSG;
+		int r = write_restore_tmp(u, dfd, b, &tmp);
 		if (r == -EBADMSG) {
 			*unrestorable = true;
 			return 0;
 		}
-		if (r < 0)
-			return r;
-		if (renameat(dfd, tmp, dfd, name) < 0) {
-			r = -errno;
-			unlinkat(dfd, tmp, 0);
+		if (r == 0)
+			r = put_in_place(dfd, tmp, name);
+		if (r < 0) {
+			/* no space, most likely: the old content waits in the
+			 * quarantine, nothing of the run's is in effect */
+			keep_old_content(u, b, ci);
+			return 0;
 		}
 		return r;
 	}
@@ -330,7 +261,9 @@ static int restore_entry(struct undo *u, int dfd, const char *name, const char *
 	_cleanup_strv_ char **names = baseline_children(u->b, rel);
 	for (size_t i = 0; names[i]; i++) {
 		_cleanup_free_ char *crel = path_join(rel, names[i]);
-		int r = restore_entry(u, fd, names[i], crel, baseline_find(u->b, crel), unrestorable, depth + 1);
+		/* a file whose content cannot come back is named on its own */
+		int r = restore_entry(u, fd, names[i], crel, baseline_find(u->b, crel), unrestorable, NO_CHANGE,
+				      depth + 1);
 		if (r < 0 && first == 0)
 			first = r;
 	}
@@ -340,54 +273,57 @@ static int restore_entry(struct undo *u, int dfd, const char *name, const char *
 	return first;
 }
 
-/* What is there now moves to the quarantine, the baseline's comes back. */
-static void replace_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b, unsigned depth)
+/* What is there now goes aside, the baseline's comes back. */
+static void replace_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
+			  unsigned depth)
 {
-	char *q = NULL;
-	int r = quarantine_move(&u->q, dfd, name, rel, &q);
+	enum guard_change_kind kind = b ? GUARD_CHANGED : GUARD_CREATED;
+	struct aside a;
+	int r = set_aside(u, dfd, name, rel, guard_change_kind_name(kind), NULL, &a);
+	if (r < 0 && r != -ENOENT) {
+		undo_fail(u, r, rel);
+		return;
+	}
+	size_t ci = report_change(u->rep, r == -ENOENT && b ? GUARD_REMOVED : kind, rel);
+	change_aside(u->rep, ci, &a);
+	aside_done(&a);
+	bool unrestorable = false;
+	r = b ? restore_entry(u, dfd, name, rel, b, &unrestorable, ci, depth) : 0;
+	undo_fail(u, r, rel);
+	if (unrestorable)
+		u->rep->changes[ci].kind = GUARD_UNRESTORABLE;
+}
+
+/* ---------------------------------------------------------------------
+ * Trees
+ * ------------------------------------------------------------------ */
+
+static void undo_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
+		       bool hooks, unsigned depth);
+
+/* hooks: this directory is a hooks directory, whose samples are free. */
+static void undo_children(struct undo *u, int fd, const char *rel, bool hooks, unsigned depth)
+{
+	_cleanup_strv_ char **now = NULL;
+	int r = dir_list(fd, &now);
 	if (r < 0) {
 		undo_fail(u, r, rel);
 		return;
 	}
-	bool unrestorable = false;
-	r = b ? restore_entry(u, dfd, name, rel, b, &unrestorable, depth) : 0;
-	undo_fail(u, r, rel);
-	report_change(u->rep, !b ? GUARD_CREATED : unrestorable ? GUARD_UNRESTORABLE : GUARD_CHANGED, rel, q);
-}
-
-static void undo_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
-		       bool gitdir_top, unsigned depth);
-
-static void undo_children(struct undo *u, int fd, const char *rel, bool gitdir_top, unsigned depth)
-{
-	_cleanup_strv_ char **names = NULL;
-	if (gitdir_top) {
-		names = handoff_gitdir_names();
-	} else {
-		_cleanup_strv_ char **now = NULL;
-		int r = dir_list(fd, &now);
-		if (r < 0) {
-			undo_fail(u, r, rel);
-			return;
-		}
-		_cleanup_strv_ char **then = baseline_children(u->b, rel);
-		/* both sorted: merge, each name once */
-		size_t a = 0, c = 0, n = 0, na = strv_length(now), nc = strv_length(then);
-		names = xcalloc(na + nc + 1, sizeof(char *));
-		while (a < na || c < nc) {
-			int cmp = a >= na ? 1 : c >= nc ? -1 : strcmp(now[a], then[c]);
-			if (cmp <= 0) {
-				names[n++] = xstrdup(now[a++]);
-				if (cmp == 0)
-					c++;
-			} else {
-				names[n++] = xstrdup(then[c++]);
-			}
-		}
-	}
-	for (size_t i = 0; names[i]; i++) {
-		_cleanup_free_ char *crel = path_join(rel, names[i]);
-		undo_entry(u, fd, names[i], crel, baseline_find(u->b, crel), false, depth + 1);
+	_cleanup_strv_ char **then = baseline_children(u->b, rel);
+	/* both sorted: merge, each name once */
+	size_t a = 0, c = 0, na = strv_length(now), nc = strv_length(then);
+	while (a < na || c < nc) {
+		int cmp = a >= na ? 1 : c >= nc ? -1 : strcmp(now[a], then[c]);
+		const char *name = cmp <= 0 ? now[a] : then[c];
+		if (cmp <= 0)
+			a++;
+		if (cmp >= 0)
+			c++;
+		if (hooks && !handoff_hook_runs(name))
+			continue;
+		_cleanup_free_ char *crel = path_join(rel, name);
+		undo_entry(u, fd, name, crel, baseline_find(u->b, crel), false, depth + 1);
 	}
 }
 
@@ -406,7 +342,8 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 	}
 	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		undo_fail(u, -errno, rel);
+		/* made unreadable: whatever it holds, it goes */
+		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	bool same = false;
@@ -418,7 +355,8 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		return;
 	}
 	if (r < 0) {
-		undo_fail(u, r, rel);
+		/* cannot be compared: it goes, the baseline's comes back */
+		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	bool same_inode = fp.dev == b->fp.dev && fp.ino == b->fp.ino;
@@ -428,33 +366,17 @@ static void undo_file(struct undo *u, int dfd, const char *name, const char *rel
 		 * elsewhere, and is replaced instead. */
 		if ((st->st_mode & 07777) != (b->mode & 07777)) {
 			if (fchmod(fd, b->mode & 07777) < 0)
-				undo_fail(u, -errno, rel);
+				replace_entry(u, dfd, name, rel, b, 0);
 			else
-				report_change(u->rep, GUARD_CHANGED, rel, NULL);
+				report_change(u->rep, GUARD_CHANGED, rel);
 		}
 		return;
 	}
-	_cleanup_free_ char *tmp = NULL;
-	r = write_restore_tmp(u, dfd, b, &tmp);
-	if (r < 0) {
-		undo_fail(u, r, rel);
-		return;
-	}
-	char *q = NULL;
-	r = quarantine_move(&u->q, dfd, name, rel, &q);
-	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlinkat(dfd, tmp, 0);
-		undo_fail(u, r, rel);
-		if (!q)
-			return;
-	}
-	report_change(u->rep, GUARD_CHANGED, rel, q);
+	replace_entry(u, dfd, name, rel, b, 0);
 }
 
 static void undo_entry(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
-		       bool gitdir_top, unsigned depth)
+		       bool hooks, unsigned depth)
 {
 	struct stat st;
 	bool have = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -464,36 +386,34 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	}
 	if (!b && !have)
 		return;
-	if (b && (b->flags & ENTRY_GITDIR))
-		gitdir_top = true;
-	if (depth >= WALK_DEPTH_MAX) {
-		undo_fail(u, -ELOOP, rel);
-		return;
-	}
-
 	if (!b) {
-		/* a new repository: its objects stay, its hooks and config go */
-		if (gitdir_top && S_ISDIR(st.st_mode)) {
+		if (hooks && S_ISDIR(st.st_mode)) {
+			/* a new hooks directory (git init): its samples stay */
 			_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
-				undo_fail(u, -errno, rel);
+				replace_entry(u, dfd, name, rel, NULL, depth);
 			else
 				undo_children(u, fd, rel, true, depth);
 			return;
 		}
+		/* new: set aside whole, however deep, in one rename */
 		replace_entry(u, dfd, name, rel, NULL, depth);
 		return;
 	}
 	if (!have) {
+		size_t ci = report_change(u->rep, GUARD_REMOVED, rel);
 		bool unrestorable = false;
-		int r = restore_entry(u, dfd, name, rel, b, &unrestorable, depth);
+		int r = restore_entry(u, dfd, name, rel, b, &unrestorable, ci, depth);
 		undo_fail(u, r, rel);
-		if (r == 0)
-			report_change(u->rep, unrestorable ? GUARD_UNRESTORABLE : GUARD_REMOVED, rel, NULL);
+		if (unrestorable)
+			u->rep->changes[ci].kind = GUARD_UNRESTORABLE;
 		return;
 	}
-	if (entry_type_of(st.st_mode) != b->type) {
-		replace_entry(u, dfd, name, rel, b, depth);
+	if (entry_type_of(st.st_mode) != b->type || (b->flags & ENTRY_UNLISTED)) {
+		/* a directory the baseline could not look through, or one
+		 * deeper than this walk goes: what it holds now cannot be
+		 * told from what it held, so it goes */
+		replace_entry(u, dfd, name, rel, (b->flags & ENTRY_UNLISTED) ? NULL : b, depth);
 		return;
 	}
 
@@ -504,11 +424,7 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	case ENTRY_LNK: {
 		char buf[PATH_MAX + 1];
 		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
-		if (n < 0) {
-			undo_fail(u, -errno, rel);
-			return;
-		}
-		if ((size_t)n != strlen(b->target) || memcmp(buf, b->target, (size_t)n) != 0)
+		if (n < 0 || (size_t)n != strlen(b->target) || memcmp(buf, b->target, (size_t)n) != 0)
 			replace_entry(u, dfd, name, rel, b, depth);
 		return;
 	}
@@ -521,52 +437,261 @@ static void undo_entry(struct undo *u, int dfd, const char *name, const char *re
 	}
 
 	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* made unsearchable: the mode comes back below */
+		_cleanup_close_ int pfd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char proc[32];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+		if (pfd >= 0 && chmod(proc, (st.st_mode & 07777) | 0700) == 0) {
+			st.st_mode |= 0700;
+			fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+	}
 	if (fd < 0) {
-		undo_fail(u, -errno, rel);
+		replace_entry(u, dfd, name, rel, b, depth);
 		return;
 	}
 	bool mode_changed = (st.st_mode & 07777) != (b->mode & 07777);
-	if (mode_changed && (st.st_mode & 0700) != 0700 && fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
-		undo_fail(u, -errno, rel);
-	if (!(b->flags & ENTRY_UNLISTED))
-		undo_children(u, fd, rel, gitdir_top, depth);
-	if (mode_changed) {
+	if ((st.st_mode & 0700) != 0700 && fchmod(fd, (st.st_mode & 07777) | 0700) < 0) {
+		replace_entry(u, dfd, name, rel, b, depth);
+		return;
+	}
+	undo_children(u, fd, rel, hooks, depth);
+	if (mode_changed || (st.st_mode & 0700) != 0700) {
 		if (fchmod(fd, b->mode & 07777) < 0)
 			undo_fail(u, -errno, rel);
-		else
-			report_change(u->rep, GUARD_CHANGED, rel, NULL);
+		else if (mode_changed)
+			report_change(u->rep, GUARD_CHANGED, rel);
 	}
 }
 
+/* ---------------------------------------------------------------------
+ * Git configs and pointers
+ * ------------------------------------------------------------------ */
+
+static char *read_now(int dfd, const char *name, size_t max, size_t *ret_len)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *text = NULL;
+	size_t len = 0;
+	if (read_small_fd(fd, max + 1, &text, &len) < 0)
+		return NULL;
+	if (len > max) {
+		free(text);
+		return NULL;
+	}
+	*ret_len = len;
+	return text;
+}
+
+/* Whether a local repository at path (absolute, as a config names it)
+ * lies outside every tree the run may write, and outside the workspace:
+ * its hooks are then the user's. The part of it that exists is resolved,
+ * so that a symlink outside into a writable tree counts as that tree. */
+static bool local_repo_outside(void *data, const char *path)
+{
+	const struct undo *u = data;
+	_cleanup_free_ char *norm = path_normalize(path);
+	_cleanup_free_ char *head = xstrdup(norm);
+	_cleanup_free_ char *canon = NULL;
+	const char *tail = "";
+	while (path_canonical(head, &canon) < 0) {
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head) {
+			canon = xstrdup("/");
+			tail = norm + 1;
+			break;
+		}
+		*slash = '\0';
+		tail = norm + (slash - head) + 1;
+	}
+	_cleanup_free_ char *full = *tail ? path_join(canon, tail) : xstrdup(canon);
+	if (path_is_beneath(full, u->o->workspace))
+		return false;
+	for (size_t i = 0; u->o->writable && u->o->writable[i]; i++)
+		if (path_is_beneath(full, u->o->writable[i]))
+			return false;
+	return true;
+}
+
+/* A config the run wrote or changed keeps its inert settings (remotes,
+ * branches, identity, the repository's format); the rest comes back as
+ * the baseline had it, and the config as the run left it is set aside.
+ * Settings the user changed outside meanwhile that are inert stay too. */
+static void undo_config(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || (b && b->type != ENTRY_REG) ||
+	    (b && !(b->flags & ENTRY_COPIED))) {
+		/* not a file, or a baseline without its content: as a tree */
+		undo_entry(u, dfd, name, rel, b, false, 0);
+		return;
+	}
+	if (b) {
+		struct fingerprint fp = fingerprint_of(&st);
+		if (fingerprint_eq(&fp, &b->fp) && !entry_racy(u->b, b))
+			return;
+	}
+	_cleanup_free_ char *base = NULL;
+	if (b && object_read(u->od, b, &base) < 0) {
+		undo_entry(u, dfd, name, rel, b, false, 0);
+		return;
+	}
+	size_t len = 0;
+	_cleanup_free_ char *now = read_now(dfd, name, CONFIG_VET_MAX, &len);
+	if (!now) {
+		/* unreadable or too large to vet: set aside whole */
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
+	struct gitconfig_vetted v;
+	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
+	if (gitconfig_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
+	if (v.keep) {
+		gitconfig_vetted_free(&v);
+		return;
+	}
+	_cleanup_free_ char *detail = NULL;
+	for (size_t i = 0; v.dropped && v.dropped[i]; i++) {
+		char *d = detail ? xstrcat3(detail, ", ", v.dropped[i]) : xstrdup(v.dropped[i]);
+		free(detail);
+		detail = d;
+	}
+	_cleanup_free_ char *tmp = NULL;
+	int r = v.text ? write_tmp(u, dfd, v.text, v.n, st.st_mode, &tmp) : 0;
+	struct aside a = { 0 };
+	if (r == 0)
+		r = set_aside(u, dfd, name, rel, guard_change_kind_name(GUARD_VETTED), detail, &a);
+	if (r == 0 && tmp)
+		r = put_in_place(dfd, TAKE_PTR(tmp), name);
+	if (tmp)
+		unlinkat(dfd, tmp, 0);
+	if (r < 0) {
+		/* no space for the vetted text: set aside whole */
+		gitconfig_vetted_free(&v);
+		aside_done(&a);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
+	size_t ci = report_change(u->rep, v.text ? GUARD_VETTED : b ? GUARD_CHANGED : GUARD_CREATED, rel);
+	change_aside(u->rep, ci, &a);
+	u->rep->changes[ci].dropped = TAKE_PTR(v.dropped);
+	aside_done(&a);
+	gitconfig_vetted_free(&v);
+}
+
+/* What a pointer names, as an absolute path, or NULL: a `.git` file's
+ * "gitdir:", a commondir's path, or a symlink's target. */
+static char *pointer_names(int dfd, const char *name, const char *dir_abs, const struct stat *st)
+{
+	_cleanup_free_ char *value = NULL;
+	if (S_ISLNK(st->st_mode)) {
+		char buf[PATH_MAX + 1];
+		ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return NULL;
+		buf[n] = '\0';
+		value = xstrdup(buf);
+	} else if (S_ISREG(st->st_mode)) {
+		size_t len = 0;
+		_cleanup_free_ char *text = read_now(dfd, name, 4096, &len);
+		if (!text)
+			return NULL;
+		value = streq(name, ".git") ? handoff_gitfile_target(text, len) : NULL;
+		if (!streq(name, ".git")) {
+			text[strcspn(text, "\n")] = '\0';
+			value = xstrdup(text);
+		}
+	}
+	if (str_empty(value))
+		return NULL;
+	_cleanup_free_ char *j = value[0] == '/' ? xstrdup(value) : path_join(dir_abs, value);
+	return path_normalize(j);
+}
+
+/* A `.git` file or symlink, or a commondir: kept while it names a git
+ * directory inside the workspace (whose config and hooks discovery then
+ * finds and guards), set aside when it names one outside, where the guard
+ * cannot look (another repository's hooks would run for this one), or a
+ * folder git would not take for one (whose files must not be swept up as
+ * a config and hooks). A `.git` directory in its place is a git
+ * directory, found as one. */
+static void undo_pointer(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			undo_fail(u, -errno, rel);
+		else if (b)
+			undo_entry(u, dfd, name, rel, b, false, 0);
+		return;
+	}
+	if (S_ISDIR(st.st_mode) && streq(name, ".git"))
+		return;
+	if (b && b->type == entry_type_of(st.st_mode)) {
+		struct fingerprint fp = fingerprint_of(&st);
+		if (b->type == ENTRY_REG && fingerprint_eq(&fp, &b->fp) && !entry_racy(u->b, b))
+			return;
+	}
+	const char *base;
+	_cleanup_free_ char *parent = path_parent(rel, &base);
+	_cleanup_free_ char *dir_abs = parent && *parent ? path_join(u->o->workspace, parent) : xstrdup(u->o->workspace);
+	_cleanup_free_ char *target = pointer_names(dfd, name, dir_abs, &st);
+	if (target && path_is_beneath(target, u->o->workspace) && !streq(target, u->o->workspace) &&
+	    handoff_gitdir_plausible(u->wfd, path_below(target, u->o->workspace)))
+		return;
+	/* unchanged from the baseline, it is the user's own (a workspace
+	 * that is a submodule of a repository outside it) */
+	if (b)
+		undo_entry(u, dfd, name, rel, b, false, 0);
+	else
+		replace_entry(u, dfd, name, rel, NULL, 0);
+}
+
+/* ---------------------------------------------------------------------
+ * Roots
+ * ------------------------------------------------------------------ */
+
 /* The directory that holds rel, made again where the command removed it
  * or put something else (a symlink) in its way; what was in the way is
- * quarantined. */
+ * set aside. */
 static int make_parents(struct undo *u, const char *rel)
 {
 	const char *base;
 	_cleanup_free_ char *parent = path_parent(rel, &base);
-	_cleanup_close_ int cur = openat(u->wfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int cur = openat(u->wfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
 		return -errno;
 	for (const char *p = parent; *p;) {
 		const char *end = strchrnul(p, '/');
 		_cleanup_free_ char *comp = xstrndup(p, (size_t)(end - p));
 		_cleanup_free_ char *sofar = xstrndup(parent, (size_t)(end - parent));
-		int next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
-			if (errno == ENOTDIR) {
-				char *q = NULL;
-				int r = quarantine_move(&u->q, cur, comp, sofar, &q);
-				if (r < 0)
-					return r;
-				report_change(u->rep, GUARD_CHANGED, sofar, q);
+			if (errno == ENOTDIR || errno == ELOOP) {
+				replace_entry(u, cur, comp, sofar, NULL, 0);
 			} else if (errno != ENOENT) {
 				return -errno;
 			}
 			const struct entry *b = baseline_find(u->b, sofar);
-			if (mkdirat(cur, comp, b && b->type == ENTRY_DIR ? b->mode & 07777 : 0777) < 0 && errno != EEXIST)
-				return -errno;
-			next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (mkdirat(cur, comp, b && b->type == ENTRY_DIR ? b->mode & 07777 : 0777) < 0 && errno != EEXIST) {
+				int r = -errno;
+				if (r != -EACCES && r != -EPERM)
+					return r;
+				/* a parent the command made read-only */
+				struct stat st;
+				if (fstat(cur, &st) < 0 || st.st_uid != geteuid() ||
+				    fchmod(cur, (st.st_mode & 07777) | 0700) < 0 || mkdirat(cur, comp, 0777) < 0)
+					return r;
+				(void)fchmod(cur, st.st_mode & 07777);
+			}
+			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (next < 0)
 				return -errno;
 		}
@@ -577,36 +702,36 @@ static int make_parents(struct undo *u, const char *rel)
 	return TAKE_FD(cur);
 }
 
-/* The directory holding rel: for a name at the top, the workspace's own
- * descriptor (nothing to resolve, *ret_owned is -1); otherwise one opened
- * beneath it, also put in *ret_owned for the caller to close. */
-static int parent_fd(int wfd, const char *rel, const char **ret_name, int *ret_owned)
-{
-	*ret_owned = -1;
-	if (!strchr(rel, '/')) {
-		*ret_name = rel;
-		return wfd;
-	}
-	int fd = open_parent_beneath(wfd, rel, ret_name);
-	if (fd >= 0)
-		*ret_owned = fd;
-	return fd;
-}
-
 static void undo_root(struct undo *u, const struct handoff *rt)
 {
 	const struct entry *b = baseline_find(u->b, rt->path);
 	const char *name;
 	_cleanup_close_ int owned = -1;
-	int pfd = parent_fd(u->wfd, rt->path, &name, &owned);
+	int pfd;
+	if (!strchr(rt->path, '/')) {
+		name = rt->path;
+		pfd = u->wfd;
+	} else {
+		/* opened for reading, not O_PATH: a read-only parent is
+		 * made writable through it */
+		_cleanup_free_ char *parent = path_parent(rt->path, &name);
+		pfd = owned = open_nofollow(u->wfd, parent, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+	}
 	if (pfd < 0) {
 		if (!errno_is_absent(pfd)) {
 			undo_fail(u, pfd, rt->path);
 			return;
 		}
-		/* nothing was there, and nothing can be reached there now */
-		if (!b)
+		/* nothing was there, and nothing can be reached there now
+		 * without a symlink; a symlink on the way is set aside */
+		if (!b) {
+			if (pfd == -ELOOP || pfd == -ENOTDIR) {
+				owned = make_parents(u, rt->path);
+				if (owned < 0)
+					undo_fail(u, owned, rt->path);
+			}
 			return;
+		}
 		owned = make_parents(u, rt->path);
 		if (owned < 0) {
 			undo_fail(u, owned, rt->path);
@@ -614,7 +739,55 @@ static void undo_root(struct undo *u, const struct handoff *rt)
 		}
 		pfd = owned;
 	}
-	undo_entry(u, pfd, name, rt->path, b, rt->kind == HANDOFF_GITDIR, 0);
+	switch (rt->kind) {
+	case HANDOFF_CONFIG:
+		undo_config(u, pfd, name, rt->path, b);
+		break;
+	case HANDOFF_POINTER:
+		undo_pointer(u, pfd, name, rt->path, b);
+		break;
+	case HANDOFF_HOOKS:
+	case HANDOFF_TREE:
+		undo_entry(u, pfd, name, rt->path, b, rt->kind == HANDOFF_HOOKS, 0);
+		break;
+	}
+}
+
+/* Whether what lies at dfd/name, and all beneath it, was last changed
+ * before since_ns: a repository the user made outside between two runs,
+ * which the index did not know of at the begin. A change time cannot be
+ * set back, and a rename or a link moves it forward, so nothing the run
+ * wrote or moved there passes. */
+static bool untouched_since(int dfd, const char *name, int64_t since_ns, unsigned depth)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT;
+	if ((int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec >= since_ns)
+		return false;
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	if (depth >= WALK_DEPTH_MAX)
+		return false;
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_strv_ char **names = NULL;
+	if (fd < 0 || dir_list(fd, &names) < 0)
+		return false;
+	for (size_t i = 0; names[i]; i++)
+		if (!untouched_since(fd, names[i], since_ns, depth + 1))
+			return false;
+	return true;
+}
+
+static bool root_untouched(struct undo *u, const char *rel)
+{
+	const char *name;
+	_cleanup_free_ char *parent = path_parent(rel, &name);
+	_cleanup_close_ int pfd = parent && *parent ? open_nofollow(u->wfd, parent, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH) : -1;
+	if (parent && *parent && pfd < 0)
+		return false;
+	/* the clock a file's times come from ticks coarsely: a margin */
+	return untouched_since(pfd >= 0 ? pfd : u->wfd, name, u->b->taken_ns - RACY_NS, 0);
 }
 
 static bool file_in_baseline(void *data, const char *rel)
@@ -626,20 +799,35 @@ static bool file_in_baseline(void *data, const char *rel)
 /* Every root of the baseline first; then, on the workspace as restored,
  * the roots that are new (a repository made during the run), whose
  * whole content is new. */
-int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const struct baseline *b,
-	     struct guard_report *rep, char **ret_failing)
+int undo_all(const struct guard_options *o, int wfd, int statefd, const struct index *ix, struct objdir *od,
+	     const struct baseline *b, struct guard_report *rep, char **ret_failing)
 {
 	struct undo u = {
+		.o = o,
 		.wfd = wfd,
 		.od = od,
 		.b = b,
-		.q = { .state_dir = o->state_dir, .fd = -1 },
+		.q = QUARANTINE_INIT(o->state_dir, statefd, o->workspace),
 		.rep = rep,
 	};
 	for (size_t i = 0; i < b->roots.n; i++)
 		undo_root(&u, &b->roots.v[i]);
 
-	struct handoff_scan scan = guard_scan(o);
+	/* deeper than a path can name: what it holds cannot be looked
+	 * through, so it goes whole */
+	for (size_t i = 0; ix->too_deep && ix->too_deep[i]; i++) {
+		const char *name;
+		_cleanup_free_ char *parent = path_parent(ix->too_deep[i], &name);
+		_cleanup_close_ int pfd = open_nofollow(wfd, parent, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+		if (pfd < 0)
+			undo_fail(&u, pfd, ix->too_deep[i]);
+		else
+			replace_entry(&u, pfd, name, ix->too_deep[i], NULL, 0);
+	}
+
+	struct handoff_repos repos;
+	index_repos(ix, &repos);
+	struct handoff_scan scan = guard_scan(o, &repos);
 	scan.known = file_in_baseline;
 	scan.known_data = (void *)b;
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
@@ -649,27 +837,21 @@ int undo_all(const struct guard_options *o, int wfd, struct objdir *od, const st
 	if (r < 0) {
 		undo_fail(&u, r, NULL);
 	} else {
-		struct handoffs all = { 0 };
-		for (size_t i = 0; i < b->roots.n; i++)
-			handoffs_add(&all, xstrdup(b->roots.v[i].path), b->roots.v[i].kind);
-		for (size_t i = 0; i < found.n; i++)
-			handoffs_add(&all, xstrdup(found.v[i].path), found.v[i].kind);
-		handoffs_normalize(&all);
-		for (size_t i = 0; i < all.n; i++) {
-			const struct handoff *old = handoffs_find(&b->roots, all.v[i].path);
-			if (old && old->kind == all.v[i].kind)
+		for (size_t i = 0; i < found.n; i++) {
+			const struct handoff *old = handoffs_find(&b->roots, found.v[i].path);
+			if (old && old->kind == found.v[i].kind)
 				continue;
-			undo_root(&u, &all.v[i]);
+			/* new to the guard, and older than the run: the user's */
+			if (!old && root_untouched(&u, found.v[i].path))
+				continue;
+			undo_root(&u, &found.v[i]);
 		}
-		handoffs_free(&all);
 		for (size_t i = 0; found.unguarded && found.unguarded[i]; i++)
 			report_unguarded(rep, found.unguarded[i]);
 	}
 	handoffs_free(&found);
-	if (u.q.fd >= 0)
-		close(u.q.fd);
-	free(u.q.dir);
+	handoff_repos_free(&repos);
+	quarantine_done(&u.q);
 	*ret_failing = u.error_path;
 	return u.error;
 }
-

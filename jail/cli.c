@@ -51,6 +51,7 @@ void cli_usage(FILE *f)
 	      "       stockade doctor [--json]\n"
 	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       stockade trust [FILE]\n"
+	      "       stockade quarantine [list | restore ID]\n"
 	      "\n"
 	      "Runs COMMAND in a jail: it keeps the workspace (the current directory) and\n"
 	      "the system, and cannot read your secrets, write elsewhere, reach services\n"
@@ -78,7 +79,8 @@ void cli_usage(FILE *f)
 	      "\n"
 	      "Exit status: the command's own; 128+N when signal N ended it; 125 when\n"
 	      "stockade failed and the command did not run; 126 when the command is not\n"
-	      "executable; 127 when it was not found.\n",
+	      "executable; 127 when it was not found; 122 when the command ran but the\n"
+	      "guard could not undo all it changed in the trust hand-offs (said above).\n",
 	      f);
 }
 
@@ -111,6 +113,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		o->command = CMD_EXPLAIN;
 	else if (argc > 1 && streq(argv[1], "trust"))
 		o->command = CMD_TRUST;
+	else if (argc > 1 && streq(argv[1], "quarantine"))
+		o->command = CMD_QUARANTINE;
 	if (o->command != CMD_RUN)
 		first = 2;
 
@@ -222,6 +226,13 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		USAGE_ERROR("no command given");
 	if (o->command == CMD_DOCTOR && o->argv[0])
 		USAGE_ERROR("'stockade doctor' takes no command");
+	if (o->command == CMD_QUARANTINE) {
+		size_t n = strv_length(o->argv);
+		bool list = n == 0 || (n == 1 && streq(o->argv[0], "list"));
+		bool restore = n == 2 && streq(o->argv[0], "restore");
+		if (!list && !restore)
+			USAGE_ERROR("usage: stockade quarantine [list | restore ID]");
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "jail/cli.h"
 #include "jail/explain.h"
 #include "jail/fit.h"
+#include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
 #include "lib/log.h"
@@ -93,6 +94,23 @@ static int run(const struct options *o, unsigned long long start_us)
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
 	int status = 125;
+	/* 2b. The trust hand-offs, as the guard's index knows them: the
+	 *     namespace jail binds those that exist read-only, and explain
+	 *     prints them. The landlock backend has no use for them before
+	 *     the guard's own baseline. */
+	if (o->command == CMD_EXPLAIN || r.backend == BACKEND_NAMESPACES) {
+		struct guard_options areas[RUN_GUARD_AREAS];
+		size_t n = run_guard_areas(&p, NULL, areas);
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_strv_ char **handoffs = NULL;
+			int he = guard_list_handoffs(&areas[i], &handoffs);
+			if (he < 0) {
+				log_error("cannot look for the trust hand-offs of '%s': %s", areas[i].workspace, strerror(-he));
+				goto out;
+			}
+			policy_add_handoffs(&p, areas[i].workspace, handoffs);
+		}
+	}
 	if (o->command == CMD_EXPLAIN) {
 		/* 3. explain: the plans, printed. */
 		status = refuse_unusable(r.backend, &h, r.why) < 0 ? 125 : explain(&r);
@@ -151,6 +169,19 @@ int main(int argc, char **argv)
 		if (doctor_print(&h, o.json, stdout) < 0)
 			status = 125;
 		host_free(&h);
+		break;
+	}
+	case CMD_QUARANTINE: {
+		/* what the guard set aside: only the state directory counts */
+		_cleanup_free_ char *state = NULL;
+		struct policy_failure pf;
+		if (policy_find_state_dir(environ, &state, &pf) < 0) {
+			say_policy_failure(&pf);
+			policy_failure_free(&pf);
+			status = 125;
+			break;
+		}
+		status = quarantine_verb(state, o.argv);
 		break;
 	}
 	case CMD_TRUST:

@@ -325,22 +325,51 @@ static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc
 	return read_all(err_fd, ret, sizeof(*ret), &got) == 0 && got == sizeof(*ret);
 }
 
-/* The guard's baseline, a killed run undone first; said, and failed on. */
+size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS])
+{
+	size_t n = 0;
+	ret[n++] = (struct guard_options){ .workspace = p->workspace, .state_dir = p->state_dir, .user_home = p->user_home,
+					   .writable = writable };
+	const char *outer[] = { p->outer_gitdir, p->outer_commondir };
+	for (size_t i = 0; i < ARRAY_SIZE(outer); i++)
+		if (outer[i])
+			ret[n++] = (struct guard_options){ .workspace = outer[i], .state_dir = p->state_dir,
+							   .user_home = p->user_home, .writable = writable,
+							   .gitdir_only = true };
+	return n;
+}
+
+char **run_writable_trees(const struct policy *p)
+{
+	char **v = strv_new();
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].access == ACCESS_WRITE && !strv_contains(v, p->rules[i].path))
+			strv_add(&v, p->rules[i].path);
+	return v;
+}
+
+/* The guard's baselines, a killed run undone first; said, and failed on. */
 static int begin_guard(struct run *r)
 {
-	if (r->guard)
+	if (r->n_guards)
 		return 0;
-	const struct policy *p = r->p;
-	struct guard_options go = { .workspace = p->workspace, .state_dir = p->state_dir, .user_home = p->user_home };
-	struct guard_report gr = { 0 };
-	struct guard_failure gf = { 0 };
-	int e = guard_begin(&go, &r->guard, &gr, &gf);
-	say_guard_report(&gr, r->rep);
-	guard_report_free(&gr);
-	if (e < 0)
-		say_guard_failure(&gf, e, p->workspace, false);
-	guard_failure_free(&gf);
-	return e;
+	struct guard_options areas[RUN_GUARD_AREAS];
+	_cleanup_strv_ char **writable = run_writable_trees(r->p);
+	size_t n = run_guard_areas(r->p, writable, areas);
+	for (size_t i = 0; i < n; i++) {
+		struct guard_report gr = { 0 };
+		struct guard_failure gf = { 0 };
+		int e = guard_begin(&areas[i], &r->guards[i], &gr, &gf);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		guard_report_free(&gr);
+		if (e < 0)
+			say_guard_failure(&gf, e, areas[i].workspace, false);
+		guard_failure_free(&gf);
+		if (e < 0)
+			return e;
+		r->n_guards = i + 1;
+	}
+	return 0;
 }
 
 /* The places made; said, and failed on. */
@@ -348,6 +377,7 @@ static int make_places(struct run *r, struct plan *pl)
 {
 	struct places_failure f;
 	int e = places_make(&pl->places, r->p, &f);
+	say_places_notes(&pl->places);
 	if (e < 0)
 		say_places_failure(&f);
 	places_failure_free(&f);
@@ -725,19 +755,26 @@ int run_command(struct run *r)
 		r->may_fall_back = false;
 		status = run_landlock(r);
 	}
-	if (r->guard) {
-		/* Every process of the run is gone: the guard undoes what it
-		 * changed. */
+	/* Every process of the run is gone: the guard undoes what it changed,
+	 * in the workspace and in a git directory around it. */
+	struct guard_options areas[RUN_GUARD_AREAS];
+	run_guard_areas(r->p, NULL, areas);
+	for (size_t i = 0; i < r->n_guards; i++) {
 		struct guard_report gr = { 0 };
 		struct guard_failure gf = { 0 };
-		int e = guard_end(r->guard, &gr, &gf);
-		say_guard_report(&gr, r->rep);
+		int e = guard_end(r->guards[i], &gr, &gf);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		/* The command ran; what it left could not all be undone: not
+		 * its 0, whatever it was (stockade.1, EXIT STATUS). */
+		if ((e < 0 || gr.cleanup_failed) && status != 125)
+			status = RUN_CLEANUP_FAILED;
 		guard_report_free(&gr);
 		if (e < 0)
-			say_guard_failure(&gf, e, r->p->workspace, true);
+			say_guard_failure(&gf, e, areas[i].workspace, true);
 		guard_failure_free(&gf);
-		guard_free(r->guard);
-		r->guard = NULL;
+		guard_free(r->guards[i]);
+		r->guards[i] = NULL;
 	}
+	r->n_guards = 0;
 	return status;
 }

@@ -18,12 +18,28 @@ struct run {
 	bool may_fall_back;	/* auto: a refused namespace jail falls back to landlock */
 	unsigned long long start_us;
 	struct report *rep;
-	struct guard *guard;	/* begun by the first backend that gets that far */
+	/* begun by the first backend that gets that far: the workspace's, and
+	 * those of a git directory around it (run_guard_areas) */
+	struct guard *guards[3];
+	size_t n_guards;
 };
+
+/* What the guard keeps: the workspace, and for git from a subdirectory
+ * the git directory around it (and a linked worktree's common one). */
+#define RUN_GUARD_AREAS 3
+size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS]);
+/* The trees the policy lets the run write (canonical), for the guard. */
+char **run_writable_trees(const struct policy *p);
+
+/* The command ran, and the guard could not undo all it changed in the
+ * trust hand-offs: what is left is said, and the next run names it. Not
+ * the command's 0, whatever the command's status was (stockade.1, EXIT
+ * STATUS; the report keeps the command's own). */
+#define RUN_CLEANUP_FAILED 122
 
 /* Runs the command on r->backend (falling back from the namespace jail to
  * the landlock backend where the host refuses it and r allows), ends the
  * guard once every process is gone, and returns the exit status stockade
- * ends with: the command's own, 128+N, or 125/126/127 (then a message has
- * been said). */
+ * ends with: the command's own, 128+N, or 122/125/126/127 (then a message
+ * has been said). */
 int run_command(struct run *r);

@@ -1,6 +1,7 @@
 #include "jail/say.h"
 
 #include "lib/log.h"
+#include "lib/path.h"
 #include "lib/util.h"
 #include "mount/mount.h"
 
@@ -85,6 +86,12 @@ void say_policy_failure(const struct policy_failure *f)
 		log_error("refusing to run: stockade's state directory '%s' would be writable from the jail", path);
 		log_hint("choose a workspace that does not hold it, or set XDG_STATE_HOME elsewhere");
 		break;
+	case POLICY_STATE_LINK:
+		log_error("refusing to run: stockade's state directory is reached through the symlink '%s', which the "
+			  "jail could change",
+			  path);
+		log_hint("point XDG_STATE_HOME at the real directory, outside the workspace and anything the jail may write");
+		break;
 	}
 }
 
@@ -131,6 +138,25 @@ void say_places_failure(const struct places_failure *f)
 	}
 }
 
+void say_places_notes(const struct places *pl)
+{
+	for (size_t i = 0; i < pl->n_notes; i++) {
+		const struct places_note *n = &pl->notes[i];
+		switch (n->kind) {
+		case PLACES_NOTE_LIST:
+			log_note("cannot look in '%s' for run directories left by killed runs: %s", n->path, strerror(n->err));
+			break;
+		case PLACES_NOTE_HOLDERS:
+			log_note("cannot tell whether '%s', left by an earlier run, is still in use: %s", n->path,
+				 strerror(n->err));
+			break;
+		case PLACES_NOTE_REMOVE:
+			log_note("cannot remove '%s', left by an earlier run: %s", n->path, strerror(n->err));
+			break;
+		}
+	}
+}
+
 void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending)
 {
 	const char *path = f->path ? f->path : workspace;
@@ -164,22 +190,57 @@ void say_guard_failure(const struct guard_failure *f, int err, const char *works
 	}
 }
 
-void say_guard_report(const struct guard_report *gr, struct report *rep)
+void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep)
 {
+	bool any_aside = false;
 	for (size_t i = 0; i < gr->n_changes; i++) {
-		const struct guard_change *c = &gr->changes[i];
+		struct guard_change cc = gr->changes[i];
+		/* a git directory outside the workspace is named whole */
+		_cleanup_free_ char *full = area ? path_join(area, cc.path) : NULL;
+		if (full)
+			cc.path = full;
+		const struct guard_change *c = &cc;
 		const char *kind = guard_change_kind_name(c->kind);
-		if (c->quarantined)
+		_cleanup_free_ char *dropped = NULL;
+		for (size_t k = 0; c->dropped && c->dropped[k]; k++) {
+			char *d = dropped ? xstrcat3(dropped, ", ", c->dropped[k]) : xstrdup(c->dropped[k]);
+			free(dropped);
+			dropped = d;
+		}
+		if (c->kind == GUARD_VETTED)
+			log_error("kept the inert settings of git config '%s' and undid the rest (%s)%s%s%s", c->path,
+				  dropped ? dropped : "?", c->quarantined ? ": the config as the run left it is in '" : "",
+				  c->quarantined ? c->quarantined : "", c->quarantined ? "'" : "");
+		else if (c->beside)
+			log_error("undid a change to trust hand-off '%s' (%s): the quarantine could not take it, so it is "
+				  "renamed beside itself to '%s', where nothing reads it",
+				  c->path, kind, c->quarantined);
+		else if (c->quarantined)
 			log_error("undid a change to trust hand-off '%s' (%s): the new content is in '%s'", c->path, kind,
 				  c->quarantined);
 		else
 			log_error("undid a change to trust hand-off '%s' (%s)", c->path, kind);
+		if (c->unrestored)
+			log_error("cannot put back the old content of trust hand-off '%s': it is kept in the quarantine as "
+				  "'%s' (stockade quarantine restore %s)",
+				  c->path, c->old_id ? c->old_id : "?", c->old_id ? c->old_id : "ID");
+		any_aside |= c->id != NULL && !c->beside;
 		report_denial(rep, "handoff", c->path, kind);
 	}
+	if (any_aside)
+		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back");
 	for (size_t i = 0; gr->unguarded && gr->unguarded[i]; i++) {
-		_cleanup_free_ char *what = xstrcat3("trust hand-off '", gr->unguarded[i], "'");
-		report_gap(rep, what, "over the guard's size cap: a change is quarantined but the old content cannot be restored");
-		log_note("unenforced: %s: over the guard's size cap", what);
+		const char *u = gr->unguarded[i];
+		_cleanup_free_ char *what = xstrcat3("trust hand-off '", u, "'");
+		/* an .envrc's reference is "FILE:LINE: WORD" */
+		if (strchr(u, ':')) {
+			report_gap(rep, what, "an .envrc names it in a way only running it could tell");
+			log_note("unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
+		} else {
+			report_gap(rep, what, "unreadable or over the guard's size cap: a change is set aside but the old "
+					      "content cannot be restored");
+			log_note("unenforced: %s: unreadable or over the guard's size cap", what);
+		}
 	}
 }
 

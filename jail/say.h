@@ -15,9 +15,12 @@ void say_policy_failure(const struct policy_failure *f);
 void say_skipped(const struct policy *p);
 void say_places_failure(const struct places_failure *f);
 /* ending: at the end of the run (undoing), not at its start. */
+/* The housekeeping of run directories left by killed runs, where it
+ * failed: notes, never fatal. */
+void say_places_notes(const struct places *pl);
 void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending);
 void say_child_error(const struct child_error *e, const char *argv0);
 
 /* Names each change the guard undid, on stderr and in the report, and each
  * hand-off it cannot restore. */
-void say_guard_report(const struct guard_report *gr, struct report *rep);
+void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep);

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
+#include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -170,6 +171,75 @@ static int find_workspace(struct policy *p, const struct settings *s, const char
 	return 0;
 }
 
+/* A git directory named by a `.git` file (or a commondir) at dir, as a
+ * canonical path, or NULL. */
+static char *git_pointer(const char *dir, const char *file, bool gitfile)
+{
+	_cleanup_free_ char *path = path_join(dir, file);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_file_at(AT_FDCWD, path, 4096, &text, &len) < 0)
+		return NULL;
+	_cleanup_free_ char *value = gitfile ? handoff_gitfile_target(text, len) : xstrndup(text, strcspn(text, "\n"));
+	if (str_empty(value))
+		return NULL;
+	_cleanup_free_ char *abs = value[0] == '/' ? xstrdup(value) : path_join(dir, value);
+	char *canon = NULL;
+	struct stat st;
+	if (path_canonical(abs, &canon) < 0 || stat(canon, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(canon);
+		return NULL;
+	}
+	return canon;
+}
+
+/* git from a subdirectory: a workspace inside a git working tree (a
+ * package of a monorepo) has git find its repository, as outside. The
+ * tree around it becomes readable, its git directory writable; the guard
+ * keeps that git directory's hand-offs as it keeps the workspace's. Not
+ * for a repository at the home or above it (a dotfiles repository would
+ * open up the whole home), nor one across the top. */
+static void find_outer_repo(struct policy *p)
+{
+	struct stat st;
+	_cleanup_free_ char *own = path_join(p->workspace, ".git");
+	if (lstat(own, &st) == 0)
+		return;	/* the workspace is a repository's top */
+	_cleanup_free_ char *dir = path_parent(p->workspace, NULL);
+	while (dir && !streq(dir, "/") && !path_is_beneath(p->user_home, dir) &&
+	       !(p->passwd_home && path_is_beneath(p->passwd_home, dir))) {
+		_cleanup_free_ char *dotgit = path_join(dir, ".git");
+		if (lstat(dotgit, &st) == 0) {
+			char *gitdir = NULL;
+			if (S_ISDIR(st.st_mode))
+				(void)path_canonical(dotgit, &gitdir);
+			else if (S_ISREG(st.st_mode))
+				gitdir = git_pointer(dir, ".git", true);
+			if (!gitdir)
+				return;
+			p->outer_worktree = TAKE_PTR(dir);
+			p->outer_gitdir = gitdir;
+			char *common = git_pointer(gitdir, "commondir", false);
+			if (common && !streq(common, gitdir))
+				p->outer_commondir = common;
+			else
+				free(common);
+			policy_add_rule(p, p->outer_worktree, ACCESS_READ, 0,
+					SOURCE_DEFAULT_OF("the git working tree around the workspace"),
+					"default: the git working tree around the workspace");
+			policy_add_rule(p, p->outer_gitdir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("its git directory"),
+					"default: its git directory (guarded)");
+			if (p->outer_commondir)
+				policy_add_rule(p, p->outer_commondir, ACCESS_WRITE, 0,
+						SOURCE_DEFAULT_OF("its git directory"), "default: its common git directory (guarded)");
+			return;
+		}
+		char *up = path_parent(dir, NULL);
+		free(dir);
+		dir = up;
+	}
+}
+
 /* A home kept across runs: resolved here, made (if missing) by the
  * backend before the run. One that exists must be a private directory of
  * the caller's: earlier runs wrote it, others must not have. */
@@ -249,9 +319,53 @@ static void add_program(struct policy *p, char *const *argv)
 	 * with 126 or 127, before anything starts. */
 }
 
+/* The state directory as it really is, resolved before it is used: its
+ * existing part canonical, the rest as written. A symlink on the way the
+ * jail could change (one lying in a tree it may write) is refused: the
+ * next run would take its baseline from wherever the link then points,
+ * and the guard's undo from an empty one. */
+static int resolve_state_dir(struct policy *p, struct policy_failure *f)
+{
+	_cleanup_free_ char *norm = path_normalize(p->state_dir);
+	/* each prefix of the path as written, from the top */
+	for (char *slash = strchr(norm + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		struct stat st;
+		bool link = lstat(norm, &st) == 0 && S_ISLNK(st.st_mode);
+		if (link) {
+			_cleanup_free_ char *where = path_parent(norm, NULL);
+			_cleanup_free_ char *canon_where = NULL;
+			if (where && path_canonical(where, &canon_where) == 0 &&
+			    policy_effect(p, canon_where) == EFFECT_WRITE)
+				return fail(f, POLICY_STATE_LINK, EPERM, norm, NULL);
+		}
+		if (slash)
+			*slash = '/';
+		if (!slash)
+			break;
+	}
+	/* the longest part that exists, canonical; the rest as written */
+	_cleanup_free_ char *head = xstrdup(norm);
+	const char *tail = "";
+	_cleanup_free_ char *canon = NULL;
+	while (path_canonical(head, &canon) < 0) {
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head) {
+			canon = xstrdup("/");
+			break;
+		}
+		*slash = '\0';
+		tail = norm + (slash - head) + 1;
+	}
+	free(p->state_dir);
+	p->state_dir = *tail ? path_join(canon, tail) : TAKE_PTR(canon);
+	return 0;
+}
+
 /* stockade's own binary and state must not be writable from the jail: a
  * command that could replace them would run outside it next time. */
-static int check_own_files(const struct policy *p, struct policy_failure *f)
+static int check_own_files(struct policy *p, struct policy_failure *f)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -259,9 +373,47 @@ static int check_own_files(const struct policy *p, struct policy_failure *f)
 		self[n] = '\0';
 	if (n > 0 && policy_effect(p, self) == EFFECT_WRITE)
 		return fail(f, POLICY_SELF_WRITABLE, EPERM, self, NULL);
+	int r = resolve_state_dir(p, f);
+	if (r < 0)
+		return r;
 	if (policy_effect(p, p->state_dir) == EFFECT_WRITE)
 		return fail(f, POLICY_STATE_WRITABLE, EPERM, p->state_dir, NULL);
 	return 0;
+}
+
+static char *state_dir_of(const struct policy *p, char *const *environ)
+{
+	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
+	return xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+}
+
+static int resolve_state_dir(struct policy *p, struct policy_failure *f);
+
+int policy_find_state_dir(char *const *environ, char **ret, struct policy_failure *f)
+{
+	*f = (struct policy_failure){ 0 };
+	struct policy p;
+	policy_init(&p);
+	p.uid = getuid();
+	int r = find_home(&p, environ, f);
+	if (r == 0) {
+		p.state_dir = state_dir_of(&p, environ);
+		r = resolve_state_dir(&p, f);
+	}
+	if (r == 0)
+		*ret = TAKE_PTR(p.state_dir);
+	policy_free(&p);
+	return r;
+}
+
+void policy_add_handoffs(struct policy *p, const char *base, char *const *rel_paths)
+{
+	for (size_t i = 0; rel_paths && rel_paths[i]; i++) {
+		_cleanup_free_ char *path = path_join(base, rel_paths[i]);
+		policy_add_rule(p, path, ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH, SOURCE_DEFAULT_OF("trust hand-off"),
+				"default: trust hand-off");
+	}
+	policy_sort(p);
 }
 
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
@@ -285,32 +437,20 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
 	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
-	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
 	p->cache_dir = xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
-	p->state_dir = xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+	p->state_dir = state_dir_of(p, environ);
 
 	env_begin(&p->env, environ, ops, s.n_env_ops);
 	defaults_point_caches(p);
 
 	defaults_add_reads(p, environ);
 	policy_add_rule(p, p->workspace, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("workspace"), "workspace");
+	find_outer_repo(p);
 	if (p->home)
 		policy_add_rule(p, p->home, ACCESS_WRITE, 0, *s.home_source, "home (--home)");
 	policy_add_rule(p, p->cache_dir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("stockade's own build caches"),
 			"stockade's own build caches");
 	defaults_add_hides(p);
-
-	/* Trust hand-offs, existing or not: read-only for the command, kept
-	 * by the guard where a mechanism cannot forbid the change. */
-	_cleanup_strv_ char **handoffs = NULL;
-	r = handoffs_list(&(struct handoff_scan){ .workspace = p->workspace, .user_home = p->user_home }, &handoffs);
-	if (r < 0)
-		return fail(f, POLICY_HANDOFFS, -r, p->workspace, NULL);
-	for (size_t i = 0; handoffs && handoffs[i]; i++) {
-		_cleanup_free_ char *path = path_join(p->workspace, handoffs[i]);
-		policy_add_rule(p, path, ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH, SOURCE_DEFAULT_OF("trust hand-off"),
-				"default: trust hand-off");
-	}
 
 	for (size_t i = 0; i < n_layers; i++)
 		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)

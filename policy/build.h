@@ -61,6 +61,7 @@ enum policy_fault {
 	POLICY_HANDOFFS,		/* the workspace cannot be searched for hand-offs: err */
 	POLICY_SELF_WRITABLE,		/* stockade's own binary would be writable from the jail */
 	POLICY_STATE_WRITABLE,		/* stockade's state directory would be */
+	POLICY_STATE_LINK,		/* it is reached through a symlink the jail could change (path: the link) */
 };
 
 struct policy_failure {
@@ -74,6 +75,17 @@ struct policy_failure {
 /* argv is the command (may be empty: explain). On failure returns -errno,
  * with what failed in *ret; free it with policy_failure_free() in every
  * case. */
+/* stockade's state directory alone, resolved as a run resolves it, for
+ * the verbs that need nothing else (stockade quarantine). */
+int policy_find_state_dir(char *const *environ, char **ret, struct policy_failure *f);
+
+/* The trust hand-offs the guard found beneath base (relative paths,
+ * existing or not), added as protect rules: read-only for the command
+ * where a backend can hole a writable tree (the namespace jail's binds),
+ * kept by the guard everywhere. The workspace's own layer, found rather
+ * than given. */
+void policy_add_handoffs(struct policy *p, const char *base, char *const *rel_paths);
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
 		 struct policy *p, struct policy_failure *ret);
 void policy_failure_free(struct policy_failure *f);

@@ -3,180 +3,72 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "lib/fd.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/envrc.h"
+#include "policy/gitconfig.h"
 
 /* A .git pointer file is one short line; git itself reads no more. */
 #define GITFILE_MAX 4096
-/* Git configs are small; one larger than this is not parsed past it. */
+/* Git configs are small; one larger than this is not read for what it
+ * names (the guard sets a changed one that large aside whole). */
 #define GITCONFIG_MAX ((size_t)4 << 20)
+#define ENVRC_MAX ((size_t)1 << 20)
 /* Every level holds a descriptor: well below RLIMIT_NOFILE. */
 #define WALK_DEPTH_MAX 256
+/* git stops following includes at 10 levels. */
+#define INCLUDE_DEPTH_MAX 10
+/* Submodules nest (modules/a/modules/b) and their names hold slashes
+ * (modules/libs/a): deeper than this, git itself would not find them. */
+#define MODULES_DEPTH_MAX 16
+/* Git directories, includes and symlinks followed in one discovery: a
+ * chain or a loop ends here. */
+#define FOLLOW_BUDGET 4096
 
 /* ---------------------------------------------------------------------
- * Git configuration: only core.hooksPath, parsed here. Running git to
- * read it would run whatever a hostile config names (core.fsmonitor).
- * Include directives ([include], [includeIf]) are not followed: an
- * included file lies wherever the config says, and a config inside the
- * workspace is itself kept by the guard, so a new include is undone.
+ * The table
  * ------------------------------------------------------------------ */
 
-static bool config_key_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
-}
-
-/* A value as git's parse_value() reads it: surrounding blanks dropped,
- * quotes removed, \" \\ \n \t \b and line continuations honoured, a
- * comment outside quotes ends it. Returns NULL on a malformed value. */
-static char *config_parse_value(const char **pp, const char *end)
-{
-	const char *p = *pp;
-	size_t cap = 64, len = 0, spaces = 0;
-	char *out = xmalloc(cap);
-	bool quote = false, comment = false;
-	for (;;) {
-		if (p >= end || *p == '\n') {
-			if (p < end)
-				p++;
-			if (quote)
-				goto bad_free;
-			break;
-		}
-		char c = *p++;
-		if (comment)
-			continue;
-		if ((c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') && !quote) {
-			if (len)
-				spaces++;
-			continue;
-		}
-		if (!quote && (c == ';' || c == '#')) {
-			comment = true;
-			continue;
-		}
-		if (c == '\\') {
-			if (p >= end)
-				goto bad_free;
-			c = *p++;
-			if (c == '\n') {
-				/* the escaped newline joins the next line */
-				continue;
-			}
-			switch (c) {
-			case 't': c = '\t'; break;
-			case 'b': c = '\b'; break;
-			case 'n': c = '\n'; break;
-			case '"': case '\\': break;
-			default: goto bad_free;
-			}
-		} else if (c == '"') {
-			quote = !quote;
-			continue;
-		}
-		if (len + spaces + 2 > cap) {
-			cap = (len + spaces + 2) * 2;
-			out = xrealloc(out, cap);
-		}
-		for (; spaces; spaces--)
-			out[len++] = ' ';
-		out[len++] = c;
-	}
-	out[len] = '\0';
-	*pp = p;
-	return out;
-bad_free:
-	free(out);
-	return NULL;
-}
-
-/* The last core.hooksPath in a config text, or NULL. A config git would
- * refuse stops the parse: what came before still counts, which keeps
- * more rather than less. */
-static char *gitconfig_hooks_path(const char *text, size_t n)
-{
-	const char *p = text, *end = text + n;
-	bool in_core = false;
-	char *found = NULL;
-
-	while (p < end) {
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\f' || *p == '\v'))
-			p++;
-		if (p >= end)
-			break;
-		if (*p == '#' || *p == ';') {
-			while (p < end && *p != '\n')
-				p++;
-			continue;
-		}
-		if (*p == '[') {
-			p++;
-			const char *name = p;
-			while (p < end && (config_key_char(*p) || *p == '.'))
-				p++;
-			size_t name_len = (size_t)(p - name);
-			bool plain = true;
-			while (p < end && (*p == ' ' || *p == '\t'))
-				p++;
-			if (p < end && *p == '"') {
-				/* [core "sub"]: a subsection, not core itself */
-				plain = false;
-				p++;
-				while (p < end && *p != '"' && *p != '\n') {
-					if (*p == '\\' && p + 1 < end)
-						p++;
-					p++;
-				}
-				if (p >= end || *p != '"')
-					break;
-				p++;
-			}
-			if (p >= end || *p != ']')
-				break;
-			p++;
-			in_core = plain && name_len == 4 && strncasecmp(name, "core", 4) == 0;
-			/* a key may follow on the same line: "[core] hooksPath = x" */
-			continue;
-		}
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-			break;
-		const char *key = p;
-		while (p < end && config_key_char(*p))
-			p++;
-		size_t key_len = (size_t)(p - key);
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		char *value = NULL;
-		if (p < end && *p == '=') {
-			p++;
-			value = config_parse_value(&p, end);
-			if (!value)
-				break;
-		} else if (p < end && *p != '\n' && *p != '\r' && *p != '#' && *p != ';') {
-			break;
-		} else {
-			while (p < end && *p != '\n')
-				p++;
-		}
-		if (in_core && value && key_len == 9 && strncasecmp(key, "hooksPath", 9) == 0) {
-			free(found);
-			found = TAKE_PTR(value);
-		}
-		free(value);
-	}
-	return found;
-}
-
-/* ---------------------------------------------------------------------
- * Discovery: which paths are hand-offs
- * ------------------------------------------------------------------ */
+const struct handoff_row handoff_table[] = {
+	/* stockade's own: a jailed command must not loosen its next run */
+	{ "stockade.ini", HANDOFF_TREE, HANDOFF_AT_TOP, "stockade" },
+	{ ".stockade.ini", HANDOFF_TREE, HANDOFF_AT_TOP, "stockade" },
+	/* agents: hooks, MCP servers and allowed commands they run */
+	{ ".claude", HANDOFF_TREE, HANDOFF_AT_TOP, "Claude Code" },
+	{ ".mcp.json", HANDOFF_TREE, HANDOFF_AT_TOP, "Claude Code's MCP servers" },
+	{ ".gemini", HANDOFF_TREE, HANDOFF_AT_TOP, "Gemini CLI" },
+	{ ".cursor", HANDOFF_TREE, HANDOFF_AT_TOP, "Cursor" },
+	/* editors: tasks, launch configurations, extensions' settings */
+	{ ".vscode", HANDOFF_TREE, HANDOFF_AT_TOP, "VS Code" },
+	{ ".idea", HANDOFF_TREE, HANDOFF_AT_TOP, "JetBrains IDEs" },
+	{ ".zed", HANDOFF_TREE, HANDOFF_AT_TOP, "Zed" },
+	{ ".devcontainer", HANDOFF_TREE, HANDOFF_AT_TOP, "dev containers (postCreateCommand)" },
+	{ ".devcontainer.json", HANDOFF_TREE, HANDOFF_AT_TOP, "dev containers (postCreateCommand)" },
+	/* environment tools: run as the shell enters the directory */
+	{ ".envrc", HANDOFF_TREE, HANDOFF_AT_TOP, "direnv, with what it sources and puts on PATH" },
+	{ "mise.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise (tasks, hooks, env)" },
+	{ ".mise.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ "mise.local.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ ".mise.local.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ ".mise", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ ".config/mise", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ ".config/mise.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
+	{ ".pre-commit-config.yaml", HANDOFF_TREE, HANDOFF_AT_TOP, "pre-commit (the hooks it installs)" },
+	/* git, in every git directory */
+	{ "config", HANDOFF_CONFIG, HANDOFF_IN_GITDIR, "git (core.fsmonitor, aliases, drivers...)" },
+	{ "config.worktree", HANDOFF_CONFIG, HANDOFF_IN_GITDIR, "git (a worktree's own settings)" },
+	{ "hooks", HANDOFF_HOOKS, HANDOFF_IN_GITDIR, "git hooks" },
+	{ "info/attributes", HANDOFF_TREE, HANDOFF_IN_GITDIR, "git (filter, diff and merge drivers)" },
+	{ "commondir", HANDOFF_POINTER, HANDOFF_IN_GITDIR, "git (where the config and hooks are)" },
+};
+const size_t handoff_table_len = ARRAY_SIZE(handoff_table);
 
 /* What git runs from a hooks directory (githooks(5)); used where a
- * hooksPath names a directory too wide to keep whole. */
+ * hooksPath names a directory too wide to keep whole (the workspace, a
+ * git directory). */
 static const char *const hook_names[] = {
 	"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
 	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
@@ -188,19 +80,29 @@ static const char *const hook_names[] = {
 	"p4-pre-submit", "post-index-change",
 };
 
-static const char *const root_only[] = {
-	"stockade.ini", ".stockade.ini", ".claude", ".vscode", ".idea", ".cursor", ".envrc",
-};
-
-const char *const handoff_gitdir_members[HANDOFF_GITDIR_MEMBERS] = { "config", "hooks" };
-
-char **handoff_gitdir_names(void)
+bool handoff_hook_runs(const char *name)
 {
-	char **names = strv_new();
-	for (size_t i = 0; i < HANDOFF_GITDIR_MEMBERS; i++)
-		strv_add(&names, handoff_gitdir_members[i]);
-	return names;
+	return !str_has_suffix(name, ".sample");
 }
+
+const char *handoff_kind_name(enum handoff_kind k)
+{
+	switch (k) {
+	case HANDOFF_TREE:
+		return "tree";
+	case HANDOFF_CONFIG:
+		return "git config";
+	case HANDOFF_HOOKS:
+		return "hooks";
+	case HANDOFF_POINTER:
+		return "git pointer";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------------
+ * Sets of hand-offs
+ * ------------------------------------------------------------------ */
 
 void handoffs_add(struct handoffs *rs, char *path, enum handoff_kind kind)
 {
@@ -226,7 +128,7 @@ static int handoff_cmp(const void *a, const void *b)
 	int c = path_cmp(x->path, y->path);
 	if (c)
 		return c;
-	/* a tree before a git directory on the same path: it covers it */
+	/* the strictest first: a tree keeps every change */
 	return (int)x->kind - (int)y->kind;
 }
 
@@ -237,7 +139,6 @@ const struct handoff *handoffs_find(const struct handoffs *rs, const char *path)
 		size_t mid = lo + (hi - lo) / 2;
 		int c = path_cmp(rs->v[mid].path, path);
 		if (c == 0) {
-			/* the tree, if both kinds share the path */
 			while (mid > 0 && streq(rs->v[mid - 1].path, path))
 				mid--;
 			return &rs->v[mid];
@@ -250,44 +151,24 @@ const struct handoff *handoffs_find(const struct handoffs *rs, const char *path)
 	return NULL;
 }
 
-/* Whether some root other than r already keeps r's path: a tree root
- * at r or above it, or a git directory whose hooks or config hold it. */
+/* Whether a root above r (a tree, or a hooks directory) already keeps it. */
 static bool handoffs_covered(const struct handoffs *rs, const struct handoff *r)
 {
-	const char *path = r->path;
-	size_t n = strlen(path);
-	_cleanup_free_ char *prefix = xstrdup(path);
-	for (size_t i = n;; i--) {
-		if (i == n || path[i] == '/') {
-			prefix[i] = '\0';
-			const struct handoff *a = handoffs_find(rs, prefix);
-			if (a && a != r && a->kind == HANDOFF_TREE)
-				return true;
-			if (a && a != r && a->kind == HANDOFF_GITDIR && i == n && r->kind == HANDOFF_GITDIR)
-				return true;
-			if (a && a->kind == HANDOFF_GITDIR && i < n) {
-				const char *rest = path + i + 1;
-				for (size_t k = 0; k < ARRAY_SIZE(handoff_gitdir_members); k++) {
-					size_t m = strlen(handoff_gitdir_members[k]);
-					if (strncmp(rest, handoff_gitdir_members[k], m) == 0 && (rest[m] == '\0' || rest[m] == '/'))
-						return true;
-				}
-			}
-			prefix[i] = path[i];
-		}
-		if (i == 0)
-			break;
-	}
-	/* every root is beneath the workspace root "" */
-	if (n) {
-		const struct handoff *a = handoffs_find(rs, "");
-		if (a && a != r && a->kind == HANDOFF_TREE)
+	_cleanup_free_ char *prefix = xstrdup(r->path);
+	for (char *slash = strrchr(prefix, '/'); slash; slash = strrchr(prefix, '/')) {
+		*slash = '\0';
+		const struct handoff *a = handoffs_find(rs, prefix);
+		if (!a)
+			continue;
+		if (a->kind == HANDOFF_TREE)
+			return true;
+		/* a hooks directory keeps all but its samples */
+		if (a->kind == HANDOFF_HOOKS && handoff_hook_runs(r->path + strlen(prefix) + 1))
 			return true;
 	}
 	return false;
 }
 
-/* Sorted, each path once, none inside another. */
 void handoffs_normalize(struct handoffs *rs)
 {
 	if (!rs->n)
@@ -295,7 +176,8 @@ void handoffs_normalize(struct handoffs *rs)
 	qsort(rs->v, rs->n, sizeof(*rs->v), handoff_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < rs->n; i++) {
-		if (k && streq(rs->v[k - 1].path, rs->v[i].path) && rs->v[k - 1].kind == rs->v[i].kind) {
+		/* one entry per path: the strictest kind, sorted first */
+		if (k && streq(rs->v[k - 1].path, rs->v[i].path)) {
 			free(rs->v[i].path);
 			continue;
 		}
@@ -316,199 +198,63 @@ void handoffs_normalize(struct handoffs *rs)
 	free(drop);
 }
 
-struct discover {
-	const struct handoff_scan *o;
-	int wfd;
-	struct handoffs roots;
-	char **unguarded;
-	char *global_hooks;	/* core.hooksPath of the user's own config */
-	char **link_targets;	/* roots added by following a symlink */
+int handoff_relpath_valid(const char *rel)
+{
+	if (str_empty(rel) || rel[0] == '/' || str_has_control(rel))
+		return -EINVAL;
+	for (const char *p = rel;;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Repositories: every `.git` beneath the workspace
+ * ------------------------------------------------------------------ */
+
+void handoff_repos_add(struct handoff_repos *r, const char *worktree, unsigned char type)
+{
+	r->v = xgrow(r->v, r->n, sizeof(*r->v));
+	r->v[r->n++] = (struct handoff_repo){ .worktree = xstrdup(worktree), .type = type };
+}
+
+void handoff_repos_free(struct handoff_repos *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].worktree);
+	free(r->v);
+	strv_free(r->unsearchable);
+	*r = (struct handoff_repos){ 0 };
+}
+
+static void note_path(char ***list, const char *rel)
+{
+	const char *p = str_empty(rel) ? "." : rel;
+	if (!strv_contains(*list, p))
+		strv_add(list, p);
+}
+
+struct repo_walk {
+	struct handoff_repos *out;
 	char **bufs;		/* one getdents buffer per depth */
-	struct parent_cache *parents;	/* the caller's */
-	/* What the walk saw at the top under the names always kept there
-	 * (root_only, then .git): a DT_* type, or TOP_MISSING. Looked up
-	 * instead of asking the kernel about each name again. */
-	int top[ARRAY_SIZE(root_only) + 1];
-	bool top_listed;
 };
 
-#define TOP_MISSING (-1)
-
-static const char *top_name(size_t i)
-{
-	return i < ARRAY_SIZE(root_only) ? root_only[i] : ".git";
-}
-
-static void top_note(struct discover *d, const char *name, unsigned char type)
-{
-	/* every kept name but one starts with a dot */
-	if (name[0] != '.' && name[0] != 's')
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(d->top); i++)
-		if (streq(name, top_name(i)))
-			d->top[i] = type;
-}
-
-enum top_answer {
-	TOP_ASK,	/* not known from the listing: ask the kernel */
-	TOP_ABSENT,	/* nothing can be reached at rel without a symlink */
-	TOP_NOT_LINK,	/* rel is there, and is no symlink */
-};
-
-/* What the listing of the top says about rel, without a system call. */
-static enum top_answer top_lookup(const struct discover *d, const char *rel)
-{
-	if (!d->top_listed)
-		return TOP_ASK;
-	size_t n = strcspn(rel, "/");
-	for (size_t i = 0; i < ARRAY_SIZE(d->top); i++) {
-		const char *name = top_name(i);
-		if (strlen(name) != n || strncmp(rel, name, n) != 0)
-			continue;
-		int t = d->top[i];
-		if (t == TOP_MISSING)
-			return TOP_ABSENT;
-		if (rel[n])
-			/* beneath it: only a directory leads there */
-			return t == DT_DIR || t == DT_UNKNOWN ? TOP_ASK : TOP_ABSENT;
-		return t == DT_LNK || t == DT_UNKNOWN ? TOP_ASK : TOP_NOT_LINK;
-	}
-	return TOP_ASK;
-}
-
-/* A path a git file names, absolute or relative to the worktree, as a
- * path below the workspace (pointing into *ret_abs), or NULL where it lies
- * outside: the command cannot write there. Lexical: a symlink on the way
- * is refused when the path is opened, so ".." cannot be made to mean
- * another place. */
-static const char *below_workspace(const struct discover *d, const char *worktree, const char *value,
-				   char **ret_abs)
-{
-	const char *ws = d->o->workspace;
-	if (value[0] == '/') {
-		*ret_abs = path_normalize(value);
-	} else {
-		_cleanup_free_ char *base = path_join(ws, worktree);
-		_cleanup_free_ char *j = path_join(base, value);
-		*ret_abs = path_normalize(j);
-	}
-	return path_is_beneath(*ret_abs, ws) ? path_below(*ret_abs, ws) : NULL;
-}
-
-static void add_hooks_path(struct discover *d, const char *worktree, const char *value)
-{
-	_cleanup_free_ char *home_path = NULL, *abs = NULL;
-	if (str_empty(value))
-		return;
-	if (value[0] == '~') {
-		/* ~user/ names another account's home: not this workspace's
-		 * business unless that home holds it, which we do not guess. */
-		if ((value[1] != '/' && value[1]) || str_empty(d->o->user_home))
-			return;
-		value = home_path = xstrcat3(d->o->user_home, "/", value + 1);
-	}
-	const char *rel = below_workspace(d, worktree, value, &abs);
-	if (!rel)
-		return;
-	const char *base = strrchr(rel, '/');
-	base = base ? base + 1 : rel;
-	/* A hooksPath of the workspace itself or of a git directory would
-	 * make the whole tree (or every object) a hand-off; what git runs
-	 * from it is the hooks by name. */
-	if (!*rel || streq(base, ".git")) {
-		for (size_t i = 0; i < ARRAY_SIZE(hook_names); i++)
-			handoffs_add(&d->roots, path_join(rel, hook_names[i]), HANDOFF_TREE);
-		return;
-	}
-	handoffs_add(&d->roots, xstrdup(rel), HANDOFF_TREE);
-}
-
-static void add_config_hooks(struct discover *d, const char *worktree, const char *config_rel)
-{
-	if (d->o->known && !d->o->known(d->o->known_data, config_rel))
-		return;
-	if (top_lookup(d, config_rel) == TOP_ABSENT)
-		return;
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	if (parent_cache_read(d->parents, config_rel, GITCONFIG_MAX, &text, &len) < 0)
-		return;
-	_cleanup_free_ char *hp = gitconfig_hooks_path(text, len);
-	if (hp)
-		add_hooks_path(d, worktree, hp);
-}
-
-/* A `.git` file: "gitdir: PATH", relative to the directory holding it. */
-static void add_gitfile(struct discover *d, int dfd, const char *worktree)
-{
-	_cleanup_free_ char *self = path_join(worktree, ".git");
-	if (d->o->known && !d->o->known(d->o->known_data, self))
-		return;
-	int fd = openat(dfd, ".git", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	if (read_small_fd(fd, GITFILE_MAX, &text, &len) < 0)
-		return;
-	if (strlen(text) != len || !str_has_prefix(text, "gitdir: "))
-		return;
-	char *v = text + strlen("gitdir: ");
-	v[strcspn(v, "\n")] = '\0';
-	size_t n = strlen(v);
-	while (n && (v[n - 1] == '\r' || v[n - 1] == ' ' || v[n - 1] == '\t'))
-		v[--n] = '\0';
-	if (!n)
-		return;
-	_cleanup_free_ char *abs = NULL;
-	const char *rel = below_workspace(d, worktree, v, &abs);
-	if (!rel)
-		return;
-	if (!*rel) {
-		/* "gitdir: ." at the top: the workspace is the git directory */
-		for (size_t i = 0; i < ARRAY_SIZE(handoff_gitdir_members); i++)
-			handoffs_add(&d->roots, xstrdup(handoff_gitdir_members[i]), HANDOFF_TREE);
-	} else {
-		handoffs_add(&d->roots, xstrdup(rel), HANDOFF_GITDIR);
-	}
-	_cleanup_free_ char *config = path_join(rel, "config");
-	add_config_hooks(d, worktree, config);
-}
-
-/* A repository whose working tree is `worktree`, with a `.git` entry of
- * the given d_type in dfd. */
-static void found_repo(struct discover *d, int dfd, const char *worktree, unsigned char type)
-{
-	handoffs_add(&d->roots, path_join(worktree, ".git"), HANDOFF_GITDIR);
-	if (d->global_hooks)
-		add_hooks_path(d, worktree, d->global_hooks);
-	if (type == DT_DIR) {
-		_cleanup_free_ char *config = path_join(worktree, ".git/config");
-		add_config_hooks(d, worktree, config);
-	} else if (type == DT_REG) {
-		add_gitfile(d, dfd, worktree);
-	}
-	/* a symlink or anything else is kept as itself, never followed */
-}
-
-/* Named to the caller by path; why is for the reader of this code. */
-static void note_unguarded(char ***list, const char *rel, const char *why _unused_)
-{
-	if (!strv_contains(*list, str_empty(rel) ? "." : rel))
-		strv_add(list, str_empty(rel) ? "." : rel);
-}
-
-/* Every `.git` beneath the workspace. One open and a few getdents per
- * directory, d_type instead of a stat, symlinks never followed. */
-static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned depth, bool *ret_root_git)
+/* One open and a few getdents per directory, d_type instead of a stat,
+ * symlinks never followed. */
+static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned depth)
 {
 	if (depth >= WALK_DEPTH_MAX) {
-		note_unguarded(&d->unguarded, rel, "too deep to look for repositories");
+		note_path(&w->out->unsearchable, rel);
 		return 0;
 	}
-	if (!d->bufs[depth])
-		d->bufs[depth] = xmalloc(DIR_BUF);
-	struct dir_iter it = { .fd = dfd, .buf = d->bufs[depth] };
+	if (!w->bufs[depth])
+		w->bufs[depth] = xmalloc(DIR_BUF);
+	struct dir_iter it = { .fd = dfd, .buf = w->bufs[depth] };
 	const struct dirent64 *de;
 	int err;
 	while ((de = dir_next(&it, &err))) {
@@ -521,12 +267,8 @@ static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned dep
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
 				: S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
 		}
-		if (depth == 0)
-			top_note(d, name, type);
 		if (streq(name, ".git")) {
-			if (depth == 0)
-				*ret_root_git = true;
-			found_repo(d, dfd, rel, type);
+			handoff_repos_add(w->out, rel, type);
 			continue;
 		}
 		if (type != DT_DIR)
@@ -535,44 +277,376 @@ static int walk_repos(struct discover *d, int dfd, const char *rel, unsigned dep
 		_cleanup_free_ char *crel = path_join(rel, name);
 		if (cfd < 0) {
 			/* gone, or replaced by a symlink, since it was listed */
-			if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-				continue;
-			note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
+			if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+				note_path(&w->out->unsearchable, crel);
 			continue;
 		}
-		int r = walk_repos(d, cfd, crel, depth + 1, ret_root_git);
-		if (r < 0)
-			note_unguarded(&d->unguarded, crel, "cannot be searched for repositories");
+		if (walk_repos(w, cfd, crel, depth + 1) < 0)
+			note_path(&w->out->unsearchable, crel);
 	}
 	return err;
 }
 
-static char *read_user_hooks_path(const char *home)
+int handoff_repos_walk(int wfd, struct handoff_repos *ret)
 {
-	if (str_empty(home))
+	*ret = (struct handoff_repos){ 0 };
+	/* wfd is the workspace opened for reading: listed from its start */
+	if (lseek(wfd, 0, SEEK_SET) < 0)
+		return -errno;
+	struct repo_walk w = { .out = ret, .bufs = xcalloc(WALK_DEPTH_MAX, sizeof(char *)) };
+	int r = walk_repos(&w, wfd, "", 0);
+	for (size_t i = 0; i < WALK_DEPTH_MAX; i++)
+		free(w.bufs[i]);
+	free(w.bufs);
+	if (r < 0)
+		handoff_repos_free(ret);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * Discovery: which paths are hand-offs
+ * ------------------------------------------------------------------ */
+
+struct discover {
+	const struct handoff_scan *o;
+	int wfd;
+	struct handoffs roots;
+	char **unguarded;
+	char *global_hooks;	/* core.hooksPath of the user's own config */
+	char **gitdirs;		/* git directories expanded, for loops */
+	char **followed;	/* configs read and symlinks followed, for loops */
+	size_t budget;
+	struct parent_cache *parents;	/* the caller's */
+};
+
+static bool follow_once(struct discover *d, char ***seen, const char *rel)
+{
+	if (!d->budget || strv_contains(*seen, rel))
+		return false;
+	d->budget--;
+	strv_add(seen, rel);
+	return true;
+}
+
+static char *read_rel(struct discover *d, const char *rel, size_t max, size_t *ret_len)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (parent_cache_read(d->parents, rel, max, &text, &len) < 0)
 		return NULL;
-	/* git reads ~/.config/git/config first, ~/.gitconfig after: the
-	 * later value wins. These are the user's own files, outside the
-	 * workspace: following a symlink to them (a dotfiles checkout) is
-	 * what git does too. */
-	static const char *const files[] = { ".config/git/config", ".gitconfig" };
-	char *found = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		_cleanup_free_ char *path = path_join(home, files[i]);
-		int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
+	*ret_len = len;
+	return text;
+}
+
+/* A path a git file or setting names (absolute; or relative to base, a
+ * directory relative to the workspace), as a path below the workspace, or
+ * NULL where it lies outside or is the workspace itself: the command
+ * cannot write outside. Lexical: a symlink on the way is refused when the
+ * path is opened, so ".." cannot be made to mean another place. */
+static char *below_workspace(const struct discover *d, const char *base, const char *value)
+{
+	const char *ws = d->o->workspace;
+	_cleanup_free_ char *abs = NULL;
+	if (value[0] == '/') {
+		abs = path_normalize(value);
+	} else {
+		_cleanup_free_ char *dir = path_join(ws, base);
+		_cleanup_free_ char *j = path_join(dir, value);
+		abs = path_normalize(j);
+	}
+	if (!path_is_beneath(abs, ws) || streq(abs, ws))
+		return NULL;
+	return xstrdup(path_below(abs, ws));
+}
+
+/* `~/x` as git and direnv expand it, or NULL for `~user/` (another
+ * account's home is not this workspace's business). */
+static char *expand_tilde(const struct discover *d, const char *value)
+{
+	if (value[0] != '~')
+		return xstrdup(value);
+	if ((value[1] != '/' && value[1]) || str_empty(d->o->user_home))
+		return NULL;
+	return xstrcat3(d->o->user_home, "/", value[1] ? value + 2 : "");
+}
+
+static void add_hooks_path(struct discover *d, const char *worktree, const char *value)
+{
+	if (str_empty(value))
+		return;
+	_cleanup_free_ char *v = expand_tilde(d, value);
+	_cleanup_free_ char *rel = v ? below_workspace(d, worktree, v) : NULL;
+	if (!rel) {
+		/* the workspace itself: what git runs from it is the hooks
+		 * by name, not every file of the tree */
+		_cleanup_free_ char *abs = v && v[0] != '/' ? path_join(d->o->workspace, worktree) : NULL;
+		_cleanup_free_ char *full = v ? (abs ? path_join(abs, v) : xstrdup(v)) : NULL;
+		_cleanup_free_ char *norm = full ? path_normalize(full) : NULL;
+		if (norm && streq(norm, d->o->workspace))
+			for (size_t i = 0; i < ARRAY_SIZE(hook_names); i++)
+				handoffs_add(&d->roots, xstrdup(hook_names[i]), HANDOFF_TREE);
+		return;
+	}
+	const char *base = strrchr(rel, '/');
+	base = base ? base + 1 : rel;
+	/* a git directory as hooksPath would make every object a hand-off */
+	if (streq(base, ".git")) {
+		for (size_t i = 0; i < ARRAY_SIZE(hook_names); i++)
+			handoffs_add(&d->roots, path_join(rel, hook_names[i]), HANDOFF_TREE);
+		return;
+	}
+	handoffs_add(&d->roots, TAKE_PTR(rel), HANDOFF_HOOKS);
+}
+
+/* A config: what its core.hooksPath and includes name become hand-offs
+ * (an include is a config of its own, read the same way). */
+static void add_config(struct discover *d, const char *rel, const char *worktree, unsigned depth)
+{
+	if (depth > INCLUDE_DEPTH_MAX || (d->o->known && !d->o->known(d->o->known_data, rel)))
+		return;
+	if (!follow_once(d, &d->followed, rel))
+		return;
+	size_t len = 0;
+	_cleanup_free_ char *text = read_rel(d, rel, GITCONFIG_MAX, &len);
+	if (!text)
+		return;
+	/* A config git refuses stops every git command there: it names
+	 * nothing git would run. */
+	struct gitconfig c;
+	if (gitconfig_parse(text, len, &c, NULL) < 0)
+		return;
+	add_hooks_path(d, worktree, gitconfig_get(&c, "core", "hookspath"));
+	_cleanup_strv_ char **includes = gitconfig_includes(&c);
+	const char *name;
+	_cleanup_free_ char *dir = path_parent(rel, &name);
+	for (size_t i = 0; includes && includes[i]; i++) {
+		_cleanup_free_ char *v = expand_tilde(d, includes[i]);
+		_cleanup_free_ char *inc = v ? below_workspace(d, dir, v) : NULL;
+		if (!inc || handoff_relpath_valid(inc) < 0)
 			continue;
-		_cleanup_free_ char *text = NULL;
+		handoffs_add(&d->roots, xstrdup(inc), HANDOFF_CONFIG);
+		add_config(d, inc, worktree, depth + 1);
+	}
+	gitconfig_free(&c);
+}
+
+/* What a pointer file names: a `.git` file's "gitdir: PATH" (relative to
+ * the directory holding it), or a commondir's path (relative to the git
+ * directory holding it); as a path below the workspace, or NULL. */
+static char *pointer_target(struct discover *d, const char *rel, bool gitfile)
+{
+	size_t len = 0;
+	_cleanup_free_ char *text = read_rel(d, rel, GITFILE_MAX, &len);
+	if (!text || strlen(text) != len)
+		return NULL;
+	_cleanup_free_ char *value = gitfile ? handoff_gitfile_target(text, len) : NULL;
+	if (!gitfile) {
+		text[strcspn(text, "\n")] = '\0';
+		value = xstrdup(text);
+	}
+	if (str_empty(value))
+		return NULL;
+	const char *name;
+	_cleanup_free_ char *dir = path_parent(rel, &name);
+	return below_workspace(d, dir, value);
+}
+
+static void add_gitdir(struct discover *d, const char *gitdir, const char *worktree, unsigned depth);
+
+/* modules/: each directory that holds a HEAD is a submodule's git
+ * directory; the others are the folders of a name with slashes. */
+static void add_modules(struct discover *d, const char *dir, unsigned depth)
+{
+	if (depth > MODULES_DEPTH_MAX)
+		return;
+	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+	_cleanup_strv_ char **names = NULL;
+	if (fd < 0 || dir_list(fd, &names) < 0)
+		return;
+	for (size_t i = 0; names[i]; i++) {
+		struct stat st;
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		_cleanup_free_ char *sub = path_join(dir, names[i]);
+		_cleanup_free_ char *head = path_join(names[i], "HEAD");
+		if (fstatat(fd, head, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			add_gitdir(d, sub, NULL, depth + 1);
+		else
+			add_modules(d, sub, depth + 1);
+	}
+}
+
+/* worktrees/NAME: a linked worktree's own git directory. Its `gitdir`
+ * file says where the worktree is, for a relative hooksPath. */
+static void add_worktrees(struct discover *d, const char *dir, unsigned depth)
+{
+	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+	_cleanup_strv_ char **names = NULL;
+	if (fd < 0 || dir_list(fd, &names) < 0)
+		return;
+	for (size_t i = 0; names[i]; i++) {
+		struct stat st;
+		if (fstatat(fd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		_cleanup_free_ char *sub = path_join(dir, names[i]);
+		_cleanup_free_ char *gitdir_file = path_join(sub, "gitdir");
 		size_t len = 0;
-		if (read_small_fd(fd, GITCONFIG_MAX, &text, &len) < 0)
-			continue;
-		char *v = gitconfig_hooks_path(text, len);
-		if (v) {
-			free(found);
-			found = v;
+		_cleanup_free_ char *text = read_rel(d, gitdir_file, GITFILE_MAX, &len);
+		_cleanup_free_ char *wt = NULL;
+		if (text && strlen(text) == len) {
+			text[strcspn(text, "\n")] = '\0';
+			_cleanup_free_ char *dotgit = text[0] ? below_workspace(d, sub, text) : NULL;
+			if (dotgit)
+				wt = path_parent(dotgit, NULL);
+		}
+		add_gitdir(d, sub, wt, depth + 1);
+	}
+}
+
+/* A git directory: its rows of the table, and the git directories it
+ * leads to. worktree is where git runs with it, for a relative
+ * hooksPath (NULL when not known: the git directory's parent). */
+static void add_gitdir(struct discover *d, const char *gitdir, const char *worktree, unsigned depth)
+{
+	if (depth > MODULES_DEPTH_MAX || !follow_once(d, &d->gitdirs, gitdir))
+		return;
+	_cleanup_free_ char *parent = worktree ? NULL : path_parent(gitdir, NULL);
+	const char *wt = worktree ? worktree : parent ? parent : "";
+	for (size_t i = 0; i < handoff_table_len; i++)
+		if (handoff_table[i].place == HANDOFF_IN_GITDIR)
+			handoffs_add(&d->roots, path_join(gitdir, handoff_table[i].name), handoff_table[i].kind);
+	_cleanup_free_ char *config = path_join(gitdir, "config");
+	_cleanup_free_ char *config_wt = path_join(gitdir, "config.worktree");
+	add_config(d, config, wt, 0);
+	add_config(d, config_wt, wt, 0);
+
+	/* commondir redirects config and hooks to the common directory; one
+	 * that leaves the workspace is the guard's to set aside */
+	_cleanup_free_ char *commondir = path_join(gitdir, "commondir");
+	_cleanup_free_ char *common = pointer_target(d, commondir, false);
+	if (common && handoff_gitdir_plausible(d->wfd, common))
+		add_gitdir(d, common, wt, depth + 1);
+	_cleanup_free_ char *worktrees = path_join(gitdir, "worktrees");
+	add_worktrees(d, worktrees, depth);
+	_cleanup_free_ char *modules = path_join(gitdir, "modules");
+	add_modules(d, modules, depth);
+}
+
+/* A repository whose working tree is `worktree`, with a `.git` entry of
+ * the given d_type. */
+static void add_repo(struct discover *d, const char *worktree, unsigned char type)
+{
+	_cleanup_free_ char *dotgit = path_join(worktree, ".git");
+	/* ~/.gitconfig's hooksPath, relative to each working tree */
+	if (d->global_hooks)
+		add_hooks_path(d, worktree, d->global_hooks);
+	if (type == DT_DIR) {
+		add_gitdir(d, dotgit, worktree, 0);
+		return;
+	}
+	/* a `.git` file (a worktree's or a submodule's) or a symlink: kept
+	 * as itself, and what it names inside the workspace is a git
+	 * directory. Anything else git does not use. */
+	if (type != DT_REG && type != DT_LNK && type != DT_UNKNOWN)
+		return;
+	handoffs_add(&d->roots, xstrdup(dotgit), HANDOFF_POINTER);
+	_cleanup_free_ char *target = type == DT_REG ? pointer_target(d, dotgit, true) : NULL;
+	if (target && handoff_gitdir_plausible(d->wfd, target))
+		add_gitdir(d, target, worktree, 0);
+}
+
+bool handoff_gitdir_plausible(int wfd, const char *rel)
+{
+	_cleanup_close_ int fd = open_nofollow(wfd, rel, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	struct stat st;
+	if (fd < 0 || fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return (fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) ||
+	       (fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
+}
+
+char *handoff_gitfile_target(const char *text, size_t n)
+{
+	if (strlen(text) != n || !str_has_prefix(text, "gitdir: "))
+		return NULL;
+	char *v = xstrdup(text + strlen("gitdir: "));
+	v[strcspn(v, "\n")] = '\0';
+	size_t len = strlen(v);
+	while (len && (v[len - 1] == '\r' || v[len - 1] == ' ' || v[len - 1] == '\t'))
+		v[--len] = '\0';
+	return v;
+}
+
+/* The user's own configs, outside the workspace: following a symlink to
+ * them (a dotfiles checkout) and their includes is what git does too. */
+static void read_user_hooks_path(struct discover *d, const char *path, unsigned depth)
+{
+	if (depth > INCLUDE_DEPTH_MAX)
+		return;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	struct gitconfig c;
+	if (read_small_fd(fd, GITCONFIG_MAX, &text, &len) < 0 || gitconfig_parse(text, len, &c, NULL) < 0)
+		return;
+	/* in order: an include's value counts where the include stands,
+	 * and a later line wins */
+	for (size_t i = 0; i < c.n; i++) {
+		const struct gitconfig_entry *e = &c.v[i];
+		if (streq(e->section, "core") && !e->subsection && streq(e->key, "hookspath") && e->value) {
+			free(d->global_hooks);
+			d->global_hooks = xstrdup(e->value);
+		} else if (e->value && streq(e->key, "path") &&
+			   (streq(e->section, "include") || (streq(e->section, "includeif") && e->subsection))) {
+			_cleanup_free_ char *v = expand_tilde(d, e->value);
+			if (!v)
+				continue;
+			_cleanup_free_ char *dir = path_parent(path, NULL);
+			_cleanup_free_ char *inc = v[0] == '/' ? xstrdup(v) : path_join(dir, v);
+			read_user_hooks_path(d, inc, depth + 1);
 		}
 	}
-	return found;
+	gitconfig_free(&c);
+}
+
+/* An .envrc: the files it sources or loads and the directories it puts
+ * on a PATH, where they lie inside the workspace. What cannot be told
+ * without running it (a variable, a command substitution) is named. */
+static void add_envrc(struct discover *d, const char *rel)
+{
+	if (d->o->known && !d->o->known(d->o->known_data, rel))
+		return;
+	size_t len = 0;
+	_cleanup_free_ char *text = read_rel(d, rel, ENVRC_MAX, &len);
+	if (!text)
+		return;
+	struct envrc_refs refs;
+	unsigned bad = 0;
+	if (envrc_refs(text, len, &refs, &bad) < 0) {
+		/* the shell refuses it too, but what comes before its bad
+		 * line may still run: named, as nothing it names is known */
+		_cleanup_free_ char *what = xasprintf("%s:%u", rel, bad);
+		note_path(&d->unguarded, what);
+		return;
+	}
+	_cleanup_free_ char *dir = path_parent(rel, NULL);
+	for (size_t i = 0; i < refs.n; i++) {
+		const struct envrc_ref *f = &refs.v[i];
+		if (f->kind == ENVRC_PARENT)
+			continue;	/* the parents' .envrc: outside the workspace */
+		_cleanup_free_ char *v = f->resolved ? expand_tilde(d, f->path) : NULL;
+		if (!v) {
+			_cleanup_free_ char *what = xasprintf("%s:%u: %s", rel, f->line, f->path);
+			note_path(&d->unguarded, what);
+			continue;
+		}
+		_cleanup_free_ char *target = below_workspace(d, dir ? dir : "", v);
+		if (target && handoff_relpath_valid(target) == 0)
+			handoffs_add(&d->roots, TAKE_PTR(target), HANDOFF_TREE);
+	}
+	envrc_refs_free(&refs);
 }
 
 /* Where a symlink at rel points, as a workspace-relative path, or NULL
@@ -582,8 +656,6 @@ static char *read_user_hooks_path(const char *home)
  * say. */
 static char *symlink_target_beneath(struct discover *d, const char *rel)
 {
-	if (top_lookup(d, rel) != TOP_ASK)
-		return NULL;
 	const char *name;
 	int pfd = parent_cache_open(d->parents, rel, &name);
 	if (pfd < 0)
@@ -605,63 +677,36 @@ static char *symlink_target_beneath(struct discover *d, const char *rel)
 		}
 		p = *end ? end + 1 : end;
 	}
-	const char *ws = d->o->workspace;
-	_cleanup_free_ char *abs = NULL;
-	if (buf[0] == '/') {
-		abs = path_normalize(buf);
-	} else {
-		const char *base;
-		_cleanup_free_ char *parent = path_parent(rel, &base);
-		_cleanup_free_ char *dir = path_join(ws, parent);
-		_cleanup_free_ char *j = path_join(dir, buf);
-		abs = path_normalize(j);
-	}
-	if (!path_is_beneath(abs, ws) || streq(abs, ws))
-		return NULL;
-	return xstrdup(path_below(abs, ws));
+	_cleanup_free_ char *parent = path_parent(rel, NULL);
+	return below_workspace(d, parent, buf);
 }
 
 /* A hand-off that is a symlink to a place inside the workspace hands
  * off that place too: `.git/hooks -> ../tools/hooks` is common, and git
  * runs what it finds there. The symlink itself stays guarded as a
- * symlink; what it points at becomes a root of the same kind. Nothing
- * outside the workspace is ever read through it. */
+ * symlink; what it points at becomes a root of the same kind (a `.git`
+ * symlink's target, a git directory). Nothing outside the workspace is
+ * ever read through it. */
 static void add_symlink_targets(struct discover *d)
 {
-	/* a chain, or a loop, ends here */
-	size_t budget = 64 + d->roots.n;
-	for (size_t i = 0; i < d->roots.n && budget; i++) {
+	for (size_t i = 0; i < d->roots.n; i++) {
 		_cleanup_free_ char *path = xstrdup(d->roots.v[i].path);
 		enum handoff_kind kind = d->roots.v[i].kind;
-		size_t n_rel = kind == HANDOFF_GITDIR ? 1 + ARRAY_SIZE(handoff_gitdir_members) : 1;
-		for (size_t k = 0; k < n_rel && budget; k++) {
-			_cleanup_free_ char *rel = k == 0 ? xstrdup(path) : path_join(path, handoff_gitdir_members[k - 1]);
-			_cleanup_free_ char *target = symlink_target_beneath(d, rel);
-			if (!target || strv_contains(d->link_targets, target))
-				continue;
-			budget--;
-			strv_add(&d->link_targets, target);
-			handoffs_add(&d->roots, TAKE_PTR(target), k == 0 ? kind : HANDOFF_TREE);
+		_cleanup_free_ char *target = symlink_target_beneath(d, path);
+		if (!target || !follow_once(d, &d->followed, target))
+			continue;
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		if (kind == HANDOFF_POINTER && streq(base, ".git")) {
+			_cleanup_free_ char *worktree = path_parent(path, NULL);
+			if (handoff_gitdir_plausible(d->wfd, target))
+				add_gitdir(d, target, worktree, 0);
+		} else {
+			handoffs_add(&d->roots, TAKE_PTR(target), kind);
 		}
 	}
 }
 
-int handoff_relpath_valid(const char *rel)
-{
-	if (str_empty(rel) || rel[0] == '/' || str_has_control(rel))
-		return -EINVAL;
-	for (const char *p = rel;;) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return -EINVAL;
-		if (!*end)
-			return 0;
-		p = end + 1;
-	}
-}
-
-/* The hand-off roots of the workspace as it is now. */
 int handoffs_discover(const struct handoff_scan *o, int wfd, struct parent_cache *parents, struct handoffs *ret)
 {
 	*ret = (struct handoffs){ 0 };
@@ -669,15 +714,26 @@ int handoffs_discover(const struct handoff_scan *o, int wfd, struct parent_cache
 		.o = o,
 		.wfd = wfd,
 		.parents = parents,
-		.global_hooks = read_user_hooks_path(o->user_home),
-		.bufs = xcalloc(WALK_DEPTH_MAX, sizeof(char *)),
+		.budget = FOLLOW_BUDGET,
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(d.top); i++)
-		d.top[i] = TOP_MISSING;
+	if (o->user_home) {
+		/* git reads ~/.config/git/config first, ~/.gitconfig after:
+		 * the later value wins */
+		_cleanup_free_ char *xdg = path_join(o->user_home, ".config/git/config");
+		_cleanup_free_ char *dot = path_join(o->user_home, ".gitconfig");
+		read_user_hooks_path(&d, xdg, 0);
+		read_user_hooks_path(&d, dot, 0);
+	}
 
 	int r = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(root_only); i++)
-		handoffs_add(&d.roots, xstrdup(root_only[i]), HANDOFF_TREE);
+	struct handoff_repos walked = { 0 };
+	if (o->gitdir_only) {
+		add_gitdir(&d, "", NULL, 0);
+		goto done;
+	}
+	for (size_t i = 0; i < handoff_table_len; i++)
+		if (handoff_table[i].place == HANDOFF_AT_TOP)
+			handoffs_add(&d.roots, xstrdup(handoff_table[i].name), handoff_table[i].kind);
 	for (size_t i = 0; o->extra && o->extra[i] && r == 0; i++) {
 		_cleanup_free_ char *norm = path_normalize(o->extra[i]);
 		if (handoff_relpath_valid(o->extra[i]) < 0 || streq(norm, "/"))
@@ -686,30 +742,41 @@ int handoffs_discover(const struct handoff_scan *o, int wfd, struct parent_cache
 			handoffs_add(&d.roots, xstrdup(norm + 1), HANDOFF_TREE);
 	}
 
-	/* wfd is the workspace opened for reading: listed from its start */
-	if (r == 0 && lseek(wfd, 0, SEEK_SET) < 0)
-		r = -errno;
-	bool root_git = false;
-	if (r == 0)
-		r = walk_repos(&d, wfd, "", 0, &root_git);
+	const struct handoff_repos *repos = o->repos;
+	if (r == 0 && !repos) {
+		r = handoff_repos_walk(wfd, &walked);
+		repos = &walked;
+	}
 	if (r == 0) {
-		d.top_listed = true;
-		/* .git/hooks and .git/config are hand-offs before `git init`. */
-		if (!root_git)
-			found_repo(&d, wfd, "", DT_UNKNOWN);
+		bool top = false;
+		for (size_t i = 0; i < repos->n; i++) {
+			add_repo(&d, repos->v[i].worktree, repos->v[i].type);
+			top |= str_empty(repos->v[i].worktree);
+		}
+		/* .git/hooks and .git/config are hand-offs before `git init` */
+		if (!top) {
+			if (d.global_hooks)
+				add_hooks_path(&d, "", d.global_hooks);
+			add_gitdir(&d, ".git", "", 0);
+		}
+		for (size_t i = 0; repos->unsearchable && repos->unsearchable[i]; i++)
+			note_path(&d.unguarded, repos->unsearchable[i]);
+		add_envrc(&d, ".envrc");
+	}
+done:
+	if (r == 0) {
 		add_symlink_targets(&d);
 		handoffs_normalize(&d.roots);
 		*ret = d.roots;
 		ret->unguarded = TAKE_PTR(d.unguarded);
 		d.roots = (struct handoffs){ 0 };
 	}
+	handoff_repos_free(&walked);
 	handoffs_free(&d.roots);
 	strv_free(d.unguarded);
-	strv_free(d.link_targets);
+	strv_free(d.gitdirs);
+	strv_free(d.followed);
 	free(d.global_hooks);
-	for (size_t i = 0; i < WALK_DEPTH_MAX; i++)
-		free(d.bufs[i]);
-	free(d.bufs);
 	return r;
 }
 
@@ -725,30 +792,13 @@ int handoffs_list(const struct handoff_scan *scan, char ***ret_paths)
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
 	struct handoffs found;
 	int r = handoffs_discover(scan, wfd, &parents, &found);
-	if (r < 0) {
-		parent_cache_done(&parents);
-		return r;
-	}
-	char **out = xcalloc(found.n * HANDOFF_GITDIR_MEMBERS + 1, sizeof(char *));
-	size_t n = 0;
-	for (size_t i = 0; i < found.n; i++) {
-		const struct handoff *h = &found.v[i];
-		if (h->kind == HANDOFF_GITDIR) {
-			const char *name;
-			int pfd = parent_cache_open(&parents, h->path, &name);
-			struct stat st;
-			bool is_dir_or_absent = pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-						S_ISDIR(st.st_mode);
-			if (is_dir_or_absent) {
-				for (size_t k = 0; k < HANDOFF_GITDIR_MEMBERS; k++)
-					out[n++] = path_join(h->path, handoff_gitdir_members[k]);
-				continue;
-			}
-		}
-		out[n++] = xstrdup(h->path);
-	}
-	handoffs_free(&found);
 	parent_cache_done(&parents);
+	if (r < 0)
+		return r;
+	char **out = xcalloc(found.n + 1, sizeof(char *));
+	for (size_t i = 0; i < found.n; i++)
+		out[i] = TAKE_PTR(found.v[i].path);
+	handoffs_free(&found);
 	*ret_paths = out;
 	return 0;
 }

@@ -1,18 +1,24 @@
 /* Trust hand-offs: files inside the workspace that make something run
- * later, outside the jail. This is the table of them and the look for
- * them in a workspace as it is now; the guard (guard/) keeps them, and
- * the namespace jail binds those that exist read-only.
+ * later, outside the jail. This is the one table of them (handoff_table,
+ * printed by `stockade explain` and listed in stockade.1) and the look for
+ * them in a workspace as it is now; the guard (guard/) keeps them, and the
+ * namespace jail binds those that exist read-only.
  *
- * The hand-offs: .git/hooks and .git/config of the workspace and of every
- * repository beneath it (a .git file, and the hooks and config of the
- * gitdir it names when that lies inside the workspace), core.hooksPath
- * from those configs and from ~/.gitconfig and ~/.config/git/config
- * (parsed here, never by running git; includes are not followed), and at
- * the top only stockade.ini, .stockade.ini, .claude, .vscode, .idea,
- * .cursor and .envrc. Each is opened beneath the workspace without
- * following a symlink: one that is a symlink is kept as the symlink, and
- * what it points at is kept too when that lies inside the workspace.
- * Nothing here writes anything. */
+ * Git's, in every git directory of the workspace: a `.git` directory; the
+ * gitdir a `.git` file or symlink names and the common directory a
+ * `commondir` file names, when they lie inside the workspace; a linked
+ * worktree's `worktrees/NAME`; a submodule's `modules/NAME`. Of each: the
+ * config and config.worktree (a change keeps only inert settings, see
+ * policy/gitconfig.h), the hooks directory, info/attributes, commondir,
+ * and the `.git` file itself. Also the core.hooksPath directory those
+ * configs and ~/.gitconfig name, and the files an include names inside
+ * the workspace (read here, never by running git). At the top: stockade's
+ * own configuration, editor and agent settings, and `.envrc` with the
+ * files it sources, loads or puts on a PATH (policy/envrc.h).
+ *
+ * Each is opened beneath the workspace without following a symlink: one
+ * that is a symlink is kept as the symlink, and what it points at is kept
+ * too when that lies inside the workspace. Nothing here writes anything. */
 #pragma once
 
 #include <stdbool.h>
@@ -21,11 +27,31 @@
 struct parent_cache;
 
 enum handoff_kind {
-	HANDOFF_TREE,	/* the path and everything beneath it */
-	HANDOFF_GITDIR,	/* a git directory: itself, and of its entries only
-			 * hooks and config (objects and refs change in
-			 * every commit and run nothing) */
+	HANDOFF_TREE,	 /* the path and everything beneath it: any change is undone */
+	HANDOFF_CONFIG,	 /* a git config: a change keeps only the inert settings */
+	HANDOFF_HOOKS,	 /* a hooks directory: a tree, but for `*.sample` entries,
+			  * which git never runs (git init writes them) */
+	HANDOFF_POINTER, /* a `.git` file or symlink, or a `commondir`: kept while it
+			  * names a place inside the workspace (then guarded as a git
+			  * directory), set aside when it names one outside */
 };
+
+/* One row of the table: a name at the top of the workspace, or in every
+ * git directory. */
+enum handoff_place {
+	HANDOFF_AT_TOP,
+	HANDOFF_IN_GITDIR,
+};
+
+struct handoff_row {
+	const char *name;
+	enum handoff_kind kind;
+	enum handoff_place place;
+	const char *what;	/* who reads it, for explain and stockade.1 */
+};
+
+extern const struct handoff_row handoff_table[];
+extern const size_t handoff_table_len;
 
 struct handoff {
 	char *path;	/* relative to the workspace */
@@ -38,20 +64,39 @@ struct handoffs {
 	char **unguarded;	/* what could not be looked through (NULL-terminated, may be NULL) */
 };
 
-/* What a git directory keeps of its entries. */
-#define HANDOFF_GITDIR_MEMBERS 2
-extern const char *const handoff_gitdir_members[HANDOFF_GITDIR_MEMBERS];
-/* The same as a vector of names, sorted (the caller frees it). */
-char **handoff_gitdir_names(void);
+/* Where git repositories are in the workspace: each `.git` entry, by the
+ * working tree that holds it. Finding them is the one part of discovery
+ * that grows with the workspace; the guard keeps them in an index and
+ * hands them in, so that a repeat run does not walk the tree. */
+struct handoff_repo {
+	char *worktree;		/* relative to the workspace ("" at the top) */
+	unsigned char type;	/* the `.git` entry's: DT_DIR, DT_REG, DT_LNK, ... */
+};
+
+struct handoff_repos {
+	struct handoff_repo *v;
+	size_t n;
+	char **unsearchable;	/* directories that could not be listed (NULL-terminated, may be NULL) */
+};
+
+/* Walks the whole workspace (opened for reading at wfd) for `.git`
+ * entries, never following a symlink. */
+int handoff_repos_walk(int wfd, struct handoff_repos *ret);
+void handoff_repos_add(struct handoff_repos *r, const char *worktree, unsigned char type);
+void handoff_repos_free(struct handoff_repos *r);
 
 struct handoff_scan {
 	const char *workspace;	/* canonical absolute path */
-	const char *user_home;	/* for ~/.gitconfig's core.hooksPath; may be NULL */
+	const char *user_home;	/* for ~/.gitconfig's core.hooksPath and ~ in includes; may be NULL */
 	char *const *extra;	/* more workspace-relative paths to keep; may be NULL */
-	/* Set while undoing: only a config or a .git file the baseline holds
-	 * (now put back) may name a hooksPath or a gitdir. A new one is about
-	 * to be quarantined, and what it names (any folder with a `hooks`
-	 * in it) must not be swept up as a new hand-off. */
+	const struct handoff_repos *repos;	/* where the repositories are; NULL: walk for them */
+	/* The workspace is a git directory, outside the run's workspace
+	 * (git from a subdirectory): only its own rows of the table. */
+	bool gitdir_only;
+	/* Set while undoing: only a config or an .envrc the baseline holds
+	 * (now put back) may name a hooks directory, an include or a file
+	 * to source. A new one is about to be set aside or vetted, and what
+	 * it names must not be swept up as a new hand-off. */
 	bool (*known)(void *data, const char *rel);
 	void *known_data;
 };
@@ -62,16 +107,29 @@ struct handoff_scan {
 int handoffs_discover(const struct handoff_scan *s, int wfd, struct parent_cache *parents, struct handoffs *ret);
 
 /* Lists the hand-offs of a workspace, relative to it, existing or not
- * (for `stockade explain` and for read-only binds), a git directory as
- * its members, sorted so that a directory comes before what lies in it. */
+ * (for `stockade explain` and for read-only binds), sorted so that a
+ * directory comes before what lies in it. */
 int handoffs_list(const struct handoff_scan *s, char ***ret_paths);
 
 void handoffs_add(struct handoffs *h, char *path, enum handoff_kind kind);	/* takes path */
-/* The entry on path (the tree, where both kinds share it), or NULL. */
+/* The entry on path, or NULL. */
 const struct handoff *handoffs_find(const struct handoffs *h, const char *path);
-/* Sorted, each path once, none inside another. */
+/* Sorted, each path once (the strictest kind), none inside another. */
 void handoffs_normalize(struct handoffs *h);
 void handoffs_free(struct handoffs *h);
+const char *handoff_kind_name(enum handoff_kind k);
+
+/* Whether git would run a file of this name in a hooks directory: every
+ * name but a `*.sample`. */
+bool handoff_hook_runs(const char *name);
+
+/* Whether the directory at rel (beneath wfd) is one git would take for a
+ * git directory: a HEAD, and objects or a commondir. */
+bool handoff_gitdir_plausible(int wfd, const char *rel);
+
+/* What a `.git` file says ("gitdir: PATH"), as written; NULL when it is
+ * not one. */
+char *handoff_gitfile_target(const char *text, size_t n);
 
 /* A relative path with no empty, "." or ".." component and no control
  * character: -EINVAL otherwise. */

@@ -141,6 +141,9 @@ void policy_free(struct policy *p)
 	free(p->home);
 	free(p->cache_dir);
 	free(p->state_dir);
+	free(p->outer_worktree);
+	free(p->outer_gitdir);
+	free(p->outer_commondir);
 	free(p->program);
 	strv_free(p->argv);
 	strv_free(p->env_decided);

@@ -108,6 +108,13 @@ struct policy {
 	char *home;		/* --home: a home kept across runs; NULL: a fresh one each run */
 	char *cache_dir;	/* stockade's own build caches, writable */
 	char *state_dir;	/* guard copies, quarantine, locks */
+	/* When the workspace lies inside a git working tree (a package of a
+	 * monorepo): that tree, read-only, and its git directory (and, for a
+	 * linked worktree, the common one), writable and guarded like the
+	 * workspace's own. NULL otherwise. */
+	char *outer_worktree;
+	char *outer_gitdir;
+	char *outer_commondir;
 
 	enum net_mode net;
 	struct source net_source;

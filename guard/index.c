@@ -1,0 +1,319 @@
+/* The index: where the repositories of a workspace are, kept between runs
+ * in state/guard/<hash>/index, so that finding them does not cost a walk
+ * of the whole tree. It holds every directory with what identifies one
+ * version of its entries (device, inode, change time) and the type of its
+ * `.git` entry. A directory whose change time is the same has the same
+ * entries: creating, removing or renaming one changes it, and a change
+ * time cannot be set back. So a refresh stats each directory once and
+ * lists again only those that changed, and the new ones beneath them.
+ *
+ * A run's begin takes the index as it is (what changed since is the
+ * user's, between runs); its end refreshes it, since the run may have
+ * made a repository anywhere. A directory stockade cannot look into is
+ * opened up for the time it takes (the files are the user's); one deeper
+ * than a path can name is listed as too deep, and the guard sets it
+ * aside whole rather than leave what it holds unseen. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "guard/internal.h"
+#include "lib/fd.h"
+#include "lib/path.h"
+#include "lib/util.h"
+
+#define INDEX_MAGIC "stockade guard index\n"
+#define INDEX_VERSION 1
+/* Paths stay well under PATH_MAX, for fstatat and openat from the top. */
+#define INDEX_PATH_MAX 3072
+
+struct index_dir *index_find(const struct index *ix, const char *path)
+{
+	size_t lo = 0, hi = ix ? ix->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = path_cmp(ix->v[mid].path, path);
+		if (c == 0)
+			return &ix->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void index_free(struct index *ix)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		free(ix->v[i].path);
+	free(ix->v);
+	free(ix->workspace);
+	strv_free(ix->too_deep);
+	strv_free(ix->unsearchable);
+	*ix = (struct index){ 0 };
+}
+
+static int dir_cmp(const void *a, const void *b)
+{
+	return path_cmp(((const struct index_dir *)a)->path, ((const struct index_dir *)b)->path);
+}
+
+/* Each entry's descendants follow it (path_cmp order): their count, so
+ * that its direct children are found by skipping. */
+static void index_count(struct index *ix)
+{
+	size_t *stack = xcalloc(ix->n + 1, sizeof(size_t));
+	size_t depth = 0;
+	for (size_t i = 0; i < ix->n; i++) {
+		ix->v[i].nsub = 0;
+		while (depth) {
+			const char *top = ix->v[stack[depth - 1]].path;
+			size_t len = strlen(top);
+			bool under = len == 0 || (strncmp(ix->v[i].path, top, len) == 0 && ix->v[i].path[len] == '/');
+			if (under)
+				break;
+			depth--;
+		}
+		for (size_t k = 0; k < depth; k++)
+			ix->v[stack[k]].nsub++;
+		stack[depth++] = i;
+	}
+	free(stack);
+}
+
+static void index_push(struct index *ix, const char *path, const struct stat *st, uint8_t git)
+{
+	ix->v = xgrow(ix->v, ix->n, sizeof(*ix->v));
+	ix->v[ix->n++] = (struct index_dir){
+		.path = xstrdup(path),
+		.dev = (uint64_t)st->st_dev,
+		.ino = (uint64_t)st->st_ino,
+		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+		.git = git,
+	};
+}
+
+/* ---------------------------------------------------------------------
+ * On disk
+ * ------------------------------------------------------------------ */
+
+int index_load(int dirfd, const char *workspace, struct index *ret)
+{
+	*ret = (struct index){ 0 };
+	struct wbuf raw;
+	struct rbuf r;
+	int e = state_file_load(dirfd, "index", INDEX_MAGIC, &raw, &r);
+	if (e < 0)
+		return e;
+	_cleanup_free_ char *data = raw.p;
+	struct index ix = { 0 };
+	e = -EBADMSG;
+	if (rb_u32(&r) != INDEX_VERSION)
+		goto out;
+	ix.workspace = rb_str(&r);
+	uint64_t n = rb_u64(&r);
+	if (r.bad || !ix.workspace || !streq(ix.workspace, workspace) || n > r.n)
+		goto out;
+	for (uint64_t i = 0; i < n; i++) {
+		ix.v = xgrow(ix.v, ix.n, sizeof(*ix.v));
+		struct index_dir *d = &ix.v[ix.n++];
+		*d = (struct index_dir){ .path = rb_str(&r) };
+		d->dev = rb_u64(&r);
+		d->ino = rb_u64(&r);
+		d->ctime_ns = (int64_t)rb_u64(&r);
+		d->git = rb_u8(&r);
+		if (r.bad || !d->path || (*d->path && handoff_relpath_valid(d->path) < 0) ||
+		    (i && path_cmp(ix.v[i - 1].path, d->path) >= 0) || (i == 0) != (*d->path == '\0'))
+			goto out;
+	}
+	if (r.off != r.n)
+		goto out;
+	index_count(&ix);
+	*ret = ix;
+	ix = (struct index){ 0 };
+	e = 0;
+out:
+	index_free(&ix);
+	return e;
+}
+
+int index_store(int dirfd, const struct index *ix)
+{
+	struct wbuf w = { 0 };
+	wbuf_put(&w, INDEX_MAGIC, strlen(INDEX_MAGIC));
+	wb_u32(&w, INDEX_VERSION);
+	wb_str(&w, ix->workspace);
+	wb_u64(&w, ix->n);
+	for (size_t i = 0; i < ix->n; i++) {
+		const struct index_dir *d = &ix->v[i];
+		wb_str(&w, d->path);
+		wb_u64(&w, d->dev);
+		wb_u64(&w, d->ino);
+		wb_u64(&w, (uint64_t)d->ctime_ns);
+		wb_u8(&w, d->git);
+	}
+	wb_u64(&w, fnv1a(FNV_INIT, w.p, w.n));
+	int r = state_file_store(dirfd, "index", &w);
+	free(w.p);
+	return r;
+}
+
+/* ---------------------------------------------------------------------
+ * Refreshing
+ * ------------------------------------------------------------------ */
+
+struct refresh {
+	int wfd;
+	const struct index *old;
+	struct index *out;
+	char *buf;		/* one getdents buffer: a directory is listed whole before going down */
+	bool changed;
+};
+
+static bool same_dir(const struct index_dir *d, const struct stat *st)
+{
+	return d->dev == (uint64_t)st->st_dev && d->ino == (uint64_t)st->st_ino &&
+	       d->ctime_ns == (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/* A directory the run (or the user) made unreadable: opened up, to be
+ * listed, with the mode to put back in *ret_restore. */
+static int open_listable(int wfd, const char *rel, mode_t *ret_restore)
+{
+	*ret_restore = 0;
+	const char *p = *rel ? rel : ".";
+	int fd = open_nofollow(wfd, p, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+	if (fd != -EACCES)
+		return fd;
+	_cleanup_close_ int pfd = open_nofollow(wfd, p, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	struct stat st;
+	char proc[32];
+	if (pfd < 0 || fstat(pfd, &st) < 0 || st.st_uid != geteuid())
+		return -EACCES;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	if (chmod(proc, (st.st_mode & 07777) | 0500) < 0)
+		return -EACCES;
+	*ret_restore = (st.st_mode & 07777) | S_IFDIR;
+	return open_nofollow(wfd, p, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void index_copy_push(struct index *ix, const struct index_dir *d)
+{
+	ix->v = xgrow(ix->v, ix->n, sizeof(*ix->v));
+	ix->v[ix->n] = *d;
+	ix->v[ix->n++].path = xstrdup(d->path);
+}
+
+static void refresh_dir(struct refresh *rf, const char *rel, unsigned depth);
+
+/* What a directory holds now: its subdirectories, and its `.git`. */
+static void list_dir(struct refresh *rf, const char *rel, const struct stat *st, unsigned depth)
+{
+	mode_t restore = 0;
+	_cleanup_close_ int fd = open_listable(rf->wfd, rel, &restore);
+	if (fd < 0) {
+		if (fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP)
+			strv_add(&rf->out->unsearchable, *rel ? rel : ".");
+		return;
+	}
+	_cleanup_strv_ char **subdirs = strv_new();
+	uint8_t git = 0;
+	struct dir_iter it = { .fd = fd, .buf = rf->buf };
+	const struct dirent64 *de;
+	int err;
+	while ((de = dir_next(&it, &err))) {
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat cst;
+			if (fstatat(fd, de->d_name, &cst, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(cst.st_mode) ? DT_DIR : S_ISREG(cst.st_mode) ? DT_REG
+			       : S_ISLNK(cst.st_mode) ? DT_LNK : DT_UNKNOWN;
+		}
+		if (streq(de->d_name, ".git"))
+			git = type ? type : DT_UNKNOWN;
+		else if (type == DT_DIR)
+			strv_add(&subdirs, de->d_name);
+	}
+	if (restore) {
+		char proc[32];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		(void)!chmod(proc, restore & 07777);
+	}
+	if (err < 0) {
+		strv_add(&rf->out->unsearchable, *rel ? rel : ".");
+		return;
+	}
+	/* recorded with what was true before it was listed: a change while
+	 * listing shows at the next refresh */
+	index_push(rf->out, rel, st, git);
+	qsort(subdirs, strv_length(subdirs), sizeof(char *), name_cmp);
+	close(TAKE_FD(fd));
+	for (size_t i = 0; subdirs[i]; i++) {
+		_cleanup_free_ char *crel = path_join(rel, subdirs[i]);
+		refresh_dir(rf, crel, depth + 1);
+	}
+}
+
+static void refresh_dir(struct refresh *rf, const char *rel, unsigned depth)
+{
+	if (strlen(rel) > INDEX_PATH_MAX) {
+		/* deeper than a path from the top can name: set aside whole by
+		 * the guard, through its parent, which can be named */
+		strv_add(&rf->out->too_deep, rel);
+		rf->changed = true;
+		return;
+	}
+	struct stat st;
+	if (fstatat(rf->wfd, *rel ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	struct index_dir *old = index_find(rf->old, rel);
+	if (!old || !same_dir(old, &st)) {
+		rf->changed = true;
+		list_dir(rf, rel, &st, depth);
+		return;
+	}
+	/* unchanged: its entries are the ones the index has, and each
+	 * subdirectory is checked in its turn */
+	index_copy_push(rf->out, old);
+	size_t i = (size_t)(old - rf->old->v);
+	for (size_t j = i + 1; j < i + 1 + old->nsub; j += 1 + rf->old->v[j].nsub) {
+		_cleanup_free_ char *child = xstrdup(rf->old->v[j].path);
+		refresh_dir(rf, child, depth + 1);
+	}
+}
+
+int index_refresh(int wfd, const char *workspace, const struct index *old, struct index *ret, bool *ret_changed)
+{
+	*ret = (struct index){ .workspace = xstrdup(workspace) };
+	struct refresh rf = { .wfd = wfd, .old = old, .out = ret, .buf = xmalloc(DIR_BUF) };
+	refresh_dir(&rf, "", 0);
+	free(rf.buf);
+	if (!ret->n) {
+		index_free(ret);
+		return -ENOENT;
+	}
+	qsort(ret->v, ret->n, sizeof(*ret->v), dir_cmp);
+	index_count(ret);
+	/* what was listed and what was not are the same set either way: a
+	 * vanished directory shows as a shorter index */
+	*ret_changed = rf.changed || !old || old->n != ret->n;
+	return 0;
+}
+
+void index_repos(const struct index *ix, struct handoff_repos *ret)
+{
+	*ret = (struct handoff_repos){ 0 };
+	for (size_t i = 0; i < ix->n; i++)
+		if (ix->v[i].git)
+			handoff_repos_add(ret, ix->v[i].path, ix->v[i].git);
+	for (size_t i = 0; ix->unsearchable && ix->unsearchable[i]; i++)
+		strv_add(&ret->unsearchable, ix->unsearchable[i]);
+}

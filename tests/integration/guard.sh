@@ -1,0 +1,414 @@
+# The guard, second version: git keeps working in the jail, nothing a run
+# plants in what git or another tool reads later runs outside, nothing is
+# lost, and when the undo cannot do its work it says so in the exit
+# status. Each planted setting makes a marker when it runs; the control
+# plants the same outside the jail and shows that real git runs it, then
+# the jailed run plants it and real git, run outside afterwards, must not.
+. tests/lib.sh
+
+new_places
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid \
+	GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid
+QUAR="$HOME/.local/state/stockade/quarantine"
+# A program a planted setting names: it leaves a marker.
+EVIL="$T/evil.sh"
+printf '#!/bin/sh\ntouch "%s/pwned-$1"\nexit 1\n' "$T" >"$EVIL"
+chmod +x "$EVIL"
+
+# Where the jailed side leaves its "started" markers.
+M="$T/marks"
+mkdir -p "$M"
+in_jail() {
+	jail -q --net off --write "$M" "$@"
+}
+
+# fresh_repo DIR: a repository with one commit.
+fresh_repo() {
+	mkdir -p "$1"
+	git -C "$1" init -q
+	echo hello >"$1/file.txt"
+	git -C "$1" add file.txt
+	git -C "$1" commit -q -m first
+}
+
+# pwned NAME: whether the marker of NAME was made.
+pwned() {
+	[ -e "$T/pwned-$1" ]
+}
+
+# run_git_outside DIR ARGS: real git, outside the jail, as the user would.
+run_git_outside() {
+	local dir=$1
+	shift
+	git -C "$dir" "$@" >/dev/null 2>&1
+}
+
+# check_vector NAME SETUP-OUTSIDE-COMMAND GIT-ARGS...: the control. The
+# planting SETUP does outside must make the marker when git runs, or the
+# test below would prove nothing.
+control_vector() {
+	local name=$1 dir=$2
+	shift 2
+	rm -f "$T/pwned-$name"
+	run_git_outside "$dir" "$@"
+	if pwned "$name"; then
+		pass "control: outside the jail, git runs what is planted for $name"
+	else
+		fail "control: outside the jail, git runs what is planted for $name"
+	fi
+	rm -f "$T/pwned-$name"
+}
+
+# after_vector NAME DIR GIT-ARGS...: after the jailed run, real git there
+# runs nothing planted.
+after_vector() {
+	local name=$1 dir=$2
+	shift 2
+	rm -f "$T/pwned-$name"
+	run_git_outside "$dir" "$@"
+	if pwned "$name"; then
+		fail "$name: what the run planted does not run at 'git $*' outside"
+	else
+		pass "$name: what the run planted does not run at 'git $*' outside"
+	fi
+}
+
+# started MARKFILE: the jailed side ran.
+started() {
+	[ -e "$1" ] && pass "$2: the jailed command ran" || fail "$2: the jailed command ran"
+	rm -f "$1"
+}
+
+# ---------------------------------------------------------------- git works
+
+W1="$W/work"
+mkdir -p "$W1" "$T/src"
+fresh_repo "$T/src"
+
+out=$(in_jail --read "$T/src" -C "$W1" -- sh -c '
+	git init -q fresh &&
+	git clone -q "$0" clone &&
+	git -C clone worktree add -q wt &&
+	git -C clone remote add up /nowhere &&
+	git -C clone branch -q -u origin/HEAD 2>/dev/null; git -C clone config user.email me@example.invalid &&
+	touch "$1"' "$T/src" "$M/started-git" 2>&1)
+st=$?
+started "$M/started-git" "git init, clone, worktree add in the jail"
+[ $st -eq 0 ] && pass "and stockade exits 0" || { fail "and stockade exits 0 (status $st)"; diag "$out"; }
+[ -z "$out" ] && pass "with nothing undone to say" || { fail "with nothing undone to say"; diag "$out"; }
+[ "$(git -C "$W1/clone" remote get-url origin 2>&1)" = "$T/src" ] && pass "a clone made in the jail keeps its origin" ||
+	fail "a clone made in the jail keeps its origin"
+[ "$(git -C "$W1/clone" remote get-url up 2>&1)" = /nowhere ] && pass "and the remote added in the jail" ||
+	fail "and the remote added in the jail"
+[ "$(git -C "$W1/clone" config user.email)" = me@example.invalid ] && pass "and the identity set in the jail" ||
+	fail "and the identity set in the jail"
+git -C "$W1/clone/wt" status --short >/dev/null 2>&1 && pass "the worktree added in the jail works outside" ||
+	fail "the worktree added in the jail works outside"
+git -C "$W1/fresh" status >/dev/null 2>&1 && [ -f "$W1/fresh/.git/hooks/pre-commit.sample" ] &&
+	pass "git init in the jail: a repository as git makes it, samples and all" ||
+	fail "git init in the jail: a repository as git makes it, samples and all"
+[ ! -d "$QUAR" ] || [ -z "$(ls -A "$QUAR")" ] && pass "nothing of theirs went to the quarantine" ||
+	{ fail "nothing of theirs went to the quarantine"; diag "$(ls -R "$QUAR")"; }
+
+# A submodule added in the jail works outside.
+mkdir -p "$T/subsrc"
+fresh_repo "$T/subsrc"
+out=$(in_jail --read "$T/subsrc" -C "$W1/clone" -- sh -c '
+	git -c protocol.file.allow=always submodule add -q "$0" sub && git commit -q -m sub && touch "$1"' "$T/subsrc" "$M/started-sub" 2>&1)
+started "$M/started-sub" "git submodule add in the jail"
+git -C "$W1/clone" submodule status 2>/dev/null | grep -q ' sub' && git -C "$W1/clone/sub" status >/dev/null 2>&1 &&
+	pass "the submodule added in the jail works outside" || { fail "the submodule added in the jail works outside"; diag "$out"; }
+
+# In an existing repository: the landlock backend lets the write happen
+# and keeps what is inert; the namespace jail keeps the config read-only.
+fresh_repo "$W/existing"
+out=$(in_jail -C "$W/existing" -- sh -c 'git remote add origin2 /there; git config user.name someone; touch "$0"' "$M/started-ex" 2>&1)
+started "$M/started-ex" "git remote add in an existing repository"
+if [ "$TEST_BACKEND" = landlock ]; then
+	[ "$(git -C "$W/existing" remote get-url origin2 2>&1)" = /there ] &&
+		[ "$(git -C "$W/existing" config user.name)" = someone ] &&
+		pass "landlock: git remote add and git config user.name stay" || { fail "landlock: git remote add and git config user.name stay"; diag "$out"; }
+else
+	! git -C "$W/existing" remote get-url origin2 >/dev/null 2>&1 &&
+		pass "namespaces: the existing .git/config stayed read-only during the run" ||
+		fail "namespaces: the existing .git/config stayed read-only during the run"
+fi
+
+# Settings the user changes outside while a run goes on are not undone.
+fresh_repo "$W/busy"
+in_jail -C "$W/busy" -- sh -c 'touch "$0"; sleep 2' "$M/started-busy" &
+jpid=$!
+for _ in $(seq 50); do [ -e "$M/started-busy" ] && break; sleep 0.1; done
+git -C "$W/busy" remote add mine /mine
+git -C "$W/busy" config branch.master.description "outside"
+wait "$jpid"
+started "$M/started-busy" "a run going on while the user adds a remote outside"
+[ "$(git -C "$W/busy" remote get-url mine 2>&1)" = /mine ] && pass "the remote the user added outside during the run stays" ||
+	fail "the remote the user added outside during the run stays"
+
+# git from a subdirectory: the workspace a package of a repository.
+fresh_repo "$W/mono"
+mkdir -p "$W/mono/packages/a" "$W/mono/packages/b"
+echo a >"$W/mono/packages/a/a.txt"
+echo b >"$W/mono/packages/b/b.txt"
+git -C "$W/mono" add -A
+git -C "$W/mono" commit -q -m packages
+echo more >>"$W/mono/packages/a/a.txt"
+out=$(in_jail -C "$W/mono/packages/a" -- sh -c '
+	git status --short >"$0/status" && git add a.txt && git commit -q -m "in the jail" && touch "$0/started-mono";
+	echo x >>../b/b.txt; git config core.fsmonitor "$1 mono"' "$M" "$EVIL" 2>&1)
+started "$M/started-mono" "git status, add and commit from a package of a repository"
+grep -q 'a.txt' "$M/status" 2>/dev/null && pass "git in the jail finds the repository around the workspace" ||
+	{ fail "git in the jail finds the repository around the workspace"; diag "$out"; }
+[ "$(git -C "$W/mono" log -1 --format=%s)" = "in the jail" ] && pass "and the commit is there outside" ||
+	fail "and the commit is there outside"
+[ "$(cat "$W/mono/packages/b/b.txt")" = b ] && pass "the rest of the working tree stays read-only" ||
+	fail "the rest of the working tree stays read-only"
+after_vector mono "$W/mono" status
+
+# -------------------------------------------------------- what runs later
+
+# A hook in a repository's hooks.
+fresh_repo "$W/hooked"
+mkdir -p "$T/ctl"
+cp -r "$W/hooked" "$T/ctl/hooked"
+printf '#!/bin/sh\n"%s" hook\n' "$EVIL" >"$T/ctl/hooked/.git/hooks/post-checkout"
+chmod +x "$T/ctl/hooked/.git/hooks/post-checkout"
+control_vector hook "$T/ctl/hooked" checkout -q -b other
+in_jail -C "$W/hooked" -- sh -c 'printf "#!/bin/sh\n\"%s\" hook\n" "$0" >.git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; touch "$1"' "$EVIL" "$M/started-hook" >/dev/null 2>&1
+started "$M/started-hook" "planting a hook"
+after_vector hook "$W/hooked" checkout -q -b other
+
+# A linked worktree's commondir, redirected to a git directory the run made.
+fresh_repo "$W/cd"
+git -C "$W/cd" worktree add -q wt
+mkdir -p "$T/ctl"
+rm -rf "$T/ctl/cd"
+cp -r "$W/cd" "$T/ctl/cd"
+# outside: the same redirect, to show git follows it
+plant_commondir() {
+	local repo=$1
+	mkdir -p "$repo/evil/objects" "$repo/evil/refs"
+	echo 'ref: refs/heads/master' >"$repo/evil/HEAD"
+	printf '[core]\n\tfsmonitor = "%s commondir"\n' "$EVIL" >"$repo/evil/config"
+	echo ../../../evil >"$repo/.git/worktrees/wt/commondir"
+}
+(
+	plant_commondir "$T/ctl/cd"
+	sed -i "s|$W/cd|$T/ctl/cd|g" "$T/ctl/cd/wt/.git" "$T/ctl/cd/.git/worktrees/wt/gitdir"
+)
+control_vector commondir "$T/ctl/cd/wt" status
+in_jail -C "$W/cd" -- bash -c "$(declare -f plant_commondir); plant_commondir . 2>/dev/null; touch '$M/started-cd'" >/dev/null 2>&1
+started "$M/started-cd" "redirecting a worktree's commondir"
+after_vector commondir "$W/cd/wt" status
+
+# A worktree's own config (extensions.worktreeConfig).
+fresh_repo "$W/wtc"
+git -C "$W/wtc" worktree add -q wt
+in_jail -C "$W/wtc" -- sh -c "git config extensions.worktreeConfig true 2>/dev/null;
+	printf '[core]\n\tfsmonitor = \"%s worktree-config\"\n' '$EVIL' >.git/worktrees/wt/config.worktree; touch '$M/started-wtc'" >/dev/null 2>&1
+started "$M/started-wtc" "planting a worktree's config.worktree"
+git -C "$W/wtc" config extensions.worktreeConfig true
+after_vector worktree-config "$W/wtc/wt" status
+
+# A submodule not yet initialised: git submodule update --init reuses a
+# modules/NAME the run planted, and runs its hooks.
+fresh_repo "$W/super"
+git -C "$W/super" -c protocol.file.allow=always submodule add -q "$T/subsrc" sub
+git -C "$W/super" commit -q -m sub
+git -C "$W/super" submodule deinit -q -f sub
+in_jail -C "$W/super" -- sh -c "mkdir -p .git/modules/sub/hooks &&
+	printf '#!/bin/sh\n\"%s\" submodule\n' '$EVIL' >.git/modules/sub/hooks/post-checkout &&
+	chmod +x .git/modules/sub/hooks/post-checkout &&
+	printf '[core]\n\tfsmonitor = \"%s submodule\"\n' '$EVIL' >>.git/modules/sub/config; touch '$M/started-super'" >/dev/null 2>&1
+started "$M/started-super" "planting in an uninitialised submodule's git directory"
+rm -f "$T/pwned-submodule"
+git -C "$W/super" -c protocol.file.allow=always submodule update -q --init >/dev/null 2>&1
+git -C "$W/super/sub" status >/dev/null 2>&1
+pwned submodule && fail "submodule: nothing planted runs at 'git submodule update --init' outside" ||
+	pass "submodule: nothing planted runs at 'git submodule update --init' outside"
+
+# A file an include names inside the workspace.
+fresh_repo "$W/inc"
+printf '[user]\n\tname = from-include\n' >"$W/inc/shared.gitconfig"
+git -C "$W/inc" config include.path ../shared.gitconfig
+in_jail -C "$W/inc" -- sh -c "printf '[core]\n\tfsmonitor = \"%s include\"\n' '$EVIL' >>shared.gitconfig; touch '$M/started-inc'" >/dev/null 2>&1
+started "$M/started-inc" "writing to a file an include names"
+after_vector include "$W/inc" status
+[ "$(git -C "$W/inc" config user.name)" = from-include ] && pass "the include's own inert settings stay" ||
+	fail "the include's own inert settings stay"
+
+# Attributes that name a driver, and the driver defined by the run.
+fresh_repo "$W/attr"
+in_jail -C "$W/attr" -- sh -c "mkdir -p .git/info && echo '* diff=evil' >.git/info/attributes &&
+	git config diff.evil.textconv '$EVIL attributes'; echo changed >file.txt; touch '$M/started-attr'" >/dev/null 2>&1
+started "$M/started-attr" "planting attributes and a diff driver"
+after_vector attributes "$W/attr" diff
+
+# A setting the run adds to .git/config that runs at the next status.
+fresh_repo "$W/fsm"
+in_jail -C "$W/fsm" -- sh -c "git config core.fsmonitor '$EVIL fsmonitor' 2>/dev/null ||
+	printf '[core]\n\tfsmonitor = \"%s fsmonitor\"\n' '$EVIL' >>.git/config; touch '$M/started-fsm'" >/dev/null 2>&1
+started "$M/started-fsm" "setting core.fsmonitor"
+after_vector fsmonitor "$W/fsm" status
+
+# .envrc and what it sources or puts on PATH.
+W2="$W/envrc"
+mkdir -p "$W2/bin"
+printf 'source_env_if_exists .envrc.local\nPATH_add bin\ndotenv\n' >"$W2/.envrc"
+echo 'export SAFE=1' >"$W2/.envrc.local"
+in_jail -C "$W2" -- sh -c "echo 'touch $T/pwned-envrc' >>.envrc.local; printf '#!/bin/sh\n' >bin/ls; chmod +x bin/ls;
+	echo 'LD_PRELOAD=/tmp/evil.so' >.env; touch '$M/started-envrc'" >/dev/null 2>&1
+started "$M/started-envrc" "writing what an .envrc sources, loads and puts on PATH"
+[ "$(cat "$W2/.envrc.local")" = 'export SAFE=1' ] && pass ".envrc's source_env target has its content back" ||
+	fail ".envrc's source_env target has its content back"
+[ ! -e "$W2/bin/ls" ] && pass "a program planted in .envrc's PATH_add directory is gone" ||
+	fail "a program planted in .envrc's PATH_add directory is gone"
+[ ! -e "$W2/.env" ] && pass "the .env file dotenv loads is gone" || fail "the .env file dotenv loads is gone"
+
+# Agents' and editors' settings, and the other tools in the table.
+W3="$W/tools"
+mkdir -p "$W3"
+in_jail -C "$W3" -- sh -c "mkdir -p .gemini .zed .devcontainer && echo '{\"mcpServers\":{}}' >.mcp.json &&
+	echo '{}' >.gemini/settings.json && echo '{}' >.zed/settings.json && echo '[tasks]' >mise.toml &&
+	echo '[tasks]' >.mise.toml && echo '{}' >.devcontainer/devcontainer.json && echo 'repos: []' >.pre-commit-config.yaml &&
+	touch '$M/started-tools'" >/dev/null 2>&1
+started "$M/started-tools" "writing agent and tool settings"
+for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml; do
+	[ ! -e "$W3/$f" ] && pass "$f made in the jail is set aside" || fail "$f made in the jail is set aside"
+done
+
+# ------------------------------------------------------ the undo fails closed
+
+# The quarantine cannot be made: what the run planted is renamed beside
+# itself, inert, and the exit status says the cleanup failed.
+fresh_repo "$W/inert"
+mkdir -p "$HOME/.local/state/stockade"
+mv "$QUAR" "$T/quarantine.saved" 2>/dev/null
+echo "in the way" >"$QUAR"
+out=$(in_jail -C "$W/inert" -- sh -c "printf '#!/bin/sh\n\"%s\" inert\n' '$EVIL' >.git/hooks/pre-push; chmod +x .git/hooks/pre-push; touch '$M/started-inert'; exit 0" 2>&1)
+st=$?
+started "$M/started-inert" "planting a hook while the quarantine cannot be made"
+rm -f "$QUAR"
+[ -d "$T/quarantine.saved" ] && mv "$T/quarantine.saved" "$QUAR"
+if [ "$TEST_BACKEND" = namespaces ]; then
+	# .git/hooks exists, so it was read-only: nothing to undo
+	[ $st -eq 0 ] && pass "namespaces: the hook could not be written, status 0" || { fail "namespaces: status 0 (got $st)"; diag "$out"; }
+else
+	[ $st -eq 122 ] && pass "the exit status says the cleanup failed (122), not the command's 0" ||
+		{ fail "the exit status says the cleanup failed (122), not the command's 0 (got $st)"; diag "$out"; }
+	[ ! -e "$W/inert/.git/hooks/pre-push" ] && ls "$W/inert/.git/hooks/" | grep -q '^pre-push\.stockade-' &&
+		pass "the hook is renamed beside itself, where git does not run it" || fail "the hook is renamed beside itself"
+	printf '%s\n' "$out" | grep -q "renamed beside itself" && pass "and stockade says so" || { fail "and stockade says so"; diag "$out"; }
+fi
+
+# The run makes the workspace read-only, or a file in a hand-off
+# unreadable: the undo still happens.
+W4="$W/ro"
+mkdir -p "$W4"
+out=$(in_jail -C "$W4" -- sh -c "mkdir -p .claude && echo evil >.claude/settings.json && chmod 000 .claude/settings.json &&
+	echo evil >.mcp.json && chmod 555 . && touch '$M/started-ro'" 2>&1)
+st=$?
+started "$M/started-ro" "making the workspace read-only and a planted file unreadable"
+[ ! -e "$W4/.claude" ] && [ ! -e "$W4/.mcp.json" ] && pass "both are set aside all the same" ||
+	{ fail "both are set aside all the same (status $st)"; diag "$out"; }
+[ "$(stat -c %a "$W4")" = 555 ] && pass "and the workspace keeps the mode the run gave it" || fail "and the workspace keeps the mode the run gave it"
+chmod 755 "$W4"
+
+# Deeper than any walk: a tree of 300 levels in a hand-off, and a
+# repository deeper than a path can name.
+W5="$W/deep"
+mkdir -p "$W5"
+in_jail -C "$W5" -- bash -c "mkdir -p .claude && cd .claude && for i in \$(seq 300); do mkdir a && cd a; done && echo evil >x;
+	cd '$W5' && d=deep; mkdir \$d && cd \$d && for i in \$(seq 400); do mkdir aaaaaaaaa && cd aaaaaaaaa; done &&
+	git init -q . && printf '[core]\n\tfsmonitor = \"%s deep\"\n' '$EVIL' >>.git/config && touch '$M/started-deep'" >/dev/null 2>&1
+started "$M/started-deep" "planting 300 levels deep, and a repository 400 levels deep"
+[ ! -e "$W5/.claude" ] && pass "the deep tree in .claude is set aside whole" || fail "the deep tree in .claude is set aside whole"
+found=$(find "$W5" -name .git 2>/dev/null | head -n 1)
+if [ -z "$found" ]; then
+	pass "a repository deeper than a path can name does not stay"
+else
+	fail "a repository deeper than a path can name does not stay"
+	diag "$found"
+fi
+
+# A sparse file in a hand-off, with the state on another filesystem: the
+# copy takes its data, not its holes.
+W6="$W/sparse"
+mkdir -p "$W6"
+other=$(mktemp -d /dev/shm/stockade-test-state.XXXXXX)
+at_exit rm -rf "$other"
+if [ "$(stat -c %d "$other")" != "$(stat -c %d "$W6")" ]; then
+	out=$(XDG_STATE_HOME="$other" in_jail -C "$W6" -- sh -c "mkdir -p .vscode && truncate -s 64G .vscode/huge && echo x >>.vscode/huge && touch '$M/started-sparse'" 2>&1)
+	st=$?
+	started "$M/started-sparse" "planting a 64 GiB sparse file with the state on another filesystem"
+	[ ! -e "$W6/.vscode" ] && pass "the sparse file is set aside" || { fail "the sparse file is set aside (status $st)"; diag "$out"; }
+	used=$(du -sk "$other" | cut -f1)
+	[ "$used" -lt 10240 ] && pass "the state filesystem took its data, not its holes (${used} KiB)" ||
+		fail "the state filesystem took its data, not its holes (${used} KiB)"
+else
+	fail "/dev/shm is another filesystem than the workspace"
+fi
+
+# No space where the old content goes back: the old content waits in the
+# quarantine, nothing of the run's is in effect, and the status says so.
+if is_root; then
+	small="$T/small"
+	mkdir -p "$small"
+	if mount -t tmpfs -o size=256k tmpfs "$small"; then
+		at_exit umount -l "$small"
+		fresh_repo "$small/repo"
+		printf '#!/bin/sh\necho mine\n' >"$small/repo/.git/hooks/post-merge"
+		chmod +x "$small/repo/.git/hooks/post-merge"
+		out=$(in_jail -C "$small/repo" -- sh -c "printf '#!/bin/sh\n\"%s\" nospace\n' '$EVIL' >.git/hooks/post-merge 2>/dev/null;
+			rm -f .git/hooks/post-merge; dd if=/dev/zero of=fill bs=4k 2>/dev/null; touch '$M/started-nospace'" 2>&1)
+		st=$?
+		started "$M/started-nospace" "filling the workspace's filesystem"
+		if [ "$TEST_BACKEND" = landlock ]; then
+			[ $st -eq 122 ] && pass "no space to put the hook back: status 122" || { fail "no space to put the hook back: status 122 (got $st)"; diag "$out"; }
+			printf '%s\n' "$out" | grep -q 'kept in the quarantine' && pass "and the old content is named in the quarantine" ||
+				{ fail "and the old content is named in the quarantine"; diag "$out"; }
+		else
+			[ "$(cat "$small/repo/.git/hooks/post-merge")" = "$(printf '#!/bin/sh\necho mine')" ] &&
+				pass "namespaces: the hook stayed read-only" || fail "namespaces: the hook stayed read-only"
+		fi
+	else
+		fail "a small tmpfs can be mounted as root"
+	fi
+fi
+
+# ---------------------------------------------------------- the state dir
+
+# Pointed into the workspace through a symlink: refused before anything runs.
+W7="$W/statelink"
+mkdir -p "$W7/state"
+ln -s "$W7/state" "$T/statelink"
+out=$(XDG_STATE_HOME="$T/statelink" in_jail -C "$W7" -- "$PROBE" write "$W7/x" 2>&1)
+st=$?
+if [ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' && printf '%s\n' "$out" | grep -q "state directory"; then
+	pass "a state directory reached into the workspace through a symlink: refused (125), said"
+else
+	fail "a state directory reached into the workspace through a symlink: refused (125), said (status $st)"
+	diag "$out"
+fi
+ln -s "$W7" "$T/wslink"
+out=$(XDG_STATE_HOME="$T/outside-state" in_jail -C "$W7" -- "$PROBE" write "$W7/x" 2>&1)
+printf '%s\n' "$out" | grep -q '^probe: started' && pass "control: a state directory outside it runs" ||
+	{ fail "control: a state directory outside it runs"; diag "$out"; }
+
+# ---------------------------------------------------------- the quarantine
+
+list=$("$STOCKADE" quarantine 2>&1)
+id=$(printf '%s\n' "$list" | awk '/\/tools\/\.mcp\.json$/ { print $1; exit }')
+[ -n "$id" ] && pass "stockade quarantine lists the .mcp.json set aside, with its id" ||
+	{ fail "stockade quarantine lists the .mcp.json set aside, with its id"; diag "$list"; }
+if [ -n "$id" ]; then
+	out=$("$STOCKADE" quarantine restore "$id" 2>&1)
+	st=$?
+	[ $st -eq 0 ] && grep -q "mcpServers" "$W3/.mcp.json" &&
+		pass "stockade quarantine restore puts it back" || { fail "stockade quarantine restore puts it back (status $st)"; diag "$out"; }
+	out=$("$STOCKADE" quarantine restore "$id" 2>&1)
+	[ $? -eq 125 ] && pass "restoring it again: no such item, 125" || { fail "restoring it again: no such item, 125"; diag "$out"; }
+fi
+
+plan_done
