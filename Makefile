@@ -137,7 +137,11 @@ $(BUILD)/base/%/build/stockade:
 	git archive --format=tar $* | tar -x -C $(BUILD)/base/$*
 	$(MAKE) -C $(BUILD)/base/$* -s build/stockade
 
-bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
+$(BUILD)/tools/bench-dirs: tools/bench-dirs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HELPER_CFLAGS) -o $@ $<
+
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(if $(BASE_STOCKADE),$(abspath $(BASE_STOCKADE))) \
 		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 

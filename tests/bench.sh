@@ -55,6 +55,25 @@ for r in range(51):
 PY
 }
 
+# A workspace shaped like a real node_modules: 7,000 directories, 22,000
+# files, packages nested a few levels, the same every time.
+make_node_modules() {
+	python3 - "$1" <<'PY'
+import os, random, sys
+root = os.path.join(sys.argv[1], "node_modules")
+random.seed(7)
+dirs = [root]
+os.makedirs(root, exist_ok=True)
+while len(dirs) < 7000:
+    parent = random.choice(dirs[-400:] + dirs[:60])
+    d = os.path.join(parent, "p%d" % len(dirs))
+    os.makedirs(d)
+    dirs.append(d)
+for i in range(22000):
+    open(os.path.join(random.choice(dirs), "f%d.js" % i), "w").close()
+PY
+}
+
 echo "stockade bench: $(uname -r), $(nproc) CPUs, $BENCH_RUNS runs each, commands interleaved"
 echo
 
@@ -99,15 +118,42 @@ read -r rules ms < <("$BUILD/tools/bench-plan" "$tmp/big" 1000 100 1000)
 echo "rules: $rules, median of 7 plans: ${ms} ms   (target: under 50 ms)"
 echo
 
-echo "== the trust hand-off guard: a workspace of 100,000 files and 50 nested repositories"
+echo "== the trust hand-off guard: repeat runs in large workspaces, against the same run in an empty one"
 make_repos "$tmp/big"
-"$STOCKADE" -q --backend landlock --net off -C "$tmp/big" -- /bin/true # the first run takes the baseline
-read -r small_med _ _ _ big_med _ _ _ < <("$BENCHRUN" 30 \
-	"$STOCKADE" -q --backend landlock --net off -C "$tmp/ws" -- /bin/true :: \
-	"$STOCKADE" -q --backend landlock --net off -C "$tmp/big" -- /bin/true | tr '\n' ' ')
-echo "empty workspace:  median ${small_med} us"
-echo "100k files, 51 repositories: median ${big_med} us"
-echo "the guard costs:  $(( (big_med - small_med) / 1000 )) ms a run there, $(ratio "$big_med" "$small_med")x the empty workspace"
+make_node_modules "$tmp/nm"
+read -r nm_dirs nm_floor < <("$BUILD/tools/bench-dirs" "$tmp/nm")
+read -r big_dirs big_floor < <("$BUILD/tools/bench-dirs" "$tmp/big")
+for backend in landlock namespaces; do
+	for w in ws nm big; do
+		# the first run takes the baseline and the index
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/$w" -- /bin/true
+	done
+	read -r e_med _ _ _ n_med _ _ _ b_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ws" -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/nm" -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/big" -- /bin/true | tr '\n' ' ')
+	echo "$backend:"
+	echo "  empty workspace:             median ${e_med} us"
+	echo "  node_modules ($nm_dirs dirs, 22k files): median ${n_med} us, $(ratio "$n_med" "$e_med")x the empty one   (target: at most 1.5x)"
+	echo "  100k files, 51 repositories ($big_dirs dirs): median ${b_med} us, $(ratio "$b_med" "$e_med")x   (target: at most 1.5x)"
+	[ $backend = namespaces ] && ns_nm_med=$n_med
+done
+echo "the floor, one fstatat of every directory: node_modules ${nm_floor} us ($(ratio "$nm_floor" "$e_med")x an empty run), the 100k tree ${big_floor} us"
+if command -v bwrap >/dev/null; then
+	bwn=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /opt /opt)
+	for l in /bin /sbin /lib /lib64 /lib32 /libx32; do
+		if [ -L "$l" ]; then
+			bwn+=(--symlink "$(readlink "$l")" "$l")
+		elif [ -d "$l" ]; then
+			bwn+=(--ro-bind "$l" "$l")
+		fi
+	done
+	bwn+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$tmp/nm" "$tmp/nm" --proc /proc --dev /dev
+		--unshare-all --new-session --die-with-parent --chdir "$tmp/nm" /bin/true)
+	read -r bwn_med _ _ _ sn_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" "${bwn[@]}" :: \
+		"$STOCKADE" -q --backend namespaces --net off -C "$tmp/nm" -- /bin/true | tr '\n' ' ')
+	echo "namespaces in node_modules against bwrap there: ${sn_med} us against ${bwn_med} us, $(ratio "$sn_med" "$bwn_med")x   (target: at most 1.5x)"
+fi
 echo
 
 echo "== the namespace jail: stockade -- true against bwrap running the same policy"
