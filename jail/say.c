@@ -183,10 +183,14 @@ void say_guard_failure(const struct guard_failure *f, int err, const char *works
 	case GUARD_STEP_SNAPSHOT:
 		log_error("cannot keep the trust hand-off '%s' of '%s': %s", path, workspace, why);
 		break;
-	case GUARD_STEP_UNDO:
+	case GUARD_STEP_UNDO: {
+		_cleanup_free_ char *full = f->path && f->path[0] != '/' ? path_join(workspace, f->path) : xstrdup(path);
 		log_error("cannot undo a change to the trust hand-off '%s' of '%s': %s", path, workspace, why);
-		log_hint("the next run in this workspace tries again; until then, check it before running git there");
+		log_hint("it may still be in effect; until it is gone no run starts in '%s'. Look at it, then remove it: "
+			 "rm -rf -- '%s'",
+			 workspace, full);
 		break;
+	}
 	}
 }
 

@@ -302,6 +302,33 @@ else
 	printf '%s\n' "$out" | grep -q "renamed beside itself" && pass "and stockade says so" || { fail "and stockade says so"; diag "$out"; }
 fi
 
+# A run whose stockade was killed left a planted file, and the next run
+# cannot set it aside (renames refused, as a restricted kernel would):
+# it refuses to start, naming the one command that clears it; a run once
+# renames work again undoes it first, then runs.
+W8="$W/stuck"
+mkdir -p "$W8"
+in_jail -C "$W8" -- true	# the baseline and the index
+"${JAIL[@]}" -q --net off --write "$M" -C "$W8" -- sh -c "echo '{}' >.mcp.json; touch '$M/started-stuck'; exec sleep 60" &
+jpid=$!	# stockade itself
+for _ in $(seq 100); do [ -e "$M/started-stuck" ] && break; sleep 0.1; done
+kill -KILL "$jpid" 2>/dev/null
+wait "$jpid" 2>/dev/null
+started "$M/started-stuck" "planting .mcp.json, then stockade killed"
+norename=("$SIMKERNEL" --errno rename=EPERM --errno renameat=EPERM --errno renameat2=EPERM --)
+out=$("${norename[@]}" "${JAIL[@]}" -q --net off -C "$W8" -- "$PROBE" write "$W8/x" 2>&1)
+st=$?
+if [ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' && printf '%s\n' "$out" | grep -q "rm -rf -- '$W8/.mcp.json'"; then
+	pass "the next run cannot undo it: refused (125), with the one command that clears it"
+else
+	fail "the next run cannot undo it: refused (125), with the one command that clears it (status $st)"
+	diag "$out"
+fi
+for _ in $(seq 100); do pgrep -f "exec sleep 60" >/dev/null || break; sleep 0.1; done
+out=$(in_jail -C "$W8" -- "$PROBE" write "$W8/x" 2>&1)
+[ ! -e "$W8/.mcp.json" ] && printf '%s\n' "$out" | grep -q '^probe: started' &&
+	pass "a run where renames work undoes it first, then runs" || { fail "a run where renames work undoes it first, then runs"; diag "$out"; }
+
 # The run makes the workspace read-only, or a file in a hand-off
 # unreadable: the undo still happens.
 W4="$W/ro"
