@@ -144,16 +144,9 @@ static void manifest_render(const struct baseline *b, struct wbuf *w)
 	wb_u64(w, fnv1a(FNV_INIT, w->p, w->n));
 }
 
-static int manifest_parse(const char *data, size_t n, struct baseline *ret)
+/* What follows the magic, the checksum already checked. */
+static int manifest_parse(struct rbuf r, struct baseline *ret)
 {
-	size_t magic = strlen(MANIFEST_MAGIC);
-	if (n < magic + sizeof(uint64_t) || memcmp(data, MANIFEST_MAGIC, magic) != 0)
-		return -EBADMSG;
-	uint64_t sum;
-	memcpy(&sum, data + n - sizeof(sum), sizeof(sum));
-	if (fnv1a(FNV_INIT, data, n - sizeof(sum)) != sum)
-		return -EBADMSG;
-	struct rbuf r = { .p = data, .n = n - sizeof(sum), .off = magic };
 	if (rb_u32(&r) != MANIFEST_VERSION)
 		return -EBADMSG;
 
@@ -212,25 +205,15 @@ out_free:
  * for manifest_current(). */
 int manifest_load(int dirfd, struct baseline *ret, struct wbuf *ret_raw)
 {
-	_cleanup_close_ int fd = openat(dirfd, "manifest", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EBADMSG;
-	_cleanup_free_ char *data = xmalloc((size_t)st.st_size + 1);
-	size_t len;
-	int r = read_all(fd, data, (size_t)st.st_size, &len);
-	if (r < 0)
-		return r;
-	if (len != (size_t)st.st_size)
-		return -EBADMSG;
-	r = manifest_parse(data, len, ret);
-	if (r == 0)
-		*ret_raw = (struct wbuf){ .p = TAKE_PTR(data), .n = len, .cap = len + 1 };
-	return r;
+	struct rbuf r;
+	int e = state_file_load(dirfd, "manifest", MANIFEST_MAGIC, ret_raw, &r);
+	if (e == 0)
+		e = manifest_parse(r, ret);
+	if (e < 0) {
+		free(ret_raw->p);
+		*ret_raw = (struct wbuf){ 0 };
+	}
+	return e;
 }
 
 /* Whether next is the baseline the manifest already holds, so that

@@ -174,3 +174,33 @@ unsigned long long now_usec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
 }
+
+void text_add(struct text *t, const char *s, size_t n)
+{
+	if (t->n + n + 1 > t->cap) {
+		t->cap = (t->n + n + 1) * 2;
+		t->s = xrealloc(t->s, t->cap);
+	}
+	memcpy(t->s + t->n, s, n);
+	t->n += n;
+	t->s[t->n] = '\0';
+}
+
+void text_addc(struct text *t, char c)
+{
+	text_add(t, &c, 1);
+}
+
+void text_adds(struct text *t, const char *s)
+{
+	text_add(t, s, strlen(s));
+}
+
+char *text_take(struct text *t)
+{
+	if (!t->s)
+		return xstrdup("");
+	char *s = t->s;
+	*t = (struct text){ 0 };
+	return s;
+}

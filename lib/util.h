@@ -96,6 +96,17 @@ const char *fmt_x64(char buf[static 17], uint64_t v);
 char *xstrcat3(const char *a, const char *b, const char *c);
 
 /* A NULL-terminated vector of owned strings. */
+/* Text built up in memory, NUL-terminated once anything is in it. */
+struct text {
+	char *s;
+	size_t n, cap;
+};
+void text_add(struct text *t, const char *s, size_t n);
+void text_addc(struct text *t, char c);
+void text_adds(struct text *t, const char *s);
+/* The text, "" when nothing was added; t is empty again. */
+char *text_take(struct text *t);
+
 char **strv_new(void);
 size_t strv_length(char *const *v);
 void strv_push(char ***v, char *s);	/* takes ownership of s */

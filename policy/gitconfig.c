@@ -5,46 +5,6 @@
 #include "lib/util.h"
 
 /* ---------------------------------------------------------------------
- * Text built up in memory
- * ------------------------------------------------------------------ */
-
-struct text {
-	char *s;
-	size_t n, cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-	if (t->n + n + 1 > t->cap) {
-		t->cap = (t->n + n + 1) * 2;
-		t->s = xrealloc(t->s, t->cap);
-	}
-	memcpy(t->s + t->n, s, n);
-	t->n += n;
-	t->s[t->n] = '\0';
-}
-
-static void text_addc(struct text *t, char c)
-{
-	text_add(t, &c, 1);
-}
-
-static void text_adds(struct text *t, const char *s)
-{
-	text_add(t, s, strlen(s));
-}
-
-/* A string, even an empty one: the parser's names and values. */
-static char *text_take(struct text *t)
-{
-	if (!t->s)
-		return xstrdup("");
-	char *s = t->s;
-	*t = (struct text){ 0 };
-	return s;
-}
-
-/* ---------------------------------------------------------------------
  * The parser. Git's own ctype is ASCII only, and its isspace() is
  * space, \t, \n and \r (not \v or \f): the same here.
  * ------------------------------------------------------------------ */

@@ -338,6 +338,15 @@ static char *read_rel(struct discover *d, const char *rel, size_t max, size_t *r
 	return text;
 }
 
+/* A file read for what it names: while undoing, only one the baseline
+ * holds (see struct handoff_scan). */
+static char *read_known(struct discover *d, const char *rel, size_t max, size_t *ret_len)
+{
+	if (d->o->known && !d->o->known(d->o->known_data, rel))
+		return NULL;
+	return read_rel(d, rel, max, ret_len);
+}
+
 /* A path a git file or setting names (absolute; or relative to base, a
  * directory relative to the workspace), as a path below the workspace, or
  * NULL where it lies outside or is the workspace itself: the command
@@ -402,12 +411,10 @@ static void add_hooks_path(struct discover *d, const char *worktree, const char 
  * (an include is a config of its own, read the same way). */
 static void add_config(struct discover *d, const char *rel, const char *worktree, unsigned depth)
 {
-	if (depth > INCLUDE_DEPTH_MAX || (d->o->known && !d->o->known(d->o->known_data, rel)))
-		return;
-	if (!follow_once(d, &d->followed, rel))
+	if (depth > INCLUDE_DEPTH_MAX || !follow_once(d, &d->followed, rel))
 		return;
 	size_t len = 0;
-	_cleanup_free_ char *text = read_rel(d, rel, GITCONFIG_MAX, &len);
+	_cleanup_free_ char *text = read_known(d, rel, GITCONFIG_MAX, &len);
 	if (!text)
 		return;
 	/* A config git refuses stops every git command there: it names
@@ -616,10 +623,8 @@ static void read_user_hooks_path(struct discover *d, const char *path, unsigned 
  * without running it (a variable, a command substitution) is named. */
 static void add_envrc(struct discover *d, const char *rel)
 {
-	if (d->o->known && !d->o->known(d->o->known_data, rel))
-		return;
 	size_t len = 0;
-	_cleanup_free_ char *text = read_rel(d, rel, ENVRC_MAX, &len);
+	_cleanup_free_ char *text = read_known(d, rel, ENVRC_MAX, &len);
 	if (!text)
 		return;
 	struct envrc_refs refs;

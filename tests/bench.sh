@@ -18,6 +18,23 @@ trap cleanup EXIT
 export HOME="$tmp/home"
 mkdir -p "$HOME" "$tmp/ws"
 
+# bwrap running the policy of stockade's namespace jail in workspace $1:
+# read-only system, tmpfs home and /tmp, the workspace bound, all
+# namespaces, a new session; in the array bw.
+bwrap_argv() {
+	bw=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /opt /opt)
+	local l
+	for l in /bin /sbin /lib /lib64 /lib32 /libx32; do
+		if [ -L "$l" ]; then
+			bw+=(--symlink "$(readlink "$l")" "$l")
+		elif [ -d "$l" ]; then
+			bw+=(--ro-bind "$l" "$l")
+		fi
+	done
+	bw+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$1" "$1" --proc /proc --dev /dev
+		--unshare-all --new-session --die-with-parent --chdir "$1" /bin/true)
+}
+
 ratio() {
 	python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"
 }
@@ -140,17 +157,8 @@ for backend in landlock namespaces; do
 done
 echo "the floor, one fstatat of every directory: node_modules ${nm_floor} us ($(ratio "$nm_floor" "$e_med")x an empty run), the 100k tree ${big_floor} us"
 if command -v bwrap >/dev/null; then
-	bwn=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /opt /opt)
-	for l in /bin /sbin /lib /lib64 /lib32 /libx32; do
-		if [ -L "$l" ]; then
-			bwn+=(--symlink "$(readlink "$l")" "$l")
-		elif [ -d "$l" ]; then
-			bwn+=(--ro-bind "$l" "$l")
-		fi
-	done
-	bwn+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$tmp/nm" "$tmp/nm" --proc /proc --dev /dev
-		--unshare-all --new-session --die-with-parent --chdir "$tmp/nm" /bin/true)
-	read -r bwn_med _ _ _ sn_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" "${bwn[@]}" :: \
+	bwrap_argv "$tmp/nm"
+	read -r bwn_med _ _ _ sn_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" "${bw[@]}" :: \
 		"$STOCKADE" -q --backend namespaces --net off -C "$tmp/nm" -- /bin/true | tr '\n' ' ')
 	echo "namespaces in node_modules against bwrap there: ${sn_med} us against ${bwn_med} us, $(ratio "$sn_med" "$bwn_med")x   (target: at most 1.5x)"
 fi
@@ -158,18 +166,7 @@ echo
 
 echo "== the namespace jail: stockade -- true against bwrap running the same policy"
 if command -v bwrap >/dev/null; then
-	# Read-only system, tmpfs home and /tmp, the workspace bound, all
-	# namespaces, a new session: what stockade's namespace jail does.
-	bw=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /opt /opt)
-	for l in /bin /sbin /lib /lib64 /lib32 /libx32; do
-		if [ -L "$l" ]; then
-			bw+=(--symlink "$(readlink "$l")" "$l")
-		elif [ -d "$l" ]; then
-			bw+=(--ro-bind "$l" "$l")
-		fi
-	done
-	bw+=(--tmpfs "$HOME" --tmpfs /tmp --bind "$tmp/ws" "$tmp/ws" --proc /proc --dev /dev
-		--unshare-all --new-session --die-with-parent --chdir "$tmp/ws" /bin/true)
+	bwrap_argv "$tmp/ws"
 	# Beside them: bwrap loading the seccomp filter stockade loads (the
 	# issue's peer loads none), and the floor, a launcher that clones
 	# into the same namespaces, maps the ids and execs, with no mount.
