@@ -24,6 +24,7 @@
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "lib/path.h"
 #include "supervise/supervise.h"
 
 /* The namespace jail was refused by the host and auto may fall back to
@@ -197,8 +198,44 @@ static void kill_leftovers(const struct run_cgroup *cg, pid_t pgid)
 
 /* One notification: the supervisor's to decide, or a refusal of the
  * filter's, recorded and answered with the table's errno. */
-static void serve_listener(int listener, const struct seccomp_plan *plan, struct supervisor *sv, struct report *rep,
-			   bool *ret_broken)
+/* What the namespace jail watches: the trust hand-offs it binds
+ * read-only, against which a rename is named. */
+struct watch {
+	const char *workspace;
+	char **bound;
+};
+
+static void watch_rename(int listener, const struct seccomp_notif *req, const struct watch *w, struct report *rep)
+{
+	_cleanup_free_ char *oldp = NULL, *newp = NULL;
+	if (w && w->bound && w->bound[0] && supervise_rename_paths(req, &oldp, &newp) == 0) {
+		const char *hit = NULL;
+		for (size_t i = 0; !hit && w->bound[i]; i++)
+			hit = path_is_beneath(newp, w->bound[i]) ? newp : path_is_beneath(oldp, w->bound[i]) ? oldp : NULL;
+		if (hit)
+			say_handoff_refused(w->workspace, hit, rep);
+	}
+	/* the kernel's bind decides */
+	seccomp_listener_continue(listener, req->id);
+}
+
+/* The hand-offs the mount plan binds read-only. */
+static char **bound_handoffs(const struct plan *pl, const struct policy *p)
+{
+	char **v = strv_new();
+	for (size_t i = 0; i < pl->mounts.n_entries; i++) {
+		const struct mount_entry *m = &pl->mounts.entries[i];
+		if (m->kind != MOUNT_BIND || !(m->flags & MOUNT_READONLY))
+			continue;
+		const struct rule *h = supervise_rename_handoff(p, m->target);
+		if (h && streq(h->path, m->target))
+			strv_add(&v, m->target);
+	}
+	return v;
+}
+
+static void serve_listener(int listener, const struct seccomp_plan *plan, struct supervisor *sv,
+			   const struct watch *w, struct report *rep, bool *ret_broken)
 {
 	struct seccomp_notif req;
 	int r = seccomp_listener_recv(listener, &req);
@@ -206,6 +243,10 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		/* ENOENT: the caller was killed while waiting. */
 		if (r != -ENOENT && r != -EINTR)
 			*ret_broken = true;
+		return;
+	}
+	if (plan->backend == BACKEND_NAMESPACES && supervise_is_rename(req.data.nr)) {
+		watch_rename(listener, &req, w, rep);
 		return;
 	}
 	if (sv && supervisor_handles(sv, req.data.nr)) {
@@ -226,6 +267,7 @@ struct process {
 	bool via_init;		/* signals go to init, which passes them on */
 	int listener;		/* -1: none */
 	struct supervisor *super;
+	const struct watch *watch;	/* the namespace jail's */
 };
 
 /* Until the process exits: serves the listener and the supervisor's
@@ -260,7 +302,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (n_pending)
 			supervisor_ready(pr->super, fds + 2, n_pending);
 		if (fds[1].revents & POLLIN)
-			serve_listener(pr->listener, sc, pr->super, rep, broken);
+			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
 			/* Every filtered process is gone. */
 			close(pr->listener);
@@ -316,7 +358,7 @@ static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc
 			break;
 		if (fds[1].revents & POLLIN) {
 			bool broken = false;
-			serve_listener(listener, sc, NULL, rep, &broken);
+			serve_listener(listener, sc, NULL, NULL, rep, &broken);
 		} else if (fds[1].revents) {
 			listener = -1;
 		}
@@ -467,6 +509,7 @@ static int run_namespaces(struct run *r)
 {
 	const struct policy *p = r->p;
 	struct report *rep = r->rep;
+	_cleanup_strv_ char **bound = NULL;
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
@@ -576,7 +619,10 @@ static int run_namespaces(struct run *r)
 	 *     on the command's own status before it went, having killed
 	 *     everything the command left. */
 	seccomp_listener_sync(listener);
-	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener) };
+	bound = bound_handoffs(&pl, p);
+	struct watch w = { .workspace = p->workspace, .bound = bound };
+	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
+			      .watch = &w };
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)

@@ -138,6 +138,26 @@ void say_places_failure(const struct places_failure *f)
 	}
 }
 
+void say_handoff_refused(const char *workspace, const char *path, struct report *rep)
+{
+	const char *rel = path_is_beneath(path, workspace) && !streq(path, workspace) ? path_below(path, workspace) : path;
+	for (size_t i = 0; i < rep->n_denials; i++)
+		if (streq(rep->denials[i].kind, "handoff") && streq(rep->denials[i].what, rel)) {
+			report_denial(rep, "handoff", rel, "read-only during the run");
+			return;
+		}
+	report_denial(rep, "handoff", rel, "read-only during the run");
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	log_error("refused: a rename over trust hand-off '%s': it is read-only while the run goes on in the namespace jail",
+		  rel);
+	if (streq(base, "config") || streq(base, "config.worktree") || str_has_suffix(base, ".lock"))
+		log_hint("set it outside the jail, or run with --backend landlock, where the guard keeps a git config's inert "
+			 "settings (remotes, branches, identity) after the run");
+	else
+		log_hint("change it outside the jail: what the run leaves there would run later, outside it");
+}
+
 void say_places_notes(const struct places *pl)
 {
 	for (size_t i = 0; i < pl->n_notes; i++) {

@@ -15,6 +15,9 @@ void say_policy_failure(const struct policy_failure *f);
 void say_skipped(const struct policy *p);
 void say_places_failure(const struct places_failure *f);
 /* ending: at the end of the run (undoing), not at its start. */
+/* A rename over a trust hand-off the namespace jail binds read-only,
+ * which the kernel refused: named once, with how to allow it. */
+void say_handoff_refused(const char *workspace, const char *path, struct report *rep);
 /* The housekeeping of run directories left by killed runs, where it
  * failed: notes, never fatal. */
 void say_places_notes(const struct places *pl);

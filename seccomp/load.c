@@ -82,6 +82,12 @@ void seccomp_listener_answer(int listener, uint64_t id, int err)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+void seccomp_listener_continue(int listener, uint64_t id)
+{
+	struct seccomp_notif_resp resp = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
 void seccomp_describe(const struct seccomp_plan *plan, struct report *rep)
 {
 	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");

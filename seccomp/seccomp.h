@@ -66,6 +66,7 @@ enum sc_why {
 	WHY_SUPERVISED_CONNECT,
 	WHY_SUPERVISED_BIND,
 	WHY_SUPERVISED_LISTEN,
+	WHY_WATCHED_RENAME,
 	WHY_FASTOPEN,
 	WHY_SYSV_IPC,
 	WHY_MQUEUE,
@@ -151,6 +152,10 @@ int seccomp_probe_listener(bool *ret_killable);
  * answered with err (0: the call succeeds, as carried out for it). */
 void seccomp_listener_sync(int listener);
 int seccomp_listener_recv(int listener, struct seccomp_notif *req);
+/* Lets the call go on to the kernel as made: only for a call watched,
+ * never one decided (its arguments may have changed since they were
+ * read). */
+void seccomp_listener_continue(int listener, uint64_t id);
 void seccomp_listener_answer(int listener, uint64_t id, int err);
 
 /* What the filter enforces, into the report. */

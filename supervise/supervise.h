@@ -139,6 +139,15 @@ void supervisor_drain(struct supervisor *sv);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 
+/* ---- renames in the namespace jail, watched (renames.c) ---- */
+
+bool supervise_is_rename(int nr);
+/* Both paths of a rename notification, as the command names them,
+ * resolved against its directory descriptors or working directory. */
+int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);
+/* The trust hand-off rule that holds path (the deepest), or NULL. Pure. */
+const struct rule *supervise_rename_handoff(const struct policy *p, const char *path);
+
 /* What the supervisor enforces and what it cannot on this host (pidfd_getfd
  * refused: it cannot act for the command), into the report. */
 void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep);

@@ -132,6 +132,10 @@ else
 	! git -C "$W/existing" remote get-url origin2 >/dev/null 2>&1 &&
 		pass "namespaces: the existing .git/config stayed read-only during the run" ||
 		fail "namespaces: the existing .git/config stayed read-only during the run"
+	n=$(printf '%s\n' "$out" | grep -c "^stockade: refused: a rename over trust hand-off '.git/config'")
+	[ "$n" = 1 ] && printf '%s\n' "$out" | grep -q '^hint: .*--backend landlock' &&
+		pass "namespaces: the refused write is named in one stockade line, with how to allow it" ||
+		{ fail "namespaces: the refused write is named in one stockade line, with how to allow it"; diag "$out"; }
 fi
 
 # Settings the user changes outside while a run goes on are not undone.

@@ -1,0 +1,98 @@
+/* Renames in the namespace jail, watched. A rename over, into or of a
+ * trust hand-off the jail binds read-only fails there (the kernel's
+ * answer: EBUSY for a mount point, EROFS for a read-only mount), and the
+ * command's tool says only "Device or resource busy": git writes its
+ * config by renaming a lock file over it. stockade reads where the rename
+ * goes, as the command names it, so that one line can say which hand-off
+ * and how to allow it. It decides nothing: the call goes on to the
+ * kernel, whose bind is what refuses, so a path swapped after the read
+ * changes only what is said. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/seccomp.h>
+
+#include "lib/path.h"
+#include "lib/util.h"
+#include "supervise/supervise.h"
+
+bool supervise_is_rename(int nr)
+{
+	return
+#ifdef SYS_rename
+		nr == SYS_rename ||
+#endif
+		nr == SYS_renameat || nr == SYS_renameat2;
+}
+
+/* A NUL-terminated path from the command's memory, a page at a time (a
+ * read may not cross into a page that is not mapped). */
+static char *read_path(pid_t pid, uint64_t addr)
+{
+	char buf[PATH_MAX];
+	size_t got = 0;
+	while (got < sizeof(buf)) {
+		size_t page = 4096 - ((addr + got) % 4096);
+		size_t want = page < sizeof(buf) - got ? page : sizeof(buf) - got;
+		struct iovec local = { .iov_base = buf + got, .iov_len = want };
+		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + got), .iov_len = want };
+		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (n <= 0)
+			return NULL;
+		void *nul = memchr(buf + got, '\0', (size_t)n);
+		if (nul)
+			return xstrdup(buf);
+		got += (size_t)n;
+	}
+	return NULL;
+}
+
+/* Where a path the command names lies: absolute (the jail's paths are the
+ * host's, bound in place), or relative to its directory descriptor or
+ * working directory, read from /proc. */
+static char *resolve(pid_t pid, int dirfd, const char *path)
+{
+	if (path[0] == '/')
+		return path_normalize(path);
+	char link[64], base[PATH_MAX];
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, dirfd);
+	ssize_t n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0 || base[0] != '/')
+		return NULL;
+	base[n] = '\0';
+	_cleanup_free_ char *j = path_join(base, path);
+	return path_normalize(j);
+}
+
+int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new)
+{
+	*ret_old = *ret_new = NULL;
+	const __u64 *a = req->data.args;
+	pid_t pid = (pid_t)req->pid;
+	bool plain = !(req->data.nr == SYS_renameat || req->data.nr == SYS_renameat2);
+	int olddir = plain ? AT_FDCWD : (int)a[0], newdir = plain ? AT_FDCWD : (int)a[2];
+	_cleanup_free_ char *oldp = read_path(pid, plain ? a[0] : a[1]);
+	_cleanup_free_ char *newp = read_path(pid, plain ? a[1] : a[3]);
+	if (!oldp || !newp)
+		return -EFAULT;
+	*ret_old = resolve(pid, olddir, oldp);
+	*ret_new = resolve(pid, newdir, newp);
+	return *ret_old && *ret_new ? 0 : -ENOENT;
+}
+
+const struct rule *supervise_rename_handoff(const struct policy *p, const char *path)
+{
+	const struct rule *found = NULL;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		if ((r->flags & RULE_HANDOFF) && path_is_beneath(path, r->path) &&
+		    (!found || strlen(r->path) > strlen(found->path)))
+			found = r;
+	}
+	return found;
+}
