@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "guard/internal.h"
+#include "policy/report.h"
 #include "lib/fd.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -513,6 +514,16 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	baseline_free(&b);
 	objdir_close(&od);
 	return r;
+}
+
+void guard_describe(bool bound_readonly, struct report *rep)
+{
+	if (bound_readonly)
+		report_enforced(rep, "trust hand-offs: those that exist are read-only during the run (binds); one made "
+				     "during it is in effect until the run ends, when the guard undoes it");
+	else
+		report_enforced(rep, "trust hand-offs: a change is in effect until the run ends, when the guard undoes it "
+				     "(Landlock cannot make a read-only hole in the writable workspace)");
 }
 
 char *const *guard_handoffs(const struct guard *g)

@@ -117,6 +117,11 @@ void guard_free(struct guard *g);
 
 const char *guard_change_kind_name(enum guard_change_kind k);
 
+struct report;
+/* What the guard enforces, into the report: with the namespace jail's
+ * read-only binds, or (the landlock backend) without. */
+void guard_describe(bool bound_readonly, struct report *rep);
+
 /* The hand-offs of the run's baseline (relative to the workspace,
  * existing or not, NULL-terminated), for the read-only binds. */
 char *const *guard_handoffs(const struct guard *g);

@@ -1,5 +1,7 @@
 #include "jail/plan.h"
 
+#include "guard/guard.h"
+
 #include "lib/util.h"
 #include "netns/netns.h"
 #include "supervise/supervise.h"
@@ -73,6 +75,7 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		return;
 	}
 	unsigned flags = pl->backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE : 0;
+	guard_describe(pl->backend == BACKEND_NAMESPACES, rep);
 	if (pl->backend == BACKEND_NAMESPACES) {
 		describe_namespaces(p, rep);
 		mount_describe(rep);
