@@ -142,6 +142,7 @@ struct guard {
 	int statefd;		/* state_dir, as opened at the begin */
 	int lockfd;		/* lock, holding this run's slot; -1 once ended */
 	char **handoffs;	/* the baseline's roots */
+	struct index *ix;	/* the index as the begin read it, or NULL */
 };
 
 static void options_copy(struct guard_options *dst, const struct guard_options *o)
@@ -185,6 +186,10 @@ void guard_free(struct guard *g)
 	 * registration, dropped when this process exits. */
 	options_done(&g->o);
 	strv_free(g->handoffs);
+	if (g->ix) {
+		index_free(g->ix);
+		free(g->ix);
+	}
 	if (g->statefd >= 0)
 		close(g->statefd);
 	free(g->dir);
@@ -246,23 +251,25 @@ static char *state_path(const char *dir, const char *name)
 }
 
 /* Where the repositories are: the index as it is, or brought up to date
- * (and stored, when that changed it). A first run lists the whole tree;
+ * (and stored, when that changed it). have: the index this run read at
+ * its begin, or NULL to read it now. A first run lists the whole tree;
  * an index that cannot be stored costs the next run the same again. */
-static int find_repos(const struct guard_options *o, int wfd, int dirfd, bool refresh, struct index *ret)
+static int find_repos(const struct guard_options *o, int wfd, int dirfd, const struct index *have, bool refresh,
+		      struct index *ret)
 {
 	const char *workspace = o->workspace;
 	if (o->gitdir_only) {
 		*ret = (struct index){ 0 };
 		return 0;
 	}
-	struct index old;
-	int r = index_load(dirfd, workspace, &old);
+	struct index old = { 0 };
+	int r = have ? 0 : index_load(dirfd, workspace, &old);
 	if (r == 0 && !refresh) {
 		*ret = old;
 		return 0;
 	}
 	bool changed = false;
-	r = index_refresh(wfd, workspace, r == 0 ? &old : NULL, ret, &changed);
+	r = index_refresh(wfd, workspace, have ? have : r == 0 ? &old : NULL, ret, &changed);
 	index_free(&old);
 	if (r == 0 && changed)
 		(void)index_store(dirfd, ret);
@@ -279,7 +286,7 @@ static char **roots_paths(const struct handoffs *roots)
 
 /* Under the mutex: the baseline this run begins with, and its slot. */
 static int begin_locked(const struct guard_options *o, const char *dir, int wfd, int statefd, int dirfd, int lockfd,
-			struct guard_report *rep, char ***ret_roots, struct guard_failure *f)
+			struct guard_report *rep, char ***ret_roots, struct index **ret_ix, struct guard_failure *f)
 {
 	struct objdir od = { .dirfd = dirfd, .fd = -1 };
 	struct baseline prev = { 0 }, next = { 0 };
@@ -324,7 +331,7 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 	/* A run that never ended may have made repositories anywhere: the
 	 * index is brought up to date first. Otherwise what changed since
 	 * the last run's end is the user's (stockade.1, THE GUARD). */
-	if ((r = find_repos(o, wfd, dirfd, marked, &ix)) < 0) {
+	if ((r = find_repos(o, wfd, dirfd, NULL, marked, &ix)) < 0) {
 		guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(o->workspace));
 		goto out_free;
 	}
@@ -360,6 +367,10 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 	}
 	rep->n_files = baseline_files(&next);
 	*ret_roots = roots_paths(&next.roots);
+	/* kept for the end: its refresh starts from it */
+	*ret_ix = xmalloc(sizeof(ix));
+	**ret_ix = ix;
+	ix = (struct index){ 0 };
 out_free:
 	index_free(&ix);
 	handoff_repos_free(&repos);
@@ -439,7 +450,8 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	if (r < 0)
 		return r;
 	_cleanup_strv_ char **roots = NULL;
-	r = begin_locked(o, dir, wfd, statefd, dirfd, lockfd, ret_report, &roots, f);
+	struct index *ix = NULL;
+	r = begin_locked(o, dir, wfd, statefd, dirfd, lockfd, ret_report, &roots, &ix, f);
 	if (r < 0)
 		return r;
 	mutex_drop(lockfd);
@@ -450,6 +462,7 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	g->statefd = TAKE_FD(statefd);
 	g->lockfd = TAKE_FD(lockfd);
 	g->handoffs = TAKE_PTR(roots);
+	g->ix = ix;
 	*ret = g;
 	return 0;
 }
@@ -483,7 +496,7 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 		/* Re-discovered inside: a repository made during the run has
 		 * hand-offs of its own, and may lie anywhere. */
 		struct index ix = { 0 };
-		r = find_repos(&g->o, wfd, dirfd, true, &ix);
+		r = find_repos(&g->o, wfd, dirfd, g->ix, true, &ix);
 		if (r < 0) {
 			guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(g->o.workspace));
 		} else {

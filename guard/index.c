@@ -15,6 +15,7 @@
  * aside whole rather than leave what it holds unseen. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -24,7 +25,7 @@
 #include "lib/util.h"
 
 #define INDEX_MAGIC "stockade guard index\n"
-#define INDEX_VERSION 1
+#define INDEX_VERSION 2
 /* Paths stay well under PATH_MAX, for fstatat and openat from the top. */
 #define INDEX_PATH_MAX 3072
 
@@ -62,23 +63,27 @@ static int dir_cmp(const void *a, const void *b)
 
 /* Each entry's descendants follow it (path_cmp order): their count, so
  * that its direct children are found by skipping. */
+static bool under(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+	return len == 0 || (strncmp(path, dir, len) == 0 && path[len] == '/');
+}
+
 static void index_count(struct index *ix)
 {
 	size_t *stack = xcalloc(ix->n + 1, sizeof(size_t));
 	size_t depth = 0;
-	for (size_t i = 0; i < ix->n; i++) {
-		ix->v[i].nsub = 0;
-		while (depth) {
-			const char *top = ix->v[stack[depth - 1]].path;
-			size_t len = strlen(top);
-			bool under = len == 0 || (strncmp(ix->v[i].path, top, len) == 0 && ix->v[i].path[len] == '/');
-			if (under)
-				break;
-			depth--;
+	for (size_t i = 0; i <= ix->n; i++) {
+		/* what i is not beneath is done: its count goes to its parent */
+		while (depth && (i == ix->n || !under(ix->v[i].path, ix->v[stack[depth - 1]].path))) {
+			size_t c = stack[--depth];
+			if (depth)
+				ix->v[stack[depth - 1]].nsub += 1 + ix->v[c].nsub;
 		}
-		for (size_t k = 0; k < depth; k++)
-			ix->v[stack[k]].nsub++;
-		stack[depth++] = i;
+		if (i < ix->n) {
+			ix->v[i].nsub = 0;
+			stack[depth++] = i;
+		}
 	}
 	free(stack);
 }
@@ -99,6 +104,10 @@ static void index_push(struct index *ix, const char *path, const struct stat *st
  * On disk
  * ------------------------------------------------------------------ */
 
+/* Each directory is stored as its parent's place in the index and its
+ * name: the index of a large tree is a fifth of its paths' size, and a
+ * name cannot hold a slash, so nothing read back can name a place outside
+ * the tree. */
 int index_load(int dirfd, const char *workspace, struct index *ret)
 {
 	*ret = (struct index){ 0 };
@@ -114,19 +123,33 @@ int index_load(int dirfd, const char *workspace, struct index *ret)
 		goto out;
 	ix.workspace = rb_str(&r);
 	uint64_t n = rb_u64(&r);
-	if (r.bad || !ix.workspace || !streq(ix.workspace, workspace) || n > r.n)
+	if (r.bad || !ix.workspace || !streq(ix.workspace, workspace) || n == 0 || n > r.n)
 		goto out;
+	ix.v = xcalloc(n, sizeof(*ix.v));
 	for (uint64_t i = 0; i < n; i++) {
-		ix.v = xgrow(ix.v, ix.n, sizeof(*ix.v));
-		struct index_dir *d = &ix.v[ix.n++];
-		*d = (struct index_dir){ .path = rb_str(&r) };
+		uint32_t parent = rb_u32(&r);
+		_cleanup_free_ char *name = rb_str(&r);
+		struct index_dir *d = &ix.v[ix.n];
 		d->dev = rb_u64(&r);
 		d->ino = rb_u64(&r);
 		d->ctime_ns = (int64_t)rb_u64(&r);
 		d->git = rb_u8(&r);
-		if (r.bad || !d->path || (*d->path && handoff_relpath_valid(d->path) < 0) ||
-		    (i && path_cmp(ix.v[i - 1].path, d->path) >= 0) || (i == 0) != (*d->path == '\0'))
+		if (r.bad || !name)
 			goto out;
+		if (i == 0) {
+			/* the top, with no name and no parent */
+			if (*name || parent != 0)
+				goto out;
+			d->path = xstrdup("");
+		} else {
+			if (parent >= i || !*name || strchr(name, '/') || streq(name, ".") || streq(name, "..") ||
+			    str_has_control(name))
+				goto out;
+			d->path = path_join(ix.v[parent].path, name);
+			if (path_cmp(ix.v[i - 1].path, d->path) >= 0)
+				goto out;
+		}
+		ix.n++;
 	}
 	if (r.off != r.n)
 		goto out;
@@ -146,15 +169,25 @@ int index_store(int dirfd, const struct index *ix)
 	wb_u32(&w, INDEX_VERSION);
 	wb_str(&w, ix->workspace);
 	wb_u64(&w, ix->n);
+	/* the parent of each: the nearest earlier entry it lies beneath */
+	size_t *stack = xcalloc(ix->n + 1, sizeof(size_t));
+	size_t depth = 0;
 	for (size_t i = 0; i < ix->n; i++) {
 		const struct index_dir *d = &ix->v[i];
-		wb_str(&w, d->path);
+		while (depth && !under(d->path, ix->v[stack[depth - 1]].path))
+			depth--;
+		size_t parent = depth ? stack[depth - 1] : 0;
+		const char *name = i == 0 ? "" : d->path + strlen(ix->v[parent].path) + (*ix->v[parent].path ? 1 : 0);
+		wb_u32(&w, (uint32_t)parent);
+		wb_str(&w, name);
 		wb_u64(&w, d->dev);
 		wb_u64(&w, d->ino);
 		wb_u64(&w, (uint64_t)d->ctime_ns);
 		wb_u8(&w, d->git);
+		stack[depth++] = i;
 	}
-	wb_u64(&w, fnv1a(FNV_INIT, w.p, w.n));
+	free(stack);
+	wb_u64(&w, state_sum(w.p, w.n));
 	int r = state_file_store(dirfd, "index", &w);
 	free(w.p);
 	return r;
@@ -169,6 +202,7 @@ struct refresh {
 	const struct index *old;
 	struct index *out;
 	char *buf;		/* one getdents buffer: a directory is listed whole before going down */
+	const uint8_t *same;	/* per entry of old: unchanged, as checked up front; or NULL */
 	bool changed;
 };
 
@@ -199,9 +233,11 @@ static int open_listable(int wfd, const char *rel, mode_t *ret_restore)
 	return open_nofollow(wfd, p, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 }
 
+/* Siblings in path_cmp's order: listed that way, a walk down the tree
+ * gives the whole index already sorted. */
 static int name_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return path_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void index_copy_push(struct index *ix, const struct index_dir *d)
@@ -211,7 +247,7 @@ static void index_copy_push(struct index *ix, const struct index_dir *d)
 	ix->v[ix->n++].path = xstrdup(d->path);
 }
 
-static void refresh_dir(struct refresh *rf, const char *rel, unsigned depth);
+static void refresh_dir(struct refresh *rf, const char *rel, const struct index_dir *old, unsigned depth);
 
 /* What a directory holds now: its subdirectories, and its `.git`. */
 static void list_dir(struct refresh *rf, const char *rel, const struct stat *st, unsigned depth)
@@ -258,12 +294,15 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 	close(TAKE_FD(fd));
 	for (size_t i = 0; subdirs[i]; i++) {
 		_cleanup_free_ char *crel = path_join(rel, subdirs[i]);
-		refresh_dir(rf, crel, depth + 1);
+		refresh_dir(rf, crel, index_find(rf->old, crel), depth + 1);
 	}
 }
 
-static void refresh_dir(struct refresh *rf, const char *rel, unsigned depth)
+/* old: the index's entry for rel, or NULL when it has none. */
+static void refresh_dir(struct refresh *rf, const char *rel, const struct index_dir *old, unsigned depth)
 {
+	if (old && rf->same && rf->same[old - rf->old->v])
+		goto unchanged;
 	if (strlen(rel) > INDEX_PATH_MAX) {
 		/* deeper than a path from the top can name: set aside whole by
 		 * the guard, through its parent, which can be named */
@@ -274,33 +313,81 @@ static void refresh_dir(struct refresh *rf, const char *rel, unsigned depth)
 	struct stat st;
 	if (fstatat(rf->wfd, *rel ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return;
-	struct index_dir *old = index_find(rf->old, rel);
 	if (!old || !same_dir(old, &st)) {
 		rf->changed = true;
 		list_dir(rf, rel, &st, depth);
 		return;
 	}
+unchanged:
 	/* unchanged: its entries are the ones the index has, and each
 	 * subdirectory is checked in its turn */
 	index_copy_push(rf->out, old);
 	size_t i = (size_t)(old - rf->old->v);
-	for (size_t j = i + 1; j < i + 1 + old->nsub; j += 1 + rf->old->v[j].nsub) {
-		_cleanup_free_ char *child = xstrdup(rf->old->v[j].path);
-		refresh_dir(rf, child, depth + 1);
+	for (size_t j = i + 1; j < i + 1 + old->nsub; j += 1 + rf->old->v[j].nsub)
+		refresh_dir(rf, rf->old->v[j].path, &rf->old->v[j], depth + 1);
+}
+
+/* The check of each directory's change time, a stat apiece, is the whole
+ * cost of a large tree: done up front on two threads where there are
+ * many (the stats are independent), and what it finds is what the walk
+ * below goes by. A directory that changes in between is seen changed at
+ * the next refresh, as one that changes after it would be. */
+#define INDEX_PARALLEL_MIN 1024
+
+struct check {
+	const struct index *old;
+	int wfd;
+	size_t from, to;
+	uint8_t *same;
+};
+
+static void *check_range(void *arg)
+{
+	struct check *c = arg;
+	for (size_t i = c->from; i < c->to; i++) {
+		const struct index_dir *d = &c->old->v[i];
+		struct stat st;
+		c->same[i] = fstatat(c->wfd, *d->path ? d->path : ".", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     S_ISDIR(st.st_mode) && same_dir(d, &st);
 	}
+	return NULL;
+}
+
+static uint8_t *check_all(int wfd, const struct index *old)
+{
+	if (!old || old->n < INDEX_PARALLEL_MIN)
+		return NULL;
+	uint8_t *same = xcalloc(old->n, 1);
+	struct check a = { .old = old, .wfd = wfd, .from = 0, .to = old->n / 2, .same = same };
+	struct check b = { .old = old, .wfd = wfd, .from = old->n / 2, .to = old->n, .same = same };
+	pthread_t t;
+	bool threaded = pthread_create(&t, NULL, check_range, &b) == 0;
+	check_range(&a);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		check_range(&b);
+	return same;
 }
 
 int index_refresh(int wfd, const char *workspace, const struct index *old, struct index *ret, bool *ret_changed)
 {
 	*ret = (struct index){ .workspace = xstrdup(workspace) };
-	struct refresh rf = { .wfd = wfd, .old = old, .out = ret, .buf = xmalloc(DIR_BUF) };
-	refresh_dir(&rf, "", 0);
+	_cleanup_free_ uint8_t *same = check_all(wfd, old);
+	struct refresh rf = { .wfd = wfd, .old = old, .out = ret, .buf = xmalloc(DIR_BUF), .same = same };
+	refresh_dir(&rf, "", index_find(old, ""), 0);
 	free(rf.buf);
 	if (!ret->n) {
 		index_free(ret);
 		return -ENOENT;
 	}
-	qsort(ret->v, ret->n, sizeof(*ret->v), dir_cmp);
+	/* walked in order; sorted all the same where a name holds a byte
+	 * path_cmp cannot tell from a slash */
+	for (size_t i = 1; i < ret->n; i++)
+		if (path_cmp(ret->v[i - 1].path, ret->v[i].path) >= 0) {
+			qsort(ret->v, ret->n, sizeof(*ret->v), dir_cmp);
+			break;
+		}
 	index_count(ret);
 	/* what was listed and what was not are the same set either way: a
 	 * vanished directory shows as a shorter index */

@@ -122,6 +122,8 @@ uint32_t rb_u32(struct rbuf *r);
 uint64_t rb_u64(struct rbuf *r);
 char *rb_str(struct rbuf *r);
 
+/* The checksum that ends each state file. */
+uint64_t state_sum(const void *data, size_t n);
 /* Writes a state file whole, by rename: a crash leaves the old one or
  * the new one. */
 int state_file_store(int dirfd, const char *name, const struct wbuf *w);

@@ -14,7 +14,7 @@
  * ------------------------------------------------------------------ */
 
 #define MANIFEST_MAGIC "stockade guard manifest\n"
-#define MANIFEST_VERSION 2
+#define MANIFEST_VERSION 3
 #define NO_STRING UINT32_MAX
 
 void wbuf_put(struct wbuf *w, const void *data, size_t n)
@@ -141,7 +141,7 @@ static void manifest_render(const struct baseline *b, struct wbuf *w)
 		wb_str(w, e->target);
 		wb_str(w, e->object);
 	}
-	wb_u64(w, fnv1a(FNV_INIT, w->p, w->n));
+	wb_u64(w, state_sum(w->p, w->n));
 }
 
 /* What follows the magic, the checksum already checked. */
@@ -240,6 +240,20 @@ bool manifest_current(const struct baseline *prev, const struct wbuf *raw, struc
 	return same;
 }
 
+uint64_t state_sum(const void *data, size_t n)
+{
+	/* FNV-1a over words, then the tail: eight times fewer rounds than
+	 * over bytes, for an index of a large tree read at every run */
+	const unsigned char *p = data;
+	uint64_t h = FNV_INIT;
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return fnv1a(h, p, n);
+}
+
 int state_file_store(int dirfd, const char *name, const struct wbuf *w)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp-%d", name, (int)getpid());
@@ -278,7 +292,7 @@ int state_file_load(int dirfd, const char *name, const char *magic, struct wbuf 
 	if (len != (size_t)st.st_size || len < m + sizeof(sum) || memcmp(data, magic, m) != 0)
 		return -EBADMSG;
 	memcpy(&sum, data + len - sizeof(sum), sizeof(sum));
-	if (fnv1a(FNV_INIT, data, len - sizeof(sum)) != sum)
+	if (state_sum(data, len - sizeof(sum)) != sum)
 		return -EBADMSG;
 	*ret_r = (struct rbuf){ .p = data, .n = len - sizeof(sum), .off = m };
 	*ret_raw = (struct wbuf){ .p = TAKE_PTR(data), .n = len, .cap = len + 1 };

@@ -564,19 +564,20 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 	}
 	_cleanup_free_ char *tmp = NULL;
 	int r = v.text ? write_tmp(u, dfd, v.text, v.n, st.st_mode, &tmp) : 0;
-	struct aside a = { 0 };
-	if (r == 0)
-		r = set_aside(u, dfd, name, rel, guard_change_kind_name(GUARD_VETTED), detail, &a);
-	if (r == 0 && tmp)
-		r = put_in_place(dfd, TAKE_PTR(tmp), name);
-	if (tmp)
-		unlinkat(dfd, tmp, 0);
 	if (r < 0) {
-		/* no space for the vetted text: set aside whole */
+		/* no space for the vetted text: set aside whole, the
+		 * baseline's back */
 		gitconfig_vetted_free(&v);
-		aside_done(&a);
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			replace_entry(u, dfd, name, rel, b, 0);
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
+	struct aside a = { 0 };
+	r = set_aside(u, dfd, name, rel, guard_change_kind_name(GUARD_VETTED), detail, &a);
+	if (r < 0) {
+		if (tmp)
+			unlinkat(dfd, tmp, 0);
+		gitconfig_vetted_free(&v);
+		undo_fail(u, r, rel);
 		return;
 	}
 	size_t ci = report_change(u->rep, v.text ? GUARD_VETTED : b ? GUARD_CHANGED : GUARD_CREATED, rel);
@@ -584,6 +585,12 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 	u->rep->changes[ci].dropped = TAKE_PTR(v.dropped);
 	aside_done(&a);
 	gitconfig_vetted_free(&v);
+	if (tmp && put_in_place(dfd, tmp, name) < 0 && b) {
+		/* the vetted text could not take its place (put_in_place
+		 * removed it): the baseline's, or its old content kept */
+		bool unrestorable = false;
+		undo_fail(u, restore_entry(u, dfd, name, rel, b, &unrestorable, ci, 0), rel);
+	}
 }
 
 /* What a pointer names, as an absolute path, or NULL: a `.git` file's

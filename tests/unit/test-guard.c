@@ -5,6 +5,7 @@
  * next one, two concurrent runs, an unchanged workspace, and a timing
  * diag on a large synthetic workspace. */
 #include "guard/guard.h"
+#include "guard/internal.h"
 #include "policy/handoff.h"
 #include "policy/handoff.h"
 
@@ -1141,9 +1142,93 @@ static void test_timing(void)
 	diag("timing: removed the tree in %.0f ms", ms_since(t0));
 }
 
+static bool repos_have(const struct handoff_repos *r, const char *wt)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (streq(r->v[i].worktree, wt))
+			return true;
+	return false;
+}
+
+/* The index: every directory once, where the repositories are, read back
+ * as written, refreshed by change time (a repository made anywhere is
+ * found, an unreadable directory is looked through and keeps its mode), a
+ * damaged one refused. */
+static void test_index(void)
+{
+	_cleanup_free_ char *ws = tmp_dir("index-ws");
+	_cleanup_free_ char *state = tmp_dir("index-state");
+	put(ws, "a/b/c/file", "x\n");
+	put(ws, "x/.git/HEAD", "ref: refs/heads/main\n");
+	put(ws, "a-b/file", "x\n");
+	put(ws, "a.b/y/file", "x\n");
+	_cleanup_close_ int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	struct index ix = { 0 };
+	bool changed = false;
+	is_int(index_refresh(wfd, ws, NULL, &ix, &changed), 0, "a first refresh lists the tree");
+	ok(changed, "and says it changed");
+	/* "", a, a-b, a.b, a.b/y, a/b, a/b/c, x: a git directory itself is
+	 * not walked (its objects are no repositories) */
+	is_int(ix.n, 8, "every directory once, none inside .git (%zu)", ix.n);
+	struct handoff_repos repos;
+	index_repos(&ix, &repos);
+	ok(repos.n == 1 && repos_have(&repos, "x"), "the one repository, by its working tree");
+	handoff_repos_free(&repos);
+	bool sorted = true;
+	for (size_t i = 1; i < ix.n; i++)
+		sorted &= path_cmp(ix.v[i - 1].path, ix.v[i].path) < 0;
+	ok(sorted, "in path order, a name with '-' or '.' after its neighbour's subtree");
+
+	is_int(index_store(sfd, &ix), 0, "stored");
+	struct index back = { 0 };
+	is_int(index_load(sfd, ws, &back), 0, "read back");
+	bool same = back.n == ix.n;
+	for (size_t i = 0; same && i < ix.n; i++)
+		same = streq(back.v[i].path, ix.v[i].path) && back.v[i].ino == ix.v[i].ino &&
+		       back.v[i].ctime_ns == ix.v[i].ctime_ns && back.v[i].git == ix.v[i].git &&
+		       back.v[i].nsub == ix.v[i].nsub;
+	ok(same, "as it was written, paths from parents and names");
+	struct index other = { 0 };
+	is_int(index_load(sfd, "/elsewhere", &other), -EBADMSG, "another workspace's index is refused");
+
+	struct index again = { 0 };
+	is_int(index_refresh(wfd, ws, &back, &again, &changed), 0, "a refresh of an unchanged tree");
+	ok(!changed, "finds nothing changed");
+	index_free(&again);
+
+	/* a repository made deep down, and a directory made unreadable */
+	put(ws, "a/b/c/.git/HEAD", "ref: refs/heads/main\n");
+	_cleanup_free_ char *ab = path_join(ws, "a.b");
+	put(ws, "a.b/y/.git/HEAD", "ref: refs/heads/main\n");
+	chmod(ab, 0);
+	is_int(index_refresh(wfd, ws, &back, &again, &changed), 0, "a refresh after changes");
+	ok(changed, "finds them");
+	index_repos(&again, &repos);
+	ok(repos_have(&repos, "a/b/c") && repos_have(&repos, "a.b/y") && repos_have(&repos, "x"),
+	   "a repository made deep down is found, and one in a directory made unreadable");
+	handoff_repos_free(&repos);
+	struct stat st;
+	ok(stat(ab, &st) == 0 && (st.st_mode & 07777) == 0, "which keeps its mode");
+	chmod(ab, 0755);
+	index_free(&again);
+
+	/* torn */
+	_cleanup_free_ char *file = path_join(state, "index");
+	ok(truncate(file, 60) == 0, "the stored index torn");
+	is_int(index_load(sfd, ws, &other), -EBADMSG, "is refused, never believed");
+
+	index_free(&ix);
+	index_free(&back);
+	rm_rf(ws);
+	rm_rf(state);
+}
+
 int main(void)
 {
 	test_discover();
+	test_index();
 	test_undo();
 	test_more_kinds();
 	test_over_cap();
