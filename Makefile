@@ -40,7 +40,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 # 7 KiB less to map and to relocate at every start, where the linker
 # knows the option.
 RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
+ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
 MODULES := lib policy landlock mount netns seccomp supervise guard jail
 SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
