@@ -317,7 +317,82 @@ struct discover {
 	char **followed;	/* configs read and symlinks followed, for loops */
 	size_t budget;
 	struct parent_cache *parents;	/* the caller's */
+	/* Directories listed once, for what is in them: most hand-offs do
+	 * not exist, and a getdents tells that of all of a directory's at
+	 * once, where a readlink or an open each would ask one by one. */
+	struct listing {
+		char *dir;
+		struct listed {
+			char *name;
+			unsigned char type;
+		} *v;
+		size_t n;
+		bool failed;
+	} lists[8];
+	size_t n_lists;
 };
+
+#define TYPE_ABSENT 0xff
+
+static int listed_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct listed *)a)->name, ((const struct listed *)b)->name);
+}
+
+/* What lies at rel: a DT_* type, TYPE_ABSENT, or DT_UNKNOWN when that
+ * cannot be told from a listing of its directory. */
+static unsigned char entry_type(struct discover *d, const char *rel)
+{
+	const char *name;
+	_cleanup_free_ char *dir = path_parent(rel, &name);
+	if (!dir)
+		return DT_UNKNOWN;
+	struct listing *l = NULL;
+	for (size_t i = 0; i < d->n_lists && !l; i++)
+		if (streq(d->lists[i].dir, dir))
+			l = &d->lists[i];
+	if (!l) {
+		if (d->n_lists == ARRAY_SIZE(d->lists))
+			return DT_UNKNOWN;
+		l = &d->lists[d->n_lists++];
+		*l = (struct listing){ .dir = xstrdup(dir) };
+		int fd = *dir ? open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH)
+			      : openat(d->wfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			/* nothing reached there without a symlink: nothing in it */
+			int e = *dir ? fd : -errno;
+			l->failed = !errno_is_absent(e);
+			return l->failed ? DT_UNKNOWN : TYPE_ABSENT;
+		}
+		char buf[DIR_BUF];
+		struct dir_iter it = { .fd = fd, .buf = buf };
+		const struct dirent64 *de;
+		int err;
+		while ((de = dir_next(&it, &err))) {
+			l->v = xgrow(l->v, l->n, sizeof(*l->v));
+			l->v[l->n++] = (struct listed){ .name = xstrdup(de->d_name), .type = de->d_type };
+		}
+		close(fd);
+		l->failed = err < 0;
+		if (l->n)
+			qsort(l->v, l->n, sizeof(*l->v), listed_cmp);
+	}
+	if (l->failed)
+		return DT_UNKNOWN;
+	struct listed key = { .name = (char *)name };
+	const struct listed *hit = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), listed_cmp) : NULL;
+	return hit ? hit->type : TYPE_ABSENT;
+}
+
+static void listings_free(struct discover *d)
+{
+	for (size_t i = 0; i < d->n_lists; i++) {
+		free(d->lists[i].dir);
+		for (size_t k = 0; k < d->lists[i].n; k++)
+			free(d->lists[i].v[k].name);
+		free(d->lists[i].v);
+	}
+}
 
 static bool follow_once(struct discover *d, char ***seen, const char *rel)
 {
@@ -330,6 +405,9 @@ static bool follow_once(struct discover *d, char ***seen, const char *rel)
 
 static char *read_rel(struct discover *d, const char *rel, size_t max, size_t *ret_len)
 {
+	unsigned char t = entry_type(d, rel);
+	if (t != DT_REG && t != DT_UNKNOWN)
+		return NULL;
 	char *text = NULL;
 	size_t len = 0;
 	if (parent_cache_read(d->parents, rel, max, &text, &len) < 0)
@@ -464,7 +542,7 @@ static void add_gitdir(struct discover *d, const char *gitdir, const char *workt
  * directory; the others are the folders of a name with slashes. */
 static void add_modules(struct discover *d, const char *dir, unsigned depth)
 {
-	if (depth > MODULES_DEPTH_MAX)
+	if (depth > MODULES_DEPTH_MAX || entry_type(d, dir) == TYPE_ABSENT)
 		return;
 	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 	_cleanup_strv_ char **names = NULL;
@@ -487,6 +565,8 @@ static void add_modules(struct discover *d, const char *dir, unsigned depth)
  * file says where the worktree is, for a relative hooksPath. */
 static void add_worktrees(struct discover *d, const char *dir, unsigned depth)
 {
+	if (entry_type(d, dir) == TYPE_ABSENT)
+		return;
 	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 	_cleanup_strv_ char **names = NULL;
 	if (fd < 0 || dir_list(fd, &names) < 0)
@@ -661,6 +741,9 @@ static void add_envrc(struct discover *d, const char *rel)
  * say. */
 static char *symlink_target_beneath(struct discover *d, const char *rel)
 {
+	unsigned char t = entry_type(d, rel);
+	if (t != DT_LNK && t != DT_UNKNOWN)
+		return NULL;
 	const char *name;
 	int pfd = parent_cache_open(d->parents, rel, &name);
 	if (pfd < 0)
@@ -782,6 +865,7 @@ done:
 	strv_free(d.gitdirs);
 	strv_free(d.followed);
 	free(d.global_hooks);
+	listings_free(&d);
 	return r;
 }
 
