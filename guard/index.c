@@ -278,23 +278,26 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 		else if (type == DT_DIR)
 			strv_add(&subdirs, de->d_name);
 	}
+	if (err < 0) {
+		strv_add(&rf->out->unsearchable, *rel ? rel : ".");
+	} else {
+		/* recorded with what was true before it was listed: a change
+		 * while listing shows at the next refresh */
+		index_push(rf->out, rel, st, git);
+		qsort(subdirs, strv_length(subdirs), sizeof(char *), name_cmp);
+		/* an opened-up directory stays open until what is below it has
+		 * been walked: its children are reached through it by path */
+		if (!restore)
+			close(TAKE_FD(fd));
+		for (size_t i = 0; subdirs[i]; i++) {
+			_cleanup_free_ char *crel = path_join(rel, subdirs[i]);
+			refresh_dir(rf, crel, index_find(rf->old, crel), depth + 1);
+		}
+	}
 	if (restore) {
 		char proc[32];
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		(void)!chmod(proc, restore & 07777);
-	}
-	if (err < 0) {
-		strv_add(&rf->out->unsearchable, *rel ? rel : ".");
-		return;
-	}
-	/* recorded with what was true before it was listed: a change while
-	 * listing shows at the next refresh */
-	index_push(rf->out, rel, st, git);
-	qsort(subdirs, strv_length(subdirs), sizeof(char *), name_cmp);
-	close(TAKE_FD(fd));
-	for (size_t i = 0; subdirs[i]; i++) {
-		_cleanup_free_ char *crel = path_join(rel, subdirs[i]);
-		refresh_dir(rf, crel, index_find(rf->old, crel), depth + 1);
 	}
 }
 
