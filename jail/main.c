@@ -63,6 +63,24 @@ static int write_report(const struct options *o, const struct report *rep)
 	return r;
 }
 
+/* The trust hand-offs as the guard's index knows them (nothing begun,
+ * nothing written), into the policy, for explain. */
+static int add_listed_handoffs(struct policy *p)
+{
+	struct guard_options areas[RUN_GUARD_AREAS];
+	size_t n = run_guard_areas(p, NULL, areas);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_strv_ char **handoffs = NULL;
+		int e = guard_list_handoffs(&areas[i], &handoffs);
+		if (e < 0) {
+			log_error("cannot look for the trust hand-offs of '%s': %s", areas[i].workspace, strerror(-e));
+			return e;
+		}
+		policy_add_handoffs(p, areas[i].workspace, handoffs);
+	}
+	return 0;
+}
+
 static int run(const struct options *o, unsigned long long start_us)
 {
 	/* 1. The policy, from its layers: the built-in defaults, then the
@@ -94,29 +112,15 @@ static int run(const struct options *o, unsigned long long start_us)
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
 	int status = 125;
-	/* 2b. The trust hand-offs, as the guard's index knows them: the
-	 *     namespace jail binds those that exist read-only, and explain
-	 *     prints them. The landlock backend has no use for them before
-	 *     the guard's own baseline. */
-	if (o->command == CMD_EXPLAIN || r.backend == BACKEND_NAMESPACES) {
-		struct guard_options areas[RUN_GUARD_AREAS];
-		size_t n = run_guard_areas(&p, NULL, areas);
-		for (size_t i = 0; i < n; i++) {
-			_cleanup_strv_ char **handoffs = NULL;
-			int he = guard_list_handoffs(&areas[i], &handoffs);
-			if (he < 0) {
-				log_error("cannot look for the trust hand-offs of '%s': %s", areas[i].workspace, strerror(-he));
-				goto out;
-			}
-			policy_add_handoffs(&p, areas[i].workspace, handoffs);
-		}
-	}
+	/* 3. explain: the plans, printed, with the trust hand-offs as the
+	 *    guard's index knows them. */
 	if (o->command == CMD_EXPLAIN) {
-		/* 3. explain: the plans, printed. */
+		if (add_listed_handoffs(&p) < 0)
+			goto out;
 		status = refuse_unusable(r.backend, &h, r.why) < 0 ? 125 : explain(&r);
 		goto out;
 	}
-	/* 3. A program that cannot be found or run is said before anything
+	/* 4. A program that cannot be found or run is said before anything
 	 *    starts, with the status a shell would give. */
 	if (!p.program) {
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
@@ -125,9 +129,22 @@ static int run(const struct options *o, unsigned long long start_us)
 	}
 	if (refuse_unusable(r.backend, &h, r.why) < 0)
 		goto out;
-	/* 4. The run, on its backend. */
+	/* 4b. The namespace jail binds the hand-offs that exist read-only:
+	 *     those of the guard's baseline, begun here for it (the landlock
+	 *     backend begins it later, with no use for them before). */
+	if (r.backend == BACKEND_NAMESPACES) {
+		if (run_begin_guard(&r) < 0) {
+			status = run_end_guard(&r, 125);
+			goto out;
+		}
+		struct guard_options areas[RUN_GUARD_AREAS];
+		run_guard_areas(&p, NULL, areas);
+		for (size_t i = 0; i < r.n_guards; i++)
+			policy_add_handoffs(&p, areas[i].workspace, guard_handoffs(r.guards[i]));
+	}
+	/* 5. The run, on its backend; the guard ended. */
 	status = run_command(&r);
-	/* 5. What was refused, in one line when the command failed. */
+	/* 6. What was refused, in one line when the command failed. */
 	if (status != 0 && rep.n_denials) {
 		_cleanup_free_ char *line = report_denials_line(&rep);
 		if (line)

@@ -391,7 +391,7 @@ char **run_writable_trees(const struct policy *p)
 }
 
 /* The guard's baselines, a killed run undone first; said, and failed on. */
-static int begin_guard(struct run *r)
+int run_begin_guard(struct run *r)
 {
 	if (r->n_guards)
 		return 0;
@@ -519,7 +519,7 @@ static int run_namespaces(struct run *r)
 
 	/* 1. The guard first: what it undoes of a killed run must not be in
 	 *    the mounts. */
-	if (begin_guard(r) < 0)
+	if (run_begin_guard(r) < 0)
 		goto out;
 	/* 2. The places: the run directory the new root is mounted on; the
 	 *    home and /tmp are tmpfs of the jail's own. */
@@ -705,7 +705,7 @@ static int run_landlock(struct run *r)
 	if (c.own_pgrp)
 		(void)setpgid(pid, pid);
 	/* 4. The guard's baseline, a killed run undone first. */
-	if (jail && begin_guard(r) < 0)
+	if (jail && run_begin_guard(r) < 0)
 		goto out;
 	/* 5. The places made; the fresh home linked to what it may read. */
 	if (make_places(r, &pl) < 0)
@@ -801,6 +801,11 @@ int run_command(struct run *r)
 		r->may_fall_back = false;
 		status = run_landlock(r);
 	}
+	return run_end_guard(r, status);
+}
+
+int run_end_guard(struct run *r, int status)
+{
 	/* Every process of the run is gone: the guard undoes what it changed,
 	 * in the workspace and in a git directory around it. */
 	struct guard_options areas[RUN_GUARD_AREAS];
