@@ -2,6 +2,7 @@
  * of it exists, then picks the backend the host fits, and hands both to
  * run.c (or explain.c). */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "jail/cli.h"
 #include "jail/explain.h"
@@ -53,14 +54,10 @@ static int refuse_unusable(enum backend backend, const struct host *h, const cha
 	return 0;
 }
 
-static int write_report(const struct options *o, const struct report *rep)
+/* What stockade itself says goes into the report too. */
+static void report_said(const char *line, void *data)
 {
-	if (!o->report)
-		return 0;
-	int r = report_write(rep, o->report);
-	if (r < 0)
-		log_error("cannot write the report '%s': %s", o->report, strerror(-r));
-	return r;
+	report_said_line(data, line);
 }
 
 /* The trust hand-offs as the guard's index knows them (nothing begun,
@@ -81,7 +78,7 @@ static int add_listed_handoffs(struct policy *p)
 	return 0;
 }
 
-static int run(const struct options *o, unsigned long long start_us)
+static int run_jailed(const struct options *o, unsigned long long start_us, struct report *rep)
 {
 	/* 1. The policy, from its layers: the built-in defaults, then the
 	 *    command line. Nothing is made and no process started. */
@@ -99,14 +96,12 @@ static int run(const struct options *o, unsigned long long start_us)
 	/* 2. What this host can enforce, and the backend that fits. */
 	struct host h;
 	host_probe(&h, HOST_CHEAP);
-	struct report rep;
-	report_init(&rep);
 	struct run r = {
 		.p = &p,
 		.h = &h,
 		.environ = environ,
 		.start_us = start_us,
-		.rep = &rep,
+		.rep = rep,
 	};
 	r.backend = fit_choose(&p, &h, &r.why);
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
@@ -145,17 +140,51 @@ static int run(const struct options *o, unsigned long long start_us)
 	/* 5. The run, on its backend; the guard ended. */
 	status = run_command(&r);
 	/* 6. What was refused, in one line when the command failed. */
-	if (status != 0 && rep.n_denials) {
-		_cleanup_free_ char *line = report_denials_line(&rep);
+	if (status != 0 && rep->n_denials) {
+		_cleanup_free_ char *line = report_denials_line(rep);
 		if (line)
-			log_note("refused: %s", line);
+			log_warn("refused: %s", line);
 	}
 out:
-	if (o->command != CMD_EXPLAIN && write_report(o, &rep) < 0 && status == 0)
-		status = 125;
-	report_free(&rep);
 	host_free(&h);
 	policy_free(&p);
+	return status;
+}
+
+/* A run, with its report: opened before anything is made or started
+ * (an unwritable one is refused, 125, with nothing run), and written
+ * through that descriptor at the end, whatever the command did to the
+ * path meanwhile. */
+static int run(const struct options *o, unsigned long long start_us)
+{
+	_cleanup_close_ int fd = -1;
+	if (o->report && o->command != CMD_EXPLAIN) {
+		fd = report_open(o->report);
+		if (fd < 0) {
+			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
+			log_hint("the report is opened before the command runs; nothing ran");
+			return 125;
+		}
+	}
+	struct report rep;
+	report_init(&rep);
+	log_tap_set(report_said, &rep);
+	int status = run_jailed(o, start_us, &rep);
+	log_tap_set(NULL, NULL);
+	if (fd >= 0) {
+		rep.status = status;
+		int e = report_write_fd(&rep, fd);
+		/* the command has run: its status stands (125 would say it
+		 * did not), the report's loss is said */
+		if (e < 0)
+			log_error("cannot write the report '%s': %s", o->report, strerror(-e));
+		struct stat a, b;
+		if (e == 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
+		    (stat(o->report, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+			log_warn("the report '%s' was moved or replaced during the run: it went to the file opened before, "
+				 "not to what the path names now", o->report);
+	}
+	report_free(&rep);
 	return status;
 }
 

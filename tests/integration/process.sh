@@ -152,4 +152,50 @@ in_jail --report "$T/report2.json" -- sh -c 'kill -KILL $$' 2>/dev/null
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["exit"] == {"signal": "SIGKILL"}, r["exit"]' "$T/report2.json" &&
 	pass "a signal is reported by name" || fail "a signal is reported by name"
 
+# The report's file is opened before the command runs, and written
+# through that descriptor: one that cannot be opened refuses the run
+# before anything starts; what the command does to its path meanwhile
+# cannot point the write elsewhere.
+rm -f "$T/ran"
+out=$(in_jail --report "$T/no/such/dir/r.json" -- touch "$T/ran" 2>&1)
+st=$?
+if [ $st -eq 125 ] && [ ! -e "$T/ran" ] && printf '%s' "$out" | grep -q "nothing ran"; then
+	pass "an unwritable --report is refused before the command runs (125, said, nothing ran)"
+else
+	fail "an unwritable --report is refused before the command runs (status $st)"
+	diag "$out"
+fi
+touch "$T/ran-control" && pass "control: the same command outside makes its file" || fail "control"
+mkfifo "$W/fifo"
+out=$(timeout 20 "${JAIL[@]}" -C "$W" --report "$W/fifo" -- true 2>&1)
+st=$?
+[ $st -eq 125 ] && pass "a FIFO with no reader as --report: refused (125), not waited on" ||
+	{ fail "a FIFO with no reader as --report (status $st)"; diag "$out"; }
+printf 'mine\n' >"$HOME/.victimrc"
+out=$(in_jail --report "$W/r.json" -- sh -c 'echo started >"$1"; rm -f "$2"; ln -s "$3" "$2"' sh "$W/started" "$W/r.json" "$HOME/.victimrc" 2>&1)
+if [ -s "$W/started" ] && [ "$(cat "$HOME/.victimrc")" = mine ] && printf '%s' "$out" | grep -q "moved or replaced"; then
+	pass "a report replaced by a symlink during the run: the link's target is untouched, and the user is told"
+else
+	fail "a report replaced by a symlink during the run"
+	diag "$out"; diag "$(cat "$HOME/.victimrc")"
+fi
+out=$(in_jail --report "$T/failed.json" --read "$T/does-not-exist" -- true 2>&1)
+if python3 - "$T/failed.json" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] is None, r["exit"]
+s = r["stockade"]
+assert s["status"] == 125 and s["command_ran"] is False, s
+assert any("does-not-exist" in l for l in s["said"]), s
+PY
+	pass "stockade's own failure is in the report: its status, that the command did not run, what it said"
+else
+	fail "stockade's own failure is in the report"
+	diag "$(cat "$T/failed.json")"
+fi
+# -q hides notes, not the line that says a refusal made the command fail
+out=$(in_jail -q -- unshare -U true 2>&1 >/dev/null)
+case $out in *"refused:"*) pass "-q: the refused line is still said when the command fails" ;;
+*) fail "-q: the refused line is still said when the command fails"; diag "$out" ;; esac
+
 plan_done
