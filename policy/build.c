@@ -416,6 +416,39 @@ void policy_add_handoffs(struct policy *p, const char *base, char *const *rel_pa
 	policy_sort(p);
 }
 
+/* A built-in read is there to grant: one that lies in a tree a wider
+ * rule lets the run write (a PATH directory in the workspace, a venv's
+ * bin/ on PATH) would make it read-only there, and is dropped. The
+ * user's own reads narrow, as DESIGN.md's path rules say. */
+static bool default_read(const struct rule *r)
+{
+	return (r->flags & RULE_SYSTEM) && r->access == ACCESS_READ;
+}
+
+static void drop_narrowing_defaults(struct policy *p)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		/* the deepest other rule over it, built-in reads aside */
+		const struct rule *over = NULL;
+		for (size_t j = 0; default_read(r) && j < p->n_rules; j++) {
+			const struct rule *o = &p->rules[j];
+			if (default_read(o) || !path_is_beneath(r->path, o->path))
+				continue;
+			size_t lo = strlen(o->path), lb = over ? strlen(over->path) : 0;
+			if (!over || lo > lb || (lo == lb && o->access > over->access))
+				over = o;
+		}
+		if (over && over->access == ACCESS_WRITE) {
+			free(p->rules[i].path);
+			continue;
+		}
+		p->rules[kept++] = p->rules[i];
+	}
+	p->n_rules = kept;
+}
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
 		 struct policy *p, struct policy_failure *f)
 {
@@ -458,6 +491,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	add_program(p, argv);
 	if ((r = check_own_files(p, f)) < 0)
 		return r;
+	drop_narrowing_defaults(p);
 	policy_sort(p);
 	return 0;
 }
