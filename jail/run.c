@@ -605,7 +605,7 @@ static int run_namespaces(struct run *r)
 			goto out;
 		}
 		say_child_error(&ce, p->argv[0]);
-		status = ce.step == CHILD_STEP_EXEC ? 126 : 125;
+		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (failed) {
@@ -739,7 +739,7 @@ static int run_landlock(struct run *r)
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
-		status = ce.step == CHILD_STEP_EXEC ? 126 : 125;
+		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (failed) {

@@ -309,11 +309,17 @@ static void add_program(struct policy *p, char *const *argv)
 	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
 	p->program_error = -r;
 	if (r == 0) {
-		/* The program the command names runs wherever it lies. */
-		_cleanup_free_ char *canon = NULL;
-		if (path_canonical(p->program, &canon) == 0)
+		/* The program the command names runs wherever it lies, from
+		 * where it really is: a link to it (~/.cargo/bin/cargo to
+		 * rustup) may lie where the jail has nothing. argv[0] stays
+		 * as the caller wrote it. */
+		char *canon = NULL;
+		if (path_canonical(p->program, &canon) == 0) {
 			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
 					"the command's program");
+			free(p->program);
+			p->program = canon;
+		}
 	}
 	/* A program that cannot be found or run is the caller's to report
 	 * with 126 or 127, before anything starts. */

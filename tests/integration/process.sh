@@ -25,9 +25,25 @@ st=$?
 [ $st -eq 126 ] && pass "a file that is not executable gives 126" || fail "a file that is not executable gives 126 (got $st)"
 printf '#!/no/such/interpreter\n' >"$W/script"
 chmod 755 "$W/script"
+bash -c "'$W/script'" 2>/dev/null
+st=$?
+[ $st -eq 127 ] && pass "control: bash gives 127 for a script whose interpreter is missing" || fail "control: bash gives 127 (got $st)"
 in_jail -- "$W/script" 2>/dev/null
 st=$?
-[ $st -eq 126 ] && pass "a script whose interpreter is missing gives 126" || fail "a script whose interpreter is missing gives 126 (got $st)"
+[ $st -eq 127 ] && pass "a script whose interpreter is missing gives 127, as a shell does" || fail "a script whose interpreter is missing gives 127 (got $st)"
+# A program named by a symlink that lies where the jail has nothing
+# (~/.cargo/bin/cargo -> rustup): it runs.
+mkdir -p "$T/links" "$T/real"
+printf '#!/bin/sh\necho "linked $0 ran"\n' >"$T/real/tool"
+chmod 755 "$T/real/tool"
+ln -s "$T/real/tool" "$T/links/tool"
+out=$("$T/links/tool" 2>&1)
+[ -n "$out" ] && pass "control: the linked program runs outside" || fail "control: the linked program runs outside"
+out=$(in_jail -- "$T/links/tool" 2>/dev/null)
+st=$?
+[ $st -eq 0 ] && case $out in "linked "*" ran") true ;; *) false ;; esac &&
+	pass "a program named through a symlink outside what the jail holds runs" ||
+	{ fail "a program named through a symlink runs (status $st)"; diag "$out"; }
 jail --no-such-option -- true 2>/dev/null
 [ $? -eq 125 ] && pass "a bad option gives 125" || fail "a bad option gives 125"
 
