@@ -22,6 +22,7 @@
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
@@ -442,6 +443,34 @@ static int plan_filter_said(struct run *r, struct plan *pl)
 	return e;
 }
 
+/* Whether this host's gaps are news: what is unenforced is said once
+ * while it stays the same (a line on every run is a line nobody reads),
+ * recorded by a checksum in the state directory; with -v, always. */
+static bool gaps_new_here(const struct policy *p, const struct report *rep)
+{
+	uint64_t h = FNV_INIT;
+	h = fnv1a(h, rep->backend, strlen(rep->backend) + 1);
+	for (size_t i = 0; i < rep->n_gaps; i++) {
+		h = fnv1a(h, rep->gaps[i].what, strlen(rep->gaps[i].what) + 1);
+		h = fnv1a(h, rep->gaps[i].why, strlen(rep->gaps[i].why) + 1);
+	}
+	char want[17];
+	fmt_x64(want, h);
+	_cleanup_free_ char *path = path_join(p->state_dir, "unenforced-said");
+	_cleanup_free_ char *had = NULL;
+	size_t len = 0;
+	if (log_verbosity < 1 && read_file_at(AT_FDCWD, path, 64, &had, &len) == 0 && len == 16 &&
+	    memcmp(had, want, 16) == 0)
+		return false;
+	/* best effort: failing to record it says it again next time */
+	if (mkdir_private(p->state_dir, p->uid) == 0) {
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			(void)!write(fd, want, 16);
+	}
+	return true;
+}
+
 /* What the run enforces, and every part it does not, said; --mode
  * required refuses to run with any. */
 static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
@@ -455,9 +484,11 @@ static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
 			  rep->n_gaps);
 		return -EPERM;
 	}
-	if (pl->backend != BACKEND_NONE)
+	if (pl->backend != BACKEND_NONE && rep->n_gaps && gaps_new_here(r->p, rep)) {
 		for (size_t i = 0; i < rep->n_gaps; i++)
 			log_note("unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+		log_note("said once while they stay the same; every report lists them, and -v says them each run");
+	}
 	log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(pl->backend), r->why,
 		 net_mode_name(r->p->net), pl->landlock.n_rules, pl->mounts.n_entries);
 	return 0;

@@ -130,7 +130,7 @@ done
 
 # stockade killed: the command goes with it.
 # spawn-wait: the command, and a child of its own, both under MARK.
-"$STOCKADE" --backend "$TEST_BACKEND" --net off -C "$W" -- "$W/$MARK" spawn-wait 300 >"$T/killed.out" 2>"$T/killed.err" &
+"$STOCKADE" -v --backend "$TEST_BACKEND" --net off -C "$W" -- "$W/$MARK" spawn-wait 300 >"$T/killed.out" 2>"$T/killed.err" &
 jpid=$!
 for _ in $(seq 100); do grep -q '^child ' "$T/killed.out" 2>/dev/null && break; sleep 0.05; done
 [ "$(pgrep -f -- "$MARK" | wc -l)" -ge 2 ] && pass "the command and its child run" || fail "the command and its child run"
@@ -213,5 +213,21 @@ fi
 out=$(in_jail -q -- unshare -U true 2>&1 >/dev/null)
 case $out in *"refused:"*) pass "-q: the refused line is still said when the command fails" ;;
 *) fail "-q: the refused line is still said when the command fails"; diag "$out" ;; esac
+
+# What is unenforced is said once while it stays the same, and kept in
+# every report (the landlock backend always has some: /proc).
+if [ "$TEST_BACKEND" = landlock ]; then
+	gh=$(tmpdir_new)
+	HOME=$gh in_jail --report "$T/g1.json" -- true 2>"$T/g1.err"
+	HOME=$gh in_jail --report "$T/g2.json" -- true 2>"$T/g2.err"
+	HOME=$gh in_jail -v -- true 2>"$T/g3.err"
+	if grep -q "unenforced:" "$T/g1.err" && ! grep -q "unenforced:" "$T/g2.err" && grep -q "unenforced:" "$T/g3.err" &&
+		python3 -c 'import json,sys; a,b=(json.load(open(f))["unenforced"] for f in sys.argv[1:]); assert a and a == b' "$T/g1.json" "$T/g2.json"; then
+		pass "the unenforced lines: said on the first run, not the next, with -v always, in every report"
+	else
+		fail "the unenforced lines said once, kept in every report"
+		diag "$(cat "$T/g1.err")"; diag "--"; diag "$(cat "$T/g2.err")"
+	fi
+fi
 
 plan_done
