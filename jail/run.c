@@ -826,6 +826,9 @@ int run_command(struct run *r)
 		/* The host refused the namespace jail: the landlock backend,
 		 * said in one line and in the report. */
 		log_note("the namespace jail is not available here (%s): using the landlock backend", r->rep->fallback);
+		const char *aa = fit_apparmor_hint();
+		if (aa && log_verbosity >= 0)
+			log_hint("%s", aa);
 		report_reset_plan(r->rep);
 		r->backend = BACKEND_LANDLOCK;
 		r->why = "fallback from namespaces";
