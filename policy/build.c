@@ -269,6 +269,25 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 	return 0;
 }
 
+/* A read or write of the user's on the very path a built-in hide keeps
+ * (--read ~/.ssh) is the user's own choice: it stands, said once, where
+ * on one path hide would otherwise win. A wider one (--read ~) leaves
+ * the credentials inside hidden. A workspace file's rule gets here only
+ * once the file is trusted (conf/: a read outside the workspace widens). */
+static void lift_default_hide(struct policy *p, const char *canon, const struct layer_rule *lr)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct rule *h = &p->rules[i];
+		if (h->access != ACCESS_HIDE || !(h->flags & RULE_SYSTEM) || !streq(h->path, canon))
+			continue;
+		free(h->path);
+		p->rules[i] = p->rules[--p->n_rules];
+		p->lifted = xgrow(p->lifted, p->n_lifted, sizeof(*p->lifted));
+		p->lifted[p->n_lifted++] = (struct rule){ .path = xstrdup(canon), .access = lr->access, .source = lr->source };
+		return;
+	}
+}
+
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
 	for (size_t i = 0; i < l->n_rules; i++) {
@@ -294,6 +313,8 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			f->access = lr->access;
 			return r;
 		}
+		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
+			lift_default_hide(p, canon, lr);
 		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
 	}
 	return 0;

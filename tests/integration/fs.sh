@@ -41,9 +41,16 @@ record
 expect_probe "~/.config/unlisted/token is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.config/unlisted/token"
 record
 expect_probe "a granted home file is readable" ok -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/notes.txt"
-expect_probe "~/.ssh cannot be granted back on the same path (hide wins)" "errno $HIDDEN" -- \
+# An explicit --read of a credential's own path is the user's choice: it
+# stands, and stockade says so; a wider grant (--read ~) leaves it hidden.
+expect_probe "an explicit --read ~/.ssh lets the command read it" ok -- \
 	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.ssh/id_rsa"
-record
+out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail --read "$HOME/.ssh" -- true 2>&1)
+case $out in *"'$HOME/.ssh' is a credential stockade hides: the command may read it, as --read on the command line asks"*)
+	pass "and says that it lifts a credential's hide, naming the option" ;;
+*) fail "and says that it lifts a credential's hide"; diag "$out" ;; esac
+expect_probe "--read ~/.ssh leaves another credential hidden" "errno $HIDDEN" -- \
+	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.aws/credentials"
 
 # A credential that is a symlink (stow): its target is hidden too.
 mkdir -p "$HOME/dotfiles"
