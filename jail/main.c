@@ -10,6 +10,7 @@
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/why.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
@@ -92,6 +93,11 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		return 125;
 	}
 	say_skipped(&p);
+	if (o->command == CMD_WHY) {
+		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, o->why_target);
+		policy_free(&p);
+		return st;
+	}
 
 	/* 2. What this host can enforce, and the backend that fits. */
 	struct host h;
@@ -158,7 +164,7 @@ out:
 static int run(const struct options *o, unsigned long long start_us)
 {
 	_cleanup_close_ int fd = -1;
-	if (o->report && o->command != CMD_EXPLAIN) {
+	if (o->report && o->command != CMD_EXPLAIN && o->command != CMD_WHY) {
 		fd = report_open(o->report);
 		if (fd < 0) {
 			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
@@ -233,6 +239,7 @@ int main(int argc, char **argv)
 	case CMD_TRUST:
 	case CMD_RUN:
 	case CMD_EXPLAIN:
+	case CMD_WHY:
 		if (refuse_unbuilt(&o) < 0) {
 			status = 125;
 			break;
