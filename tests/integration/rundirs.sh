@@ -18,8 +18,10 @@ in_jail() {
 }
 
 # wait_for FILE: until it exists (10 s at most).
+# wait_for FILE [SECONDS]: until FILE has something in it (10 s unless
+# given: 2,000 mkdirs on a loaded machine take longer).
 wait_for() {
-	for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done
+	for _ in $(seq $((${2:-10} * 20))); do [ -s "$1" ] && return 0; sleep 0.05; done
 	return 1
 }
 
@@ -133,7 +135,7 @@ in_jail -- sh -c '
 	echo made >"$0/b.made"
 	while [ ! -e "$0/b.go" ]; do sleep 0.05; done' "$W" >"$T/b.out" 2>&1 &
 jpid=$!
-wait_for "$W/b.made"
+wait_for "$W/b.made" 120
 run=$(dirname "$(cat "$W/b.home")")
 for place in home tmp; do
 	n=$(find "$run/$place" -type d -name d 2>/dev/null | wc -l)
