@@ -17,7 +17,6 @@ in_jail() {
 	jail --net off -C "$W" "$@"
 }
 
-# wait_for FILE: until it exists (10 s at most).
 # wait_for FILE [SECONDS]: until FILE has something in it (10 s unless
 # given: 2,000 mkdirs on a loaded machine take longer).
 wait_for() {
