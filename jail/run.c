@@ -258,7 +258,11 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	int err = seccomp_answer(plan, req.data.nr, (const uint64_t *)req.data.args, &rule);
 	seccomp_listener_answer(listener, req.id, err);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
-	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
+	const char *why = rule ? seccomp_why(rule) : NULL;
+	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
+	const char *fix = seccomp_fix(rule);
+	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
+			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
 
 /* The command's process as stockade holds it while it runs. */

@@ -210,7 +210,22 @@ else
 	diag "$(cat "$T/failed.json")"
 fi
 # -q hides notes, not the line that says a refusal made the command fail
-out=$(in_jail -q -- unshare -U true 2>&1 >/dev/null)
+out=$(in_jail -q --report "$T/denied.json" -- unshare -U true 2>&1 >/dev/null)
+if python3 - "$T/denied.json" <<'PY'; then
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x["what"] == "unshare"]
+assert d, "no unshare denial"
+d = d[0]
+assert d["kind"] == "syscall" and d["errno"] == "EPERM", d
+assert "system call table" in d["rule"] and "new namespace" in d["rule"], d
+assert d["source"].startswith("built in"), d
+assert d["fix"].startswith("none"), d
+PY
+	pass "the report's denial names the rule, its source, and that no option allows it"
+else
+	fail "the report's denial names the rule, its source and the fix"
+	diag "$(cat "$T/denied.json")"
+fi
 case $out in *"refused:"*) pass "-q: the refused line is still said when the command fails" ;;
 *) fail "-q: the refused line is still said when the command fails"; diag "$out" ;; esac
 
