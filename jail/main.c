@@ -9,6 +9,7 @@
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/sbverbs.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
@@ -28,8 +29,6 @@ static int refuse_unbuilt(const struct options *o)
 		what = "--profile: stockade.ini files are not read yet";
 	else if (o->hide_ignored)
 		what = "--hide-ignored is not built yet";
-	else if (o->layer.backend_set && o->layer.backend == BACKEND_SEATBELT)
-		what = "--backend seatbelt: Seatbelt runs on macOS only";
 	if (!what)
 		return 0;
 	log_error("%s", what);
@@ -98,7 +97,7 @@ static int run(const struct options *o, unsigned long long start_us)
 	 *     namespace jail binds those that exist read-only, and explain
 	 *     prints them. The landlock backend has no use for them before
 	 *     the guard's own baseline. */
-	if (o->command == CMD_EXPLAIN || r.backend == BACKEND_NAMESPACES) {
+	if (o->command == CMD_EXPLAIN || r.backend == BACKEND_NAMESPACES || r.backend == BACKEND_SEATBELT) {
 		struct guard_options areas[RUN_GUARD_AREAS];
 		size_t n = run_guard_areas(&p, NULL, areas);
 		for (size_t i = 0; i < n; i++) {
@@ -110,6 +109,18 @@ static int run(const struct options *o, unsigned long long start_us)
 			}
 			policy_add_handoffs(&p, areas[i].workspace, handoffs);
 		}
+	}
+	if (r.backend == BACKEND_SEATBELT) {
+		/* 3. Seatbelt: its profile printed on any system, run on
+		 *    macOS only (the macOS build has its own main). */
+		if (o->command == CMD_EXPLAIN)
+			status = sbverb_explain(&p, environ, r.why);
+		else if (!p.program) {
+			log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
+			status = p.program_error == ENOENT ? 127 : 126;
+		} else
+			status = sbverb_run(&p, environ, &rep);
+		goto out;
 	}
 	if (o->command == CMD_EXPLAIN) {
 		/* 3. explain: the plans, printed. */

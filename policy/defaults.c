@@ -318,7 +318,7 @@ static void add_system(struct policy *p)
 	 * others of the same user (escape sequences into another terminal). */
 	for (int fd = 0; fd <= 2; fd++) {
 		char *tty = ttyname(fd);
-		if (tty && str_has_prefix(tty, "/dev/pts/"))
+		if (tty && (str_has_prefix(tty, "/dev/pts/") || str_has_prefix(tty, "/dev/ttys")))
 			add_canonical(p, tty, ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: your terminal");
 	}
 	/* With the network on, the resolver configuration may be a link
