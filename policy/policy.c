@@ -325,11 +325,11 @@ const char *path_op_name(enum path_op op)
 	return path_op_names[op];
 }
 
-static bool hide_at_or_beneath(const struct rule_set *s, const char *path)
+static bool kept_at_or_beneath(const struct rule_set *s, const char *path)
 {
 	for (size_t i = 0; i < s->na + s->nb; i++) {
 		const struct rule *r = set_rule(s, i);
-		if (r->access == ACCESS_HIDE && path_is_beneath(r->path, path))
+		if ((r->access == ACCESS_HIDE || r->access == ACCESS_PROTECT) && path_is_beneath(r->path, path))
 			return true;
 	}
 	return false;
@@ -349,7 +349,7 @@ bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t
 	case PATH_OP_BIND:
 		return e == EFFECT_WRITE;
 	case PATH_OP_MOVE:
-		return e == EFFECT_WRITE && !hide_at_or_beneath(&s, path);
+		return e == EFFECT_WRITE && !kept_at_or_beneath(&s, path);
 	}
 	return false;
 }

@@ -180,8 +180,10 @@ const char *path_op_name(enum path_op op);
 /* Whether the policy (with a backend's own rules, extra) lets a command do
  * op on path: the one answer each backend's rendering must give. Read and
  * exec need read, write and bind need write, connect needs either (as the
- * supervisor decides it), and moving a path needs write and no hide rule
- * at or beneath it: a folder renamed aside must not carry a secret out. */
+ * supervisor decides it), and moving a path needs write and no hide or
+ * protect rule at or beneath it: a folder renamed aside must not carry a
+ * secret out, nor take a trust hand-off from under its rule (as a bind
+ * in the namespace jail makes the rename fail). */
 bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
 			const char *path);
 /* True when some rule lies strictly beneath path. */

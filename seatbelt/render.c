@@ -113,6 +113,22 @@ static int add_line(struct render *r, const char *action, const char *ops, const
 #define UNIX_CONNECT "network-outbound", "subpath", "remote unix-socket"
 #define UNIX_BIND "network-bind network-inbound", "subpath", "local unix-socket"
 
+/* Renaming or removing a folder that holds a hidden or protected path
+ * would carry it out from under its rule. */
+static int add_ancestors_unmovable(struct render *r, const char *path)
+{
+	int e = 0;
+	char *a = path_parent(path, NULL);
+	while (a && !streq(a, "/")) {
+		e |= add_line(r, "deny", "file-write-unlink", "literal", NULL, a);
+		char *up = path_parent(a, NULL);
+		free(a);
+		a = up;
+	}
+	free(a);
+	return e;
+}
+
 /* One rule, as allow and deny lines; the order of the lines within a
  * rule does not matter, none of them overlaps another's operations. */
 static int add_rule(struct render *r, const struct rule *rule)
@@ -137,19 +153,13 @@ static int add_rule(struct render *r, const struct rule *rule)
 	case ACCESS_PROTECT:
 		e |= add_line(r, "deny", "file-write*", "subpath", NULL, path);
 		e |= add_line(r, "deny", UNIX_BIND, path);
+		e |= add_ancestors_unmovable(r, path);
 		break;
 	case ACCESS_HIDE:
 		e |= add_line(r, "deny", FILE_ALL, "subpath", NULL, path);
 		e |= add_line(r, "deny", UNIX_CONNECT, path);
 		e |= add_line(r, "deny", UNIX_BIND, path);
-		/* Renaming or removing a folder that holds it would carry
-		 * the hidden path out from under its rule. */
-		for (_cleanup_free_ char *a = path_parent(path, NULL); a && !streq(a, "/");) {
-			e |= add_line(r, "deny", "file-write-unlink", "literal", NULL, a);
-			char *up = path_parent(a, NULL);
-			free(a);
-			a = up;
-		}
+		e |= add_ancestors_unmovable(r, path);
 		break;
 	}
 	return e ? -EINVAL : 0;
