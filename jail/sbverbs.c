@@ -216,7 +216,7 @@ out:
 #else
 int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 {
-	log_error("cannot run with --backend seatbelt: Seatbelt is macOS's sandbox (/usr/bin/sandbox-exec), and this is not macOS");
+	log_error("cannot run with --backend seatbelt: Seatbelt runs on macOS only (/usr/bin/sandbox-exec), and this is not macOS");
 	log_hint("stockade explain --backend seatbelt prints the profile a Mac would run; here, --backend auto picks namespaces or landlock");
 	return 125;
 }
