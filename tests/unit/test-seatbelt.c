@@ -11,6 +11,9 @@
 #include "tests/golden.h"
 #include "tests/sbpl.h"
 #include "tests/tap.h"
+#include "tests/tree.h"
+#include "policy/build.h"
+#include "policy/handoff.h"
 
 static void add(struct policy *p, const char *path, enum access a, const char *origin)
 {
@@ -301,6 +304,52 @@ static void test_evaluator_refuses(void)
 	sbpl_free(&e);
 }
 
+/* The defaults as policy_build() makes them on this host, for a home
+ * with credentials (one a symlink), toolchains and a git workspace: the
+ * profile answers as that policy does. Host-dependent, so no golden
+ * file; the sampled agreement is what must hold everywhere. */
+static void test_built(void)
+{
+	tree_begin("seatbelt");
+	tree_dir("home/.ssh");
+	tree_file("home/.ssh/id_ed25519", 0600);
+	tree_file("home/.gitconfig", 0644);
+	tree_file("home/.cargo/bin/cargo", 0755);
+	tree_dir("home/.rustup");
+	tree_file("dotfiles/aws-credentials", 0600);
+	tree_dir("home/.aws");
+	tree_link("../../dotfiles/aws-credentials", "home/.aws/credentials");
+	tree_dir("ws/.git/hooks");
+	tree_file("ws/.git/config", 0644);
+	tree_file("ws/.env", 0600);
+	_cleanup_free_ char *home = tree_at("home"), *ws = tree_at("ws"), *env_file = tree_at("ws/.env");
+	_cleanup_free_ char *home_var = xstrcat3("HOME=", home, "");
+	_cleanup_free_ char *path_var = xasprintf("PATH=%s/.cargo/bin:/usr/bin:/bin", home);
+	char *env[] = { home_var, path_var, "LANG=C.UTF-8", NULL };
+	struct layer cli = { 0 };
+	cli.workspace = xstrdup(ws);
+	cli.workspace_source = SOURCE_OPTION_OF("--workspace");
+	layer_add_rule(&cli, env_file, ACCESS_HIDE, SOURCE_OPTION_OF("--hide"));
+	char *argv[] = { "cargo", "build", NULL };
+	struct policy p;
+	struct policy_failure f;
+	if (is_int(policy_build(&cli, 1, argv, env, &p, &f), 0, "built: the policy of this host")) {
+		_cleanup_strv_ char **handoffs = NULL;
+		struct handoff_scan scan = { .workspace = p.workspace, .user_home = p.user_home };
+		if (is_int(handoffs_list(&scan, &handoffs), 0, "built: the workspace's hand-offs"))
+			policy_add_handoffs(&p, p.workspace, handoffs);
+		policy_sort(&p);
+		struct seatbelt_plan pl;
+		if (is_int(seatbelt_plan(&p, places, ARRAY_SIZE(places), &pl), 0, "built: rendered"))
+			agree(&p, &pl, "built");
+		seatbelt_plan_free(&pl);
+	}
+	policy_failure_free(&f);
+	policy_free(&p);
+	layer_free(&cli);
+	tree_end();
+}
+
 int main(void)
 {
 	struct policy p;
@@ -313,6 +362,7 @@ int main(void)
 	hostile_policy(&p);
 	check(&p, "seatbelt-hostile.sbpl");
 	policy_free(&p);
+	test_built();
 	test_non_paths();
 	test_refused();
 	test_evaluator_refuses();
