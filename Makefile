@@ -137,8 +137,19 @@ $(BUILD)/macos-view/%.o: %.c tests/portable/poison.h
 $(BUILD)/macos-view/stockade: $(MACOS_OBJS)
 	$(CC) -o $@ $^
 
+# The check's own controls: each of these must stop the macOS view, or
+# the check proves nothing.
+MACOS_MUST_FAIL := '\#include <sys/prctl.h>' '\#include <linux/openat2.h>' '\#include <sys/mount.h>' \
+	'\#include <seccomp.h>' '\#include <sys/capability.h>' '\#include <sys/syscall.h>' '\#include <libmnl/libmnl.h>' \
+	'\#include <malloc.h>' 'int f(int *p) { return pipe2(p, 0); }' 'long f(void) { return syscall(0); }' \
+	'int f(void) { return O_PATH; }' 'const char *f(const char *s) { return strchrnul(s, 47); }' \
+	'long f(void *b) { return getrandom(b, 1, 0); }' 'int f(void) { return close_range(3, 9, 0); }'
+
 check-macos: $(BUILD)/macos-view/stockade
-	@echo "check-macos: $(words $(MACOS_SRCS)) sources built as macOS builds them, no Linux-only header or call"
+	@for c in $(MACOS_MUST_FAIL); do \
+		if printf '%s\n' "$$c" | $(CC) $(MACOS_VIEW) -x c -fsyntax-only - 2>/dev/null; then \
+			echo "check-macos: the macOS view let through: $$c"; exit 1; fi; done
+	@echo "check-macos: $(words $(MACOS_SRCS)) sources built as macOS builds them, no Linux-only header or call; $(words $(MACOS_MUST_FAIL)) controls refused"
 
 # Rewrites every golden file from what the code renders now, for review
 # (git diff tests/golden) before it is committed.

@@ -67,6 +67,14 @@ int seatbelt_run(const struct seatbelt_plan *pl, const char *run_dir, const char
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		/* In the terminal's foreground before exec, as a shell puts a
+		 * job there: a read before the parent's tcsetpgrp would stop
+		 * the command with SIGTTIN. */
+		if (fg) {
+			signal(SIGTTOU, SIG_IGN);
+			tcsetpgrp(STDIN_FILENO, getpid());
+			signal(SIGTTOU, SIG_DFL);
+		}
 		/* Only 0, 1 and 2 reach the command. */
 		long max = sysconf(_SC_OPEN_MAX);
 		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
