@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #ifdef __linux__
 /* A descriptor that names a place without opening it: no read right
@@ -19,6 +20,16 @@ typedef struct dirent64 dir_entry;
 #define OPEN_PATH O_RDONLY
 /* readdir's, 64-bit inodes on macOS. */
 typedef struct dirent dir_entry;
+#endif
+
+#ifdef __linux__
+#define SEND_NOSIGNAL MSG_NOSIGNAL	/* a closed peer gives EPIPE, not SIGPIPE */
+#define RECV_CLOEXEC MSG_CMSG_CLOEXEC	/* a received descriptor is close-on-exec */
+#else
+/* macOS: neither flag; a received descriptor is marked close-on-exec
+ * right after (lib/fd.c), and SIGPIPE stays as the caller has it. */
+#define SEND_NOSIGNAL 0
+#define RECV_CLOEXEC 0
 #endif
 
 /* strchrnul(3), which only glibc has: the first c in s, or its end. */

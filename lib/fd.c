@@ -239,7 +239,7 @@ int fd_send(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+	return sendmsg(sock, &msg, SEND_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 int fd_recv(int sock, int *ret_fd)
@@ -258,7 +258,7 @@ int fd_recv(int sock, int *ret_fd)
 	};
 	ssize_t n;
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &msg, RECV_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -268,6 +268,10 @@ int fd_recv(int sock, int *ret_fd)
 	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -EBADMSG;
 	memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
+#ifndef __linux__
+	/* No MSG_CMSG_CLOEXEC: marked now, before anything could exec. */
+	fcntl(*ret_fd, F_SETFD, FD_CLOEXEC);
+#endif
 	return 0;
 }
 

@@ -59,10 +59,21 @@
 #undef SIGPOLL
 #undef SIGPWR
 #undef SIGSTKFLT
+#undef MSG_CMSG_CLOEXEC
+#undef MSG_NOSIGNAL
+#undef SO_PEERCRED
+#undef SCM_CREDENTIALS
+#undef ENOMEDIUM
+#undef EUCLEAN
+#undef ENOKEY
+#undef TEMP_FAILURE_RETRY
 #pragma GCC poison O_PATH O_TMPFILE O_NOATIME O_DIRECT O_LARGEFILE AT_EMPTY_PATH AT_NO_AUTOMOUNT
 #pragma GCC poison AT_STATX_SYNC_AS_STAT SOCK_CLOEXEC SOCK_NONBLOCK F_OFD_SETLK F_OFD_SETLKW F_OFD_GETLK
 #pragma GCC poison F_SETPIPE_SZ F_ADD_SEALS RENAME_NOREPLACE RENAME_EXCHANGE SIGRTMIN SIGRTMAX SIGPOLL
-#pragma GCC poison SIGPWR SIGSTKFLT
+#pragma GCC poison SIGPWR SIGSTKFLT MSG_CMSG_CLOEXEC MSG_NOSIGNAL SO_PEERCRED SCM_CREDENTIALS ucred
+#pragma GCC poison ENOMEDIUM EUCLEAN ENOKEY TEMP_FAILURE_RETRY
+/* struct stat's times: st_mtimespec and the like on macOS. */
+#pragma GCC poison st_mtim st_ctim st_atim
 
 /* System calls and calls of glibc that macOS lacks (or has with another
  * meaning: statfs's struct, qsort_r's argument order, sendfile's). */
