@@ -216,6 +216,9 @@ out:
 #else
 int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 {
+	rep->backend = backend_name(BACKEND_SEATBELT);
+	rep->network = net_mode_name(p->net);
+	report_gap(rep, "everything", "Seatbelt runs on macOS only: the command did not run");
 	log_error("cannot run with --backend seatbelt: Seatbelt runs on macOS only (/usr/bin/sandbox-exec), and this is not macOS");
 	log_hint("stockade explain --backend seatbelt prints the profile a Mac would run; here, --backend auto picks namespaces or landlock");
 	return 125;

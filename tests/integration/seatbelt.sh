@@ -62,5 +62,16 @@ st=$?
 [ $st -eq 125 ] && pass "a run with --backend seatbelt on Linux: exit 125" || fail "a run with --backend seatbelt on Linux: exit 125 (status $st)"
 case $err in *"Seatbelt runs on macOS only"*) pass "it says that it needs macOS" ;; *) fail "it says that it needs macOS"; diag "$err" ;; esac
 [ ! -e "$W/ran" ] && pass "the command did not run" || fail "the command did not run"
+"$STOCKADE" --backend seatbelt --report "$T/report.json" -C "$W" -- true 2>/dev/null
+if python3 - "$T/report.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["backend"] == "seatbelt" and d["exit"] is None
+assert any(g["what"] == "everything" for g in d["unenforced"])
+PY
+	pass "the report says seatbelt did not run"
+else
+	fail "the report says seatbelt did not run"
+fi
 
 plan_done
