@@ -50,7 +50,7 @@ MODULES := lib policy landlock mount netns seccomp supervise guard seatbelt jail
 # no Linux mechanism, with jail/main-macos.c for a main (make check-macos
 # holds them to it on Linux).
 MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c $(wildcard policy/*.c) $(wildcard seatbelt/*.c) \
-	jail/cli.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/main-macos.c
+	jail/cli.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
 # jail/main-macos.c is macOS's main.
 SRCS := $(filter-out jail/main-macos.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 MAIN_SRC := jail/main.c
@@ -206,9 +206,11 @@ install: stockade
 	install -Dm755 stockade $(DESTDIR)$(BINDIR)/stockade
 	install -Dm644 stockade.1 $(DESTDIR)$(MANDIR)/man1/stockade.1
 	install -Dm644 stockade.5 $(DESTDIR)$(MANDIR)/man5/stockade.5
+	tools/apparmor/install.sh install $(BINDIR) "$(DESTDIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stockade $(DESTDIR)$(MANDIR)/man1/stockade.1 $(DESTDIR)$(MANDIR)/man5/stockade.5
+	tools/apparmor/install.sh uninstall $(BINDIR) "$(DESTDIR)"
 
 clean:
 	rm -rf build build-asan build-analyze stockade

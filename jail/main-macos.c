@@ -8,9 +8,11 @@
 #include "jail/cli.h"
 #include "jail/say-policy.h"
 #include "jail/sbverbs.h"
+#include "jail/why.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
+#include "policy/handoff.h"
 #include "policy/report.h"
 
 extern char **environ;
@@ -30,7 +32,28 @@ static const char *unbuilt(const struct options *o)
 	return NULL;
 }
 
-static int run(const struct options *o)
+/* The trust hand-offs of the workspace, and of a git directory around
+ * it, as they are now (existing or not), looked for here: the guard and
+ * its index are Linux's. The profile refuses writes to each. */
+static int add_handoffs(struct policy *p)
+{
+	const char *areas[] = { p->workspace, p->outer_gitdir, p->outer_commondir };
+	for (size_t i = 0; i < ARRAY_SIZE(areas); i++) {
+		if (!areas[i] || (i == 2 && p->outer_gitdir && streq(areas[i], p->outer_gitdir)))
+			continue;
+		struct handoff_scan scan = { .workspace = areas[i], .user_home = p->user_home, .gitdir_only = i > 0 };
+		_cleanup_strv_ char **rel = NULL;
+		int e = handoffs_list(&scan, &rel);
+		if (e < 0) {
+			log_error("cannot look for the trust hand-offs of '%s': %s", areas[i], strerror(-e));
+			return e;
+		}
+		policy_add_handoffs(p, areas[i], rel);
+	}
+	return 0;
+}
+
+static int run_sandboxed(const struct options *o, struct report *rep)
 {
 	struct policy p;
 	struct policy_failure pf;
@@ -42,9 +65,11 @@ static int run(const struct options *o)
 		return 125;
 	}
 	say_skipped(&p);
-	struct report rep;
-	report_init(&rep);
-	if (p.mode == MODE_OFF) {
+	if (add_handoffs(&p) < 0) {
+		/* said */
+	} else if (o->command == CMD_WHY) {
+		status = why_verb(&p, o->why_target);
+	} else if (p.mode == MODE_OFF) {
 		log_error("--mode off is not built on macOS yet");
 	} else if (o->command == CMD_EXPLAIN) {
 		status = sbverb_explain(&p, environ, "the backend of macOS");
@@ -52,15 +77,42 @@ static int run(const struct options *o)
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
 		status = p.program_error == ENOENT ? 127 : 126;
 	} else {
-		status = sbverb_run(&p, environ, &rep);
-		if (o->report && report_write(&rep, o->report) < 0) {
-			log_error("cannot write the report '%s'", o->report);
-			if (status == 0)
-				status = 125;
+		status = sbverb_run(&p, environ, rep);
+	}
+	policy_free(&p);
+	return status;
+}
+
+static void report_said(const char *line, void *data)
+{
+	report_said_line(data, line);
+}
+
+/* As on Linux: the report opened before anything runs, written through
+ * that descriptor at the end. */
+static int run(const struct options *o)
+{
+	_cleanup_close_ int fd = -1;
+	if (o->report && o->command == CMD_RUN) {
+		fd = report_open(o->report);
+		if (fd < 0) {
+			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
+			log_hint("the report is opened before the command runs; nothing ran");
+			return 125;
 		}
 	}
+	struct report rep;
+	report_init(&rep);
+	log_tap_set(report_said, &rep);
+	int status = run_sandboxed(o, &rep);
+	log_tap_set(NULL, NULL);
+	if (fd >= 0) {
+		rep.status = status;
+		int e = report_write_fd(&rep, fd);
+		if (e < 0)
+			log_error("cannot write the report '%s': %s", o->report, strerror(-e));
+	}
 	report_free(&rep);
-	policy_free(&p);
 	return status;
 }
 
@@ -97,6 +149,7 @@ int main(int argc, char **argv)
 			break;
 		case CMD_RUN:
 		case CMD_EXPLAIN:
+		case CMD_WHY:
 			status = run(&o);
 			break;
 		}

@@ -97,6 +97,12 @@ void say_policy_failure(const struct policy_failure *f)
 
 void say_skipped(const struct policy *p)
 {
+	for (size_t i = 0; i < p->n_lifted; i++) {
+		const struct rule *r = &p->lifted[i];
+		_cleanup_free_ char *at = source_text(&r->source);
+		log_note("'%s' is a credential stockade hides: the command may %s it, as %s asks", r->path,
+			 r->access == ACCESS_WRITE ? "write" : "read", at);
+	}
 	for (size_t i = 0; i < p->n_skipped; i++) {
 		const struct rule *r = &p->skipped[i];
 		if (r->source.kind == SOURCE_OPTION) {

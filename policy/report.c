@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "lib/util.h"
 
@@ -10,12 +11,19 @@ void report_init(struct report *r)
 	*r = (struct report){ .backend = "none", .network = "off" };
 	r->enforced = strv_new();
 	r->supervises = strv_new();
+	r->said = strv_new();
+}
+
+void report_said_line(struct report *r, const char *line)
+{
+	strv_add(&r->said, line);
 }
 
 void report_free(struct report *r)
 {
 	strv_free(r->enforced);
 	strv_free(r->supervises);
+	strv_free(r->said);
 	free(r->fallback);
 	for (size_t i = 0; i < r->n_gaps; i++) {
 		free(r->gaps[i].what);
@@ -238,24 +246,56 @@ int report_write_json(const struct report *r, FILE *f)
 	} else {
 		fprintf(f, "{\"code\": %d}", r->exit_code);
 	}
-	fprintf(f, ",\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
+	fprintf(f, ",\n  \"stockade\": {\"status\": %d, \"command_ran\": %s, \"said\": ", r->status,
+		r->exited ? "true" : "false");
+	json_strv(f, r->said);
+	fprintf(f, "},\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
 		r->run_us / 1000.0);
 	return ferror(f) ? -EIO : 0;
 }
 
-int report_write(const struct report *r, const char *path)
+int report_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return -errno;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		int e = -errno;
 		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int report_write_fd(const struct report *r, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+		return -errno;
+	int dfd = dup(fd);
+	if (dfd < 0)
+		return -errno;
+	FILE *f = fdopen(dfd, "w");
+	if (!f) {
+		int e = -errno;
+		close(dfd);
 		return e;
 	}
 	int ret = report_write_json(r, f);
 	if (fclose(f) != 0 && ret == 0)
 		ret = -errno;
+	return ret;
+}
+
+int report_write(const struct report *r, const char *path)
+{
+	int fd = report_open(path);
+	if (fd < 0)
+		return fd;
+	int ret = report_write_fd(r, fd);
+	close(fd);
 	return ret;
 }

@@ -59,7 +59,7 @@ stop() {
 # child of its own, with its cwd in the private tmp, outlives it unless a
 # cgroup of the run's own takes it too.
 rm -f "$W/a.home" "$W/a.pid"
-"${JAIL[@]}" --net off -C "$W" -- sh -c \
+"${JAIL[@]}" -v --net off -C "$W" -- sh -c \
 	'(cd "$TMPDIR" && exec sleep 300) & echo $! >"$0/a.pid"; echo "$HOME" >"$0/a.home"; wait' "$W" \
 	>"$T/a.out" 2>"$T/a.err" &
 jpid=$!

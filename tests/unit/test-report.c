@@ -262,6 +262,9 @@ static void fill(struct report *r)
 	report_denial(r, "handoff", ".git/hooks/pre-commit", "created; moved to quarantine");
 	r->exited = true;
 	r->exit_code = 3;
+	r->status = 3;
+	report_said_line(r, "stockade: undid a change to trust hand-off '.git/hooks/pre-commit' (created)");
+	report_said_line(r, "hint: stockade quarantine lists what was set aside");
 	r->setup_us = 1234;
 	r->run_us = 56789012;
 }
