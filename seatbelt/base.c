@@ -53,7 +53,8 @@ static const struct allowance sysctls[] = {
 	  "gethostname, xargs's ARG_MAX, ulimit, getgroups, the stack, uptime and load: libc and the runtimes" },
 	{ "(allow sysctl-read (sysctl-name \"sysctl.proc_cputype\") (sysctl-name \"sysctl.proc_translated\") (sysctl-name \"sysctl.proc_native\"))",
 	  "whether the process runs under Rosetta: the toolchains pick binaries by it" },
-	{ "(allow sysctl-read (sysctl-name \"kern.proc.pid\"))", "the process's own entry (Go's and Node's runtimes); other processes' are kern.proc.all, denied" },
+	{ "(allow sysctl-read (sysctl-name-prefix \"kern.proc.pid.\"))",
+	  "a process's own entry by pid (Go's and Node's runtimes, ps -p $$); the name cannot tell its own pid from another's (see unenforced); the whole table, kern.proc.all, stays denied" },
 };
 
 static const struct allowance mach[] = {

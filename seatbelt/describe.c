@@ -29,6 +29,8 @@ void seatbelt_describe(const struct policy *p, struct report *rep)
 	report_gap(rep, "processes left behind",
 		   "the command's process group is killed at the end; a process that made a session of its own outlives the run");
 	report_gap(rep, "trust hand-offs after the run", "the guard does not run on macOS: nothing is undone or set aside, as the profile refused the writes");
+	report_gap(rep, "other processes' names",
+		   "kern.proc.pid.N answers for any pid: a process's name, owner and parent (never its arguments) can be read");
 	report_gap(rep, "terminal", "the command shares the caller's terminal: no pty of its own on macOS yet");
 	report_gap(rep, "limits", "no cgroup: processes and memory are not bounded");
 	report_gap(rep, "metadata of hidden paths' folders",
