@@ -75,7 +75,7 @@ tcp) "$probe" listen-tcp "$where" 0 3 >own.out 2>&1 & ;;
 unix) "$probe" listen-unix "$where" 3 >own.out 2>&1 & ;;
 abstract) "$probe" listen-abstract "$where" 3 >own.out 2>&1 & ;;
 esac
-for i in $(seq 60); do grep -q listening own.out && break; sleep 0.05; done
+for i in $(seq 400); do grep -q listening own.out && break; sleep 0.05; done
 port=$(sed -n 's/^listening //p' own.out)
 case $kind in
 tcp) exec "$probe" connect-tcp "$where" "$port" ;;
