@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "jail/cgroup.h"
+#include "jail/limits.h"
 #include "jail/ids.h"
 #include "policy/report.h"
 #include "seccomp/seccomp.h"
@@ -339,6 +340,7 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 	else
 		fprintf(f, "cgroup:                 not delegated here (%s): if stockade is killed, processes the command left may outlive it\n",
 			err_name(h->cgroup_err));
+	limits_doctor(f);
 	if (h->yama < 0)
 		fputs("yama ptrace_scope:      not present\n", f);
 	else

@@ -20,6 +20,7 @@
 #include "jail/cgroup.h"
 #include "jail/child.h"
 #include "jail/ids.h"
+#include "jail/limits.h"
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "lib/fd.h"
@@ -549,6 +550,8 @@ static int run_namespaces(struct run *r)
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
+	struct run_limits lim = RUN_LIMITS_INIT;
+	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
@@ -568,7 +571,15 @@ static int run_namespaces(struct run *r)
 	plan_mounts(&pl, p);
 	if (plan_landlock_said(r, &pl) < 0)
 		goto out;
-	/* 4. What is enforced here; --mode required refuses the rest. */
+	/* 4. The limits, by the best mechanism here; what is enforced;
+	 *    --mode required refuses the rest. */
+	/*    A cgroup of the run's own where one can be made: the jail is
+	 *    cloned into it, so that its cgroup namespace (and the tree it
+	 *    mounts) is rooted there, and its limits go on it. */
+	if (cgroup_create(&cg) < 0)
+		cgroup_release(&cg);
+	limits_setup(p, BACKEND_NAMESPACES, cg.dir, &lim);
+	limits_describe(&lim, p, rep);
 	if (say_enforced(r, &pl, false) < 0)
 		goto out;
 	/* 5. Signals blocked, the pipes to the jail's init. */
@@ -585,9 +596,17 @@ static int run_namespaces(struct run *r)
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
-	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	pid_t pid = -1;
+	if (cg.dir_fd >= 0) {
+		struct clone_args args = { .flags = flags | CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+					   .cgroup = (uint64_t)cg.dir_fd };
+		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	}
+	if (pid < 0)
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
 		link_child_side(&ln);
 		child_main(&c);
@@ -616,6 +635,13 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 		else
 			log_error("cannot write the jail's uid and gid maps: %s", strerror(-e));
+		goto out;
+	}
+	/* The limits' groups, before anything runs in the jail. */
+	e = limits_join(&lim, pid);
+	if (e < 0) {
+		kill_and_reap(pid);
+		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
 		goto out;
 	}
 	if (child_go(ln.sock[0], -1) < 0) {
@@ -670,11 +696,14 @@ static int run_namespaces(struct run *r)
 		st = command_status;
 	/* Otherwise init itself was killed: its status stands. */
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
+	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;
 }
@@ -687,6 +716,7 @@ static int run_landlock(struct run *r)
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
 	struct run_cgroup cg = RUN_CGROUP_INIT;
+	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
 	pid_t pid = -1;
 	int status = 125;
@@ -713,6 +743,9 @@ static int run_landlock(struct run *r)
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 		cgroup_release(&cg);
+	/*    The limits: in that cgroup where the host gave it the
+	 *    controllers, else by the best mechanism here. */
+	limits_setup(p, r->backend, cg.dir, &lim);
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -724,6 +757,7 @@ static int run_landlock(struct run *r)
 	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	bool in_cgroup;
 	pid = fork_into(&cg, &in_cgroup);
 	if (pid == 0) {
@@ -740,6 +774,11 @@ static int run_landlock(struct run *r)
 	}
 	if (c.own_pgrp)
 		(void)setpgid(pid, pid);
+	int le = limits_join(&lim, pid);
+	if (le < 0) {
+		log_error("cannot put the command into the cgroup of its limits: %s", strerror(-le));
+		goto out;
+	}
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
 		goto out;
@@ -761,6 +800,8 @@ static int run_landlock(struct run *r)
 		}
 	}
 	/* 7. What is enforced here; --mode required refuses the rest. */
+	if (jail)
+		limits_describe(&lim, p, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
 	/* 8. Go, with the ruleset: the process restricts itself and execs. A
@@ -804,6 +845,7 @@ static int run_landlock(struct run *r)
 	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
 	pid = -1;
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	if (pr.super) {
 		supervisor_drain(pr.super);
 		if (!supervisor_whole_run(pr.super))
@@ -819,6 +861,7 @@ out:
 		kill_and_reap(pid);
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
 	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;

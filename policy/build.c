@@ -93,6 +93,18 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			p->backend = l->backend;
 		if (l->mode_set)
 			p->mode = l->mode;
+		if (l->max_procs) {
+			p->limits.max_procs = l->max_procs;
+			p->limits.max_procs_source = l->max_procs_source;
+		}
+		if (l->memory.bytes || l->memory.percent) {
+			p->limits.memory = l->memory;
+			p->limits.memory_source = l->memory_source;
+		}
+		if (l->tmp_size.bytes || l->tmp_size.percent) {
+			p->limits.tmp_size = l->tmp_size;
+			p->limits.tmp_size_source = l->tmp_size_source;
+		}
 		if (l->home) {
 			s->home = l->home;
 			s->home_source = &l->home_source;

@@ -32,6 +32,9 @@ struct layer {
 	enum run_mode mode;
 	char *home;		/* a home kept across runs */
 	struct source home_source;
+	unsigned long max_procs;	/* 0: not set */
+	struct size_spec memory, tmp_size;	/* all 0: not set */
+	struct source max_procs_source, memory_source, tmp_size_source;
 	struct layer_rule *rules;
 	size_t n_rules;
 	struct env_op *env_ops;

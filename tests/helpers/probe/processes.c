@@ -365,3 +365,36 @@ int op_on_process(char **a)
 	}
 	return r < 0 ? e : 0;
 }
+
+/* spawn-many N: forks N children that wait, or as many as it can: prints
+ * "started K", and the errno of the fork that failed; then kills them. A
+ * fork bomb with an end. */
+int op_spawn_many(char **a)
+{
+	long n = parse_long(a[0], "count");
+	pid_t *pids = calloc((size_t)n, sizeof(*pids));
+	long k;
+	int e = 0;
+
+	if (!pids)
+		return ENOMEM;
+	for (k = 0; k < n; k++) {
+		pids[k] = fork();
+		if (pids[k] < 0) {
+			e = errno;
+			break;
+		}
+		if (pids[k] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	printf("started %ld\n", k);
+	fflush(stdout);
+	for (long i = 0; i < k; i++)
+		kill(pids[i], SIGKILL);
+	for (long i = 0; i < k; i++)
+		waitpid(pids[i], NULL, 0);
+	free(pids);
+	return e;
+}
