@@ -205,7 +205,7 @@ int limits_join(const struct run_limits *l, pid_t pid)
 	return 0;
 }
 
-void limits_describe(const struct run_limits *l, const struct policy *p, struct report *rep)
+void limits_describe(const struct run_limits *l, const struct policy *p, const char *run_dir, struct report *rep)
 {
 	_cleanup_free_ char *procs_source = source_text(&p->limits.max_procs_source);
 	_cleanup_free_ char *memory_source = source_text(&p->limits.memory_source);
@@ -220,6 +220,18 @@ void limits_describe(const struct run_limits *l, const struct policy *p, struct 
 		report_gap(rep, what,
 			   p->uid == 0 ? "no cgroup with the pids controller can be made here, and RLIMIT_NPROC does not hold root"
 				       : "no cgroup with the pids controller can be made here");
+	}
+	char tmp[64];
+	size_spec_format(&p->limits.tmp_size, host_memory(), tmp, sizeof(tmp));
+	_cleanup_free_ char *tmp_source = source_text(&p->limits.tmp_size_source);
+	if (!run_dir) {
+		_cleanup_free_ char *what = xasprintf("the home, /tmp and /dev/shm: one tmpfs of at most %s (%s)", tmp, tmp_source);
+		report_enforced(rep, what);
+	} else {
+		_cleanup_free_ char *what = xasprintf("the home and tmp: at most %s (%s)", tmp, tmp_source);
+		_cleanup_free_ char *why = xasprintf("on the landlock backend they are directories in %s, a filesystem of the host's that stockade cannot bound%s",
+						     run_dir, l->memory_by ? " (its pages count against the run's memory)" : "");
+		report_gap(rep, what, why);
 	}
 	if (l->memory_by) {
 		_cleanup_free_ char *what = xasprintf("memory: at most %s (%s; %s)", size, memory_source, l->memory_by);

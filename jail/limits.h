@@ -37,7 +37,9 @@ struct run_limits {
 void limits_setup(const struct policy *p, enum backend backend, const char *run_cgroup, struct run_limits *ret);
 /* Puts the command's process (not yet started) into the groups. */
 int limits_join(const struct run_limits *l, pid_t pid);
-void limits_describe(const struct run_limits *l, const struct policy *p, struct report *rep);
+/* run_dir: where the landlock backend's home and tmp are (NULL: the
+ * namespace jail's own tmpfs). */
+void limits_describe(const struct run_limits *l, const struct policy *p, const char *run_dir, struct report *rep);
 /* After the run: a limit it reached, said and recorded. */
 void limits_after(const struct run_limits *l, const struct policy *p, struct report *rep);
 void limits_release(struct run_limits *l);

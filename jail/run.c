@@ -579,7 +579,7 @@ static int run_namespaces(struct run *r)
 	if (cgroup_create(&cg) < 0)
 		cgroup_release(&cg);
 	limits_setup(p, BACKEND_NAMESPACES, cg.dir, &lim);
-	limits_describe(&lim, p, rep);
+	limits_describe(&lim, p, NULL, rep);
 	if (say_enforced(r, &pl, false) < 0)
 		goto out;
 	/* 5. Signals blocked, the pipes to the jail's init. */
@@ -801,7 +801,7 @@ static int run_landlock(struct run *r)
 	}
 	/* 7. What is enforced here; --mode required refuses the rest. */
 	if (jail)
-		limits_describe(&lim, p, rep);
+		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
 	/* 8. Go, with the ruleset: the process restricts itself and execs. A

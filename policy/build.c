@@ -49,6 +49,7 @@ void layer_free(struct layer *l)
 void policy_failure_free(struct policy_failure *f)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){ 0 };
 }
 
@@ -56,6 +57,7 @@ static int fail(struct policy_failure *f, enum policy_fault fault, int err, cons
 		const struct source *source)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){
 		.fault = fault,
 		.err = err,
@@ -332,6 +334,80 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 	return 0;
 }
 
+/* Whether what a path ends up with is what a rule on it asks for; a
+ * protect asks only that it is not written. */
+static bool honoured(enum access a, enum effect e)
+{
+	switch (a) {
+	case ACCESS_READ:
+		return e == EFFECT_READ;
+	case ACCESS_WRITE:
+		return e == EFFECT_WRITE;
+	case ACCESS_HIDE:
+		return e == EFFECT_NONE;
+	case ACCESS_PROTECT:
+		return e != EFFECT_WRITE;
+	}
+	return false;
+}
+
+static bool is_users(const struct rule *r)
+{
+	return r->source.kind != SOURCE_DEFAULT;
+}
+
+/* Every rule the user asked for is honoured, or the run is refused: a
+ * rule another decides on its own path (a --read of a credential the
+ * defaults hide, a --write of a trust hand-off), a hide that would take
+ * the workspace away (--hide /, --hide ..), a rule on the jail's own
+ * /proc or /dev. A hide of the user's takes away the built-in grants
+ * beneath it too (--hide ~ hides the toolchains the defaults read there);
+ * the user's own rules beneath it stand. */
+static int honour_user_rules(struct policy *p, struct policy_failure *f)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *u = &p->rules[i];
+		if (!is_users(u))
+			continue;
+		int fault = POLICY_OK;
+		const struct rule *w = NULL;
+		if (path_is_beneath(u->path, "/proc") || path_is_beneath(u->path, "/dev"))
+			fault = POLICY_RULE_SPECIAL;
+		else if (u->access == ACCESS_HIDE && path_is_beneath(p->workspace, u->path))
+			fault = POLICY_RULE_HOLDS_WORKSPACE;
+		else if ((w = policy_rule_for(p, u->path)) && w != u && streq(w->path, u->path) &&
+			 !honoured(u->access, policy_effect(p, u->path)))
+			fault = POLICY_RULE_OVERRULED;
+		else
+			w = NULL;
+		if (fault == POLICY_OK)
+			continue;
+		/* the path as the user wrote it is gone by now: the canonical one */
+		int r = fail(f, (enum policy_fault)fault, 0, u->path, &u->source);
+		f->access = u->access;
+		if (w) {
+			f->other = w->origin ? xstrdup(w->origin) : source_text(&w->source);
+			f->other_access = w->access;
+		}
+		return r;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct rule *r = &p->rules[i];
+		bool dropped = false;
+		if (!is_users(r) && (r->access == ACCESS_READ || r->access == ACCESS_WRITE))
+			for (size_t k = 0; k < p->n_rules && !dropped; k++)
+				dropped = is_users(&p->rules[k]) && p->rules[k].access == ACCESS_HIDE &&
+					  !streq(p->rules[k].path, r->path) && path_is_beneath(r->path, p->rules[k].path);
+		if (dropped)
+			free(r->path);
+		else
+			p->rules[kept++] = *r;
+	}
+	p->n_rules = kept;
+	return 0;
+}
+
 static void add_program(struct policy *p, char *const *argv)
 {
 	if (!argv || !argv[0])
@@ -528,7 +604,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)
 			return r;
 	add_program(p, argv);
-	if ((r = check_own_files(p, f)) < 0)
+	if ((r = honour_user_rules(p, f)) < 0 || (r = check_own_files(p, f)) < 0)
 		return r;
 	drop_narrowing_defaults(p);
 	policy_sort(p);

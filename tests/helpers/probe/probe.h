@@ -189,6 +189,7 @@ int op_open_trunc(char **a);
 int op_on_process(char **a);
 int op_orphan(char **a);
 int op_spawn_many(char **a);
+int op_alloc(char **a);
 int op_perf_event_open(char **a);
 int op_personality(char **a);
 int op_pgrp(char **a);

@@ -366,12 +366,15 @@ int op_on_process(char **a)
 	return r < 0 ? e : 0;
 }
 
-/* spawn-many N: forks N children that wait, or as many as it can: prints
- * "started K", and the errno of the fork that failed; then kills them. A
- * fork bomb with an end. */
+/* spawn-many N [HOLD]: forks N children that wait, or as many as it can:
+ * prints "started K", holds them HOLD seconds (touching the file
+ * $PROBE_HELD, if set, once they all run), then kills them; the result is
+ * the errno of the fork that failed. A fork bomb with an end. */
 int op_spawn_many(char **a)
 {
 	long n = parse_long(a[0], "count");
+	double hold = a[1] ? parse_seconds(a[1]) : 0;
+	const char *held = getenv("PROBE_HELD");
 	pid_t *pids = calloc((size_t)n, sizeof(*pids));
 	long k;
 	int e = 0;
@@ -391,10 +394,31 @@ int op_spawn_many(char **a)
 	}
 	printf("started %ld\n", k);
 	fflush(stdout);
+	if (held) {
+		int fd = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (hold > 0)
+		sleep_seconds(hold);
 	for (long i = 0; i < k; i++)
 		kill(pids[i], SIGKILL);
 	for (long i = 0; i < k; i++)
 		waitpid(pids[i], NULL, 0);
 	free(pids);
 	return e;
+}
+
+/* alloc MIB: allocates MIB mebibytes and touches every page. */
+int op_alloc(char **a)
+{
+	long mib = parse_long(a[0], "MiB");
+	for (long i = 0; i < mib; i++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			return ENOMEM;
+		memset(p, 1, 1 << 20);
+	}
+	printf("allocated %ld MiB\n", mib);
+	return 0;
 }
