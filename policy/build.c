@@ -496,6 +496,34 @@ static int check_own_files(struct policy *p, struct policy_failure *f)
 	return 0;
 }
 
+/* stockade's own build caches (GOCACHE, ccache's, npm's, XDG_CACHE_HOME),
+ * one set per workspace: what a run in one project writes there, no build
+ * of another project reads. The name says which workspace (its last
+ * component) and keeps two of the same name apart (a hash of its path). */
+static char *cache_dir_of(const struct policy *p, char *const *environ)
+{
+	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
+	_cleanup_free_ char *root =
+		xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	for (const char *c = p->workspace; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	const char *base = strrchr(p->workspace, '/');
+	base = base && base[1] ? base + 1 : "root";
+	char name[33];
+	size_t n = 0;
+	for (; *base && n < sizeof(name) - 1; base++)
+		name[n++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+					    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
+				    ? *base
+				    : '_';
+	name[n] = '\0';
+	if (name[0] == '.')
+		name[0] = '_';	/* never a hidden name, nor ".." */
+	char hex[17];
+	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
+}
+
 static char *state_dir_of(const struct policy *p, char *const *environ)
 {
 	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
@@ -584,8 +612,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return fail(f, POLICY_NO_CWD, errno, NULL, NULL);
 	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
-	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
-	p->cache_dir = xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	p->cache_dir = cache_dir_of(p, environ);
 	p->state_dir = state_dir_of(p, environ);
 
 	env_begin(&p->env, environ, ops, s.n_env_ops);
