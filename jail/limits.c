@@ -304,5 +304,8 @@ void limits_doctor(FILE *f)
 			l.memory_by ? l.memory_by : "unbounded here (no cgroup with the memory controller)");
 		limits_release(&l);
 	}
+	fputs("limits (tmpfs):         the namespace jail's home, /tmp and /dev/shm: one tmpfs (--tmp-size); the landlock "
+	      "backend's: directories on the host's $XDG_RUNTIME_DIR, /dev/shm or TMPDIR, which stockade cannot bound\n",
+	      f);
 	policy_free(&p);
 }

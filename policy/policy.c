@@ -135,7 +135,7 @@ int size_spec_parse(const char *s, struct size_spec *ret)
 
 uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram)
 {
-	return s->bytes ? s->bytes : ram / 100 * s->percent;
+	return s->bytes ? s->bytes : ram / 100 * s->percent + ram % 100 * s->percent / 100;
 }
 
 void size_spec_format(const struct size_spec *s, uint64_t ram, char *buf, size_t size)
@@ -437,5 +437,6 @@ static int rule_cmp(const void *a, const void *b)
 
 void policy_sort(struct policy *p)
 {
-	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	if (p->n_rules > 1)	/* qsort's base may not be NULL, even for none */
+		qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
 }
