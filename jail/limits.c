@@ -289,22 +289,44 @@ void limits_release(struct run_limits *l)
 	*l = (struct run_limits)RUN_LIMITS_INIT;
 }
 
-void limits_doctor(FILE *f)
+void limits_doctor(FILE *f, bool json)
 {
 	struct policy p;
 	policy_init(&p);
 	p.uid = getuid();
 	static const enum backend backends[] = { BACKEND_NAMESPACES, BACKEND_LANDLOCK };
+	if (json)
+		fputs("  \"limits\": {", f);
 	for (size_t i = 0; i < ARRAY_SIZE(backends); i++) {
 		struct run_limits l;
 		limits_setup(&p, backends[i], NULL, &l);
+		if (json) {
+			fprintf(f, "%s\"%s\": {\"processes\": ", i ? ", " : "", backend_name(backends[i]));
+			if (l.procs_by)
+				json_string(f, l.procs_by);
+			else
+				fputs("null", f);
+			fputs(", \"memory\": ", f);
+			if (l.memory_by)
+				json_string(f, l.memory_by);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"tmpfs\": %s}", backends[i] == BACKEND_NAMESPACES ? "true" : "false");
+			limits_release(&l);
+			continue;
+		}
 		fprintf(f, "limits (%s):%*sprocesses by %s; memory %s%s\n", backend_name(backends[i]),
 			(int)(13 - strlen(backend_name(backends[i]))), "",
 			l.procs_by ? l.procs_by : "nothing (unbounded here)", l.memory_by ? "by " : "",
 			l.memory_by ? l.memory_by : "unbounded here (no cgroup with the memory controller)");
 		limits_release(&l);
 	}
-	fputs("limits (tmpfs):         the namespace jail's home, /tmp and /dev/shm: one tmpfs (--tmp-size); the landlock "
+	if (json) {
+		fputs("},\n", f);
+		policy_free(&p);
+		return;
+	}
+	fputs("limits (tmpfs):        the namespace jail's home, /tmp and /dev/shm: one tmpfs (--tmp-size); the landlock "
 	      "backend's: directories on the host's $XDG_RUNTIME_DIR, /dev/shm or TMPDIR, which stockade cannot bound\n",
 	      f);
 	policy_free(&p);

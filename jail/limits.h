@@ -44,5 +44,6 @@ void limits_describe(const struct run_limits *l, const struct policy *p, const c
 void limits_after(const struct run_limits *l, const struct policy *p, struct report *rep);
 void limits_release(struct run_limits *l);
 
-/* What stockade doctor says of the limits this host can hold. */
-void limits_doctor(FILE *f);
+/* What stockade doctor says of the limits this host can hold: lines, or
+ * the members of a JSON object ("limits": {...},). */
+void limits_doctor(FILE *f, bool json);

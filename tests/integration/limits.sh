@@ -42,6 +42,21 @@ jail --max-procs 1 -- true 2>"$T/err"
 jail --memory 12Q -- true 2>"$T/err"
 [ $? -eq 125 ] && grep -q -- "--memory" "$T/err" && pass "--memory 12Q: an error naming the option" || fail "--memory 12Q: an error naming the option"
 
+# doctor says what bounds the run here, and the run's report agrees.
+"$STOCKADE" doctor --json >"$T/doctor.json" 2>/dev/null
+in_jail --report "$T/default.json" -- true
+python3 - "$T/doctor.json" "$T/default.json" "$TEST_BACKEND" <<'PY' && pass "doctor names what bounds processes and memory here, as the run's report does" ||
+import json, sys
+d = json.load(open(sys.argv[1]))["limits"][sys.argv[3]]
+r = json.load(open(sys.argv[2]))
+for kind, word in (("processes", "processes: at most"), ("memory", "memory: at most")):
+    if d[kind]:
+        assert any(e.startswith(word) and d[kind] in e for e in r["enforced"]), (kind, d, r["enforced"])
+    else:
+        assert any(g["what"].startswith(word) for g in r["unenforced"]), (kind, r["unenforced"])
+PY
+	fail "doctor names what bounds processes and memory here, as the run's report does"
+
 # Memory: bounded by a cgroup where one can be made, named otherwise.
 in_jail --memory 64M --report "$T/mem.json" -- true
 if report_has "$T/mem.json" enforced "memory: at most 64.0 MiB"; then
