@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/vfs.h>
@@ -71,6 +72,28 @@ static bool has_file(const char *dir, const char *file)
 	return access(path, F_OK) == 0;
 }
 
+/* The groups of runs whose stockade was killed before it could remove
+ * them: empty once their processes are gone (rmdir refuses any other). */
+static void sweep(const char *parent)
+{
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		/* stockade-limits-PID-N, and the run's own stockade-PID-N */
+		const char *num = str_has_prefix(de->d_name, "stockade-limits-") ? de->d_name + strlen("stockade-limits-")
+				  : str_has_prefix(de->d_name, "stockade-")	      ? de->d_name + strlen("stockade-")
+										      : NULL;
+		if (!num || *num < '1' || *num > '9')
+			continue;
+		long pid = strtol(num, NULL, 10);
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 /* A group of the run's own beneath this process's in the hierarchy at
  * mount (controller: a v1 hierarchy's name; "" for v2), with file set to
  * value; kept in l. False, and nothing left behind, when it cannot be. */
@@ -85,6 +108,7 @@ static bool make_group(struct run_limits *l, const char *mount, const char *cont
 	_cleanup_free_ char *parent = path_join(mount, own);
 	if (access(parent, W_OK) < 0)
 		return false;
+	sweep(parent);
 	static unsigned counter;
 	_cleanup_free_ char *dir = xasprintf("%s/stockade-limits-%d-%u", parent, (int)getpid(), counter++);
 	if (mkdir(dir, 0755) < 0)
@@ -142,6 +166,9 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 	/* The landlock backend's own cgroup, where the host delegated it the
 	 * controllers. */
 	if (run_cgroup) {
+		_cleanup_free_ char *parent = path_parent(run_cgroup, NULL);
+		if (parent)
+			sweep(parent);
 		if (has_file(run_cgroup, "pids.max") && write_text(run_cgroup, "pids.max", procs) == 0) {
 			ret->procs_by = "cgroup pids.max";
 			ret->pids_events = path_join(run_cgroup, "pids.events");

@@ -11,7 +11,6 @@
 #include <sys/uio.h>
 
 #include "lib/path.h"
-#include "seccomp/seccomp.h"
 #include "lib/util.h"
 
 /* ---- answering ---- */
@@ -20,6 +19,15 @@ static void respond(struct supervisor *sv, uint64_t id, int err)
 {
 	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0, .val = 0 };
 	/* ENOENT: the caller is gone (killed while it waited). */
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+/* A call that names another process, checked: it goes on to the kernel
+ * with the registers it was made with (nothing of it is read again from
+ * the command's memory). */
+static void go_on(struct supervisor *sv, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
@@ -308,7 +316,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		if (err)
 			refuse(sv, req->id, "process", what, err);
 		else
-			seccomp_listener_continue(sv->listener, req->id);
+			go_on(sv, req->id);
 		return;
 	}
 	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : "listen";

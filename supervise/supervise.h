@@ -5,7 +5,9 @@
  * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
  * carries the call out itself and answers with the result: the kernel
  * never reads the address again, so a second thread cannot swap it after
- * the check. No decision is ever answered with CONTINUE. */
+ * the check. No decision on an address is ever answered with CONTINUE;
+ * the calls that name a process (processes.c) are, once their pid, held
+ * in a register and not in memory, was checked. */
 #pragma once
 
 #include <netinet/in.h>
