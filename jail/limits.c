@@ -289,14 +289,18 @@ void limits_after(const struct run_limits *l, const struct policy *p, struct rep
 		_cleanup_free_ char *src = source_text(&p->limits.max_procs_source);
 		log_note("the run reached its limit of %lu processes (%s): %llu fork(s) refused", l->max_procs, src, forks);
 		_cleanup_free_ char *what = xasprintf("processes: the limit of %lu (%s), %llu fork(s)", l->max_procs, src, forks);
-		report_denial(rep, "limit", what, "EAGAIN");
+		_cleanup_free_ char *rule = xasprintf("at most %lu processes (%s)", l->max_procs, l->procs_by);
+		_cleanup_free_ char *fix = xasprintf("--max-procs %lu", l->max_procs * 2);
+		report_denial_ruled(rep, "limit", what, "EAGAIN", rule, src, fix);
 	}
 	unsigned long long kills = events(l->memory_events, "oom_kill");
 	if (kills) {
 		_cleanup_free_ char *src = source_text(&p->limits.memory_source);
 		log_note("the run reached its memory limit (%s): %llu process(es) killed", src, kills);
 		_cleanup_free_ char *what = xasprintf("memory: the limit (%s), %llu process(es) killed", src, kills);
-		report_denial(rep, "limit", what, "OOM");
+		_cleanup_free_ char *rule = xasprintf("at most %llu bytes of memory (%s)", (unsigned long long)l->memory,
+						      l->memory_by);
+		report_denial_ruled(rep, "limit", what, "OOM", rule, src, "--memory SIZE (a larger one)");
 	}
 }
 

@@ -397,11 +397,54 @@ char **run_writable_trees(const struct policy *p)
 	return v;
 }
 
+/* stockade's own limits, which the guard needs once the run is over:
+ * descriptors, file sizes, memory, processes (its git) and CPU time. */
+static const struct {
+	int resource;
+	const char *name;
+} own_limits[] = {
+	{ RLIMIT_NOFILE, "RLIMIT_NOFILE" }, { RLIMIT_FSIZE, "RLIMIT_FSIZE" }, { RLIMIT_AS, "RLIMIT_AS" },
+	{ RLIMIT_DATA, "RLIMIT_DATA" },	    { RLIMIT_STACK, "RLIMIT_STACK" }, { RLIMIT_NPROC, "RLIMIT_NPROC" },
+	{ RLIMIT_CPU, "RLIMIT_CPU" },
+};
+_Static_assert(ARRAY_SIZE(own_limits) == ARRAY_SIZE(((struct run *)0)->own_limits), "struct run keeps each of them");
+
+/* Before the guard's end: each soft limit raised to its hard one (the
+ * run is over, nothing inherits them but stockade's own git), so that a
+ * caller's low descriptor limit does not leave a hand-off planted. One
+ * lowered below what stockade started with, by anyone, and not raised
+ * back: said, and false; the guard still does what it can. */
+static bool restore_own_limits(const struct rlimit before[])
+{
+	bool ok = true;
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++) {
+		struct rlimit now;
+		if (getrlimit(own_limits[i].resource, &now) < 0)
+			continue;
+		if (now.rlim_cur != now.rlim_max) {
+			struct rlimit raised = { .rlim_cur = now.rlim_max, .rlim_max = now.rlim_max };
+			if (setrlimit(own_limits[i].resource, &raised) == 0)
+				now = raised;
+		}
+		if (now.rlim_cur >= before[i].rlim_cur)
+			continue;
+		log_error("stockade's own %s was lowered during the run (to %llu, from %llu): the guard may not undo everything",
+			  own_limits[i].name, (unsigned long long)now.rlim_cur, (unsigned long long)before[i].rlim_cur);
+		ok = false;
+	}
+	return ok;
+}
+
 /* The guard's baselines, a killed run undone first; said, and failed on. */
 int run_begin_guard(struct run *r)
 {
 	if (r->n_guards)
 		return 0;
+	/* stockade's own limits, as the run starts: the guard's end checks
+	 * them (restore_own_limits). */
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++)
+		if (getrlimit(own_limits[i].resource, &r->own_limits[i]) < 0)
+			r->own_limits[i] = (struct rlimit){ 0, 0 };
 	struct guard_options areas[RUN_GUARD_AREAS];
 	_cleanup_strv_ char **writable = run_writable_trees(r->p);
 	size_t n = run_guard_areas(r->p, writable, areas);
@@ -867,49 +910,8 @@ out:
 	return status;
 }
 
-/* stockade's own limits, which the guard needs once the run is over:
- * descriptors, file sizes, memory, processes (its git) and CPU time. */
-static const struct {
-	int resource;
-	const char *name;
-} own_limits[] = {
-	{ RLIMIT_NOFILE, "RLIMIT_NOFILE" }, { RLIMIT_FSIZE, "RLIMIT_FSIZE" }, { RLIMIT_AS, "RLIMIT_AS" },
-	{ RLIMIT_DATA, "RLIMIT_DATA" },	    { RLIMIT_STACK, "RLIMIT_STACK" }, { RLIMIT_NPROC, "RLIMIT_NPROC" },
-	{ RLIMIT_CPU, "RLIMIT_CPU" },
-};
-
-/* Before the guard's end: each soft limit raised to its hard one (the
- * run is over, nothing inherits them but stockade's own git), so that a
- * caller's low descriptor limit does not leave a hand-off planted. One
- * lowered below what stockade started with, by anyone, and not raised
- * back: said, and false; the guard still does what it can. */
-static bool restore_own_limits(const struct rlimit before[])
-{
-	bool ok = true;
-	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++) {
-		struct rlimit now;
-		if (getrlimit(own_limits[i].resource, &now) < 0)
-			continue;
-		if (now.rlim_cur != now.rlim_max) {
-			struct rlimit raised = { .rlim_cur = now.rlim_max, .rlim_max = now.rlim_max };
-			if (setrlimit(own_limits[i].resource, &raised) == 0)
-				now = raised;
-		}
-		if (now.rlim_cur >= before[i].rlim_cur)
-			continue;
-		log_error("stockade's own %s was lowered during the run (to %llu, from %llu): the guard may not undo everything",
-			  own_limits[i].name, (unsigned long long)now.rlim_cur, (unsigned long long)before[i].rlim_cur);
-		ok = false;
-	}
-	return ok;
-}
-
 int run_command(struct run *r)
 {
-	struct rlimit limits[ARRAY_SIZE(own_limits)];
-	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++)
-		if (getrlimit(own_limits[i].resource, &limits[i]) < 0)
-			limits[i] = (struct rlimit){ 0, 0 };
 	int status = r->backend == BACKEND_NAMESPACES ? run_namespaces(r) : run_landlock(r);
 	if (status == RUN_FALLBACK) {
 		/* The host refused the namespace jail: the landlock backend,
@@ -932,7 +934,7 @@ int run_end_guard(struct run *r, int status)
 	/* Every process of the run is gone: the guard undoes what it changed,
 	 * in the workspace and in a git directory around it, with stockade's
 	 * own limits checked first (fails closed: 122). */
-	if (!restore_own_limits(limits) && status != 125)
+	if (!restore_own_limits(r->own_limits) && status != 125)
 		status = RUN_CLEANUP_FAILED;
 	struct guard_options areas[RUN_GUARD_AREAS];
 	run_guard_areas(r->p, NULL, areas);

@@ -313,9 +313,13 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen) {
 		char what[96];
 		int err = sv_process_call(req, what, sizeof(what));
-		if (err)
-			refuse(sv, req->id, "process", what, err);
-		else
+		if (err) {
+			report_denial_ruled(sv->rep, "process", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
+					    "a call that names a process goes on only for a process of the run",
+					    "built in: the supervisor (landlock backend)",
+					    "none: no option allows it (stockade.1, other processes)");
+			respond(sv, req->id, err);
+		} else
 			go_on(sv, req->id);
 		return;
 	}

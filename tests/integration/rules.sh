@@ -1,9 +1,10 @@
 # Every rule the user asks for is honoured or the run is refused with an
 # error naming the option and the path (exit 125): --hide / (which would
 # take the workspace, and the system with it), a hide of the workspace's
-# parent, a --read or --write of a credential the defaults hide, a rule
-# on the jail's own /proc or /dev. A --hide of the user's also takes the
-# built-in grants beneath it.
+# parent, a rule another decides on its own path (--write /usr, which the
+# defaults read), a rule on the jail's own /proc or /dev. A --hide of the
+# user's also takes the built-in grants beneath it. (A --read of a
+# credential's own path stands: fs.sh.)
 . tests/lib.sh
 
 new_places
@@ -32,10 +33,9 @@ expect_probe "control: the workspace is writable with no option" ok -- in_jail -
 refused "--hide /" --hide / --hide /
 refused "--hide .. (the workspace's parent)" --hide "$T" --hide ..
 refused "--hide of the workspace itself" --hide "$W" --hide "$W"
-refused "--read of a credential the defaults hide" --read "$HOME/.ssh" --read "$HOME/.ssh"
-refused "--write of a credential the defaults hide" --write "$HOME/.aws" --write "$HOME/.aws"
-ln -s "$HOME/.ssh" "$T/ssh-link"
-refused "--read through a symlink to a credential" --read "$HOME/.ssh" --read "$T/ssh-link"
+refused "--write of a system tree the defaults read (read beats write on one path)" --write /usr --write /usr
+mkdir -p "$W/both"
+refused "--write of a path a --read of yours decides" --write "$W/both" --read "$W/both" --write "$W/both"
 refused "--read of /proc" --read /proc/1 --read /proc/1
 refused "--write of /dev" --write /dev/shm --write /dev/shm
 
