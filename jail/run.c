@@ -445,7 +445,7 @@ int run_begin_guard(struct run *r)
 	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++)
 		if (getrlimit(own_limits[i].resource, &r->own_limits[i]) < 0)
 			r->own_limits[i] = (struct rlimit){ 0, 0 };
-	struct guard_options areas[RUN_GUARD_AREAS];
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	_cleanup_strv_ char **writable = run_writable_trees(r->p);
 	size_t n = run_guard_areas(r->p, writable, areas);
 	for (size_t i = 0; i < n; i++) {
@@ -936,7 +936,7 @@ int run_end_guard(struct run *r, int status)
 	 * own limits checked first (fails closed: 122). */
 	if (!restore_own_limits(r->own_limits) && status != 125)
 		status = RUN_CLEANUP_FAILED;
-	struct guard_options areas[RUN_GUARD_AREAS];
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	run_guard_areas(r->p, NULL, areas);
 	for (size_t i = 0; i < r->n_guards; i++) {
 		struct guard_report gr = { 0 };
