@@ -256,8 +256,11 @@ void limits_describe(const struct run_limits *l, const struct policy *p, const c
 		report_enforced(rep, what);
 	} else {
 		_cleanup_free_ char *what = xasprintf("the home and tmp: at most %s (%s)", tmp, tmp_source);
+		/* where the run directories go, not this run's own: the same
+		 * words from run to run (a gap is said once while it stays) */
+		_cleanup_free_ char *where = path_parent(run_dir, NULL);
 		_cleanup_free_ char *why = xasprintf("on the landlock backend they are directories in %s, a filesystem of the host's that stockade cannot bound%s",
-						     run_dir, l->memory_by ? " (its pages count against the run's memory)" : "");
+						     where ? where : run_dir, l->memory_by ? " (its pages count against the run's memory)" : "");
 		report_gap(rep, what, why);
 	}
 	if (l->memory_by) {
