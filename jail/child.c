@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -229,7 +230,14 @@ _Noreturn void child_main(const struct child *c)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
 		_exit(125);
-	/* 9. The jail's init forks the command and stays as pid 1; the
+	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
+	 *    soft and hard, and without capabilities nothing raises it. */
+	if (c->nproc) {
+		struct rlimit rl = { .rlim_cur = c->nproc, .rlim_max = c->nproc };
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", 125);
+	}
+	/* 10. The jail's init forks the command and stays as pid 1; the
 	 *    landlock backend's process is the command. */
 	if (c->init)
 		be_init(c);

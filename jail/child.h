@@ -56,6 +56,8 @@ struct child {
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */
 	int cgroup_procs;
+	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none. */
+	unsigned long nproc;
 
 	/* Confinement; jail false for --mode off, which runs it plain. */
 	bool jail;

@@ -20,6 +20,9 @@ enum {
 	OPT_CONFIG,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_MAX_PROCS,
+	OPT_MEMORY,
+	OPT_TMP_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +45,9 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
 	{ 0 },
 };
 
@@ -72,6 +78,9 @@ void cli_usage(FILE *f)
 	      "      --unset NAME        remove NAME from the environment\n"
 	      "      --home DIR          keep this home across runs instead of a fresh one\n"
 	      "      --hide-ignored      hide the files git ignores in the workspace\n"
+	      "      --max-procs N       the run's processes and threads (default 8192)\n"
+	      "      --memory SIZE       the run's memory, as 4G or 50% (default 75%)\n"
+	      "      --tmp-size SIZE     /tmp, home and /dev/shm together (default 50%)\n"
 	      "      --report FILE       write what was enforced and refused as JSON\n"
 	      "  -q, --quiet             say nothing unless something fails\n"
 	      "  -v, --verbose           say what is enforced and what is not\n"
@@ -186,6 +195,26 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_HIDE_IGNORED:
 			o->hide_ignored = true;
+			break;
+		case OPT_MAX_PROCS: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || n < 2 || n > (1UL << 22) || optarg[0] == '-')
+				USAGE_ERROR("invalid --max-procs '%s': use a number of processes from 2 to 4194304", optarg);
+			l->max_procs = n;
+			l->max_procs_source = SOURCE_OPTION_OF("--max-procs");
+			break;
+		}
+		case OPT_MEMORY:
+			if (size_spec_parse(optarg, &l->memory) < 0)
+				USAGE_ERROR("invalid --memory '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
+			l->memory_source = SOURCE_OPTION_OF("--memory");
+			break;
+		case OPT_TMP_SIZE:
+			if (size_spec_parse(optarg, &l->tmp_size) < 0)
+				USAGE_ERROR("invalid --tmp-size '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
+			l->tmp_size_source = SOURCE_OPTION_OF("--tmp-size");
 			break;
 		case OPT_REPORT:
 			free(o->report);

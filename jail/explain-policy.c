@@ -17,6 +17,17 @@ void explain_print_head(FILE *f, const struct policy *p, enum backend backend, c
 		p->home ? " (kept, --home)" : " (fresh, removed after the run)", tmpdir);
 	if (p->argv)
 		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
+	/* As written, not in bytes: the share of memory is the host's. */
+	const struct limits *lim = &p->limits;
+	_cleanup_free_ char *procs_src = source_text(&lim->max_procs_source);
+	_cleanup_free_ char *mem_src = source_text(&lim->memory_source);
+	_cleanup_free_ char *tmp_src = source_text(&lim->tmp_size_source);
+	char num[21], num2[21];
+	fprintf(f, "limits: processes %lu (%s); memory %s%s (%s); tmpfs %s%s (%s)\n", lim->max_procs, procs_src,
+		lim->memory.bytes ? fmt_u64(num, lim->memory.bytes) : fmt_u64(num, lim->memory.percent),
+		lim->memory.bytes ? " bytes" : "% of memory", mem_src,
+		lim->tmp_size.bytes ? fmt_u64(num2, lim->tmp_size.bytes) : fmt_u64(num2, lim->tmp_size.percent),
+		lim->tmp_size.bytes ? " bytes" : "% of memory", tmp_src);
 }
 
 void explain_print_rules(FILE *f, const struct policy *p, const struct rule *places, size_t n_places)

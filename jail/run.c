@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -19,6 +20,7 @@
 #include "jail/cgroup.h"
 #include "jail/child.h"
 #include "jail/ids.h"
+#include "jail/limits.h"
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "lib/fd.h"
@@ -395,12 +397,55 @@ char **run_writable_trees(const struct policy *p)
 	return v;
 }
 
+/* stockade's own limits, which the guard needs once the run is over:
+ * descriptors, file sizes, memory, processes (its git) and CPU time. */
+static const struct {
+	int resource;
+	const char *name;
+} own_limits[] = {
+	{ RLIMIT_NOFILE, "RLIMIT_NOFILE" }, { RLIMIT_FSIZE, "RLIMIT_FSIZE" }, { RLIMIT_AS, "RLIMIT_AS" },
+	{ RLIMIT_DATA, "RLIMIT_DATA" },	    { RLIMIT_STACK, "RLIMIT_STACK" }, { RLIMIT_NPROC, "RLIMIT_NPROC" },
+	{ RLIMIT_CPU, "RLIMIT_CPU" },
+};
+_Static_assert(ARRAY_SIZE(own_limits) == ARRAY_SIZE(((struct run *)0)->own_limits), "struct run keeps each of them");
+
+/* Before the guard's end: each soft limit raised to its hard one (the
+ * run is over, nothing inherits them but stockade's own git), so that a
+ * caller's low descriptor limit does not leave a hand-off planted. One
+ * lowered below what stockade started with, by anyone, and not raised
+ * back: said, and false; the guard still does what it can. */
+static bool restore_own_limits(const struct rlimit before[])
+{
+	bool ok = true;
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++) {
+		struct rlimit now;
+		if (getrlimit(own_limits[i].resource, &now) < 0)
+			continue;
+		if (now.rlim_cur != now.rlim_max) {
+			struct rlimit raised = { .rlim_cur = now.rlim_max, .rlim_max = now.rlim_max };
+			if (setrlimit(own_limits[i].resource, &raised) == 0)
+				now = raised;
+		}
+		if (now.rlim_cur >= before[i].rlim_cur)
+			continue;
+		log_error("stockade's own %s was lowered during the run (to %llu, from %llu): the guard may not undo everything",
+			  own_limits[i].name, (unsigned long long)now.rlim_cur, (unsigned long long)before[i].rlim_cur);
+		ok = false;
+	}
+	return ok;
+}
+
 /* The guard's baselines, a killed run undone first; said, and failed on. */
 int run_begin_guard(struct run *r)
 {
 	if (r->n_guards)
 		return 0;
-	struct guard_options areas[RUN_GUARD_AREAS];
+	/* stockade's own limits, as the run starts: the guard's end checks
+	 * them (restore_own_limits). */
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++)
+		if (getrlimit(own_limits[i].resource, &r->own_limits[i]) < 0)
+			r->own_limits[i] = (struct rlimit){ 0, 0 };
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	_cleanup_strv_ char **writable = run_writable_trees(r->p);
 	size_t n = run_guard_areas(r->p, writable, areas);
 	for (size_t i = 0; i < n; i++) {
@@ -548,6 +593,8 @@ static int run_namespaces(struct run *r)
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
+	struct run_limits lim = RUN_LIMITS_INIT;
+	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
@@ -567,7 +614,15 @@ static int run_namespaces(struct run *r)
 	plan_mounts(&pl, p);
 	if (plan_landlock_said(r, &pl) < 0)
 		goto out;
-	/* 4. What is enforced here; --mode required refuses the rest. */
+	/* 4. The limits, by the best mechanism here; what is enforced;
+	 *    --mode required refuses the rest. */
+	/*    A cgroup of the run's own where one can be made: the jail is
+	 *    cloned into it, so that its cgroup namespace (and the tree it
+	 *    mounts) is rooted there, and its limits go on it. */
+	if (cgroup_create(&cg) < 0)
+		cgroup_release(&cg);
+	limits_setup(p, BACKEND_NAMESPACES, cg.dir, &lim);
+	limits_describe(&lim, p, NULL, rep);
 	if (say_enforced(r, &pl, false) < 0)
 		goto out;
 	/* 5. Signals blocked, the pipes to the jail's init. */
@@ -584,9 +639,17 @@ static int run_namespaces(struct run *r)
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
-	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	pid_t pid = -1;
+	if (cg.dir_fd >= 0) {
+		struct clone_args args = { .flags = flags | CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+					   .cgroup = (uint64_t)cg.dir_fd };
+		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	}
+	if (pid < 0)
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
 		link_child_side(&ln);
 		child_main(&c);
@@ -615,6 +678,13 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 		else
 			log_error("cannot write the jail's uid and gid maps: %s", strerror(-e));
+		goto out;
+	}
+	/* The limits' groups, before anything runs in the jail. */
+	e = limits_join(&lim, pid);
+	if (e < 0) {
+		kill_and_reap(pid);
+		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
 		goto out;
 	}
 	if (child_go(ln.sock[0], -1) < 0) {
@@ -669,11 +739,14 @@ static int run_namespaces(struct run *r)
 		st = command_status;
 	/* Otherwise init itself was killed: its status stands. */
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
+	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;
 }
@@ -686,6 +759,7 @@ static int run_landlock(struct run *r)
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
 	struct run_cgroup cg = RUN_CGROUP_INIT;
+	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
 	pid_t pid = -1;
 	int status = 125;
@@ -712,6 +786,9 @@ static int run_landlock(struct run *r)
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 		cgroup_release(&cg);
+	/*    The limits: in that cgroup where the host gave it the
+	 *    controllers, else by the best mechanism here. */
+	limits_setup(p, r->backend, cg.dir, &lim);
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -723,6 +800,7 @@ static int run_landlock(struct run *r)
 	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	bool in_cgroup;
 	pid = fork_into(&cg, &in_cgroup);
 	if (pid == 0) {
@@ -739,6 +817,11 @@ static int run_landlock(struct run *r)
 	}
 	if (c.own_pgrp)
 		(void)setpgid(pid, pid);
+	int le = limits_join(&lim, pid);
+	if (le < 0) {
+		log_error("cannot put the command into the cgroup of its limits: %s", strerror(-le));
+		goto out;
+	}
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
 		goto out;
@@ -760,6 +843,8 @@ static int run_landlock(struct run *r)
 		}
 	}
 	/* 7. What is enforced here; --mode required refuses the rest. */
+	if (jail)
+		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
 	/* 8. Go, with the ruleset: the process restricts itself and execs. A
@@ -803,6 +888,7 @@ static int run_landlock(struct run *r)
 	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
 	pid = -1;
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	if (pr.super) {
 		supervisor_drain(pr.super);
 		if (!supervisor_whole_run(pr.super))
@@ -818,6 +904,7 @@ out:
 		kill_and_reap(pid);
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
 	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;
@@ -845,8 +932,11 @@ int run_command(struct run *r)
 int run_end_guard(struct run *r, int status)
 {
 	/* Every process of the run is gone: the guard undoes what it changed,
-	 * in the workspace and in a git directory around it. */
-	struct guard_options areas[RUN_GUARD_AREAS];
+	 * in the workspace and in a git directory around it, with stockade's
+	 * own limits checked first (fails closed: 122). */
+	if (!restore_own_limits(r->own_limits) && status != 125)
+		status = RUN_CLEANUP_FAILED;
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	run_guard_areas(r->p, NULL, areas);
 	for (size_t i = 0; i < r->n_guards; i++) {
 		struct guard_report gr = { 0 };

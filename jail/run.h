@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/resource.h>
 
 #include "guard/guard.h"
 #include "jail/fit.h"
@@ -22,6 +23,9 @@ struct run {
 	 * those of a git directory around it (run_guard_areas) */
 	struct guard *guards[3];
 	size_t n_guards;
+	/* stockade's own limits when the guard began (jail/run.c's
+	 * own_limits), checked before it ends */
+	struct rlimit own_limits[7];
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory

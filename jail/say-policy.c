@@ -86,6 +86,18 @@ void say_policy_failure(const struct policy_failure *f)
 		log_error("refusing to run: stockade's state directory '%s' would be writable from the jail", path);
 		log_hint("choose a workspace that does not hold it, or set XDG_STATE_HOME elsewhere");
 		break;
+	case POLICY_RULE_OVERRULED:
+		log_error("%s '%s' %s cannot be honoured: another rule decides that path (%s %s)", key, path, at,
+			  access_name(f->other_access), f->other ? f->other : "?");
+		log_hint("drop it, or name a path beneath it: on one path hide > protect > read > write, and the deepest rule wins");
+		break;
+	case POLICY_RULE_HOLDS_WORKSPACE:
+		log_error("%s '%s' %s cannot be honoured: it holds the workspace, which the run writes", key, path, at);
+		log_hint("hide paths beside the workspace, or choose another --workspace");
+		break;
+	case POLICY_RULE_SPECIAL:
+		log_error("%s '%s' %s cannot be honoured: /proc and /dev are the jail's own", key, path, at);
+		break;
 	case POLICY_STATE_LINK:
 		log_error("refusing to run: stockade's state directory is reached through the symlink '%s', which the "
 			  "jail could change",

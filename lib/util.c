@@ -123,6 +123,12 @@ size_t strv_length(char *const *v)
 	return n;
 }
 
+/* gcc's -fanalyzer loses the string once the vector is reallocated
+ * (malloc_usable_size is opaque to it) and calls it leaked: make analyze. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
 void strv_push(char ***v, char *s)
 {
 	size_t n = strv_length(*v);
@@ -139,6 +145,9 @@ void strv_push(char ***v, char *s)
 	(*v)[n] = s;
 	(*v)[n + 1] = NULL;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 void strv_add(char ***v, const char *s)
 {

@@ -49,6 +49,7 @@ void layer_free(struct layer *l)
 void policy_failure_free(struct policy_failure *f)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){ 0 };
 }
 
@@ -56,6 +57,7 @@ static int fail(struct policy_failure *f, enum policy_fault fault, int err, cons
 		const struct source *source)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){
 		.fault = fault,
 		.err = err,
@@ -93,6 +95,18 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			p->backend = l->backend;
 		if (l->mode_set)
 			p->mode = l->mode;
+		if (l->max_procs) {
+			p->limits.max_procs = l->max_procs;
+			p->limits.max_procs_source = l->max_procs_source;
+		}
+		if (l->memory.bytes || l->memory.percent) {
+			p->limits.memory = l->memory;
+			p->limits.memory_source = l->memory_source;
+		}
+		if (l->tmp_size.bytes || l->tmp_size.percent) {
+			p->limits.tmp_size = l->tmp_size;
+			p->limits.tmp_size_source = l->tmp_size_source;
+		}
 		if (l->home) {
 			s->home = l->home;
 			s->home_source = &l->home_source;
@@ -320,6 +334,80 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 	return 0;
 }
 
+/* Whether what a path ends up with is what a rule on it asks for; a
+ * protect asks only that it is not written. */
+static bool honoured(enum access a, enum effect e)
+{
+	switch (a) {
+	case ACCESS_READ:
+		return e == EFFECT_READ;
+	case ACCESS_WRITE:
+		return e == EFFECT_WRITE;
+	case ACCESS_HIDE:
+		return e == EFFECT_NONE;
+	case ACCESS_PROTECT:
+		return e != EFFECT_WRITE;
+	}
+	return false;
+}
+
+static bool is_users(const struct rule *r)
+{
+	return r->source.kind != SOURCE_DEFAULT;
+}
+
+/* Every rule the user asked for is honoured, or the run is refused: a
+ * rule another decides on its own path (a --read of a credential the
+ * defaults hide, a --write of a trust hand-off), a hide that would take
+ * the workspace away (--hide /, --hide ..), a rule on the jail's own
+ * /proc or /dev. A hide of the user's takes away the built-in grants
+ * beneath it too (--hide ~ hides the toolchains the defaults read there);
+ * the user's own rules beneath it stand. */
+static int honour_user_rules(struct policy *p, struct policy_failure *f)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *u = &p->rules[i];
+		if (!is_users(u))
+			continue;
+		int fault = POLICY_OK;
+		const struct rule *w = NULL;
+		if (path_is_beneath(u->path, "/proc") || path_is_beneath(u->path, "/dev"))
+			fault = POLICY_RULE_SPECIAL;
+		else if (u->access == ACCESS_HIDE && path_is_beneath(p->workspace, u->path))
+			fault = POLICY_RULE_HOLDS_WORKSPACE;
+		else if ((w = policy_rule_for(p, u->path)) && w != u && streq(w->path, u->path) &&
+			 !honoured(u->access, policy_effect(p, u->path)))
+			fault = POLICY_RULE_OVERRULED;
+		else
+			w = NULL;
+		if (fault == POLICY_OK)
+			continue;
+		/* the path as the user wrote it is gone by now: the canonical one */
+		int r = fail(f, (enum policy_fault)fault, 0, u->path, &u->source);
+		f->access = u->access;
+		if (w) {
+			f->other = w->origin ? xstrdup(w->origin) : source_text(&w->source);
+			f->other_access = w->access;
+		}
+		return r;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct rule *r = &p->rules[i];
+		bool dropped = false;
+		if (!is_users(r) && (r->access == ACCESS_READ || r->access == ACCESS_WRITE))
+			for (size_t k = 0; k < p->n_rules && !dropped; k++)
+				dropped = is_users(&p->rules[k]) && p->rules[k].access == ACCESS_HIDE &&
+					  !streq(p->rules[k].path, r->path) && path_is_beneath(r->path, p->rules[k].path);
+		if (dropped)
+			free(r->path);
+		else
+			p->rules[kept++] = *r;
+	}
+	p->n_rules = kept;
+	return 0;
+}
+
 static void add_program(struct policy *p, char *const *argv)
 {
 	if (!argv || !argv[0])
@@ -406,6 +494,34 @@ static int check_own_files(struct policy *p, struct policy_failure *f)
 	if (policy_effect(p, p->state_dir) == EFFECT_WRITE)
 		return fail(f, POLICY_STATE_WRITABLE, EPERM, p->state_dir, NULL);
 	return 0;
+}
+
+/* stockade's own build caches (GOCACHE, ccache's, npm's, XDG_CACHE_HOME),
+ * one set per workspace: what a run in one project writes there, no build
+ * of another project reads. The name says which workspace (its last
+ * component) and keeps two of the same name apart (a hash of its path). */
+static char *cache_dir_of(const struct policy *p, char *const *environ)
+{
+	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
+	_cleanup_free_ char *root =
+		xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	for (const char *c = p->workspace; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	const char *base = strrchr(p->workspace, '/');
+	base = base && base[1] ? base + 1 : "root";
+	char name[33];
+	size_t n = 0;
+	for (; *base && n < sizeof(name) - 1; base++)
+		name[n++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+					    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
+				    ? *base
+				    : '_';
+	name[n] = '\0';
+	if (name[0] == '.')
+		name[0] = '_';	/* never a hidden name, nor ".." */
+	char hex[17];
+	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
 }
 
 static char *state_dir_of(const struct policy *p, char *const *environ)
@@ -496,8 +612,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return fail(f, POLICY_NO_CWD, errno, NULL, NULL);
 	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
-	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
-	p->cache_dir = xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	p->cache_dir = cache_dir_of(p, environ);
 	p->state_dir = state_dir_of(p, environ);
 
 	env_begin(&p->env, environ, ops, s.n_env_ops);
@@ -516,7 +631,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)
 			return r;
 	add_program(p, argv);
-	if ((r = check_own_files(p, f)) < 0)
+	if ((r = honour_user_rules(p, f)) < 0 || (r = check_own_files(p, f)) < 0)
 		return r;
 	drop_narrowing_defaults(p);
 	policy_sort(p);

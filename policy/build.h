@@ -32,6 +32,9 @@ struct layer {
 	enum run_mode mode;
 	char *home;		/* a home kept across runs */
 	struct source home_source;
+	unsigned long max_procs;	/* 0: not set */
+	struct size_spec memory, tmp_size;	/* all 0: not set */
+	struct source max_procs_source, memory_source, tmp_size_source;
 	struct layer_rule *rules;
 	size_t n_rules;
 	struct env_op *env_ops;
@@ -62,6 +65,9 @@ enum policy_fault {
 	POLICY_SELF_WRITABLE,		/* stockade's own binary would be writable from the jail */
 	POLICY_STATE_WRITABLE,		/* stockade's state directory would be */
 	POLICY_STATE_LINK,		/* it is reached through a symlink the jail could change (path: the link) */
+	POLICY_RULE_OVERRULED,		/* a rule of the user's decided on its own path by another (other) */
+	POLICY_RULE_HOLDS_WORKSPACE,	/* a hide at or above the workspace, which the run writes */
+	POLICY_RULE_SPECIAL,		/* a rule beneath /proc or /dev, which the jail makes its own */
 };
 
 struct policy_failure {
@@ -69,7 +75,9 @@ struct policy_failure {
 	int err;		/* the errno that says why, where one does */
 	char *path;		/* the path as written, or as found */
 	struct source source;	/* the option or key that named it */
-	enum access access;	/* POLICY_PATH_*: the rule's */
+	enum access access;	/* POLICY_PATH_* and POLICY_RULE_*: the rule's */
+	char *other;		/* POLICY_RULE_OVERRULED: the rule that decides the path, as explain says it */
+	enum access other_access;
 };
 
 /* argv is the command (may be empty: explain). On failure returns -errno,

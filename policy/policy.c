@@ -103,6 +103,56 @@ int run_mode_from_name(const char *s, enum run_mode *ret)
 	return 0;
 }
 
+int size_spec_parse(const char *s, struct size_spec *ret)
+{
+	*ret = (struct size_spec){ 0 };
+	if (!s || !(*s >= '0' && *s <= '9'))
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || v == 0)
+		return -EINVAL;
+	if (streq(end, "%")) {
+		if (v > 100)
+			return -EINVAL;
+		ret->percent = (unsigned)v;
+		return 0;
+	}
+	static const char units[] = "KMGT";
+	unsigned shift = 0;
+	if (*end) {
+		const char *u = strchr(units, *end >= 'a' ? *end - 32 : *end);
+		if (!u || !*u || (end[1] && !streq(end + 1, "B") && !streq(end + 1, "iB")))
+			return -EINVAL;
+		shift = 10 * (unsigned)(u - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	ret->bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram)
+{
+	return s->bytes ? s->bytes : ram / 100 * s->percent + ram % 100 * s->percent / 100;
+}
+
+void size_spec_format(const struct size_spec *s, uint64_t ram, char *buf, size_t size)
+{
+	double b = (double)size_spec_bytes(s, ram);
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+	while (b >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		b /= 1024;
+		u++;
+	}
+	if (s->bytes)
+		snprintf(buf, size, "%.1f %s", b, units[u]);
+	else
+		snprintf(buf, size, "%u%% of memory (%.1f %s)", s->percent, b, units[u]);
+}
+
 void policy_init(struct policy *p)
 {
 	*p = (struct policy){
@@ -111,6 +161,14 @@ void policy_init(struct policy *p)
 		.mode = MODE_AUTO,
 		.uid = (uid_t)-1,
 		.gid = (gid_t)-1,
+		.limits = {
+			.max_procs = LIMIT_MAX_PROCS,
+			.memory = { .percent = LIMIT_MEMORY_PERCENT },
+			.tmp_size = { .percent = LIMIT_TMP_PERCENT },
+			.max_procs_source = SOURCE_DEFAULT_OF("limits"),
+			.memory_source = SOURCE_DEFAULT_OF("limits"),
+			.tmp_size_source = SOURCE_DEFAULT_OF("limits"),
+		},
 	};
 }
 
@@ -379,5 +437,6 @@ static int rule_cmp(const void *a, const void *b)
 
 void policy_sort(struct policy *p)
 {
-	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	if (p->n_rules > 1)	/* qsort's base may not be NULL, even for none */
+		qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
 }

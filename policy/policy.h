@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -98,6 +99,26 @@ struct env {
 	size_t n_changes;
 };
 
+/* A size as written: bytes, or a share of the host's memory. */
+struct size_spec {
+	uint64_t bytes;
+	unsigned percent;	/* of the host's memory, when bytes is 0 */
+};
+
+/* The run's limits, each with where it was set. */
+struct limits {
+	unsigned long max_procs;	/* tasks of the run, threads included */
+	struct size_spec memory;	/* its memory, the tmpfs it writes included */
+	struct size_spec tmp_size;	/* the namespace jail's /tmp, home and /dev/shm, together */
+	struct source max_procs_source, memory_source, tmp_size_source;
+};
+
+/* The defaults: far above what a build or test suite needs, well below
+ * what takes a host down. */
+#define LIMIT_MAX_PROCS 8192
+#define LIMIT_MEMORY_PERCENT 75
+#define LIMIT_TMP_PERCENT 50
+
 struct policy {
 	char *workspace;	/* canonical; written */
 	char *cwd;		/* where the command starts */
@@ -120,6 +141,7 @@ struct policy {
 	struct source net_source;
 	enum backend backend;	/* what was asked for */
 	enum run_mode mode;
+	struct limits limits;
 
 	struct rule *rules;
 	size_t n_rules;
@@ -148,6 +170,13 @@ int access_from_name(const char *s, enum access *ret);
 int net_mode_from_name(const char *s, enum net_mode *ret);
 int backend_from_name(const char *s, enum backend *ret);
 int run_mode_from_name(const char *s, enum run_mode *ret);
+/* "512M", "4G", "1048576", "25%": -EINVAL for anything else, 0 or
+ * above 100%, or a byte count that overflows. */
+int size_spec_parse(const char *s, struct size_spec *ret);
+/* Its bytes on a host with ram bytes of memory. */
+uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram);
+/* "4.0 GiB", "50% of memory (12.0 GiB)". */
+void size_spec_format(const struct size_spec *s, uint64_t ram, char *buf, size_t size);
 
 /* How a source reads in a message or in explain: "default: credentials",
  * "--read on the command line", "stockade.ini line 4 (write)". */

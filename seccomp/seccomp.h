@@ -76,6 +76,7 @@ enum sc_why {
 	WHY_KEYRING,
 	WHY_ATTACK_SURFACE,
 	WHY_MOUNT_TABLE,
+	WHY_OTHER_PROCESS,
 };
 
 struct sc_rule {

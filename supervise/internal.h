@@ -60,3 +60,10 @@ bool sv_run_abstract(const struct supervisor *sv, const struct net_addr *a, ino_
 /* A socket of the run's, just bound: its name, its inode. */
 void sv_remember_abstract(struct supervisor *sv, int fd);
 void sv_remember_bound(struct supervisor *sv, int fd);
+
+/* A process of the run: a descendant of stockade, not stockade itself. */
+bool sv_in_run(pid_t pid);
+/* A call that names a process (processes.c): 0 when it may go on to the
+ * kernel as made, or the errno it is refused with; what is the call
+ * and its target, for the report. */
+int sv_process_call(const struct seccomp_notif *req, char *what, size_t size);

@@ -22,6 +22,15 @@ static void respond(struct supervisor *sv, uint64_t id, int err)
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
+/* A call that names another process, checked: it goes on to the kernel
+ * with the registers it was made with (nothing of it is read again from
+ * the command's memory). */
+static void go_on(struct supervisor *sv, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
 static bool id_valid(const struct supervisor *sv, uint64_t id)
 {
 	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
@@ -293,12 +302,27 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
-	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen;
+	struct sv_process_call c;
+	static const uint64_t none[6];
+	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int nr = req->data.nr;
+	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen) {
+		char what[96];
+		int err = sv_process_call(req, what, sizeof(what));
+		if (err) {
+			report_denial_ruled(sv->rep, "process", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
+					    "a call that names a process goes on only for a process of the run",
+					    "built in: the supervisor (landlock backend)",
+					    "none: no option allows it (stockade.1, other processes)");
+			respond(sv, req->id, err);
+		} else
+			go_on(sv, req->id);
+		return;
+	}
 	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : "listen";
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
@@ -462,7 +486,8 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 	if (!pidfd_getfd)
 		report_gap(rep, "network and unix sockets",
 			   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");
-	static const char *const decides[] = { "connect", "bind", "unix socket paths" };
+	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of a process outside the run (stockade included) is refused; of every process of the user, refused");
+	static const char *const decides[] = { "connect", "bind", "unix socket paths", "calls naming a process" };
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);

@@ -5,13 +5,16 @@
  * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
  * carries the call out itself and answers with the result: the kernel
  * never reads the address again, so a second thread cannot swap it after
- * the check. No decision is ever answered with CONTINUE. */
+ * the check. No decision on an address is ever answered with CONTINUE;
+ * the calls that name a process (processes.c) are, once their pid, held
+ * in a register and not in memory, was checked. */
 #pragma once
 
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -147,6 +150,26 @@ bool supervise_is_rename(int nr);
 int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);
 /* The trust hand-off rule that holds path (the deepest), or NULL. Pure. */
 const struct rule *supervise_rename_handoff(const struct policy *p, const char *path);
+
+/* ---- calls that name a process, on the landlock backend (processes.c) ---- */
+
+enum sv_target {
+	SV_TARGET_NONE,		/* a kind the kernel refuses (EINVAL) */
+	SV_TARGET_PROCESS,	/* a pid or tid; 0 the caller */
+	SV_TARGET_PGRP,		/* a process group; 0 the caller's */
+	SV_TARGET_USER,		/* every process of a user */
+};
+
+struct sv_process_call {
+	const char *name;
+	enum sv_target kind;
+	long id;
+	bool changes;		/* sets something, rather than reads it */
+};
+
+/* What a call names: false when nr is not one of the calls that take a
+ * pid, a process group or a user. Pure. */
+bool supervise_process_call(int nr, const uint64_t args[6], struct sv_process_call *ret);
 
 /* What the supervisor enforces and what it cannot on this host (pidfd_getfd
  * refused: it cannot act for the command), into the report. */

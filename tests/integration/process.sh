@@ -97,7 +97,7 @@ expect_control "outside: the probe can signal a process of the user" -- "$PROBE"
 expect_probe "a process outside the run cannot be signalled" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" kill "$outside" TERM
 kill -0 "$outside" && pass "the outside process is alive" || fail "the outside process is alive"
 expect_probe "a process outside the run cannot be traced" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" ptrace "$outside"
-expect_probe "a descriptor of a process outside cannot be taken" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
+expect_probe "a descriptor of a process outside cannot be taken" "errno ESRCH" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
 expect_probe "another process's memory cannot be read" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
 	in_jail -- "$PROBE" read-mem "$outside"
 

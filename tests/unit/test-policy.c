@@ -324,9 +324,39 @@ static void test_init(void)
 	policy_free(&p);
 }
 
+/* Sizes as --memory and --tmp-size take them. */
+static void test_sizes(void)
+{
+	static const struct {
+		const char *in;
+		int r;
+		uint64_t bytes;
+		unsigned percent;
+	} cases[] = {
+		{ "512M", 0, 512ULL << 20, 0 },	 { "4G", 0, 4ULL << 30, 0 },	  { "4GiB", 0, 4ULL << 30, 0 },
+		{ "64k", 0, 64ULL << 10, 0 },	 { "1048576", 0, 1048576, 0 },	  { "1T", 0, 1ULL << 40, 0 },
+		{ "50%", 0, 0, 50 },		 { "100%", 0, 0, 100 },		  { "101%", -EINVAL, 0, 0 },
+		{ "0", -EINVAL, 0, 0 },		 { "0%", -EINVAL, 0, 0 },	  { "", -EINVAL, 0, 0 },
+		{ "-1G", -EINVAL, 0, 0 },	 { "12Q", -EINVAL, 0, 0 },	  { "4GB", 0, 4ULL << 30, 0 },
+		{ "4Gx", -EINVAL, 0, 0 },	 { "99999999999T", -EINVAL, 0, 0 }, { " 4G", -EINVAL, 0, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct size_spec s;
+		int r = size_spec_parse(cases[i].in, &s);
+		ok(r == cases[i].r && (r < 0 || (s.bytes == cases[i].bytes && s.percent == cases[i].percent)),
+		   "size '%s': %s", cases[i].in, cases[i].r ? "refused" : "parsed");
+	}
+	struct size_spec half = { .percent = 50 };
+	ok(size_spec_bytes(&half, 8ULL << 30) == 4ULL << 30, "50%% of 8 GiB is 4 GiB");
+	char buf[64];
+	size_spec_format(&half, 8ULL << 30, buf, sizeof(buf));
+	is_str(buf, "50% of memory (4.0 GiB)", "said as a share, with its bytes");
+}
+
 int main(void)
 {
 	test_init();
+	test_sizes();
 	test_deepest_wins();
 	test_same_path_precedence();
 	test_protect();

@@ -6,6 +6,7 @@
 #include "supervise/supervise.h"
 
 #include <arpa/inet.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "lib/util.h"
@@ -296,10 +297,50 @@ static void test_verdicts(void)
 	policy_free(&p);
 }
 
+/* What a call that names a process names: its kind of target and id. */
+static void test_process_calls(void)
+{
+	static const struct {
+		int nr;
+		uint64_t args[6];
+		enum sv_target kind;
+		long id;
+		bool changes;
+	} cases[] = {
+		{ SYS_prlimit64, { 4242, 7 }, SV_TARGET_PROCESS, 4242, true },
+		/* a pid is an int: the upper half is the kernel's to ignore */
+		{ SYS_prlimit64, { 0xffffffff00001234ULL }, SV_TARGET_PROCESS, 0x1234, true },
+		{ SYS_prlimit64, { 0xffffffffULL }, SV_TARGET_PROCESS, -1, true },
+		{ SYS_sched_getaffinity, { 99 }, SV_TARGET_PROCESS, 99, false },
+		{ SYS_sched_setattr, { 5 }, SV_TARGET_PROCESS, 5, true },
+		{ SYS_pidfd_open, { 77 }, SV_TARGET_PROCESS, 77, false },
+		{ SYS_setpriority, { 0, 12, 5 }, SV_TARGET_PROCESS, 12, true },
+		{ SYS_setpriority, { 1, 0, 5 }, SV_TARGET_PGRP, 0, true },
+		{ SYS_setpriority, { 2, 1000, 5 }, SV_TARGET_USER, 1000, true },
+		{ SYS_setpriority, { 9, 1 }, SV_TARGET_NONE, 1, true },
+		{ SYS_getpriority, { 1, 33 }, SV_TARGET_PGRP, 33, false },
+		{ SYS_ioprio_set, { 1, 8 }, SV_TARGET_PROCESS, 8, true },
+		{ SYS_ioprio_set, { 2, 8 }, SV_TARGET_PGRP, 8, true },
+		{ SYS_ioprio_set, { 3, 0 }, SV_TARGET_USER, 0, true },
+		{ SYS_ioprio_get, { 0, 8 }, SV_TARGET_NONE, 8, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sv_process_call c;
+		bool is = supervise_process_call(cases[i].nr, cases[i].args, &c);
+		ok(is && c.kind == cases[i].kind && c.id == cases[i].id && c.changes == cases[i].changes,
+		   "%s(%#llx, %#llx): target %d id %ld", is ? c.name : "?", (unsigned long long)cases[i].args[0],
+		   (unsigned long long)cases[i].args[1], is ? (int)c.kind : -1, is ? c.id : 0);
+	}
+	struct sv_process_call c;
+	ok(!supervise_process_call(SYS_kill, (uint64_t[6]){ 1 }, &c), "kill is Landlock's to scope, not one of these");
+	ok(!supervise_process_call(SYS_connect, (uint64_t[6]){ 0 }, &c), "nor is connect");
+}
+
 int main(void)
 {
 	test_parse();
 	test_spellings();
 	test_verdicts();
+	test_process_calls();
 	return tap_done();
 }

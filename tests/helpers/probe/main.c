@@ -65,6 +65,9 @@ static const struct op ops[] = {
 	{ "orphan", 2, 2, op_orphan, "FILE SECONDS" },
 	{ "spawn-wait", 1, 1, op_spawn_wait, "SECONDS" },
 	{ "pgrp", 0, 0, op_pgrp, "" },
+	{ "spawn-many", 1, 2, op_spawn_many, "N [HOLD]" },
+	{ "alloc", 1, 1, op_alloc, "MIB" },
+	{ "on-process", 2, 2, op_on_process, "prlimit|setpriority|setpriority-pgrp|setpriority-user|affinity|ioprio|scheduler|pidfd PID|self|child|parent" },
 	{ "signals", 1, 1, op_signals, "SECONDS" },
 
 	{ "chown", 3, 3, op_chown, "PATH UID GID" },

@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -185,7 +186,10 @@ int op_mq_open(char **a);
 int op_msgget(char **a);
 int op_open_tree(char **a);
 int op_open_trunc(char **a);
+int op_on_process(char **a);
 int op_orphan(char **a);
+int op_spawn_many(char **a);
+int op_alloc(char **a);
 int op_perf_event_open(char **a);
 int op_personality(char **a);
 int op_pgrp(char **a);
