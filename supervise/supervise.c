@@ -291,6 +291,44 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 
 /* ---- the notification ---- */
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* The thread group of a thread, from /proc/TID/status; 0 when it cannot
+ * be read (the thread is gone). */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], num[21], line[256];
+	stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(num, (uint64_t)tid)), "/status");
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && !tgid && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Tgid:", 5) == 0)
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+	return tgid;
+}
+
+/* A pidfd for the caller of a notification, which names a thread: any
+ * thread of the run may bind or connect, not only a process's main one
+ * (tornado's resolver threads, a Java server). A thread's own pidfd where
+ * the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its thread
+ * group, found through /proc. Either way the caller's notification is
+ * checked still valid afterwards: while it waits the thread lives, so its
+ * id and its group's cannot have been reused in between. */
+static int caller_pidfd(pid_t tid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	/* An older kernel: PIDFD_THREAD unknown, or the id not a group's. */
+	fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	pid_t tgid = tgid_of(tid);
+	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
 	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen;
@@ -306,7 +344,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	/* The pidfd first; the notification is checked still valid once
 	 * the address is read too: the caller was alive all along, so the
 	 * pid was not reused in between and the memory read was its own. */
-	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	_cleanup_close_ int pidfd = caller_pidfd(pid);
 	if (pidfd < 0) {
 		respond(sv, id, SV_REFUSED);
 		return;

@@ -86,6 +86,13 @@ SH
 for where in 127.0.0.1 ::1; do
 	expect_probe "its own listener on $where is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" tcp "$where"
 done
+# A thread that is not its process's main one binds, listens and connects
+# (tornado's and a Java server's threads): the supervisor decides its
+# calls as any other's.
+expect_control "outside: a second thread serves itself" -- "$PROBE" thread-server 127.0.0.1
+for where in 127.0.0.1 ::1; do
+	expect_probe "a second thread binds, listens and connects on $where" ok -- in_jail --net loopback -- "$PROBE" thread-server "$where"
+done
 expect_probe "its own Unix socket in its tmp is reachable" ok -- \
 	in_jail --net loopback --read "$PROBE" -- sh -c 'exec sh own.sh "$0" unix "$TMPDIR/own.sock"' "$PROBE"
 expect_probe "an abstract name it bound is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" abstract "stockade-own-$$"

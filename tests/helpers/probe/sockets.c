@@ -503,3 +503,51 @@ int op_connect_race(char **a)
 	printf("failed %ld\n", failed);
 	return 0;
 }
+
+/* thread-server HOST: a second thread binds HOST:0, listens, connects to
+ * itself and exchanges a line, while the main thread only waits: the
+ * supervisor must decide calls made by any thread, not only a process's
+ * main one (tornado's, a Java server's). */
+struct thread_server {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int err;
+};
+
+static void *thread_server_run(void *arg)
+{
+	struct thread_server *t = arg;
+	int lfd, c = -1, s = -1;
+	char buf[8] = "";
+
+	if ((t->err = bind_socket((struct sockaddr *)&t->ss, t->len, SOCK_STREAM, &lfd)))
+		return NULL;
+	t->len = sizeof(t->ss);
+	if (listen(lfd, 4) < 0 || getsockname(lfd, (struct sockaddr *)&t->ss, &t->len) < 0 ||
+	    (c = socket(t->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    connect(c, (struct sockaddr *)&t->ss, t->len) < 0 ||
+	    (s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 || send(s, "hi\n", 3, MSG_NOSIGNAL) != 3 ||
+	    recv(c, buf, sizeof(buf) - 1, 0) != 3)
+		t->err = errno ? errno : EIO;
+	if (s >= 0)
+		close(s);
+	if (c >= 0)
+		close(c);
+	close(lfd);
+	return NULL;
+}
+
+int op_thread_server(char **a)
+{
+	struct thread_server t = { 0 };
+	pthread_t thread;
+	int e;
+
+	parse_inet(a[0], "0", &t.ss, &t.len);
+	if ((e = pthread_create(&thread, NULL, thread_server_run, &t)))
+		return e;
+	pthread_join(thread, NULL);
+	if (!t.err)
+		printf("served from a second thread\n");
+	return t.err;
+}
