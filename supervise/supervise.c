@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -136,17 +137,27 @@ static bool fact_run_abstract(void *data, const struct net_addr *a)
 	return sv_run_abstract(data, a, sv_abstract_owner(a));
 }
 
-/* The verdict on q: carried out by act when allowed; a refusal reported;
- * an answer of the kernel's given as it would be. */
-static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+static int fact_held_outside(void *data, const struct net_addr *a)
+{
+	return sv_held_outside(data, a);
+}
+
+/* The verdict on q: carried out by the caller when allowed (with what
+ * the verdict asks, in ret_v); a refusal reported; an answer of the
+ * kernel's given as it would be. */
+static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind,
+		       const char *what, struct sv_verdict *ret_v)
 {
 	const struct sv_facts facts = {
 		.data = sv,
 		.host_address = fact_host_address,
 		.listener = fact_listener,
 		.run_abstract = fact_run_abstract,
+		.held_outside = fact_held_outside,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
+	if (ret_v)
+		*ret_v = v;
 	if (v.undecided)
 		sv->broken = true;
 	if (v.outcome == SV_REFUSE)
@@ -154,6 +165,32 @@ static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q
 	else if (v.outcome == SV_ANSWER)
 		respond(sv, id, v.err);
 	return v.outcome == SV_ALLOW;
+}
+
+static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+{
+	return decided_as(sv, id, q, kind, what, NULL);
+}
+
+/* Binds the socket to the loopback device: once set, the command cannot
+ * change it without CAP_NET_RAW, which it never has. A device the
+ * command chose before (an unprivileged stockade cannot replace it) is a
+ * refusal. */
+static int to_loopback_device(int fd)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t len = sizeof(dev) - 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0 || strcmp(dev, "lo") != 0)
+		return SV_REFUSED;
+	return 0;
+}
+
+static bool on_loopback_device(int fd)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t len = sizeof(dev) - 1;
+	return getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) == 0 && strcmp(dev, "lo") == 0;
 }
 
 static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
@@ -225,8 +262,16 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 	net_addr_format(a, what, sizeof(what));
 	struct sv_query q = query_of(sv, SV_BIND, a);
 	if (!names_socket_file(a)) {
-		if (!decided(sv, id, &q, "bind", what))
+		struct sv_verdict v;
+		if (!decided_as(sv, id, &q, "bind", what, &v))
 			return;
+		if (v.on_loopback) {
+			int err = to_loopback_device(fd);
+			if (err) {
+				refuse(sv, id, "bind", what, err);
+				return;
+			}
+		}
 		if (perform_bind(sv, id, fd, ss, len) != 0)
 			return;
 		/* Its listener, if it becomes one, is the run's own. */
@@ -281,6 +326,7 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	if (net_addr_parse(&ss, len, &a) < 0)
 		a = (struct net_addr){ .family = AF_UNSPEC };
 	struct sv_query q = query_of(sv, SV_LISTEN, &a);
+	q.loopback_device = on_loopback_device(fd);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
 	if (!decided(sv, id, &q, "listen", what))
@@ -496,7 +542,9 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
 	report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
 	if (net == NET_LOOPBACK)
-		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only");
+		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
+	if (net != NET_OFF)
+		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");
 	if (!pidfd_getfd)
 		report_gap(rep, "network and unix sockets",
 			   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");

@@ -82,6 +82,11 @@ struct sv_facts {
 	int (*listener)(void *data, const struct net_addr *a);
 	/* An abstract name a process of this run bound, and still holds. */
 	bool (*run_abstract)(void *data, const struct net_addr *a);
+	/* Does a socket outside the run listen on an address and port that a
+	 * bind to a would share (a wildcard, the other family's dual-stack
+	 * socket, a mapped form): 1, 0, or -errno when stockade cannot tell.
+	 * SO_REUSEPORT would let the run join it and take its connections. */
+	int (*held_outside)(void *data, const struct net_addr *a);
 };
 
 struct sv_query {
@@ -100,6 +105,9 @@ struct sv_query {
 	const char *path_real;
 	const char *path_name;	/* bind: the file's name in path_real */
 	bool path_is_socket;	/* connect */
+	/* listen: the socket is bound to the loopback device (SO_BINDTODEVICE
+	 * "lo"), as stockade binds 0.0.0.0 and :: with loopback. */
+	bool loopback_device;
 };
 
 enum sv_outcome {
@@ -112,6 +120,9 @@ struct sv_verdict {
 	enum sv_outcome outcome;
 	int err;
 	bool undecided;		/* refused because stockade could not tell */
+	/* bind, allowed: the socket is bound to the loopback device first
+	 * (0.0.0.0 or :: with loopback: it serves this host, never the LAN). */
+	bool on_loopback;
 };
 
 struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts);

@@ -80,7 +80,28 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 	}
 }
 
-static struct sv_verdict decide_bind(const struct sv_query *q)
+/* A port a socket outside the run listens on is refused as the kernel
+ * refuses it without SO_REUSEPORT and SO_REUSEADDR (EADDRINUSE: a server
+ * that tries the next port goes on), so the run never joins an outside
+ * service's port group and takes its connections. Port 0 is the
+ * kernel's to pick, and it never picks a port in use. */
+static struct sv_verdict squatting(const struct net_addr *d, const struct sv_facts *f, bool *ret_held)
+{
+	*ret_held = false;
+	if (d->port == 0)
+		return allow();
+	int held = f->held_outside(f->data, d);
+	if (held < 0) {
+		struct sv_verdict v = refuse();
+		v.undecided = true;
+		*ret_held = true;
+		return v;
+	}
+	*ret_held = held > 0;
+	return held > 0 ? (struct sv_verdict){ .outcome = SV_REFUSE, .err = EADDRINUSE } : allow();
+}
+
+static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_facts *f)
 {
 	const struct net_addr *a = &q->addr;
 	switch (a->family) {
@@ -92,7 +113,16 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 			return refuse();
 		if (q->net == NET_LOOPBACK && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
 			return refuse();
-		return allow();
+		bool held;
+		struct sv_verdict v = squatting(&d, f, &held);
+		if (held)
+			return v;
+		/* 0.0.0.0 and :: with loopback: bound to the loopback device,
+		 * so the server answers this host on every local address (a
+		 * dual-stack :: keeps both 127.0.0.1 and ::1, which a client
+		 * of Node's listen() expects) and nobody on the LAN. */
+		v.on_loopback = q->net == NET_LOOPBACK && net_addr_is_wildcard(&d);
+		return v;
 	}
 	case AF_UNIX: {
 		if (a->unnamed || a->abstract)
@@ -114,16 +144,22 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 	}
 }
 
-/* With loopback, a server listens on a loopback address it bound, never
- * on 0.0.0.0, ::, an address of the LAN, or a port listen() would pick
- * for an unbound socket: it must not serve the network. */
-static struct sv_verdict decide_listen(const struct sv_query *q)
+/* With loopback, a server listens on a loopback address it bound, or on
+ * 0.0.0.0 or :: bound to the loopback device, never on an address of the
+ * LAN or a port listen() would pick for an unbound socket: it must not
+ * serve the network. Nor on a port an outside socket has begun to listen
+ * on since the bind. */
+static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv_facts *f)
 {
 	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6))
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);
-	return net_addr_is_loopback(&d) && d.port != 0 ? allow() : refuse();
+	bool local = net_addr_is_loopback(&d) || (net_addr_is_wildcard(&d) && q->loopback_device);
+	if (!local || d.port == 0)
+		return refuse();
+	bool held;
+	return squatting(&d, f, &held);
 }
 
 struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts)
@@ -132,9 +168,9 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 	case SV_CONNECT:
 		return decide_connect(q, facts);
 	case SV_BIND:
-		return decide_bind(q);
+		return decide_bind(q, facts);
 	case SV_LISTEN:
-		return decide_listen(q);
+		return decide_listen(q, facts);
 	}
 	return refuse();
 }

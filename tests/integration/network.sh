@@ -128,9 +128,12 @@ fi
 expect_probe "TCP Fast Open is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" fastopen 127.0.0.1 "$PW4"
 [ "$(counts)" = "$base" ] && pass "no SYN reached the host's listeners" || fail "no SYN reached the host's listeners"
 
-# A server in the jail serves the run, never the network.
+# A server in the jail serves the run, never the network. One on 0.0.0.0
+# or :: works (the landlock backend binds it to the loopback device).
+for where in 0.0.0.0 ::; do
+	expect_probe "listening on $where works" ok -- in_jail --net loopback -- "$PROBE" listen-tcp "$where" 0 0
+done
 if $LL; then
-	expect_probe "listening on 0.0.0.0 is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" listen-tcp 0.0.0.0 0 1
 	expect_probe "binding the host's own address is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" bind-tcp "$host_ip" 0
 	expect_probe "listening on a socket never bound (listen() would pick 0.0.0.0) is refused" "errno $REFUSED" -- \
 		in_jail --net loopback -- "$PROBE" listen-unbound
@@ -168,27 +171,26 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555
 		kill "$plain" 2>/dev/null
 		wait "$plain" 2>/dev/null
-		# In the jail: one on 0.0.0.0 (the landlock backend refuses its
-		# listen; the namespace jail's 0.0.0.0 is its own loopback's) and
-		# one on 127.0.0.1, each started and listening, or refused, before
-		# the remote host tries.
-		for where in 0.0.0.0 127.0.0.1; do
-			in_jail --net loopback -- "$PROBE" listen-tcp "$where" 47556 3 >"$T/lan.out" 2>&1 &
+		# In the jail: servers on 0.0.0.0, :: and 127.0.0.1 (the landlock
+		# backend binds the first two to the loopback device; the
+		# namespace jail's addresses are its own loopback's), each
+		# listening before the remote host tries; on the landlock backend
+		# the host itself reaches them.
+		lan_port=47556
+		for where in 0.0.0.0 :: 127.0.0.1; do
+			lan_port=$((lan_port + 1))
+			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$T/lan.out" 2>&1 &
 			lan=$!
 			for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
-			if grep -q '^listening' "$T/lan.out"; then
-				state="listening"
-			elif $LL && [ "$where" = 0.0.0.0 ] && grep -q '^probe: errno EACCES' "$T/lan.out"; then
-				state="refused its listen"
-			else
-				state=""
-			fi
-			if [ -z "$state" ]; then
-				fail "a jailed server on $where started (listening, or refused with EACCES)"
+			if ! grep -q '^listening' "$T/lan.out"; then
+				fail "a jailed server on $where is listening"
 				diag "$(cat "$T/lan.out")"
 			else
-				expect_probe "a jailed server on $where ($state) is not reachable from the remote host" "errno ECONNREFUSED" -- \
-					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47556
+				expect_probe "a jailed server on $where is not reachable from the remote host" "errno ECONNREFUSED" -- \
+					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$lan_port"
+				if $LL; then
+					expect_probe "and the host reaches it on 127.0.0.1" ok -- "$PROBE" connect-tcp 127.0.0.1 "$lan_port"
+				fi
 			fi
 			kill "$lan" 2>/dev/null
 			wait "$lan" 2>/dev/null
@@ -198,6 +200,82 @@ else
 	# Making the remote host needs root: .ci/run makes it before the
 	# unprivileged run (and there a skip is a failure).
 	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
+fi
+
+# Servers as developers start them, and their clients in the run: Python's
+# http.server and Node's listen(0) bind :: and are reached on 127.0.0.1
+# (supertest's way) and on ::1.
+cat >"$W/servers.sh" <<'SH'
+python3 -m http.server 0 --bind :: >http.out 2>&1 &
+srv=$!
+for i in $(seq 100); do grep -q '^Serving' http.out && break; sleep 0.05; done
+port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.out)
+curl -s -o /dev/null -w 'http.server v4 %{http_code}\n' "http://127.0.0.1:$port/"
+curl -s -o /dev/null -w 'http.server v6 %{http_code}\n' "http://[::1]:$port/"
+kill "$srv"
+node -e '
+const http = require("http");
+const s = http.createServer((q, r) => r.end("hi")).listen(0, () => {
+	const p = s.address().port;
+	http.get("http://127.0.0.1:" + p, (r) => {
+		console.log("node v4 " + r.statusCode);
+		http.get("http://[::1]:" + p, (r) => { console.log("node v6 " + r.statusCode); s.close(); });
+	});
+});'
+SH
+want_servers="http.server v4 200 http.server v6 200 node v4 200 node v6 200"
+got=$(cd "$W" && sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $//')
+[ "$got" = "$want_servers" ] && pass "outside: http.server and node's listen(0) answer on 127.0.0.1 and ::1" ||
+	{ fail "outside: http.server and node's listen(0) answer on 127.0.0.1 and ::1"; diag "got: $got"; }
+got=$(in_jail --net loopback -q -- sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $//')
+[ "$got" = "$want_servers" ] && pass "in the jail: http.server and node's listen(0) answer on 127.0.0.1 and ::1" ||
+	{ fail "in the jail: http.server and node's listen(0) answer on 127.0.0.1 and ::1"; diag "got: $got"; }
+
+# Squatting: a service outside listens with SO_REUSEPORT; a jailed server
+# of the same user tries to join its port and take half its connections.
+# Without stockade the join works (the control); in the jail it is
+# refused (landlock: EADDRINUSE, every spelling; the namespace jail's
+# port is on its own loopback), and the outside listener gets every one
+# of 100 connections.
+"$PROBE" listen-reuseport 127.0.0.1 0 30 >"$T/squat-host.out" 2>&1 &
+squat_host=$!
+for _ in $(seq 100); do grep -q '^listening' "$T/squat-host.out" && break; sleep 0.05; done
+SQ=$(sed -n 's/^listening //p' "$T/squat-host.out")
+expect_control "outside: a second SO_REUSEPORT listener joins the port (the attack, without stockade)" -- \
+	"$PROBE" listen-reuseport 127.0.0.1 "$SQ" 0
+if $LL; then
+	for where in 127.0.0.1 0.0.0.0 :: ::ffff:127.0.0.1; do
+		expect_probe "squatting $where port $SQ with SO_REUSEPORT is refused" "errno EADDRINUSE" -- \
+			in_jail --net loopback -- "$PROBE" listen-reuseport "$where" "$SQ" 3
+	done
+	expect_probe "and with --net on" "errno EADDRINUSE" -- in_jail --net on -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 3
+fi
+in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 20 >"$T/squat-jail.out" 2>&1 &
+squat_jail=$!
+for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/squat-jail.out" && break; sleep 0.05; done
+if $LL; then
+	grep -q '^probe: errno EADDRINUSE' "$T/squat-jail.out" && pass "the squatter is refused its bind" ||
+		{ fail "the squatter is refused its bind"; diag "$(cat "$T/squat-jail.out")"; }
+else
+	grep -q '^listening' "$T/squat-jail.out" && pass "the squatter listens on its own loopback" ||
+		{ fail "the squatter listens on its own loopback"; diag "$(cat "$T/squat-jail.out")"; }
+fi
+for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$SQ" >/dev/null 2>&1; done
+kill "$squat_jail" "$squat_host" 2>/dev/null
+wait "$squat_jail" "$squat_host" 2>/dev/null
+got=$(sed -n 's/^accepted //p' "$T/squat-host.out")
+[ "$got" = 100 ] && pass "the outside listener got every one of 100 connections" ||
+	{ fail "the outside listener got every one of 100 connections"; diag "accepted: '$got'"; }
+# An outside listener on the other family's dual-stack ::.
+if $LL; then
+	"$PROBE" listen-reuseport :: 0 5 >"$T/squat6.out" 2>&1 &
+	squat6=$!
+	for _ in $(seq 100); do grep -q '^listening' "$T/squat6.out" && break; sleep 0.05; done
+	SQ6=$(sed -n 's/^listening //p' "$T/squat6.out")
+	expect_probe "squatting 127.0.0.1 beside an outside dual-stack :: listener is refused" "errno EADDRINUSE" -- \
+		in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ6" 3
+	kill "$squat6" 2>/dev/null
+	wait "$squat6" 2>/dev/null
 fi
 
 # A second thread rewriting the address during connect: the kernel never

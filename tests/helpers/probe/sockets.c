@@ -191,12 +191,22 @@ int op_bind_tcp(char **a)
 	return 0;
 }
 
-/* Accept for the given time; each connection gets "probe\n" and is closed. */
+static volatile sig_atomic_t listen_stopped;
+
+static void stop_listening(int sig)
+{
+	listen_stopped = 1;
+}
+
+/* Accept for the given time, or until SIGTERM; each connection gets
+ * "probe\n" and is closed; then the count is printed. */
 static int listen_and_count(int fd, double seconds)
 {
 	double end = now_monotonic() + seconds;
 	int accepted = 0;
+	struct sigaction sa = { .sa_handler = stop_listening };
 
+	sigaction(SIGTERM, &sa, NULL);
 	if (listen(fd, 64) < 0)
 		return errno;
 	if (bound_port(fd) >= 0)
@@ -209,7 +219,7 @@ static int listen_and_count(int fd, double seconds)
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		int conn;
 
-		if (left <= 0)
+		if (left <= 0 || listen_stopped)
 			break;
 		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
@@ -286,6 +296,31 @@ int op_listen_tcp(char **a)
 	parse_inet(a[0], a[1], &ss, &len);
 	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &fd)))
 		return e;
+	e = listen_and_count(fd, parse_seconds(a[2]));
+	close(fd);
+	return e;
+}
+
+/* listen-reuseport HOST PORT SECONDS: listen-tcp with SO_REUSEPORT set
+ * before the bind: outside, the service whose port a squatter would
+ * join; inside, the squatter. */
+int op_listen_reuseport(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, e;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0) {
+		e = errno;
+		close(fd);
+		return e;
+	}
 	e = listen_and_count(fd, parse_seconds(a[2]));
 	close(fd);
 	return e;
