@@ -208,6 +208,18 @@ _Noreturn void child_main(const struct child *c)
 		if (r < 0)
 			fail(c, CHILD_STEP_NETLINK, r, "lo", 125);
 	}
+	/* 4b. The name responder's socket, bound in the jail's network
+	 *     namespace while init may still bind port 53 there; stockade
+	 *     serves it from outside. */
+	if (c->responder) {
+		int fd = netns_responder_open();
+		if (fd < 0)
+			fail(c, CHILD_STEP_NETLINK, fd, "127.0.0.1:53", 125);
+		int r = fd_send(c->sock, fd);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		close(fd);
+	}
 	/* 5. The new root, pivoted into. */
 	if (c->mounts) {
 		struct mount_failure mf;

@@ -50,6 +50,7 @@ struct child {
 	 * the jail, confines itself, forks the command and reaps. */
 	bool init;
 	bool loopback;		/* bring lo up */
+	bool responder;		/* and hand stockade the name responder's socket */
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
 

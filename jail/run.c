@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
+#include "netns/netns.h"
 #include "supervise/supervise.h"
 
 /* The namespace jail was refused by the host and auto may fall back to
@@ -266,6 +267,7 @@ struct process {
 	bool own_pgrp;		/* the command has a process group of its own */
 	bool via_init;		/* signals go to init, which passes them on */
 	int listener;		/* -1: none */
+	int responder;		/* the namespace jail's name responder; -1: none */
 	struct supervisor *super;
 	const struct watch *watch;	/* the namespace jail's */
 };
@@ -282,14 +284,15 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * once before waiting for the signal. */
 	reap_exited(pr->pid, &status);
 	while (status == -1) {
-		struct pollfd fds[2 + 64] = {
+		struct pollfd fds[3 + 64] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
+			{ .fd = pr->responder, .events = POLLIN },
 		};
-		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 2, 64) : 0;
+		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 3, 64) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 2 + n_pending, n_pending ? 10 : -1);
+		int n = poll(fds, 3 + n_pending, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -300,7 +303,9 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->listener < 0)
 			fds[1].revents = 0;
 		if (n_pending)
-			supervisor_ready(pr->super, fds + 2, n_pending);
+			supervisor_ready(pr->super, fds + 3, n_pending);
+		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
+			(void)netns_responder_serve(pr->responder, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -514,6 +519,7 @@ static int run_namespaces(struct run *r)
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
 	_cleanup_close_ int listener = -1;
+	_cleanup_close_ int responder = -1;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
 
@@ -544,6 +550,7 @@ static int run_namespaces(struct run *r)
 	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
 	c.init = true;
 	c.loopback = p->net == NET_LOOPBACK;
+	c.responder = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
@@ -589,7 +596,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 8. The listener, handed over once init has loaded its filter;
 	 *    then EOF on the error pipe says the command has exec'd. */
-	bool failed = fd_recv(ln.sock[0], &listener) < 0;
+	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -622,7 +629,7 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .watch = &w };
+			      .responder = responder, .watch = &w };
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)
@@ -757,6 +764,7 @@ static int run_landlock(struct run *r)
 		.pid = pid,
 		.own_pgrp = c.own_pgrp,
 		.listener = TAKE_FD(listener),
+		.responder = -1,
 		.super = NULL,
 	};
 	/* The supervisor decides on the policy with the places: a socket in

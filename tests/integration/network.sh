@@ -278,6 +278,32 @@ if $LL; then
 	wait "$squat6" 2>/dev/null
 fi
 
+# A name lookup is refused at once, never left to time out, and named:
+# the namespace jail's responder answers NXDOMAIN and records the name;
+# the landlock backend refuses the resolver's UDP socket. Either way the
+# report says so, and one stderr line does when the command then fails.
+expect_probe "localhost still resolves (the hosts file)" ok -- in_jail --net loopback -- "$PROBE" resolve localhost
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^resolved' && pass "and it resolved" || { fail "and it resolved"; diag "$PROBE_OUTPUT"; }
+name="stockade-$$-nonce.example.test"
+out=$(in_jail --net loopback --read "$PROBE" --report "$T/dns.json" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "$name" 2>&1)
+printf '%s\n' "$out" | grep -q '^probe: started resolve' && pass "the lookup ran in the jail" || { fail "the lookup ran in the jail"; diag "$out"; }
+ms=$(printf '%s\n' "$out" | sed -n 's/^ms //p')
+[ -n "$ms" ] && [ "$ms" -lt 100 ] && pass "it was answered at once (${ms} ms, under 100)" || { fail "it was answered at once (under 100 ms)"; diag "$out"; }
+if $LL; then
+	printf '%s\n' "$out" | grep -q -E '^gai EAI_(AGAIN|SYSTEM|FAIL)' && pass "the lookup failed" || { fail "the lookup failed"; diag "$out"; }
+	grep -q '"what": *"socket"' "$T/dns.json" && pass "the report names the refused resolver socket" ||
+		{ fail "the report names the refused resolver socket"; diag "$(cat "$T/dns.json")"; }
+	printf '%s\n' "$out" | grep -q '^stockade: refused: .*syscall socket (EPROTONOSUPPORT)' && pass "one stderr line names it" ||
+		{ fail "one stderr line names it"; diag "$out"; }
+else
+	printf '%s\n' "$out" | grep -q '^gai EAI_NONAME' && pass "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)" ||
+		{ fail "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
+	grep -q "\"what\": *\"$name\"" "$T/dns.json" && pass "the report names the name asked" ||
+		{ fail "the report names the name asked"; diag "$(cat "$T/dns.json")"; }
+	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN: .*--net on" && pass "one stderr line names it and --net on" ||
+		{ fail "one stderr line names it and --net on"; diag "$out"; }
+fi
+
 # A second thread rewriting the address during connect: the kernel never
 # reads it again after the supervisor's check.
 if $LL; then

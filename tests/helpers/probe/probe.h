@@ -148,6 +148,7 @@ int op_connect_abstract(char **a);
 int op_connect_cycles(char **a);
 int op_connect_race(char **a);
 int op_thread_server(char **a);
+int op_resolve(char **a);
 int op_listen_reuseport(char **a);
 int op_connect_tcp(char **a);
 int op_connect_unix(char **a);

@@ -586,3 +586,32 @@ int op_thread_server(char **a)
 		printf("served from a second thread\n");
 	return t.err;
 }
+
+/* resolve NAME: getaddrinfo(NAME) as any program asks (the C library's
+ * resolver, /etc/resolv.conf, nsswitch); prints "resolved" or "gai
+ * EAI_...", then "ms N", the time it took. The lookup itself is the thing
+ * tried: its answer is data, so the result is ok either way. */
+int op_resolve(char **a)
+{
+	static const struct { int code; const char *name; } codes[] = {
+		{ EAI_NONAME, "EAI_NONAME" }, { EAI_AGAIN, "EAI_AGAIN" }, { EAI_FAIL, "EAI_FAIL" },
+		{ EAI_SYSTEM, "EAI_SYSTEM" }, { EAI_NODATA, "EAI_NODATA" }, { EAI_ADDRFAMILY, "EAI_ADDRFAMILY" },
+	};
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	double t0 = now_monotonic();
+	int r = getaddrinfo(a[0], "80", &hints, &res);
+	double ms = (now_monotonic() - t0) * 1000;
+	const char *name = "EAI_OTHER";
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i].code == r)
+			name = codes[i].name;
+	if (r == 0) {
+		printf("resolved\n");
+		freeaddrinfo(res);
+	} else {
+		printf("gai %s\n", name);
+	}
+	printf("ms %.0f\n", ms);
+	return 0;
+}
