@@ -52,6 +52,10 @@ bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b);
 
 /* "127.0.0.1:5432", "[::1]:80", "unix:/run/docker.sock", "unix:@name". */
 void net_addr_format(const struct net_addr *a, char *buf, size_t size);
+/* An inet address as a sockaddr: its length, or 0 for another family. */
+socklen_t net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage *ss);
+/* A numeric address and a port ("localhost" is 127.0.0.1): 0 or -EINVAL. */
+int net_addr_from_text(const char *host, unsigned short port, struct net_addr *ret);
 
 /* ---- the verdict: an address, the policy and what can be found out
  * about the address, to allow or refuse. Pure: every fact comes from the
@@ -149,6 +153,26 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 void supervisor_drain(struct supervisor *sv);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
+
+/* ---- forwards (forward.c): --publish and --connect ---- */
+
+struct forward;
+/* A socket of family, made where the forward's target is (the jail's
+ * network namespace, or here): the descriptor or -errno. */
+typedef int (*forward_socket_fn)(void *data, int family);
+struct forward *forward_new(void);
+void forward_free(struct forward *fw);
+/* A socket made here (for a target in stockade's own network). */
+int forward_socket_here(void *data, int family);
+/* Listens here on a (IPv6 alone for an IPv6 address): the descriptor or
+ * -errno. */
+int forward_listen_here(const struct net_addr *a);
+/* Each connection listen_fd accepts is carried to target, through a
+ * socket make_socket gives. The forward owns listen_fd. */
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, forward_socket_fn make_socket,
+		 void *data);
+size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max);
+void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
 
 /* ---- renames in the namespace jail, watched (renames.c) ---- */
 

@@ -40,6 +40,29 @@ static struct sv_verdict unresolved(int err)
 	return err == ENOENT || err == ENOTDIR ? answer(err) : refuse();
 }
 
+/* --connect HOST:PORT: the one service of the host the run may reach,
+ * whoever listens there. localhost is 127.0.0.1 and ::1. */
+static bool connect_granted(const struct sv_query *q, const struct net_addr *d)
+{
+	for (size_t i = 0; q->policy && i < q->policy->n_grants; i++) {
+		const struct net_grant *g = &q->policy->grants[i];
+		if (g->kind != GRANT_CONNECT || g->port != d->port)
+			continue;
+		struct net_addr a;
+		if (streq(g->host, "localhost")) {
+			if (net_addr_is_loopback(d) && (d->family == AF_INET6 || ntohl(d->v4.s_addr) == INADDR_LOOPBACK))
+				return true;
+			continue;
+		}
+		if (net_addr_from_text(g->host, g->port, &a) == 0) {
+			net_addr_unmap(&a);
+			if (net_addr_same_ip(&a, d))
+				return true;
+		}
+	}
+	return false;
+}
+
 static struct sv_verdict decide_connect(const struct sv_query *q, const struct sv_facts *f)
 {
 	const struct net_addr *a = &q->addr;
@@ -50,7 +73,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		net_addr_unmap(&d);
 		if (q->net == NET_OFF)
 			return refuse();
-		if (q->net == NET_ON)
+		if (q->net == NET_ON || connect_granted(q, &d))
 			return allow();
 		if (!is_local(f, &d))
 			return refuse();

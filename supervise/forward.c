@@ -1,0 +1,264 @@
+/* Forwards: a listener on one side, a connection made for each one it
+ * accepts to a target on the other side, and the bytes relayed between
+ * the two with splice(2) through a pipe each way, never copied through
+ * stockade's memory. --publish listens on the host and reaches the run's
+ * listener inside; --connect (the namespace jail) listens inside and
+ * reaches the host's service. Where the other side's socket comes from is
+ * the caller's: a socket made here, or one the jail's init made in the
+ * jail's network namespace. Nothing here blocks. */
+#include "supervise/supervise.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+#define FORWARD_MAX_CONNS 128
+#define FORWARD_PIPE (256 * 1024)
+
+struct direction {
+	int pipe[2];
+	size_t queued;		/* bytes in the pipe */
+	bool eof;		/* the source said it is done */
+	bool shut;		/* and the destination was told */
+};
+
+struct fconn {
+	int client;		/* accepted */
+	int target;		/* made for it */
+	bool connecting;
+	struct direction up;	/* client to target */
+	struct direction down;	/* target to client */
+};
+
+struct flistener {
+	int fd;
+	struct net_addr target;
+	forward_socket_fn make_socket;
+	void *data;
+};
+
+struct forward {
+	struct flistener *listeners;
+	size_t n_listeners;
+	struct fconn *conns;
+	size_t n_conns;
+	unsigned long long accepted;
+};
+
+struct forward *forward_new(void)
+{
+	return xcalloc(1, sizeof(struct forward));
+}
+
+int forward_socket_here(void *data, int family)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+int forward_listen_here(const struct net_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = net_addr_to_sockaddr(a, &ss);
+	if (!len)
+		return -EAFNOSUPPORT;
+	int fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, forward_socket_fn make_socket,
+		 void *data)
+{
+	(void)fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+	fw->listeners = xgrow(fw->listeners, fw->n_listeners, sizeof(*fw->listeners));
+	fw->listeners[fw->n_listeners++] = (struct flistener){ .fd = listen_fd, .target = *target,
+							       .make_socket = make_socket, .data = data };
+}
+
+static void direction_close(struct direction *d)
+{
+	for (int i = 0; i < 2; i++)
+		if (d->pipe[i] >= 0)
+			close(d->pipe[i]);
+}
+
+static void conn_close(struct forward *fw, size_t k)
+{
+	struct fconn *c = &fw->conns[k];
+	close(c->client);
+	if (c->target >= 0)
+		close(c->target);
+	direction_close(&c->up);
+	direction_close(&c->down);
+	fw->conns[k] = fw->conns[--fw->n_conns];
+}
+
+static int direction_open(struct direction *d)
+{
+	*d = (struct direction){ .pipe = { -1, -1 } };
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	(void)fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE);
+	return 0;
+}
+
+static void accept_one(struct forward *fw, struct flistener *l)
+{
+	int client = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (client < 0)
+		return;
+	fw->accepted++;
+	struct sockaddr_storage ss;
+	socklen_t len = net_addr_to_sockaddr(&l->target, &ss);
+	int target = l->make_socket(l->data, l->target.family);
+	if (target < 0 || !len) {
+		close(client);
+		if (target >= 0)
+			close(target);
+		return;
+	}
+	(void)fcntl(target, F_SETFL, fcntl(target, F_GETFL) | O_NONBLOCK);
+	struct fconn c = { .client = client, .target = target };
+	if (direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
+		direction_close(&c.up);
+		direction_close(&c.down);
+		close(client);
+		close(target);
+		return;
+	}
+	int r = connect(target, (struct sockaddr *)&ss, len);
+	if (r < 0 && errno != EINPROGRESS) {
+		/* Nobody listens there: the client sees its connection closed. */
+		direction_close(&c.up);
+		direction_close(&c.down);
+		close(client);
+		close(target);
+		return;
+	}
+	c.connecting = r < 0;
+	fw->conns = xgrow(fw->conns, fw->n_conns, sizeof(*fw->conns));
+	fw->conns[fw->n_conns++] = c;
+}
+
+/* Moves what it can from src through d to dst; false when the connection
+ * is broken. */
+static bool pump(struct direction *d, int src, int dst)
+{
+	while (!d->eof && d->queued < FORWARD_PIPE) {
+		ssize_t n = splice(src, NULL, d->pipe[1], NULL, FORWARD_PIPE - d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			d->queued += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			d->eof = true;
+		else if (errno != EAGAIN && errno != EINTR)
+			return false;
+		break;
+	}
+	while (d->queued) {
+		ssize_t n = splice(d->pipe[0], NULL, dst, NULL, d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			d->queued -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		return false;
+	}
+	if (d->eof && !d->queued && !d->shut) {
+		(void)shutdown(dst, SHUT_WR);
+		d->shut = true;
+	}
+	return true;
+}
+
+size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fw->n_listeners && n < max; i++)
+		if (fw->n_conns < FORWARD_MAX_CONNS)
+			fds[n++] = (struct pollfd){ .fd = fw->listeners[i].fd, .events = POLLIN };
+	for (size_t i = 0; i < fw->n_conns && n + 2 <= max; i++) {
+		const struct fconn *c = &fw->conns[i];
+		if (c->connecting) {
+			fds[n++] = (struct pollfd){ .fd = c->target, .events = POLLOUT };
+			continue;
+		}
+		short ce = 0, te = 0;
+		if (!c->up.eof && c->up.queued < FORWARD_PIPE)
+			ce |= POLLIN;
+		if (c->up.queued)
+			te |= POLLOUT;
+		if (!c->down.eof && c->down.queued < FORWARD_PIPE)
+			te |= POLLIN;
+		if (c->down.queued)
+			ce |= POLLOUT;
+		fds[n++] = (struct pollfd){ .fd = c->client, .events = ce };
+		fds[n++] = (struct pollfd){ .fd = c->target, .events = te };
+	}
+	return n;
+}
+
+void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!fds[i].revents)
+			continue;
+		for (size_t k = 0; k < fw->n_listeners; k++)
+			if (fw->listeners[k].fd == fds[i].fd)
+				accept_one(fw, &fw->listeners[k]);
+	}
+	/* Each connection that any of its descriptors woke: pumped both
+	 * ways (a pump that finds nothing to do costs two EAGAINs). */
+	for (size_t k = 0; k < fw->n_conns;) {
+		struct fconn *c = &fw->conns[k];
+		bool woke = false;
+		for (size_t i = 0; i < n && !woke; i++)
+			woke = fds[i].revents && (fds[i].fd == c->client || fds[i].fd == c->target);
+		if (!woke) {
+			k++;
+			continue;
+		}
+		if (c->connecting) {
+			int err = 0;
+			socklen_t el = sizeof(err);
+			if (getsockopt(c->target, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+				conn_close(fw, k);
+				continue;
+			}
+			c->connecting = false;
+		}
+		if (!pump(&c->up, c->client, c->target) || !pump(&c->down, c->target, c->client) ||
+		    (c->up.shut && c->down.shut)) {
+			conn_close(fw, k);
+			continue;
+		}
+		k++;
+	}
+}
+
+void forward_free(struct forward *fw)
+{
+	if (!fw)
+		return;
+	while (fw->n_conns)
+		conn_close(fw, 0);
+	for (size_t i = 0; i < fw->n_listeners; i++)
+		close(fw->listeners[i].fd);
+	free(fw->listeners);
+	free(fw->conns);
+	free(fw);
+}
