@@ -1,5 +1,6 @@
 #include "jail/forwards.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,7 +40,9 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 		return 0;
 	int fd = forward_listen_here(&host);
 	if (fd < 0) {
-		log_error("cannot publish '%s': %s", text, strerror(-fd));
+		char where[INET6_ADDRSTRLEN + 16];
+		net_addr_format(&host, where, sizeof(where));
+		log_error("cannot publish on '%s' (--publish %s): %s", where, text, strerror(-fd));
 		return -1;
 	}
 	if (!f->fw)

@@ -75,7 +75,7 @@ tcp) "$probe" listen-tcp "$where" 0 3 >own.out 2>&1 & ;;
 unix) "$probe" listen-unix "$where" 3 >own.out 2>&1 & ;;
 abstract) "$probe" listen-abstract "$where" 3 >own.out 2>&1 & ;;
 esac
-for i in $(seq 60); do grep -q listening own.out && break; sleep 0.05; done
+for i in $(seq 200); do grep -q listening own.out && break; sleep 0.05; done
 port=$(sed -n 's/^listening //p' own.out)
 case $kind in
 tcp) exec "$probe" connect-tcp "$where" "$port" ;;
@@ -181,7 +181,7 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 			lan_port=$((lan_port + 1))
 			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$T/lan.out" 2>&1 &
 			lan=$!
-			for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
+			for _ in $(seq 200); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
 			if ! grep -q '^listening' "$T/lan.out"; then
 				fail "a jailed server on $where is listening"
 				diag "$(cat "$T/lan.out")"
@@ -206,7 +206,7 @@ fi
 # http.server and Node's listen(0) bind :: and are reached on 127.0.0.1
 # (supertest's way) and on ::1.
 cat >"$W/servers.sh" <<'SH'
-python3 -m http.server 0 --bind :: >http.out 2>&1 &
+python3 -u -m http.server 0 --bind :: >http.out 2>&1 &
 srv=$!
 for i in $(seq 100); do grep -q '^Serving' http.out && break; sleep 0.05; done
 port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.out)
@@ -303,6 +303,118 @@ else
 	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN: .*--net on" && pass "one stderr line names it and --net on" ||
 		{ fail "one stderr line names it and --net on"; diag "$out"; }
 fi
+
+# --publish: a jailed dev server opened from the host, on the host's
+# loopback only. PORT:JAIL_PORT forwards; on the landlock backend the same
+# port needs no forward (the run's listener is on the host's loopback).
+free_port() {
+	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
+}
+cat >"$W/serve.sh" <<'SH'
+python3 -m http.server "$1" --bind :: >serve.out 2>&1 &
+srv=$!
+sleep "$2"
+kill "$srv"
+SH
+wait_http() {
+	for _ in $(seq 100); do curl -s -o /dev/null -m 1 "$1" && return 0; sleep 0.05; done
+	return 1
+}
+HP=$(free_port)
+JP=$(free_port)
+in_jail --net loopback -q --publish "$HP:$JP" -- sh serve.sh "$JP" 6 >/dev/null 2>&1 &
+pub=$!
+if wait_http "http://127.0.0.1:$HP/"; then
+	pass "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
+	got=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HP/serve.sh")
+	[ "$got" = 200 ] && pass "a file of the workspace comes through it" || fail "a file of the workspace comes through it (got $got)"
+	expect_probe "and not on the host's $host_ip" "errno ECONNREFUSED" -- "$PROBE" connect-tcp "$host_ip" "$HP"
+	if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+		expect_probe "nor from the remote host" "errno ECONNREFUSED" -- \
+			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$HP"
+	fi
+else
+	fail "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
+fi
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
+SP=$(free_port)
+in_jail --net loopback -q --publish "$SP" -- sh serve.sh "$SP" 6 >/dev/null 2>&1 &
+pub=$!
+wait_http "http://127.0.0.1:$SP/" && pass "--publish $SP: the same port on the host" || fail "--publish $SP: the same port on the host"
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
+# Without --publish, the namespace jail's server is its own.
+if ! $LL; then
+	NP=$(free_port)
+	in_jail --net loopback -q -- sh serve.sh "$NP" 3 >/dev/null 2>&1 &
+	pub=$!
+	sleep 1
+	expect_probe "without --publish the host does not reach the jailed server" "errno ECONNREFUSED" -- \
+		"$PROBE" connect-tcp 127.0.0.1 "$NP"
+	kill "$pub" 2>/dev/null
+	wait "$pub" 2>/dev/null
+fi
+# On purpose on another address: it works there, and stderr says so.
+if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+	LP=$(free_port)
+	in_jail --net loopback --publish "10.203.0.1:$LP:$LP" -- sh serve.sh "$LP" 5 >"$T/lanpub.err" 2>&1 &
+	pub=$!
+	for _ in $(seq 100); do ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$LP" >/dev/null 2>&1 && break; sleep 0.05; done
+	expect_probe "--publish 10.203.0.1:$LP: the remote host reaches it, as asked" ok -- \
+		ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$LP"
+	kill "$pub" 2>/dev/null
+	wait "$pub" 2>/dev/null
+	grep -q "^stockade: --publish 10.203.0.1:$LP: reachable from other hosts" "$T/lanpub.err" && pass "and stderr names it" ||
+		{ fail "and stderr names it"; diag "$(cat "$T/lanpub.err")"; }
+fi
+# refused_at_start DESC PATTERN -- CMD...: exit 125, the message, and the
+# probe never started.
+refused_at_start() {
+	local desc=$1 pattern=$2 out st
+	shift 3
+	out=$("$@" 2>&1)
+	st=$?
+	if [ "$st" = 125 ] && printf '%s\n' "$out" | grep -q -- "$pattern" && ! printf '%s\n' "$out" | grep -q '^probe: started'; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "status $st: $out"
+	fi
+}
+refused_at_start "a bad --publish is refused before anything runs" "invalid --publish '70000': use" -- \
+	in_jail --publish 70000 -- "$PROBE" cwd
+refused_at_start "--publish of a port in use is refused before anything runs" "cannot publish on '127.0.0.1:$P4'" -- \
+	in_jail --publish "$P4:$(free_port)" -- "$PROBE" cwd
+refused_at_start "a --connect host by name is refused" "the host must be a numeric address or localhost" -- \
+	in_jail --connect db.example:5432 -- "$PROBE" cwd
+
+# --connect: one host service reached, a second one still not.
+netpeer_start tcp 127.0.0.1 0
+CP=$PEER_PORT
+CC=$PEER_COUNT
+netpeer_start tcp 127.0.0.1 0
+OP=$PEER_PORT
+OC=$PEER_COUNT
+netpeer_start unix "$T/pg.sock"
+UC=$PEER_COUNT
+cbase="$(cat "$CC") $(cat "$OC") $(cat "$UC")"
+for spelled in "127.0.0.1:$CP" "localhost:$CP"; do
+	expect_probe "--connect $spelled reaches that service" ok -- \
+		in_jail --net loopback --connect "$spelled" -- "$PROBE" connect-tcp 127.0.0.1 "$CP"
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^netpeer' && pass "and it answered" || { fail "and it answered"; diag "$PROBE_OUTPUT"; }
+done
+expect_probe "a second host service stays unreachable" "errno $($LL && echo $REFUSED || echo ECONNREFUSED)" -- \
+	in_jail --net loopback --connect "127.0.0.1:$CP" -- "$PROBE" connect-tcp 127.0.0.1 "$OP"
+expect_probe "--connect unix:PATH reaches that socket" ok -- \
+	in_jail --net loopback --connect "unix:$T/pg.sock" -- "$PROBE" connect-unix "$T/pg.sock"
+expect_probe "without it, the socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+	in_jail --net loopback -- "$PROBE" connect-unix "$T/pg.sock"
+[ "$(cat "$CC") $(cat "$OC") $(cat "$UC")" = "$(( ${cbase%% *} + 2 )) $(echo "$cbase" | cut -d' ' -f2) $(( ${cbase##* } + 1 ))" ] &&
+	pass "the services counted exactly those connections" ||
+	fail "the services counted exactly those connections (before: $cbase, after: $(cat "$CC") $(cat "$OC") $(cat "$UC"))"
+refused_at_start "--connect with the network off is refused before anything runs" "the network is off" -- \
+	in_jail --net off --connect "127.0.0.1:$CP" -- "$PROBE" cwd
 
 # A second thread rewriting the address during connect: the kernel never
 # reads it again after the supervisor's check.

@@ -315,6 +315,35 @@ static void test_verdicts(void)
 	q.path_real = "/run/stockade/tmp/s";
 	q.path_is_socket = true;
 	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "connect to it, with the places: allowed");
+
+	/* --connect: that one service, whoever listens there; nothing else. */
+	struct net_grant grants[] = {
+		{ .kind = GRANT_CONNECT, .host = (char *)"127.0.0.1", .port = 5432 },
+		{ .kind = GRANT_CONNECT, .host = (char *)"localhost", .port = 6379 },
+		{ .kind = GRANT_CONNECT, .host = (char *)"10.203.0.2", .port = 7 },
+	};
+	p.grants = grants;
+	p.n_grants = ARRAY_SIZE(grants);
+	struct facts other = { .listener = OTHER };
+	const struct sv_facts ofacts = { .data = &other, .host_address = fact_host, .listener = fact_listener,
+					 .run_abstract = fact_abstract, .held_outside = fact_held };
+	static const struct {
+		const char *addr;
+		enum sv_outcome want;
+	} connects[] = {
+		{ "127.0.0.1:5432", SV_ALLOW },	    { "[::ffff:127.0.0.1]:5432", SV_ALLOW },
+		{ "127.0.0.1:5433", SV_REFUSE },    { "127.0.0.2:5432", SV_REFUSE },
+		{ "[::1]:5432", SV_REFUSE },	    { "127.0.0.1:6379", SV_ALLOW },
+		{ "[::1]:6379", SV_ALLOW },	    { "127.0.0.2:6379", SV_REFUSE },
+		{ "10.203.0.2:7", SV_ALLOW },	    { "10.203.0.2:8", SV_REFUSE },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(connects); i++) {
+		struct sv_query cq = { .call = SV_CONNECT, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of(connects[i].addr) };
+		ok(supervise_verdict(&cq, &ofacts).outcome == connects[i].want, "--connect 127.0.0.1:5432 localhost:6379 10.203.0.2:7: %s %s",
+		   connects[i].addr, connects[i].want == SV_ALLOW ? "allowed" : "refused");
+	}
+	p.grants = NULL;
+	p.n_grants = 0;
 	policy_free(&p);
 }
 
