@@ -14,11 +14,16 @@
 #include "lib/util.h"
 
 #define FORWARD_MAX_CONNS 128
-#define FORWARD_PIPE (256 * 1024)
+/* A pipe starts at its own size (64 KiB: nothing to allocate for a short
+ * request) and grows once a direction fills it (a bulk transfer moves a
+ * megabyte a splice). */
+#define FORWARD_PIPE (64 * 1024)
+#define FORWARD_PIPE_BULK (1024 * 1024)
 
 struct direction {
 	int pipe[2];
 	size_t queued;		/* bytes in the pipe */
+	size_t cap;		/* what it holds */
 	bool eof;		/* the source said it is done */
 	bool shut;		/* and the destination was told */
 };
@@ -107,10 +112,9 @@ static void conn_close(struct forward *fw, size_t k)
 
 static int direction_open(struct direction *d)
 {
-	*d = (struct direction){ .pipe = { -1, -1 } };
+	*d = (struct direction){ .pipe = { -1, -1 }, .cap = FORWARD_PIPE };
 	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
-	(void)fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE);
 	return 0;
 }
 
@@ -129,7 +133,6 @@ static void accept_one(struct forward *fw, struct flistener *l)
 			close(target);
 		return;
 	}
-	(void)fcntl(target, F_SETFL, fcntl(target, F_GETFL) | O_NONBLOCK);
 	struct fconn c = { .client = client, .target = target };
 	if (direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
 		direction_close(&c.up);
@@ -147,7 +150,21 @@ static void accept_one(struct forward *fw, struct flistener *l)
 		close(target);
 		return;
 	}
-	c.connecting = r < 0;
+	/* On loopback the handshake is done by the time connect returns, as
+	 * a rule: asking at once saves a round of the loop. */
+	struct pollfd now = { .fd = target, .events = POLLOUT };
+	c.connecting = r < 0 && !(poll(&now, 1, 0) == 1 && (now.revents & POLLOUT));
+	if (r < 0 && !c.connecting) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+		if (getsockopt(target, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+			direction_close(&c.up);
+			direction_close(&c.down);
+			close(client);
+			close(target);
+			return;
+		}
+	}
 	fw->conns = xgrow(fw->conns, fw->n_conns, sizeof(*fw->conns));
 	fw->conns[fw->n_conns++] = c;
 }
@@ -156,10 +173,15 @@ static void accept_one(struct forward *fw, struct flistener *l)
  * is broken. */
 static bool pump(struct direction *d, int src, int dst)
 {
-	while (!d->eof && d->queued < FORWARD_PIPE) {
-		ssize_t n = splice(src, NULL, d->pipe[1], NULL, FORWARD_PIPE - d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while (!d->eof && d->queued < d->cap) {
+		ssize_t n = splice(src, NULL, d->pipe[1], NULL, d->cap - d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			d->queued += (size_t)n;
+			if (d->queued == d->cap && d->cap < FORWARD_PIPE_BULK) {
+				int size = fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE_BULK);
+				if (size > 0)
+					d->cap = (size_t)size;
+			}
 			continue;
 		}
 		if (n == 0)
@@ -198,11 +220,11 @@ size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
 			continue;
 		}
 		short ce = 0, te = 0;
-		if (!c->up.eof && c->up.queued < FORWARD_PIPE)
+		if (!c->up.eof && c->up.queued < c->up.cap)
 			ce |= POLLIN;
 		if (c->up.queued)
 			te |= POLLOUT;
-		if (!c->down.eof && c->down.queued < FORWARD_PIPE)
+		if (!c->down.eof && c->down.queued < c->down.cap)
 			te |= POLLIN;
 		if (c->down.queued)
 			ce |= POLLOUT;

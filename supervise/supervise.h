@@ -157,8 +157,8 @@ bool supervisor_whole_run(const struct supervisor *sv);
 /* ---- forwards (forward.c): --publish and --connect ---- */
 
 struct forward;
-/* A socket of family, made where the forward's target is (the jail's
- * network namespace, or here): the descriptor or -errno. */
+/* A non-blocking socket of family, made where the forward's target is
+ * (the jail's network namespace, or here): the descriptor or -errno. */
 typedef int (*forward_socket_fn)(void *data, int family);
 struct forward *forward_new(void);
 void forward_free(struct forward *fw);

@@ -615,3 +615,102 @@ int op_resolve(char **a)
 	printf("ms %.0f\n", ms);
 	return 0;
 }
+
+/* cycles HOST PORT N: N rounds of connect, read until the peer closes
+ * (listen-tcp's "probe\n"), close; prints the microseconds per round. For
+ * make bench: a connect-request-response cycle, plain or forwarded. */
+int op_cycles(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char buf[64];
+	long n = parse_long(a[2], "rounds");
+	struct timespec t0, t1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++) {
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return errno;
+		if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+			int e = errno;
+			close(fd);
+			return e;
+		}
+		while (recv(fd, buf, sizeof(buf), 0) > 0)
+			;
+		close(fd);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3;
+	printf("us per round %.2f\n", us / (double)n);
+	return 0;
+}
+
+/* sink HOST PORT: accepts one connection and reads it to its end;
+ * prints the bytes. blast HOST PORT MIB: sends MIB mebibytes and prints
+ * the rate once the sink has all of it (it closes). For make bench. */
+int op_sink(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e;
+	static char buf[1 << 20];
+	unsigned long long total = 0;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 4) < 0)
+		return errno;
+	printf("listening %d\n", bound_port(lfd));
+	fflush(stdout);
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			break;
+		total += (unsigned long long)n;
+	}
+	printf("received %llu\n", total);
+	close(fd);
+	close(lfd);
+	return 0;
+}
+
+int op_blast(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	static char buf[1 << 20];
+	long mib = parse_long(a[2], "MiB");
+	struct timespec t0, t1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < mib; i++) {
+		size_t off = 0;
+		while (off < sizeof(buf)) {
+			ssize_t n = send(fd, buf + off, sizeof(buf) - off, MSG_NOSIGNAL);
+			if (n < 0)
+				return errno;
+			off += (size_t)n;
+		}
+	}
+	shutdown(fd, SHUT_WR);
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("MB/s %.0f\n", (double)mib * 1048576.0 / 1e6 / s);
+	close(fd);
+	return 0;
+}
