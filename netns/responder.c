@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -105,6 +106,23 @@ int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, c
 	return (int)n;
 }
 
+/* Names recorded one by one; past that, one entry counts the rest, so a
+ * command asking for a million names cannot grow the report without end. */
+#define RESPONDER_NAMES 256
+
+static bool names_full(const struct report *rep, const char *name)
+{
+	size_t names = 0;
+	for (size_t i = 0; i < rep->n_denials; i++) {
+		if (!streq(rep->denials[i].kind, "name"))
+			continue;
+		if (streq(rep->denials[i].what, name))
+			return false;
+		names++;
+	}
+	return names >= RESPONDER_NAMES;
+}
+
 int netns_responder_serve(int fd, struct report *rep)
 {
 	for (;;) {
@@ -120,7 +138,8 @@ int netns_responder_serve(int fd, struct report *rep)
 		if (m < 0)
 			continue;
 		(void)sendto(fd, r, (size_t)m, MSG_DONTWAIT, (struct sockaddr *)&from, from_len);
-		report_denial(rep, "name", *name ? name : "(unreadable question)",
+		const char *what = *name ? name : "(unreadable question)";
+		report_denial(rep, "name", names_full(rep, what) ? "(further names)" : what,
 			      "NXDOMAIN: the network is loopback; --net on resolves it");
 	}
 }
