@@ -89,18 +89,24 @@ static bool takes(const struct inet_diag_msg *m, bool v6only, const struct net_a
 	return l.family == AF_INET6 && (net_addr_is_wildcard(&l) || net_addr_same_ip(&l, dst));
 }
 
+/* A listener's IPV6_V6ONLY, from its sock_diag message. */
+static bool v6only_of(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *attr;
+	mnl_attr_for_each(attr, nlh, sizeof(struct inet_diag_msg)) {
+		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
+			return mnl_attr_get_u8(attr);
+	}
+	return false;
+}
+
 static int scan_listener(const struct nlmsghdr *nlh, void *data)
 {
 	struct listener_scan *s = data;
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
 	if (ntohs(m->id.idiag_sport) != s->port)
 		return MNL_CB_OK;
-	bool v6only = false;
-	const struct nlattr *attr;
-	mnl_attr_for_each(attr, nlh, sizeof(*m)) {
-		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
-			v6only = mnl_attr_get_u8(attr);
-	}
+	bool v6only = v6only_of(nlh);
 	if (takes(m, v6only, &s->dst) && !run_bound(s->sv, m->idiag_inode))
 		s->foreign = true;
 	return MNL_CB_OK;
@@ -193,12 +199,7 @@ static int scan_held(const struct nlmsghdr *nlh, void *data)
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
 	if (ntohs(m->id.idiag_sport) != s->b.port || run_bound(s->sv, m->idiag_inode))
 		return MNL_CB_OK;
-	bool v6only = false;
-	const struct nlattr *attr;
-	mnl_attr_for_each(attr, nlh, sizeof(*m)) {
-		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
-			v6only = mnl_attr_get_u8(attr);
-	}
+	bool v6only = v6only_of(nlh);
 	if (shares(m, v6only, &s->b))
 		s->held = true;
 	return MNL_CB_OK;
