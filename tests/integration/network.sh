@@ -70,10 +70,12 @@ fi
 # abstract name it bound.
 cat >"$W/own.sh" <<'SH'
 probe=$1 kind=$2 where=$3
+# The last run's own.out must not be read as this one's.
+rm -f own.out
 case $kind in
-tcp) "$probe" listen-tcp "$where" 0 3 >own.out 2>&1 & ;;
-unix) "$probe" listen-unix "$where" 3 >own.out 2>&1 & ;;
-abstract) "$probe" listen-abstract "$where" 3 >own.out 2>&1 & ;;
+tcp) "$probe" listen-tcp "$where" 0 20 >own.out 2>&1 & ;;
+unix) "$probe" listen-unix "$where" 20 >own.out 2>&1 & ;;
+abstract) "$probe" listen-abstract "$where" 20 >own.out 2>&1 & ;;
 esac
 for i in $(seq 200); do grep -q listening own.out && break; sleep 0.05; done
 port=$(sed -n 's/^listening //p' own.out)
