@@ -13,6 +13,7 @@ enum command {
 	CMD_EXPLAIN,
 	CMD_TRUST,
 	CMD_QUARANTINE,
+	CMD_WHY,
 	CMD_HELP,
 	CMD_VERSION,
 };
@@ -27,6 +28,7 @@ struct options {
 	int verbosity;		/* -1 quiet, 0, 1 verbose */
 	bool json;
 	char **argv;		/* the command, NULL-terminated; may be empty */
+	char *why_target;	/* stockade why TARGET */
 };
 
 /* Parses argv; on a usage error returns -EINVAL with a message for the

@@ -279,6 +279,9 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_skipped; i++)
 		free(p->skipped[i].path);
 	free(p->skipped);
+	for (size_t i = 0; i < p->n_lifted; i++)
+		free(p->lifted[i].path);
+	free(p->lifted);
 	strv_free(p->files);
 	policy_init(p);
 }

@@ -162,6 +162,10 @@ struct policy {
 
 	struct rule *skipped;	/* hide rules on paths that do not exist: nothing to hide (path as written) */
 	size_t n_skipped;
+	/* built-in hides (credentials) a rule of the user's named on their
+	 * very path: theirs to ask for, so the user's rule stands, said */
+	struct rule *lifted;	/* the user's rules that lifted one */
+	size_t n_lifted;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
 };
