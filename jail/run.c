@@ -276,6 +276,7 @@ struct process {
 	int responder;		/* the namespace jail's name responder; -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
+	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 };
 
@@ -315,7 +316,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (n_forward)
 			forward_ready(pr->forward, fds + 3 + n_pending, n_forward);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
-			(void)netns_responder_serve(pr->responder, rep);
+			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -562,6 +563,7 @@ static int run_namespaces(struct run *r)
 	_cleanup_close_ int listener = -1;
 	_cleanup_close_ int responder = -1;
 	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	_cleanup_free_ char *net_source = NULL;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
 
@@ -684,6 +686,8 @@ static int run_namespaces(struct run *r)
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
 			      .responder = responder, .forward = fwd.fw, .watch = &w };
+	net_source = source_text(&p->net_source);
+	pr.net_source = net_source;
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)

@@ -38,8 +38,9 @@ int netns_responder_open(void);
  * (no answer is sent), -ENOSPC. */
 int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, char *name, size_t name_size);
 /* Answers every query waiting on the responder's socket and records each
- * name asked in the report. 0, or -errno from the socket. */
-int netns_responder_serve(int fd, struct report *rep);
+ * name asked in the report, with the network mode's source (where
+ * loopback was chosen). 0, or -errno from the socket. */
+int netns_responder_serve(int fd, const char *source, struct report *rep);
 /* Where the jail's resolver configuration is covered, so that lookups go
  * to the responder: an empty file makes the C libraries ask 127.0.0.1. */
 #define NETNS_RESOLV_CONF "/etc/resolv.conf"

@@ -123,7 +123,7 @@ static bool names_full(const struct report *rep, const char *name)
 	return names >= RESPONDER_NAMES;
 }
 
-int netns_responder_serve(int fd, struct report *rep)
+int netns_responder_serve(int fd, const char *source, struct report *rep)
 {
 	for (;;) {
 		uint8_t q[512], r[512];
@@ -139,7 +139,8 @@ int netns_responder_serve(int fd, struct report *rep)
 			continue;
 		(void)sendto(fd, r, (size_t)m, MSG_DONTWAIT, (struct sockaddr *)&from, from_len);
 		const char *what = *name ? name : "(unreadable question)";
-		report_denial(rep, "name", names_full(rep, what) ? "(further names)" : what,
-			      "NXDOMAIN: the network is loopback; --net on resolves it");
+		report_denial_ruled(rep, "name", names_full(rep, what) ? "(further names)" : what, "NXDOMAIN",
+				    "network loopback: names are answered by the jail's own responder", source,
+				    "--net on, or in stockade.ini: network = on");
 	}
 }

@@ -2,6 +2,7 @@
  * the call out on the command's behalf. */
 #include "supervise/internal.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/seccomp.h>
@@ -31,6 +32,35 @@ static bool id_valid(const struct supervisor *sv, uint64_t id)
 static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
 	report_denial(sv->rep, kind, what, strerrorname_np(err) ? strerrorname_np(err) : "?");
+	respond(sv, id, err);
+}
+
+/* A refusal of the network mode's or of the squatting rule, with the rule,
+ * where the mode comes from and what would allow it: --connect names the
+ * one service, --net on the whole network. */
+static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, const struct net_addr *a,
+			const char *what, int err)
+{
+	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : "listen";
+	const char *errname = strerrorname_np(err) ? strerrorname_np(err) : "?";
+	_cleanup_free_ char *source = source_text(&sv->p->net_source);
+	_cleanup_free_ char *rule = NULL, *fix = NULL;
+	if (err == EADDRINUSE) {
+		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
+		fix = xstrdup("none: another port (a server outside the run holds this one)");
+	} else if (call == SV_CONNECT) {
+		char host[INET6_ADDRSTRLEN + 8];
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		net_addr_format(&d, host, sizeof(host));
+		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
+				 sv->p->net == NET_OFF ? "no network" : "the run's own listeners on this host only");
+		fix = xasprintf("--connect %s (this one service), or --net on", host);
+	} else {
+		rule = xasprintf("network %s: servers listen on loopback only", net_mode_name(sv->p->net));
+		fix = xstrdup("--net on, or in stockade.ini: network = on");
+	}
+	report_denial_ruled(sv->rep, kind, what, errname, rule, source, fix);
 	respond(sv, id, err);
 }
 
@@ -160,7 +190,10 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 		*ret_v = v;
 	if (v.undecided)
 		sv->broken = true;
-	if (v.outcome == SV_REFUSE)
+	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
+	if (v.outcome == SV_REFUSE && inet && !v.undecided)
+		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
 		respond(sv, id, v.err);

@@ -302,7 +302,7 @@ else
 		{ fail "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
 	grep -q "\"what\": *\"$name\"" "$T/dns.json" && pass "the report names the name asked" ||
 		{ fail "the report names the name asked"; diag "$(cat "$T/dns.json")"; }
-	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN: .*--net on" && pass "one stderr line names it and --net on" ||
+	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN).*to allow: --net on" && pass "one stderr line names it and --net on" ||
 		{ fail "one stderr line names it and --net on"; diag "$out"; }
 fi
 
@@ -408,6 +408,10 @@ for spelled in "127.0.0.1:$CP" "localhost:$CP"; do
 done
 expect_probe "a second host service stays unreachable" "errno $($LL && echo $REFUSED || echo ECONNREFUSED)" -- \
 	in_jail --net loopback --connect "127.0.0.1:$CP" -- "$PROBE" connect-tcp 127.0.0.1 "$OP"
+if $LL; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$OP (EACCES); to allow: --connect 127.0.0.1:$OP" &&
+		pass "the refused line names --connect for it" || { fail "the refused line names --connect for it"; diag "$PROBE_OUTPUT"; }
+fi
 expect_probe "--connect unix:PATH reaches that socket" ok -- \
 	in_jail --net loopback --connect "unix:$T/pg.sock" -- "$PROBE" connect-unix "$T/pg.sock"
 expect_probe "without it, the socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
