@@ -27,6 +27,11 @@ void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const
 	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
 		backend_name(pl->backend), why, net_mode_name(p->net), pl->places.home,
 		p->home ? " (kept, --home)" : " (fresh, removed after the run)", pl->places.tmpdir);
+	for (size_t i = 0; i < p->n_grants; i++) {
+		_cleanup_free_ char *text = net_grant_text(&p->grants[i]);
+		_cleanup_free_ char *src = source_text(&p->grants[i].source);
+		fprintf(f, "%s: %s  (%s)\n", p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect", text, src);
+	}
 	if (p->argv)
 		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
 	fputs("path rules (the deepest wins; on one path hide > protect > read > write):\n", f);
