@@ -397,11 +397,12 @@ static pid_t tgid_of(pid_t tid)
  * id and its group's cannot have been reused in between. */
 static int caller_pidfd(pid_t tid)
 {
-	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	/* A process's main thread, the usual caller: its group's pidfd. */
+	int fd = (int)syscall(SYS_pidfd_open, tid, 0);
 	if (fd >= 0 || errno == ESRCH)
 		return fd;
-	/* An older kernel: PIDFD_THREAD unknown, or the id not a group's. */
-	fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	/* Another thread: its own pidfd (6.9), or its group's. */
+	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	if (fd >= 0 || errno == ESRCH)
 		return fd;
 	pid_t tgid = tgid_of(tid);
