@@ -48,9 +48,9 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	if (!f->fw)
 		f->fw = forward_new();
 	if (backend == BACKEND_NAMESPACES)
-		forward_add(f->fw, fd, &target, socket_from_init, &f->factory);
+		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, socket_from_init, &f->factory);
 	else
-		forward_add(f->fw, fd, &target, forward_socket_here, NULL);
+		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, forward_socket_here, NULL);
 	return 0;
 }
 
@@ -114,7 +114,7 @@ int forwards_take_listens(struct forwards *f, int sock)
 			return r;
 		if (!f->fw)
 			f->fw = forward_new();
-		forward_add(f->fw, fd, &f->listen_targets[i], forward_socket_here, NULL);
+		forward_add(f->fw, fd, &f->listen_targets[i], 0, forward_socket_here, NULL);
 	}
 	return 0;
 }

@@ -31,7 +31,9 @@ struct direction {
 struct fconn {
 	int client;		/* accepted */
 	int target;		/* made for it */
+	size_t listener;	/* whose */
 	bool connecting;
+	bool tried_other;	/* the other family's loopback, after a refusal */
 	struct direction up;	/* client to target */
 	struct direction down;	/* target to client */
 };
@@ -41,6 +43,7 @@ struct flistener {
 	struct net_addr target;
 	forward_socket_fn make_socket;
 	void *data;
+	bool either_loopback;	/* refused on one family's loopback: the other's */
 };
 
 struct forward {
@@ -83,13 +86,18 @@ int forward_listen_here(const struct net_addr *a)
 	return fd;
 }
 
-void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, forward_socket_fn make_socket,
-		 void *data)
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, unsigned flags,
+		 forward_socket_fn make_socket, void *data)
 {
 	(void)fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
 	fw->listeners = xgrow(fw->listeners, fw->n_listeners, sizeof(*fw->listeners));
-	fw->listeners[fw->n_listeners++] = (struct flistener){ .fd = listen_fd, .target = *target,
-							       .make_socket = make_socket, .data = data };
+	fw->listeners[fw->n_listeners++] = (struct flistener){
+		.fd = listen_fd,
+		.target = *target,
+		.make_socket = make_socket,
+		.data = data,
+		.either_loopback = (flags & FORWARD_EITHER_LOOPBACK) && net_addr_is_loopback(target),
+	};
 }
 
 static void direction_close(struct direction *d)
@@ -118,52 +126,69 @@ static int direction_open(struct direction *d)
 	return 0;
 }
 
+/* The loopback of the other family, for a target that may listen on
+ * either (Vite's "localhost" is [::1] with a recent Node). */
+static struct net_addr other_loopback(const struct net_addr *a)
+{
+	struct net_addr o;
+	net_addr_from_text(a->family == AF_INET ? "::1" : "127.0.0.1", a->port, &o);
+	return o;
+}
+
+/* A socket connecting to `to`: the descriptor, with *ret_connecting when
+ * the handshake is still going; -errno (ECONNREFUSED: nobody listens). */
+static int start_target(const struct flistener *l, const struct net_addr *to, bool *ret_connecting)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = net_addr_to_sockaddr(to, &ss);
+	if (!len)
+		return -EAFNOSUPPORT;
+	int fd = l->make_socket(l->data, to->family);
+	if (fd < 0)
+		return fd;
+	int r = connect(fd, (struct sockaddr *)&ss, len);
+	if (r < 0 && errno != EINPROGRESS) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	/* On loopback the handshake is done by the time connect returns, as
+	 * a rule: asking at once saves a round of the loop. */
+	struct pollfd now = { .fd = fd, .events = POLLOUT };
+	*ret_connecting = r < 0 && !(poll(&now, 1, 0) == 1 && (now.revents & POLLOUT));
+	if (r < 0 && !*ret_connecting) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+			close(fd);
+			return err ? -err : -EIO;
+		}
+	}
+	return fd;
+}
+
 static void accept_one(struct forward *fw, struct flistener *l)
 {
 	int client = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (client < 0)
 		return;
 	fw->accepted++;
-	struct sockaddr_storage ss;
-	socklen_t len = net_addr_to_sockaddr(&l->target, &ss);
-	int target = l->make_socket(l->data, l->target.family);
-	if (target < 0 || !len) {
-		close(client);
-		if (target >= 0)
-			close(target);
-		return;
+	struct fconn c = { .client = client, .target = -1, .listener = (size_t)(l - fw->listeners),
+			   .up.pipe = { -1, -1 }, .down.pipe = { -1, -1 } };
+	c.target = start_target(l, &l->target, &c.connecting);
+	if (c.target == -ECONNREFUSED && l->either_loopback) {
+		struct net_addr other = other_loopback(&l->target);
+		c.target = start_target(l, &other, &c.connecting);
+		c.tried_other = true;
 	}
-	struct fconn c = { .client = client, .target = target };
-	if (direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
-		direction_close(&c.up);
-		direction_close(&c.down);
-		close(client);
-		close(target);
-		return;
-	}
-	int r = connect(target, (struct sockaddr *)&ss, len);
-	if (r < 0 && errno != EINPROGRESS) {
+	if (c.target < 0 || direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
 		/* Nobody listens there: the client sees its connection closed. */
 		direction_close(&c.up);
 		direction_close(&c.down);
 		close(client);
-		close(target);
+		if (c.target >= 0)
+			close(c.target);
 		return;
-	}
-	/* On loopback the handshake is done by the time connect returns, as
-	 * a rule: asking at once saves a round of the loop. */
-	struct pollfd now = { .fd = target, .events = POLLOUT };
-	c.connecting = r < 0 && !(poll(&now, 1, 0) == 1 && (now.revents & POLLOUT));
-	if (r < 0 && !c.connecting) {
-		int err = 0;
-		socklen_t el = sizeof(err);
-		if (getsockopt(target, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-			direction_close(&c.up);
-			direction_close(&c.down);
-			close(client);
-			close(target);
-			return;
-		}
 	}
 	fw->conns = xgrow(fw->conns, fw->n_conns, sizeof(*fw->conns));
 	fw->conns[fw->n_conns++] = c;
@@ -257,7 +282,25 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
 		if (c->connecting) {
 			int err = 0;
 			socklen_t el = sizeof(err);
-			if (getsockopt(c->target, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+			if (getsockopt(c->target, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+				err = errno;
+			const struct flistener *l = &fw->listeners[c->listener];
+			if (err == ECONNREFUSED && l->either_loopback && !c->tried_other) {
+				/* Nobody on this family's loopback: the other's. */
+				struct net_addr other = other_loopback(&l->target);
+				close(c->target);
+				c->tried_other = true;
+				c->target = start_target(l, &other, &c->connecting);
+				if (c->target < 0) {
+					c->target = -1;
+					conn_close(fw, k);
+					continue;
+				}
+				if (c->connecting) {
+					k++;
+					continue;
+				}
+			} else if (err) {
 				conn_close(fw, k);
 				continue;
 			}

@@ -167,10 +167,13 @@ int forward_socket_here(void *data, int family);
 /* Listens here on a (IPv6 alone for an IPv6 address): the descriptor or
  * -errno. */
 int forward_listen_here(const struct net_addr *a);
+/* A loopback target refused on its family's loopback is tried on the
+ * other's (a server on [::1] alone, or 127.0.0.1 alone). */
+#define FORWARD_EITHER_LOOPBACK (1u << 0)
 /* Each connection listen_fd accepts is carried to target, through a
  * socket make_socket gives. The forward owns listen_fd. */
-void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, forward_socket_fn make_socket,
-		 void *data);
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, unsigned flags,
+		 forward_socket_fn make_socket, void *data);
 size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max);
 void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
 

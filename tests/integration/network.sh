@@ -340,6 +340,17 @@ else
 fi
 kill "$pub" 2>/dev/null
 wait "$pub" 2>/dev/null
+# A server on [::1] alone (Vite's "localhost" with a recent Node): the
+# forward finds it on the other family's loopback.
+HP=$(free_port)
+JP=$(free_port)
+in_jail --net loopback -q --publish "$HP:$JP" -- "$PROBE" listen-tcp ::1 "$JP" 6 >/dev/null 2>&1 &
+pub=$!
+for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^probe$' && break; sleep 0.05; done
+expect_probe "--publish $HP:$JP reaches a jailed server on [::1] alone" ok -- "$PROBE" connect-tcp 127.0.0.1 "$HP"
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^probe$' && pass "and the server answered through it" || { fail "and the server answered through it"; diag "$PROBE_OUTPUT"; }
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
 SP=$(free_port)
 in_jail --net loopback -q --publish "$SP" -- sh serve.sh "$SP" 6 >/dev/null 2>&1 &
 pub=$!
