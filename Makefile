@@ -21,8 +21,11 @@ LIBCAP_STATIC := -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs --static libcap 2>/de
 RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null) $(LIBCAP_STATIC)
 GEN_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 TEST_LIBS := $(GEN_LIBS) $(RUN_LIBS)
+UNAME := $(shell uname -s)
+ifneq ($(UNAME),Darwin)
 ifeq ($(shell $(PKG_CONFIG) --exists $(LIBRARIES) && echo ok),)
 $(error missing build dependencies: $(LIBRARIES) (on Debian: apt-get install pkg-config libseccomp-dev libmnl-dev libcap-dev libinih-dev))
+endif
 endif
 
 WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
@@ -42,8 +45,14 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
 ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
-MODULES := lib policy landlock mount netns seccomp supervise guard jail
-SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+MODULES := lib policy landlock mount netns seccomp supervise guard seatbelt jail
+# What macOS builds: lib/, policy/, seatbelt/ and jail/'s verbs that are
+# no Linux mechanism, with jail/main-macos.c for a main (make check-macos
+# holds them to it on Linux).
+MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c $(wildcard policy/*.c) $(wildcard seatbelt/*.c) \
+	jail/cli.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
+# jail/main-macos.c is macOS's main.
+SRCS := $(filter-out jail/main-macos.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 MAIN_SRC := jail/main.c
 # The runtime binary does without libseccomp's compiler: its filters come
 # compiled from tools/gen-filters. The unit tests and the generator link
@@ -61,15 +70,22 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 PROBE_SRCS := $(wildcard tests/helpers/probe/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS)) $(BUILD)/tests/probe
 
-.PHONY: all tests check asan bench install uninstall analyze clean
+.PHONY: all tests check check-macos regen-golden asan bench install uninstall analyze clean
 
 all: stockade
 
 stockade: $(BUILD)/stockade
 	@if [ "$(BUILD)" = build ]; then cp -f $< $@; fi
 
+ifeq ($(UNAME),Darwin)
+# macOS: the seatbelt backend alone, from the sources MACOS_SRCS names
+# (below); no library, and the linker's own defaults.
+$(BUILD)/stockade: $(patsubst %.c,$(BUILD)/%.o,$(MACOS_SRCS))
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
+else
 $(BUILD)/stockade: $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(RUN_LIBS)
+endif
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,7 +121,43 @@ $(BUILD)/tests/probe: $(PROBE_SRCS) tests/helpers/probe/probe.h
 
 tests: $(BUILD)/stockade $(UNIT_BINS) $(HELPER_BINS)
 
-check: tests
+# `make check-macos`, run by `make check` on Linux, compiles each of
+# MACOS_SRCS as macOS sees it (__linux__ undefined, __APPLE__ defined),
+# the Linux-only headers shadowed by ones that stop the build and the
+# Linux- and glibc-only names poisoned (tests/portable/poison.h), then
+# links them into one program: nothing they call lives outside the set.
+MACOS_VIEW := -std=gnu11 -D_GNU_SOURCE -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -D__APPLE__ -D__MACH__ \
+	-Itests/portable/shadow -include tests/portable/poison.h -I. -DSTOCKADE_VERSION='"$(VERSION)"' $(WARNINGS) -Werror
+MACOS_OBJS := $(patsubst %.c,$(BUILD)/macos-view/%.o,$(MACOS_SRCS))
+
+$(BUILD)/macos-view/%.o: %.c tests/portable/poison.h
+	@mkdir -p $(dir $@)
+	$(CC) $(MACOS_VIEW) -MMD -MP -c -o $@ $<
+
+$(BUILD)/macos-view/stockade: $(MACOS_OBJS)
+	$(CC) -o $@ $^
+
+# The check's own controls: each of these must stop the macOS view, or
+# the check proves nothing.
+MACOS_MUST_FAIL := '\#include <sys/prctl.h>' '\#include <linux/openat2.h>' '\#include <sys/mount.h>' \
+	'\#include <seccomp.h>' '\#include <sys/capability.h>' '\#include <sys/syscall.h>' '\#include <libmnl/libmnl.h>' \
+	'\#include <malloc.h>' 'int f(int *p) { return pipe2(p, 0); }' 'long f(void) { return syscall(0); }' \
+	'int f(void) { return O_PATH; }' 'const char *f(const char *s) { return strchrnul(s, 47); }' \
+	'long f(void *b) { return getrandom(b, 1, 0); }' 'int f(void) { return close_range(3, 9, 0); }'
+
+check-macos: $(BUILD)/macos-view/stockade
+	@n=0; for c in $(MACOS_MUST_FAIL); do \
+		if printf '%s\n' "$$c" | $(CC) $(MACOS_VIEW) -x c -fsyntax-only - 2>/dev/null; then \
+			echo "check-macos: the macOS view let through: $$c"; exit 1; fi; n=$$((n + 1)); done; \
+	echo "check-macos: $(words $(MACOS_SRCS)) sources built as macOS builds them, no Linux-only header or call; $$n controls refused"
+
+# Rewrites every golden file from what the code renders now, for review
+# (git diff tests/golden) before it is committed.
+regen-golden: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do STOCKADE_REGEN_GOLDEN=1 $$t >/dev/null || exit 1; done
+	@git status --short tests/golden
+
+check: tests check-macos
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/run-tests.sh
 
 asan:
@@ -163,4 +215,5 @@ uninstall:
 clean:
 	rm -rf build build-asan build-analyze stockade
 
+-include $(patsubst %.c,$(BUILD)/macos-view/%.d,$(MACOS_SRCS))
 -include $(patsubst %.c,$(BUILD)/%.d,$(SRCS)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%.d,$(UNIT_SRCS))

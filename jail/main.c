@@ -10,6 +10,7 @@
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/sbverbs.h"
 #include "jail/why.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -30,8 +31,6 @@ static int refuse_unbuilt(const struct options *o)
 		what = "--profile: stockade.ini files are not read yet";
 	else if (o->hide_ignored)
 		what = "--hide-ignored is not built yet";
-	else if (o->layer.backend_set && o->layer.backend == BACKEND_SEATBELT)
-		what = "--backend seatbelt: Seatbelt runs on macOS only";
 	if (!what)
 		return 0;
 	log_error("%s", what);
@@ -113,6 +112,23 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
 	int status = 125;
+	/* 3. Seatbelt: its profile printed on any system, with the trust
+	 *    hand-offs as the guard's index knows them (the profile refuses
+	 *    writes to each, existing or not); a run on macOS only (the
+	 *    macOS build has its own main). */
+	if (r.backend == BACKEND_SEATBELT) {
+		if (add_listed_handoffs(&p) < 0)
+			goto out;
+		if (o->command == CMD_EXPLAIN) {
+			status = sbverb_explain(&p, environ, r.why);
+		} else if (!p.program) {
+			log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
+			status = p.program_error == ENOENT ? 127 : 126;
+		} else {
+			status = sbverb_run(&p, environ, rep);
+		}
+		goto out;
+	}
 	/* 3. explain: the plans, printed, with the trust hand-offs as the
 	 *    guard's index knows them. */
 	if (o->command == CMD_EXPLAIN) {

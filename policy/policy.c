@@ -443,6 +443,49 @@ enum effect policy_effect_with(const struct policy *p, const struct rule *extra,
 	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
 }
 
+static const char *const path_op_names[] = {
+	[PATH_OP_READ] = "read",
+	[PATH_OP_EXEC] = "exec",
+	[PATH_OP_WRITE] = "write",
+	[PATH_OP_MOVE] = "move",
+	[PATH_OP_CONNECT] = "connect",
+	[PATH_OP_BIND] = "bind",
+};
+
+const char *path_op_name(enum path_op op)
+{
+	return path_op_names[op];
+}
+
+static bool kept_at_or_beneath(const struct rule_set *s, const char *path)
+{
+	for (size_t i = 0; i < s->na + s->nb; i++) {
+		const struct rule *r = set_rule(s, i);
+		if ((r->access == ACCESS_HIDE || r->access == ACCESS_PROTECT) && path_is_beneath(r->path, path))
+			return true;
+	}
+	return false;
+}
+
+bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
+			const char *path)
+{
+	const struct rule_set s = { p->rules, p->n_rules, extra, n_extra };
+	enum effect e = effect(&s, path);
+	switch (op) {
+	case PATH_OP_READ:
+	case PATH_OP_EXEC:
+	case PATH_OP_CONNECT:
+		return e != EFFECT_NONE;
+	case PATH_OP_WRITE:
+	case PATH_OP_BIND:
+		return e == EFFECT_WRITE;
+	case PATH_OP_MOVE:
+		return e == EFFECT_WRITE && !kept_at_or_beneath(&s, path);
+	}
+	return false;
+}
+
 bool policy_has_rule_beneath(const struct policy *p, const char *path)
 {
 	for (size_t i = 0; i < p->n_rules; i++)

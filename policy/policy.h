@@ -201,6 +201,25 @@ enum effect policy_effect(const struct policy *p, const char *path);
 const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
 					const char *path);
 enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path);
+/* One operation on a path, as a backend meets it. */
+enum path_op {
+	PATH_OP_READ,		/* read a file, list a directory */
+	PATH_OP_EXEC,		/* run a file, map it executable */
+	PATH_OP_WRITE,		/* change a file, create or remove an entry there */
+	PATH_OP_MOVE,		/* rename or unlink the path itself */
+	PATH_OP_CONNECT,	/* connect to a Unix socket there */
+	PATH_OP_BIND,		/* make a Unix socket there */
+};
+const char *path_op_name(enum path_op op);
+/* Whether the policy (with a backend's own rules, extra) lets a command do
+ * op on path: the one answer each backend's rendering must give. Read and
+ * exec need read, write and bind need write, connect needs either (as the
+ * supervisor decides it), and moving a path needs write and no hide or
+ * protect rule at or beneath it: a folder renamed aside must not carry a
+ * secret out, nor take a trust hand-off from under its rule (as a bind
+ * in the namespace jail makes the rename fail). */
+bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
+			const char *path);
 /* True when some rule lies strictly beneath path. */
 bool policy_has_rule_beneath(const struct policy *p, const char *path);
 

@@ -205,6 +205,28 @@ static void json_strv(FILE *f, char *const *v)
 	fputc(']', f);
 }
 
+/* A signal's name: the standard ones by their macros (their numbers
+ * differ between Linux and macOS); sigabbrev_np is glibc's alone. */
+static const char *signal_name(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "SIGHUP" },	{ SIGINT, "SIGINT" },	  { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
+		{ SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },	  { SIGBUS, "SIGBUS" },	  { SIGFPE, "SIGFPE" },
+		{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" },	  { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },	  { SIGTERM, "SIGTERM" }, { SIGCHLD, "SIGCHLD" },
+		{ SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" },	  { SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" },
+		{ SIGTTOU, "SIGTTOU" }, { SIGURG, "SIGURG" },	  { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
+		{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" }, { SIGSYS, "SIGSYS" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return "SIG?";
+}
+
 int report_write_json(const struct report *r, FILE *f)
 {
 	fputs("{\n  \"backend\": ", f);
@@ -252,10 +274,7 @@ int report_write_json(const struct report *r, FILE *f)
 		fputs("null", f);
 	} else if (r->signal) {
 		fputs("{\"signal\": ", f);
-		char name[32];
-		const char *abbrev = sigabbrev_np(r->signal);
-		snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "?");
-		json_string(f, name);
+		json_string(f, signal_name(r->signal));
 		fputc('}', f);
 	} else {
 		fprintf(f, "{\"code\": %d}", r->exit_code);

@@ -5,9 +5,10 @@
 #include "lib/path.h"
 #include "lib/util.h"
 
-static enum effect effect_of(const struct sv_query *q, const char *path)
+/* The policy's one answer, as every backend asks it (policy.h). */
+static bool allows(const struct sv_query *q, enum path_op op, const char *path)
 {
-	return policy_effect_with(q->policy, q->places, q->n_places, path);
+	return policy_allows_with(q->policy, q->places, q->n_places, op, path);
 }
 
 static struct sv_verdict allow(void)
@@ -94,7 +95,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			return f->run_abstract(f->data, a) ? allow() : refuse();
 		if (q->path_err)
 			return unresolved(q->path_err);
-		if (!q->path_real || effect_of(q, q->path_real) == EFFECT_NONE)
+		if (!q->path_real || !allows(q, PATH_OP_CONNECT, q->path_real))
 			return refuse();
 		return q->path_is_socket ? allow() : answer(ECONNREFUSED);
 	default:
@@ -157,8 +158,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
 		/* The socket file is made where the policy lets the command
 		 * write. */
 		_cleanup_free_ char *full = path_join(q->path_real, q->path_name);
-		if (effect_of(q, q->path_real) != EFFECT_WRITE ||
-		    effect_of(q, full) != EFFECT_WRITE)
+		if (!allows(q, PATH_OP_BIND, q->path_real) || !allows(q, PATH_OP_BIND, full))
 			return refuse();
 		return allow();
 	}

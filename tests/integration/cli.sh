@@ -90,7 +90,7 @@ fails "trust is not built yet" "stockade.ini files are not read yet" -- "$STOCKA
 fails "--config is not built yet" "--config" -- "$STOCKADE" --config "$W/x.ini" -- true
 fails "--profile is not built yet" "--profile" -- "$STOCKADE" --profile lint -- true
 fails "--hide-ignored is not built yet" "--hide-ignored" -- "$STOCKADE" --hide-ignored -- true
-fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -- true
+fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -C "$W" -- true
 
 # Help and version.
 "$STOCKADE" --help | grep -q '^usage: stockade \[OPTION\]... \[--\] COMMAND \[ARG\]...' && pass "--help shows the synopsis" || fail "--help shows the synopsis"

@@ -77,7 +77,7 @@ tcp) "$probe" listen-tcp "$where" 0 20 >own.out 2>&1 & ;;
 unix) "$probe" listen-unix "$where" 20 >own.out 2>&1 & ;;
 abstract) "$probe" listen-abstract "$where" 20 >own.out 2>&1 & ;;
 esac
-for i in $(seq 200); do grep -q listening own.out && break; sleep 0.05; done
+for i in $(seq 400); do grep -q listening own.out && break; sleep 0.05; done
 port=$(sed -n 's/^listening //p' own.out)
 case $kind in
 tcp) exec "$probe" connect-tcp "$where" "$port" ;;
