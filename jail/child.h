@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "landlock/landlock.h"
@@ -37,6 +38,11 @@ struct child_error {
 	char path[512];
 };
 
+struct child_listen {
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
 struct child {
 	/* What runs, and where. */
 	const char *cwd;
@@ -50,6 +56,16 @@ struct child {
 	 * the jail, confines itself, forks the command and reaps. */
 	bool init;
 	bool loopback;		/* bring lo up */
+	bool responder;		/* and hand stockade the name responder's socket */
+	/* --connect in the namespace jail: listeners bound in the jail's
+	 * network namespace before the command starts, handed to stockade
+	 * (after the responder's), which carries each connection out. */
+	const struct child_listen *listens;
+	size_t n_listens;
+	/* --publish in the namespace jail: init makes a socket of the jail's
+	 * network for each byte stockade sends here ('4' or '6'), and sends
+	 * it back; -1: none. */
+	int factory;
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
 

@@ -10,6 +10,8 @@ enum {
 	OPT_WRITE,
 	OPT_HIDE,
 	OPT_NET,
+	OPT_PUBLISH,
+	OPT_CONNECT,
 	OPT_BACKEND,
 	OPT_MODE,
 	OPT_ENV,
@@ -33,6 +35,8 @@ static const struct option long_options[] = {
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "net", required_argument, NULL, OPT_NET },
+	{ "publish", required_argument, NULL, OPT_PUBLISH },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "env", required_argument, NULL, OPT_ENV },
@@ -71,6 +75,11 @@ void cli_usage(FILE *f)
 	      "      --write PATH        let the command write PATH (repeatable)\n"
 	      "      --hide PATH         keep PATH from the command, even inside a grant\n"
 	      "      --net MODE          off, loopback (default) or on\n"
+	      "      --publish [HOST_ADDR:]PORT[:JAIL_PORT]\n"
+	      "                          make the run's listener on JAIL_PORT reachable\n"
+	      "                          from the host on HOST_ADDR:PORT (127.0.0.1)\n"
+	      "      --connect HOST:PORT | unix:PATH\n"
+	      "                          let the command reach this one service of the host\n"
 	      "      --backend NAME      auto (default), namespaces, landlock or seatbelt\n"
 	      "      --mode MODE         auto (default), required (refuse if anything is\n"
 	      "                          unenforced) or off (run without a jail)\n"
@@ -164,6 +173,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			l->net_set = true;
 			l->net_source = SOURCE_OPTION_OF("--net");
 			break;
+		case OPT_PUBLISH:
+		case OPT_CONNECT: {
+			const char *why, *opt = c == OPT_PUBLISH ? "--publish" : "--connect";
+			if (layer_add_grant(l, c == OPT_PUBLISH ? GRANT_PUBLISH : GRANT_CONNECT, optarg,
+					    SOURCE_OPTION_OF(c == OPT_PUBLISH ? "--publish" : "--connect"), &why) < 0)
+				USAGE_ERROR("invalid %s '%s': %s", opt, optarg, why);
+			break;
+		}
 		case OPT_BACKEND:
 			if (backend_from_name(optarg, &l->backend) < 0)
 				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);

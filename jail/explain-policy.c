@@ -15,6 +15,11 @@ void explain_print_head(FILE *f, const struct policy *p, enum backend backend, c
 	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
 		backend_name(backend), why, net_mode_name(p->net), home,
 		p->home ? " (kept, --home)" : " (fresh, removed after the run)", tmpdir);
+	for (size_t i = 0; i < p->n_grants; i++) {
+		_cleanup_free_ char *text = net_grant_text(&p->grants[i]);
+		_cleanup_free_ char *src = source_text(&p->grants[i].source);
+		fprintf(f, "%s: %s  (%s)\n", p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect", text, src);
+	}
 	if (p->argv)
 		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
 	/* As written, not in bytes: the share of memory is the host's. */

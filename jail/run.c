@@ -19,6 +19,7 @@
 
 #include "jail/cgroup.h"
 #include "jail/child.h"
+#include "jail/forwards.h"
 #include "jail/ids.h"
 #include "jail/limits.h"
 #include "jail/plan.h"
@@ -28,6 +29,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
+#include "netns/netns.h"
 #include "supervise/supervise.h"
 
 /* The namespace jail was refused by the host and auto may fall back to
@@ -273,7 +275,10 @@ struct process {
 	bool own_pgrp;		/* the command has a process group of its own */
 	bool via_init;		/* signals go to init, which passes them on */
 	int listener;		/* -1: none */
+	int responder;		/* the namespace jail's name responder; -1: none */
 	struct supervisor *super;
+	struct forward *forward;	/* --publish, --connect; NULL: none */
+	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 };
 
@@ -289,14 +294,16 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * once before waiting for the signal. */
 	reap_exited(pr->pid, &status);
 	while (status == -1) {
-		struct pollfd fds[2 + 64] = {
+		struct pollfd fds[3 + 64 + 320] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
+			{ .fd = pr->responder, .events = POLLIN },
 		};
-		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 2, 64) : 0;
+		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 3, 64) : 0;
+		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, fds + 3 + n_pending, 320) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 2 + n_pending, n_pending ? 10 : -1);
+		int n = poll(fds, 3 + n_pending + n_forward, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -307,7 +314,11 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->listener < 0)
 			fds[1].revents = 0;
 		if (n_pending)
-			supervisor_ready(pr->super, fds + 2, n_pending);
+			supervisor_ready(pr->super, fds + 3, n_pending);
+		if (n_forward)
+			forward_ready(pr->forward, fds + 3 + n_pending, n_forward);
+		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
+			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -580,6 +591,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 		.own_pgrp = own_pgrp,
 		.exec_mask = &sg->old,
 		.cgroup_procs = -1,
+		.factory = -1,
 		.jail = pl->backend != BACKEND_NONE,
 		.bpf = pl->backend != BACKEND_NONE ? &pl->bpf : NULL,
 	};
@@ -596,6 +608,9 @@ static int run_namespaces(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
+	_cleanup_close_ int responder = -1;
+	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	_cleanup_free_ char *net_source = NULL;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
 
@@ -630,10 +645,18 @@ static int run_namespaces(struct run *r)
 		log_error("cannot set up the pipes to the command's process: %m");
 		goto out;
 	}
+	/* 5b. --publish's listeners on the host, and what --connect binds
+	 *     inside. */
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
+		goto out;
 	/* 6. The jail's init, cloned into new namespaces; it waits for go. */
 	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
 	c.init = true;
+	c.factory = fwd.factory_child;
+	c.listens = fwd.listens;
+	c.n_listens = fwd.n_listens;
 	c.loopback = p->net == NET_LOOPBACK;
+	c.responder = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
@@ -656,6 +679,10 @@ static int run_namespaces(struct run *r)
 	}
 	int clone_err = errno;
 	link_parent_side(&ln);
+	if (fwd.factory_child >= 0) {
+		close(fwd.factory_child);
+		fwd.factory_child = -1;
+	}
 	if (pid < 0) {
 		set_fallback(rep, "user namespaces refused: clone", clone_err);
 		if (clone_refused(clone_err) && r->may_fall_back) {
@@ -694,7 +721,8 @@ static int run_namespaces(struct run *r)
 	}
 	/* 8. The listener, handed over once init has loaded its filter;
 	 *    then EOF on the error pipe says the command has exec'd. */
-	bool failed = fd_recv(ln.sock[0], &listener) < 0;
+	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+		      fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -727,7 +755,9 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .watch = &w };
+			      .responder = responder, .forward = fwd.fw, .watch = &w };
+	net_source = source_text(&p->net_source);
+	pr.net_source = net_source;
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)
@@ -743,6 +773,7 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	forwards_end(&fwd);
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);
@@ -761,6 +792,7 @@ static int run_landlock(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
+	struct forwards fwd = { .factory = -1, .factory_child = -1 };
 	pid_t pid = -1;
 	int status = 125;
 	bool jail = r->backend != BACKEND_NONE;
@@ -789,6 +821,9 @@ static int run_landlock(struct run *r)
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
 	limits_setup(p, r->backend, cg.dir, &lim);
+	/* 2b. --publish's listeners on the host, before the command starts. */
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
+		goto out;
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -877,7 +912,9 @@ static int run_landlock(struct run *r)
 		.pid = pid,
 		.own_pgrp = c.own_pgrp,
 		.listener = TAKE_FD(listener),
+		.responder = -1,
 		.super = NULL,
+		.forward = fwd.fw,
 	};
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
@@ -902,6 +939,7 @@ static int run_landlock(struct run *r)
 out:
 	if (pid > 0)
 		kill_and_reap(pid);
+	forwards_end(&fwd);
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);

@@ -175,6 +175,21 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 	return 0;
 }
 
+void mount_plan_cover(struct mount_plan *plan, const char *path, const char *origin)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	/* Only inside what the plan binds: covering adds nothing elsewhere. */
+	bool inside = false;
+	for (size_t i = 0; i < plan->n_entries && !inside; i++)
+		inside = plan->entries[i].kind == MOUNT_BIND && path_is_beneath(path, plan->entries[i].target);
+	if (!inside)
+		return;
+	add(plan, MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE | MOUNT_READABLE, NULL, path, NULL, origin);
+	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+}
+
 void mount_plan_free(struct mount_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_entries; i++) {
@@ -207,8 +222,9 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
 			fprintf(f, " from %s", e->source);
 		if (e->kind != MOUNT_SYMLINK)
-			fprintf(f, " %s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
-				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "");
+			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
+				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
+				e->flags & MOUNT_READABLE ? ",readable" : "");
 		if (e->options)
 			fprintf(f, " %s", e->options);
 		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
@@ -415,6 +431,7 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			FAIL(MOUNT_STEP_OPEN_WORKSPACE, plan->workspace, ws);
 	}
 	_cleanup_close_ int empty = -1, shared = -1;
+	_cleanup_close_ int empty_readable = -1;
 
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
@@ -473,20 +490,31 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 		case MOUNT_DEVPTS:
 			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &step);
 			break;
-		case MOUNT_EMPTY_FILE:
-			if (empty < 0) {
-				/* Mode 0: refused like the rest of what is hidden,
-				 * root included once its capabilities are gone. */
-				int fd = openat(root, ".stockade-empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+		case MOUNT_EMPTY_FILE: {
+			/* Mode 0: refused like the rest of what is hidden, root
+			 * included once its capabilities are gone; a readable
+			 * one (the resolver configuration) is mode 0444. */
+			bool readable = e->flags & MOUNT_READABLE;
+			int *which = readable ? &empty_readable : &empty;
+			const char *path = readable ? "/.stockade-empty-readable" : "/.stockade-empty";
+			const char *name = path + 1;
+			if (*which < 0) {
+				int fd = openat(root, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, readable ? 0444 : 0);
 				if (fd < 0)
-					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, -errno);
+				if (readable && fchmod(fd, 0444) < 0) {
+					int err = -errno;
+					close(fd);
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, err);
+				}
 				close(fd);
-				empty = open_nofollow(root, ".stockade-empty", O_PATH, 0, OPEN_BENEATH);
-				if (empty < 0)
-					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", empty);
+				*which = open_nofollow(root, name, O_PATH, 0, OPEN_BENEATH);
+				if (*which < 0)
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, *which);
 			}
-			r = bind_tree(empty, MOUNT_READONLY | MOUNT_FILE, target, &step);
+			r = bind_tree(*which, MOUNT_READONLY | MOUNT_FILE, target, &step);
 			break;
+		}
 		case MOUNT_SYMLINK:
 			break;
 		}

@@ -26,6 +26,7 @@ enum mount_kind {
 #define MOUNT_FILE (1u << 2)	/* the target is not a directory */
 #define MOUNT_BENEATH (1u << 3)	/* source resolved beneath the workspace */
 #define MOUNT_SHARED (1u << 4)	/* tmpfs: a directory of the run's one tmpfs (options: its mode) */
+#define MOUNT_READABLE (1u << 5)	/* an empty file anyone may read (mode 0444) */
 
 struct mount_entry {
 	enum mount_kind kind;
@@ -48,6 +49,10 @@ struct mount_plan {
  * they are; changes nothing. */
 int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret);
 void mount_plan_free(struct mount_plan *plan);
+/* Covers a regular file the plan binds with an empty read-only one (the
+ * jail's resolver configuration, for the name responder). A symlink or a
+ * path nothing binds is left as it is. */
+void mount_plan_cover(struct mount_plan *plan, const char *path, const char *origin);
 void mount_plan_print(FILE *f, const struct mount_plan *plan);
 
 enum mount_step {

@@ -30,8 +30,29 @@ void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, con
 	};
 }
 
+int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
+		    const char **ret_why)
+{
+	struct net_grant g;
+	int r = net_grant_parse(kind, spec, &g, ret_why);
+	if (r < 0)
+		return r;
+	g.source = source;
+	/* A socket file: readable where it lies, which is what both backends
+	 * need to reach it (the namespace jail binds it, the supervisor
+	 * checks the grant). */
+	if (g.kind == GRANT_CONNECT_UNIX)
+		layer_add_rule(l, g.path, ACCESS_READ, source);
+	l->grants = xgrow(l->grants, l->n_grants, sizeof(*l->grants));
+	l->grants[l->n_grants++] = g;
+	return 0;
+}
+
 void layer_free(struct layer *l)
 {
+	for (size_t i = 0; i < l->n_grants; i++)
+		net_grant_free(&l->grants[i]);
+	free(l->grants);
 	for (size_t i = 0; i < l->n_rules; i++)
 		free(l->rules[i].path);
 	free(l->rules);
@@ -111,6 +132,13 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			s->home = l->home;
 			s->home_source = &l->home_source;
 			s->home_dir = l->dir;
+		}
+		for (size_t k = 0; k < l->n_grants; k++) {
+			struct net_grant g = l->grants[k];
+			g.host = g.host ? xstrdup(g.host) : NULL;
+			g.path = g.path ? xstrdup(g.path) : NULL;
+			p->grants = xgrow(p->grants, p->n_grants, sizeof(*p->grants));
+			p->grants[p->n_grants++] = g;
 		}
 		for (size_t k = 0; k < l->n_env_ops; k++) {
 			s->env_ops = xgrow(s->env_ops, s->n_env_ops, sizeof(*s->env_ops));

@@ -39,8 +39,14 @@ struct layer {
 	size_t n_rules;
 	struct env_op *env_ops;
 	size_t n_env_ops;
+	struct net_grant *grants;	/* --publish, --connect: added to every other layer's */
+	size_t n_grants;
 };
 
+/* Parses and adds a --publish or --connect value; -EINVAL with the reason
+ * in *ret_why. */
+int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
+		    const char **ret_why);
 void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source);
 void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
 		   struct source source);

@@ -1,5 +1,8 @@
 #include "policy/policy.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "policy/env.h"
 
 #include "lib/path.h"
@@ -185,8 +188,134 @@ void env_free(struct env *e)
 	*e = (struct env){ 0 };
 }
 
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0 || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* A port: 1 to 65535, digits only. */
+static bool port_of(const char *s, size_t n, unsigned short *ret)
+{
+	if (!all_digits(s, n))
+		return false;
+	unsigned long v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	if (v == 0 || v > 65535)
+		return false;
+	*ret = (unsigned short)v;
+	return true;
+}
+
+/* A numeric IPv4 or IPv6 address, or "localhost" (resolved once, when the
+ * run starts). */
+static bool host_ok(const char *h)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	return streq(h, "localhost") || inet_pton(AF_INET, h, buf) == 1 || inet_pton(AF_INET6, h, buf) == 1;
+}
+
+/* "HOST:REST" or "[V6]:REST": the host (brackets dropped) and where REST
+ * starts; NULL when spec does not start with a host and a colon. */
+static char *split_host(const char *spec, const char **ret_rest)
+{
+	const char *colon;
+	char *host;
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+		if (!close || close[1] != ':')
+			return NULL;
+		host = xstrndup(spec + 1, (size_t)(close - spec - 1));
+		colon = close + 1;
+	} else {
+		colon = strchr(spec, ':');
+		if (!colon)
+			return NULL;
+		host = xstrndup(spec, (size_t)(colon - spec));
+	}
+	*ret_rest = colon + 1;
+	return host;
+}
+
+int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *ret, const char **ret_why)
+{
+	*ret = (struct net_grant){ .kind = kind };
+	*ret_why = NULL;
+	if (kind == GRANT_CONNECT && strncmp(spec, "unix:", 5) == 0) {
+		ret->kind = GRANT_CONNECT_UNIX;
+		if (spec[5] != '/') {
+			*ret_why = "a socket path must be absolute";
+			return -EINVAL;
+		}
+		ret->path = xstrdup(spec + 5);
+		return 0;
+	}
+	const char *rest = NULL;
+	_cleanup_free_ char *host = NULL;
+	if (kind == GRANT_PUBLISH) {
+		/* PORT, PORT:JAIL_PORT, HOST:PORT, HOST:PORT:JAIL_PORT: the
+		 * first part is the host unless it is a port. */
+		const char *colon = strchr(spec, ':');
+		if (spec[0] == '[' || (colon && !all_digits(spec, (size_t)(colon - spec)))) {
+			host = split_host(spec, &rest);
+		} else {
+			rest = spec;
+			host = xstrdup("127.0.0.1");
+		}
+		const char *second = rest ? strchr(rest, ':') : NULL;
+		size_t n = second ? (size_t)(second - rest) : (rest ? strlen(rest) : 0);
+		if (!host || !port_of(rest, n, &ret->port)) {
+			*ret_why = "use [HOST_ADDR:]PORT[:JAIL_PORT], ports 1 to 65535";
+			return -EINVAL;
+		}
+		ret->jail_port = ret->port;
+		if (second && !port_of(second + 1, strlen(second + 1), &ret->jail_port)) {
+			*ret_why = "use [HOST_ADDR:]PORT[:JAIL_PORT], ports 1 to 65535";
+			return -EINVAL;
+		}
+	} else {
+		host = split_host(spec, &rest);
+		if (!host || !port_of(rest, strlen(rest), &ret->port)) {
+			*ret_why = "use HOST:PORT or unix:PATH, ports 1 to 65535";
+			return -EINVAL;
+		}
+	}
+	if (!host_ok(host)) {
+		*ret_why = "the host must be a numeric address or localhost";
+		return -EINVAL;
+	}
+	ret->host = TAKE_PTR(host);
+	return 0;
+}
+
+void net_grant_free(struct net_grant *g)
+{
+	free(g->host);
+	free(g->path);
+	*g = (struct net_grant){ 0 };
+}
+
+char *net_grant_text(const struct net_grant *g)
+{
+	if (g->kind == GRANT_CONNECT_UNIX)
+		return xasprintf("unix:%s", g->path);
+	bool v6 = strchr(g->host, ':') != NULL;
+	if (g->kind == GRANT_PUBLISH && g->jail_port != g->port)
+		return xasprintf("%s%s%s:%u -> the run's port %u", v6 ? "[" : "", g->host, v6 ? "]" : "", g->port,
+				 g->jail_port);
+	return xasprintf("%s%s%s:%u", v6 ? "[" : "", g->host, v6 ? "]" : "", g->port);
+}
+
 void policy_free(struct policy *p)
 {
+	for (size_t i = 0; i < p->n_grants; i++)
+		net_grant_free(&p->grants[i]);
+	free(p->grants);
 	for (size_t i = 0; i < p->n_rules; i++)
 		free(p->rules[i].path);
 	strv_free(p->origins);

@@ -83,6 +83,34 @@ enum run_mode {
 	MODE_OFF,
 };
 
+/* What a run may be given of the network beyond its mode, on both
+ * backends: a listener of its own made reachable from the host (--publish
+ * [HOST_ADDR:]PORT[:JAIL_PORT]), or one service of the host it may reach
+ * (--connect HOST:PORT, --connect unix:PATH). */
+enum grant_kind {
+	GRANT_PUBLISH,
+	GRANT_CONNECT,
+	GRANT_CONNECT_UNIX,
+};
+
+struct net_grant {
+	enum grant_kind kind;
+	char *host;		/* a numeric address (IPv6 without brackets) or "localhost";
+				 * publish: the host's side, "127.0.0.1" unless given */
+	unsigned short port;	/* publish: the host's port; connect: the service's */
+	unsigned short jail_port;	/* publish: the run's listener (PORT unless given) */
+	char *path;		/* connect unix: an absolute path */
+	struct source source;
+};
+
+/* Parses a --publish or --connect value (kind GRANT_PUBLISH or
+ * GRANT_CONNECT; "unix:PATH" gives GRANT_CONNECT_UNIX). Pure: 0, or
+ * -EINVAL with what is wrong in *ret_why (static text). */
+int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *ret, const char **ret_why);
+void net_grant_free(struct net_grant *g);
+/* "127.0.0.1:8080 -> jail port 80", "localhost:5432", "unix:/run/pg.sock". */
+char *net_grant_text(const struct net_grant *g);
+
 struct env_change {
 	char *name;
 	char *value;		/* NULL when the variable is removed */
@@ -139,6 +167,8 @@ struct policy {
 
 	enum net_mode net;
 	struct source net_source;
+	struct net_grant *grants;	/* --publish and --connect, every layer's */
+	size_t n_grants;
 	enum backend backend;	/* what was asked for */
 	enum run_mode mode;
 	struct limits limits;

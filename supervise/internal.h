@@ -54,6 +54,11 @@ bool sv_host_address(struct supervisor *sv, const struct net_addr *a);
 /* -1 when a listener that is not the run's own would take a connection
  * to dst, 0 when none would, -errno when stockade cannot tell. */
 int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst);
+/* 1 when a listener outside the run holds an address and port a bind to
+ * b would share, 0 when none does, -errno when stockade cannot tell. */
+int sv_held_outside(struct supervisor *sv, const struct net_addr *b);
+/* The loopback device's index, in every network namespace. */
+#define LOOPBACK_IFINDEX 1
 /* The inode of the abstract socket bound to a's name now; 0 when none. */
 ino_t sv_abstract_owner(const struct net_addr *a);
 bool sv_run_abstract(const struct supervisor *sv, const struct net_addr *a, ino_t owner);

@@ -200,6 +200,34 @@ echo "unsupervised (--mode off): ${off} us a cycle"
 echo "added per connect:         $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$sup" "$off") us against no supervisor   (target: under 20 us)"
 echo
 
+echo "== forwards (--publish): 5,000 connect-response cycles and 2,000 MiB through the forward, beside the same on plain loopback"
+probe=$(realpath "$BUILD")/tests/probe
+fwd_port() { "$probe" bind-tcp 127.0.0.1 0 | sed -n 's/^bound //p'; }
+sub() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$2"; }
+for backend in namespaces landlock; do
+	hp=$(fwd_port) jp=$(fwd_port) pp=$(fwd_port)
+	"$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --publish "$hp:$jp" -- "$probe" listen-tcp 127.0.0.1 "$jp" 60 >/dev/null 2>&1 &
+	srv=$!
+	"$probe" listen-tcp 127.0.0.1 "$pp" 60 >/dev/null 2>&1 &
+	plain_srv=$!
+	for _ in $(seq 100); do "$probe" connect-tcp 127.0.0.1 "$hp" >/dev/null 2>&1 && break; sleep 0.05; done
+	plain=$("$probe" cycles 127.0.0.1 "$pp" 5000 | sed -n 's/^us per round //p')
+	fwd=$("$probe" cycles 127.0.0.1 "$hp" 5000 | sed -n 's/^us per round //p')
+	kill "$srv" "$plain_srv" 2>/dev/null
+	wait "$srv" "$plain_srv" 2>/dev/null
+	hp=$(fwd_port) jp=$(fwd_port) pp=$(fwd_port)
+	"$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --publish "$hp:$jp" -- "$probe" sink 127.0.0.1 "$jp" >/dev/null 2>&1 &
+	srv=$!
+	"$probe" sink 127.0.0.1 "$pp" >/dev/null 2>&1 &
+	plain_srv=$!
+	sleep 0.5
+	plain_mb=$("$probe" blast 127.0.0.1 "$pp" 2000 | sed -n 's/^MB\/s //p')
+	fwd_mb=$("$probe" blast 127.0.0.1 "$hp" 2000 | sed -n 's/^MB\/s //p')
+	wait "$srv" "$plain_srv" 2>/dev/null
+	echo "$backend: a cycle ${fwd} us forwarded, ${plain} us plain (added $(sub "$fwd" "$plain") us; target: under 50); bulk ${fwd_mb} MB/s forwarded, ${plain_mb} MB/s plain (target: at least 1000)"
+done
+echo
+
 echo "== a real test suite with worker processes (node --test, 6 files of loopback servers and clients)"
 if command -v node >/dev/null; then
 	cp -r tests/bench-suite "$tmp/ws/"

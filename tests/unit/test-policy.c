@@ -4,6 +4,8 @@
  * backends walk, and the name tables. Pure: no system call. */
 #include "policy/policy.h"
 
+#include <errno.h>
+
 #include "lib/util.h"
 #include "tests/tap.h"
 
@@ -353,8 +355,64 @@ static void test_sizes(void)
 	is_str(buf, "50% of memory (4.0 GiB)", "said as a share, with its bytes");
 }
 
+/* --publish and --connect values, as the command line (and the INI keys
+ * that mirror it) give them. */
+static void test_grants(void)
+{
+	static const struct {
+		enum grant_kind kind;
+		const char *spec;
+		bool ok;
+		enum grant_kind got;
+		const char *host;
+		unsigned port, jail_port;
+		const char *text;
+	} rows[] = {
+		{ GRANT_PUBLISH, "8080", true, GRANT_PUBLISH, "127.0.0.1", 8080, 8080, "127.0.0.1:8080" },
+		{ GRANT_PUBLISH, "8080:80", true, GRANT_PUBLISH, "127.0.0.1", 8080, 80, "127.0.0.1:8080 -> the run's port 80" },
+		{ GRANT_PUBLISH, "127.0.0.2:8080", true, GRANT_PUBLISH, "127.0.0.2", 8080, 8080, "127.0.0.2:8080" },
+		{ GRANT_PUBLISH, "10.1.2.3:8080:3000", true, GRANT_PUBLISH, "10.1.2.3", 8080, 3000, NULL },
+		{ GRANT_PUBLISH, "[::1]:8080", true, GRANT_PUBLISH, "::1", 8080, 8080, "[::1]:8080" },
+		{ GRANT_PUBLISH, "[::1]:8080:80", true, GRANT_PUBLISH, "::1", 8080, 80, NULL },
+		{ GRANT_PUBLISH, "localhost:8080", true, GRANT_PUBLISH, "localhost", 8080, 8080, NULL },
+		{ GRANT_PUBLISH, "0", .ok = false },
+		{ GRANT_PUBLISH, "65536", .ok = false },
+		{ GRANT_PUBLISH, "8080:", .ok = false },
+		{ GRANT_PUBLISH, "8080:80:1", .ok = false },
+		{ GRANT_PUBLISH, "example.com:80", .ok = false },
+		{ GRANT_PUBLISH, "[::1:80", .ok = false },
+		{ GRANT_PUBLISH, "", .ok = false },
+		{ GRANT_PUBLISH, "+80", .ok = false },
+		{ GRANT_CONNECT, "127.0.0.1:5432", true, GRANT_CONNECT, "127.0.0.1", 5432, 0, "127.0.0.1:5432" },
+		{ GRANT_CONNECT, "localhost:6379", true, GRANT_CONNECT, "localhost", 6379, 0, NULL },
+		{ GRANT_CONNECT, "[fd00::1]:5432", true, GRANT_CONNECT, "fd00::1", 5432, 0, "[fd00::1]:5432" },
+		{ GRANT_CONNECT, "unix:/run/postgresql/.s.PGSQL.5432", true, GRANT_CONNECT_UNIX, NULL, 0, 0, "unix:/run/postgresql/.s.PGSQL.5432" },
+		{ GRANT_CONNECT, "unix:pg.sock", .ok = false },
+		{ GRANT_CONNECT, "5432", .ok = false },
+		{ GRANT_CONNECT, "db:5432", .ok = false },
+		{ GRANT_CONNECT, "127.0.0.1:0", .ok = false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct net_grant g;
+		const char *why = NULL;
+		int r = net_grant_parse(rows[i].kind, rows[i].spec, &g, &why);
+		if (!rows[i].ok) {
+			ok(r == -EINVAL && why, "'%s' is refused, with why (%s)", rows[i].spec, why ? why : "none");
+			continue;
+		}
+		bool same = r == 0 && g.kind == rows[i].got && g.port == rows[i].port && g.jail_port == rows[i].jail_port &&
+			    (rows[i].host ? g.host && streq(g.host, rows[i].host) : !g.host);
+		_cleanup_free_ char *text = r == 0 ? net_grant_text(&g) : NULL;
+		if (rows[i].text)
+			same = same && text && streq(text, rows[i].text);
+		ok(same, "'%s' parses (%s)", rows[i].spec, text ? text : "?");
+		net_grant_free(&g);
+	}
+}
+
 int main(void)
 {
+	test_grants();
 	test_init();
 	test_sizes();
 	test_deepest_wins();

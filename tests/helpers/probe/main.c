@@ -131,6 +131,12 @@ static const struct op ops[] = {
 	{ "sendmsg-fastopen", 2, 2, op_sendmsg_fastopen, "HOST PORT" },
 	{ "sendmmsg-fastopen", 2, 2, op_sendmmsg_fastopen, "HOST PORT" },
 	{ "connect-race", 5, 5, op_connect_race, "HOST1 PORT1 HOST2 PORT2 N" },
+	{ "thread-server", 1, 1, op_thread_server, "HOST" },
+	{ "cycles", 3, 3, op_cycles, "HOST PORT N" },
+	{ "sink", 2, 2, op_sink, "HOST PORT" },
+	{ "blast", 3, 3, op_blast, "HOST PORT MIB" },
+	{ "resolve", 1, 1, op_resolve, "NAME" },
+	{ "listen-reuseport", 3, 3, op_listen_reuseport, "HOST PORT SECONDS" },
 };
 
 static void usage(FILE *out)
