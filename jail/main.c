@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "jail/cli.h"
+#include "jail/config.h"
 #include "jail/explain.h"
 #include "jail/fit.h"
 #include "jail/quarantine.h"
@@ -16,23 +17,13 @@
 
 extern char **environ;
 
-/* Options whose mechanism comes in a later part: refused, never ignored. */
-static int refuse_unbuilt(const struct options *o)
+/* A backend this build cannot have: refused, never replaced. */
+static int refuse_unbuilt(const struct policy *p)
 {
-	const char *what = NULL;
-	if (o->command == CMD_TRUST)
-		what = "'stockade trust': stockade.ini files are not read yet";
-	else if (o->config)
-		what = "--config: stockade.ini files are not read yet";
-	else if (o->profile)
-		what = "--profile: stockade.ini files are not read yet";
-	else if (o->hide_ignored)
-		what = "--hide-ignored is not built yet";
-	else if (o->layer.backend_set && o->layer.backend == BACKEND_SEATBELT)
-		what = "--backend seatbelt: Seatbelt runs on macOS only";
-	if (!what)
+	if (p->backend != BACKEND_SEATBELT)
 		return 0;
-	log_error("%s", what);
+	_cleanup_free_ char *at = source_text(&p->backend_source);
+	log_error("cannot use the backend seatbelt (%s): Seatbelt runs on macOS only", at);
 	return -EOPNOTSUPP;
 }
 
@@ -65,15 +56,20 @@ static int write_report(const struct options *o, const struct report *rep)
 
 static int run(const struct options *o, unsigned long long start_us)
 {
-	/* 1. The policy, from its layers: the built-in defaults, then the
-	 *    command line. Nothing is made and no process started. */
+	/* 1. The policy, from its layers: the built-in defaults, the
+	 *    settings files (the user's, the workspace's, the profile, the
+	 *    matching [command] sections), then the command line. Nothing
+	 *    is made and no process started. */
 	struct policy p;
-	struct policy_failure pf;
-	int e = policy_build(&o->layer, 1, o->argv, environ, &p, &pf);
-	if (e < 0) {
-		say_policy_failure(&pf);
-		policy_failure_free(&pf);
+	struct run_config rc;
+	int e = config_policy(o, environ, &rc, &p);
+	if (e) {
+		config_free(&rc);
+		return e;
+	}
+	if (refuse_unbuilt(&p) < 0) {
 		policy_free(&p);
+		config_free(&rc);
 		return 125;
 	}
 	say_skipped(&p);
@@ -112,8 +108,13 @@ static int run(const struct options *o, unsigned long long start_us)
 		}
 	}
 	if (o->command == CMD_EXPLAIN) {
-		/* 3. explain: the plans, printed. */
-		status = refuse_unusable(r.backend, &h, r.why) < 0 ? 125 : explain(&r);
+		/* 3. explain: the settings files, then the plans, printed. */
+		if (refuse_unusable(r.backend, &h, r.why) < 0) {
+			status = 125;
+			goto out;
+		}
+		config_print(stdout, &rc, o, &p);
+		status = explain(&r);
 		goto out;
 	}
 	/* 3. A program that cannot be found or run is said before anything
@@ -139,6 +140,7 @@ out:
 	report_free(&rep);
 	host_free(&h);
 	policy_free(&p);
+	config_free(&rc);
 	return status;
 }
 
@@ -185,12 +187,10 @@ int main(int argc, char **argv)
 		break;
 	}
 	case CMD_TRUST:
+		status = config_trust_verb(&o, environ);
+		break;
 	case CMD_RUN:
 	case CMD_EXPLAIN:
-		if (refuse_unbuilt(&o) < 0) {
-			status = 125;
-			break;
-		}
 		status = run(&o, start);
 		break;
 	}

@@ -77,10 +77,64 @@ struct settings {
 	size_t n_env_ops;
 };
 
+static void add_widening(struct policy *p, const struct source *source, const char *value, const char *before)
+{
+	p->widenings = xgrow(p->widenings, p->n_widenings, sizeof(*p->widenings));
+	p->widenings[p->n_widenings++] = (struct widening){
+		.source = *source,
+		.value = xstrdup(value),
+		.before = xstrdup(before),
+	};
+}
+
+/* How strict a run mode is: required refuses more than auto, auto more
+ * than off. */
+static int mode_strictness(enum run_mode m)
+{
+	return m == MODE_REQUIRED ? 2 : m == MODE_AUTO ? 1 : 0;
+}
+
+/* The settings of an untrusted layer that widen what the layers before
+ * it say: a wider network, a less strict mode, any backend, a kept home
+ * (written, outside the workspace), a variable the scrub would take
+ * away. Each is named; none is applied. */
+static bool settings_widen(struct policy *p, const struct layer *l)
+{
+	bool widened = false;
+	if (l->net_set && l->net > p->net) {
+		add_widening(p, &l->net_source, net_mode_name(l->net), net_mode_name(p->net));
+		widened = true;
+	}
+	if (l->mode_set && mode_strictness(l->mode) < mode_strictness(p->mode)) {
+		add_widening(p, &l->mode_source, l->mode == MODE_OFF ? "off" : "auto",
+			     p->mode == MODE_REQUIRED ? "required" : "auto");
+		widened = true;
+	}
+	if (l->backend_set) {
+		add_widening(p, &l->backend_source, backend_name(l->backend), backend_name(p->backend));
+		widened = true;
+	}
+	if (l->home) {
+		add_widening(p, &l->home_source, l->home, "a fresh home");
+		widened = true;
+	}
+	for (size_t k = 0; k < l->n_env_ops; k++)
+		if (l->env_ops[k].kind == ENV_PASS && env_is_secret(l->env_ops[k].name)) {
+			add_widening(p, &l->env_ops[k].source, l->env_ops[k].name, "removed");
+			widened = true;
+		}
+	return widened;
+}
+
 static void collect(const struct layer *layers, size_t n, struct policy *p, struct settings *s)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct layer *l = &layers[i];
+		/* An untrusted layer that widens a setting gives none of its
+		 * settings: the run is refused anyway, and explain must not
+		 * show what it was not given. */
+		if (l->needs_trust && settings_widen(p, l))
+			continue;
 		if (l->workspace) {
 			s->workspace = l->workspace;
 			s->workspace_source = &l->workspace_source;
@@ -89,10 +143,18 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			p->net = l->net;
 			p->net_source = l->net_source;
 		}
-		if (l->backend_set)
+		if (l->backend_set) {
 			p->backend = l->backend;
-		if (l->mode_set)
+			p->backend_source = l->backend_source;
+		}
+		if (l->mode_set) {
 			p->mode = l->mode;
+			p->mode_source = l->mode_source;
+		}
+		if (l->hide_ignored_set) {
+			p->hide_ignored = l->hide_ignored;
+			p->hide_ignored_source = l->hide_ignored_source;
+		}
 		if (l->home) {
 			s->home = l->home;
 			s->home_source = &l->home_source;
@@ -294,6 +356,19 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			f->access = lr->access;
 			return r;
 		}
+		/* A rule of an untrusted layer that gives its path more than
+		 * the layers before it did (a read where nothing was, a write
+		 * where a read was) widens the jail: named, not applied. What
+		 * decides a path beneath it is the deepest rule, so what the
+		 * path itself had is what everything the rule covers had. */
+		if (l->needs_trust && (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)) {
+			enum effect before = policy_effect(p, canon);
+			enum effect gives = lr->access == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
+			if (gives > before) {
+				add_widening(p, &lr->source, lr->path, effect_name(before));
+				continue;
+			}
+		}
 		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
 	}
 	return 0;
@@ -424,6 +499,8 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	p->uid = getuid();
 	p->gid = getgid();
 	p->net_source = SOURCE_DEFAULT_OF("network");
+	p->backend_source = SOURCE_DEFAULT_OF("backend");
+	p->mode_source = SOURCE_DEFAULT_OF("mode");
 	struct settings s = { 0 };
 	collect(layers, n_layers, p, &s);
 	_cleanup_free_ struct env_op *ops = s.env_ops;

@@ -151,6 +151,12 @@ void policy_free(struct policy *p)
 		free(p->skipped[i].path);
 	free(p->skipped);
 	strv_free(p->files);
+	strv_free(p->conf_handoffs);
+	for (size_t i = 0; i < p->n_widenings; i++) {
+		free(p->widenings[i].value);
+		free(p->widenings[i].before);
+	}
+	free(p->widenings);
 	policy_init(p);
 }
 

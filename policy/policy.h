@@ -98,6 +98,14 @@ struct env {
 	size_t n_changes;
 };
 
+/* A setting or rule of an untrusted layer that gives more than the
+ * layers before it did. */
+struct widening {
+	struct source source;
+	char *value;		/* as written */
+	char *before;		/* what the layers before it gave: "read", "loopback", ... */
+};
+
 struct policy {
 	char *workspace;	/* canonical; written */
 	char *cwd;		/* where the command starts */
@@ -119,7 +127,15 @@ struct policy {
 	enum net_mode net;
 	struct source net_source;
 	enum backend backend;	/* what was asked for */
+	struct source backend_source;
 	enum run_mode mode;
+	struct source mode_source;
+	bool hide_ignored;	/* hide what git ignores in the workspace */
+	struct source hide_ignored_source;
+	/* What layers nobody trusted would widen: the run is refused while
+	 * there is one. */
+	struct widening *widenings;
+	size_t n_widenings;
 
 	struct rule *rules;
 	size_t n_rules;
@@ -134,6 +150,10 @@ struct policy {
 	size_t n_skipped;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
+	/* The settings files in effect that lie in the workspace, relative
+	 * to it: trust hand-offs like its own stockade.ini (NULL-terminated,
+	 * may be NULL). */
+	char **conf_handoffs;
 };
 
 const char *access_name(enum access a);

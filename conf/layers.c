@@ -1,0 +1,237 @@
+/* Which files a run reads, and which of their [command] sections match
+ * its command. */
+#include "conf/conf.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "lib/fs.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "policy/env.h"
+
+static const char *const workspace_names[] = { "stockade.ini", ".stockade.ini" };
+
+static int find_error(struct conf_error *err, const char *file, char *msg)
+{
+	*err = (struct conf_error){ .file = xstrdup(file), .msg = msg };
+	return -EINVAL;
+}
+
+int conf_workspace_file(const char *workspace, char **ret, struct conf_error *err)
+{
+	*ret = NULL;
+	*err = (struct conf_error){ 0 };
+	char *found = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(workspace_names); i++) {
+		_cleanup_free_ char *path = path_join(workspace, workspace_names[i]);
+		struct stat st;
+		if (lstat(path, &st) < 0)
+			continue;
+		if (found) {
+			_cleanup_free_ char *first = TAKE_PTR(found);
+			return find_error(err, path,
+					  xasprintf("two stockade files in one workspace ('%s' too): keep one", first));
+		}
+		found = TAKE_PTR(path);
+	}
+	if (!found)
+		return -ENOENT;
+	*ret = found;
+	return 0;
+}
+
+/* The user's own file: $XDG_CONFIG_HOME/stockade/stockade.ini, or
+ * ~/.config/stockade/stockade.ini. */
+static char *user_file(char *const *environ)
+{
+	const char *xdg = env_get(environ, "XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return path_join(xdg, "stockade/stockade.ini");
+	const char *home = env_get(environ, "HOME");
+	if (!home || home[0] != '/')
+		return NULL;
+	return path_join(home, ".config/stockade/stockade.ini");
+}
+
+static int add_file(struct conf_set *s, const char *path, enum conf_origin origin, struct conf_error *err)
+{
+	struct conf_file f;
+	int r = conf_read(path, origin, &f, err);
+	if (r < 0)
+		return r;
+	s->v = xgrow(s->v, s->n, sizeof(*s->v));
+	s->v[s->n++] = f;
+	return 0;
+}
+
+/* A file's path with its folder canonical and its own name as written,
+ * so that a symlink at the last component is still seen (and refused). */
+static int canonical_folder(const char *path, char **ret)
+{
+	const char *name = NULL;
+	_cleanup_free_ char *parent = path_parent(path, &name);
+	if (!parent || !name || !*name)
+		return -EINVAL;
+	_cleanup_free_ char *canon = NULL;
+	int r = path_canonical(parent[0] ? parent : ".", &canon);
+	if (r < 0)
+		return r;
+	*ret = path_join(canon, name);
+	return 0;
+}
+
+int conf_find(const char *workspace, const char *config, char *const *environ, struct conf_set *ret,
+	      struct conf_error *err)
+{
+	*ret = (struct conf_set){ 0 };
+	*err = (struct conf_error){ 0 };
+	int r;
+	_cleanup_free_ char *user = user_file(environ);
+	_cleanup_free_ char *user_canon = NULL;
+	struct stat st;
+	if (user && lstat(user, &st) == 0) {
+		if ((r = canonical_folder(user, &user_canon)) < 0)
+			return find_error(err, user, xasprintf("cannot resolve its folder: %s", strerror(-r)));
+		if ((r = add_file(ret, user_canon, CONF_USER, err)) < 0)
+			return r;
+	}
+	_cleanup_free_ char *project = NULL;
+	enum conf_origin origin = CONF_WORKSPACE;
+	if (config) {
+		_cleanup_free_ char *canon = NULL;
+		if ((r = canonical_folder(config, &canon)) < 0)
+			return find_error(err, config, xasprintf("cannot read it: %s", strerror(-r)));
+		project = TAKE_PTR(canon);
+		origin = CONF_OPTION;
+	} else {
+		r = conf_workspace_file(workspace, &project, err);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0)
+			return r;
+	}
+	/* The user's file named again with --config is read once, as the
+	 * user's. */
+	if (user_canon && streq(user_canon, project))
+		return 0;
+	return add_file(ret, project, origin, err);
+}
+
+void conf_set_free(struct conf_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		conf_file_free(&s->v[i]);
+	free(s->v);
+	*s = (struct conf_set){ 0 };
+}
+
+/* The write rule whose tree holds path, or NULL. */
+static const struct rule *writable_tree(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].access == ACCESS_WRITE && path_is_beneath(path, p->rules[i].path))
+			return &p->rules[i];
+	return NULL;
+}
+
+/* A program word resolved as execvp would, then canonical. */
+static int resolve_program(const char *word, const char *path_env, const char *cwd, char **ret)
+{
+	_cleanup_free_ char *found = NULL;
+	int r = path_find_program(word, path_env, cwd, &found);
+	if (r < 0)
+		return r;
+	return path_canonical(found, ret);
+}
+
+static void add_match(struct conf_matches *m, const struct conf_file *f, const struct conf_section *s, bool matched,
+		      char *why)
+{
+	m->v = xgrow(m->v, m->n, sizeof(*m->v));
+	m->v[m->n++] = (struct conf_match){ .file = f, .section = s, .matched = matched, .why = why };
+}
+
+static int match_cmp(const void *a, const void *b)
+{
+	const struct conf_match *x = a, *y = b;
+	/* the matched ones first, in the order they apply */
+	if (x->matched != y->matched)
+		return x->matched ? -1 : 1;
+	size_t nx = strv_length(x->section->words), ny = strv_length(y->section->words);
+	if (x->matched && nx != ny)
+		return nx < ny ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->section < y->section ? -1 : x->section > y->section;
+}
+
+void conf_match_commands(const struct conf_set *files, char *const *argv, const char *path_env, const char *cwd,
+			 const struct policy *p, struct conf_matches *ret)
+{
+	*ret = (struct conf_matches){ 0 };
+	_cleanup_free_ char *program = NULL;
+	int perr = argv && argv[0] ? resolve_program(argv[0], path_env, cwd, &program) : -ENOENT;
+	const struct rule *planted = program ? writable_tree(p, program) : NULL;
+	for (size_t i = 0; i < files->n; i++) {
+		const struct conf_file *f = &files->v[i];
+		for (size_t k = 0; k < f->n; k++) {
+			const struct conf_section *s = &f->v[k];
+			if (s->kind != CONF_COMMAND)
+				continue;
+			if (perr < 0) {
+				add_match(ret, f, s, false,
+					  xasprintf("the command's program '%s' is not found: %s", argv && argv[0] ? argv[0] : "",
+						    strerror(-perr)));
+				continue;
+			}
+			/* A word with a slash names a file: relative to the
+			 * file's folder, never to wherever the run starts. */
+			_cleanup_free_ char *want = NULL;
+			_cleanup_free_ char *word_path = strchr(s->words[0], '/') && s->words[0][0] != '/'
+								 ? path_join(f->dir, s->words[0])
+								 : NULL;
+			int r = resolve_program(word_path ? word_path : s->words[0], path_env, cwd, &want);
+			if (r < 0) {
+				add_match(ret, f, s, false,
+					  xasprintf("'%s' is not found on PATH: %s", s->words[0], strerror(-r)));
+				continue;
+			}
+			if (!streq(want, program)) {
+				add_match(ret, f, s, false,
+					  xasprintf("'%s' is '%s', the command's program is '%s'", s->words[0], want, program));
+				continue;
+			}
+			size_t w = 1;
+			while (s->words[w] && argv[w] && streq(s->words[w], argv[w]))
+				w++;
+			if (s->words[w]) {
+				add_match(ret, f, s, false,
+					  argv[w] ? xasprintf("word %zu is '%s', not '%s'", w + 1, argv[w], s->words[w])
+						  : xasprintf("the command has no word %zu ('%s')", w + 1, s->words[w]));
+				continue;
+			}
+			if (planted) {
+				/* It could have been put there by a run: a section
+				 * must not lend its grants to a planted program. */
+				add_match(ret, f, s, false,
+					  xasprintf("the program '%s' lies in '%s', which the run may write (%s)", program,
+						    planted->path, planted->origin));
+				continue;
+			}
+			add_match(ret, f, s, true,
+				  s->words[1] ? xasprintf("the program is '%s' and the words follow", program)
+					      : xasprintf("the program is '%s'", program));
+		}
+	}
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), match_cmp);
+}
+
+void conf_matches_free(struct conf_matches *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].why);
+	free(m->v);
+	*m = (struct conf_matches){ 0 };
+}
