@@ -7,6 +7,7 @@
 #include "jail/config.h"
 #include "jail/explain.h"
 #include "jail/fit.h"
+#include "jail/ignored.h"
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
@@ -67,7 +68,7 @@ static int run(const struct options *o, unsigned long long start_us)
 		config_free(&rc);
 		return e;
 	}
-	if (refuse_unbuilt(&p) < 0) {
+	if (refuse_unbuilt(&p) < 0 || ignored_hide(&p) < 0) {
 		policy_free(&p);
 		config_free(&rc);
 		return 125;

@@ -215,6 +215,17 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
 	return r;
 }
 
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source)
+{
+	p->rules = xgrow(p->rules, p->n_rules, sizeof(*p->rules));
+	p->rules[p->n_rules++] = (struct rule){
+		.path = path_normalize(path),
+		.access = a,
+		.source = source,
+		.origin = intern(p, source_text(&source)),
+	};
+}
+
 /* The policy's rules and, after them, a backend's own: looked through as
  * one, without a copy. */
 struct rule_set {

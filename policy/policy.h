@@ -177,6 +177,10 @@ void policy_free(struct policy *p);
 struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
 			     struct source source, const char *origin);
 
+/* The same for a rule known to be new (from a list without repeats, such
+ * as git's): no search for the same rule among the others. */
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source);
+
 /* The rule that decides path: the deepest rule at or above it, ties going
  * to the stronger access. NULL when no rule covers it. */
 const struct rule *policy_rule_for(const struct policy *p, const char *path);
