@@ -192,6 +192,12 @@ int main(int argc, char **argv)
 		break;
 	case CMD_RUN:
 	case CMD_EXPLAIN:
+		/* asked on the command line: said before anything is read */
+		if (o.layer.backend_set && o.layer.backend == BACKEND_SEATBELT) {
+			log_error("cannot use --backend seatbelt: Seatbelt runs on macOS only");
+			status = 125;
+			break;
+		}
 		status = run(&o, start);
 		break;
 	}
