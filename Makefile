@@ -140,11 +140,19 @@ $(BUILD)/base/%/build/stockade:
 	git archive --format=tar $* | tar -x -C $(BUILD)/base/$*
 	$(MAKE) -C $(BUILD)/base/$* -s build/stockade
 
+# make bench's peer for the static link of inih: the same stockade with
+# libinih.so loaded at every start.
+$(BUILD)/tools/stockade-inih-shared: $(MAIN_OBJ) $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs libmnl) $(LIBCAP_STATIC) \
+		$(shell $(PKG_CONFIG) --libs inih)
+
 $(BUILD)/tools/bench-dirs: tools/bench-dirs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
-bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/dump-filter \
+	$(BUILD)/tools/stockade-inih-shared $(BASE_STOCKADE)
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(if $(BASE_STOCKADE),$(abspath $(BASE_STOCKADE))) \
 		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 

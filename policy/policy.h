@@ -154,6 +154,14 @@ struct policy {
 	 * to it: trust hand-offs like its own stockade.ini (NULL-terminated,
 	 * may be NULL). */
 	char **conf_handoffs;
+	/* The rules by path, for the look-ups of a policy of many rules
+	 * (hide-ignored's thousands): a cache, made when first needed and
+	 * again whenever the rules have changed since. */
+	size_t *by_path;
+	const struct rule *by_path_of;	/* the rules it was made for, */
+	size_t by_path_n;		/* how many, */
+	unsigned by_path_sorts;		/* and after how many sorts */
+	unsigned sorts;
 };
 
 const char *access_name(enum access a);
