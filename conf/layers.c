@@ -135,15 +135,17 @@ static const struct rule *writable_tree(const struct policy *p, const char *path
 	return NULL;
 }
 
-/* A program word resolved as execvp would, then canonical. */
-static int resolve_program(const char *word, const char *path_env, const char *cwd, char **ret)
+/* The words of a reason, end to end: made for every section of every
+ * run, and without printf, which a run otherwise leaves unmapped. */
+static char *words(const char *const *v)
 {
-	_cleanup_free_ char *found = NULL;
-	int r = path_find_program(word, path_env, cwd, &found);
-	if (r < 0)
-		return r;
-	return path_canonical(found, ret);
+	struct text t = { 0 };
+	for (size_t i = 0; v[i]; i++)
+		text_adds(&t, v[i]);
+	return text_take(&t);
 }
+
+#define WHY(...) words((const char *const[]){ __VA_ARGS__, NULL })
 
 static void add_match(struct conf_matches *m, const struct conf_file *f, const struct conf_section *s, bool matched,
 		      char *why)
@@ -166,12 +168,30 @@ static int match_cmp(const void *a, const void *b)
 	return x->section < y->section ? -1 : x->section > y->section;
 }
 
+/* The file a program word names, found as execvp would, and its
+ * identity. */
+static int find_program(const char *word, const char *path_env, const char *cwd, char **ret, struct stat *ret_st)
+{
+	int r = path_find_program(word, path_env, cwd, ret);
+	if (r < 0)
+		return r;
+	if (stat(*ret, ret_st) < 0) {
+		r = -errno;
+		free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}
+
 void conf_match_commands(const struct conf_set *files, char *const *argv, const char *path_env, const char *cwd,
 			 const struct policy *p, struct conf_matches *ret)
 {
 	*ret = (struct conf_matches){ 0 };
-	_cleanup_free_ char *program = NULL;
-	int perr = argv && argv[0] ? resolve_program(argv[0], path_env, cwd, &program) : -ENOENT;
+	_cleanup_free_ char *found = NULL, *program = NULL;
+	struct stat pst;
+	int perr = argv && argv[0] ? find_program(argv[0], path_env, cwd, &found, &pst) : -ENOENT;
+	if (perr == 0)
+		perr = path_canonical(found, &program);
 	const struct rule *planted = program ? writable_tree(p, program) : NULL;
 	for (size_t i = 0; i < files->n; i++) {
 		const struct conf_file *f = &files->v[i];
@@ -181,47 +201,52 @@ void conf_match_commands(const struct conf_set *files, char *const *argv, const 
 				continue;
 			if (perr < 0) {
 				add_match(ret, f, s, false,
-					  xasprintf("the command's program '%s' is not found: %s", argv && argv[0] ? argv[0] : "",
-						    strerror(-perr)));
+					  WHY("the command's program '", argv && argv[0] ? argv[0] : "", "' is not found: ",
+					      strerror(-perr)));
 				continue;
 			}
-			/* A word with a slash names a file: relative to the
-			 * file's folder, never to wherever the run starts. */
-			_cleanup_free_ char *want = NULL;
-			_cleanup_free_ char *word_path = strchr(s->words[0], '/') && s->words[0][0] != '/'
-								 ? path_join(f->dir, s->words[0])
-								 : NULL;
-			int r = resolve_program(word_path ? word_path : s->words[0], path_env, cwd, &want);
-			if (r < 0) {
-				add_match(ret, f, s, false,
-					  xasprintf("'%s' is not found on PATH: %s", s->words[0], strerror(-r)));
-				continue;
-			}
-			if (!streq(want, program)) {
-				add_match(ret, f, s, false,
-					  xasprintf("'%s' is '%s', the command's program is '%s'", s->words[0], want, program));
-				continue;
-			}
+			/* The words first: they cost nothing to compare, and a
+			 * section whose words differ needs no look on PATH. */
 			size_t w = 1;
 			while (s->words[w] && argv[w] && streq(s->words[w], argv[w]))
 				w++;
 			if (s->words[w]) {
+				char num[21];
+				const char *n = fmt_u64(num, w + 1);
 				add_match(ret, f, s, false,
-					  argv[w] ? xasprintf("word %zu is '%s', not '%s'", w + 1, argv[w], s->words[w])
-						  : xasprintf("the command has no word %zu ('%s')", w + 1, s->words[w]));
+					  argv[w] ? WHY("word ", n, " is '", argv[w], "', not '", s->words[w], "'")
+						  : WHY("the command has no word ", n, " ('", s->words[w], "')"));
+				continue;
+			}
+			/* A word with a slash names a file: relative to the
+			 * file's folder, never to wherever the run starts. The
+			 * same file as the command's program (its device and
+			 * inode, whatever links led to it) matches. */
+			_cleanup_free_ char *want = NULL;
+			_cleanup_free_ char *word_path = strchr(s->words[0], '/') && s->words[0][0] != '/'
+								 ? path_join(f->dir, s->words[0])
+								 : NULL;
+			struct stat wst;
+			int r = find_program(word_path ? word_path : s->words[0], path_env, cwd, &want, &wst);
+			if (r < 0) {
+				add_match(ret, f, s, false, WHY("'", s->words[0], "' is not found on PATH: ", strerror(-r)));
+				continue;
+			}
+			if (wst.st_dev != pst.st_dev || wst.st_ino != pst.st_ino) {
+				add_match(ret, f, s, false,
+					  WHY("'", s->words[0], "' is '", want, "', the command's program is '", program, "'"));
 				continue;
 			}
 			if (planted) {
 				/* It could have been put there by a run: a section
 				 * must not lend its grants to a planted program. */
 				add_match(ret, f, s, false,
-					  xasprintf("the program '%s' lies in '%s', which the run may write (%s)", program,
-						    planted->path, planted->origin));
+					  WHY("the program '", program, "' lies in '", planted->path, "', which the run may write (",
+					      planted->origin, ")"));
 				continue;
 			}
 			add_match(ret, f, s, true,
-				  s->words[1] ? xasprintf("the program is '%s' and the words follow", program)
-					      : xasprintf("the program is '%s'", program));
+				  WHY("the program is '", program, s->words[1] ? "' and the words follow" : "'"));
 		}
 	}
 	if (ret->n)
