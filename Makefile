@@ -64,7 +64,7 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 PROBE_SRCS := $(wildcard tests/helpers/probe/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS)) $(BUILD)/tests/probe
 
-.PHONY: all tests check asan bench install uninstall analyze clean
+.PHONY: all tests check asan bench fuzz install uninstall analyze clean
 
 all: stockade
 
@@ -122,6 +122,42 @@ $(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)
 $(BUILD)/tools/dump-filter: tools/dump-filter.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
+
+# make fuzz: every harness in tests/fuzz/*.c, built with clang's libFuzzer,
+# ASan and UBSan against the modules (built again with them), run for
+# FUZZ_TIME seconds each on its corpus tests/fuzz/NAME/ (read, never
+# written: what a run finds new goes to $(BUILD)/fuzz/NAME-new/). A crash
+# fails the target and leaves its input in $(BUILD)/fuzz/.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) -g -O1 \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_HARNESSES := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out $(MAIN_SRC) $(COMPILE_SRC),$(SRCS))) \
+	$(BUILD)/fuzz/obj/gen/filters.o
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/obj/gen/filters.o: $(BUILD)/gen/filters.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(RUN_LIBS) -pthread
+
+fuzz: $(FUZZ_HARNESSES)
+	@set -e; for h in $(FUZZ_HARNESSES); do \
+		n=$$(basename $$h); mkdir -p $(BUILD)/fuzz/$$n-new tests/fuzz/$$n; \
+		echo "== fuzz $$n, $(FUZZ_TIME) s"; \
+		st=0; (cd $(BUILD)/fuzz && ./$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			$$n-new $(abspath tests/fuzz)/$$n >$$n.log 2>&1) || st=$$?; \
+		grep -E '^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' $(BUILD)/fuzz/$$n.log || true; \
+		if [ $$st -ne 0 ]; then echo "fuzz $$n: failed (status $$st), see $(BUILD)/fuzz/$$n.log"; exit 1; fi; \
+		echo "fuzz $$n: no crash"; \
+	done
 
 # make bench BASE=REV also measures the stockade of REV (a commit, a
 # branch, main), built from git's own copy of it in $(BUILD)/base/REV.

@@ -203,7 +203,7 @@ static char *next_line(char *str, int num, void *stream)
 	}
 	memcpy(str, p, n);
 	str[n] = '\0';
-	if (p[0] == '[') {
+	if (n && p[0] == '[') {
 		/* inih stops at the first ']' too, and ignores what follows */
 		const char *close = memchr(p, ']', n);
 		if (close && parse_header(ps, p + 1, (size_t)(close - p - 1)) == 0)

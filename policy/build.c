@@ -333,6 +333,12 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
+	/* An untrusted layer's rules are measured against the layers before
+	 * it, all of them before any is added: its own hide on a path does
+	 * not make its read there a widening, nor its own read a later one
+	 * look narrower. */
+	_cleanup_free_ bool *widens = l->needs_trust && l->n_rules ? xcalloc(l->n_rules, sizeof(bool)) : NULL;
+	_cleanup_strv_ char **canons = strv_new();
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (str_has_control(lr->path) || str_empty(lr->path)) {
@@ -342,7 +348,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			return r;
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
-		_cleanup_free_ char *canon = NULL;
+		char *canon = NULL;
 		int r = path_canonical(abs, &canon);
 		if (r < 0) {
 			if (lr->access == ACCESS_HIDE) {
@@ -350,6 +356,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 				p->skipped = xgrow(p->skipped, p->n_skipped, sizeof(*p->skipped));
 				p->skipped[p->n_skipped++] = (struct rule){ .path = xstrdup(lr->path), .access = lr->access,
 									    .source = lr->source };
+				strv_add(&canons, "");
 				continue;
 			}
 			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
@@ -361,16 +368,19 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 		 * where a read was) widens the jail: named, not applied. What
 		 * decides a path beneath it is the deepest rule, so what the
 		 * path itself had is what everything the rule covers had. */
-		if (l->needs_trust && (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)) {
-			enum effect before = policy_effect(p, canon);
+		if (widens && (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)) {
+			enum effect had = policy_effect(p, canon);
 			enum effect gives = lr->access == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
-			if (gives > before) {
-				add_widening(p, &lr->source, lr->path, effect_name(before));
-				continue;
+			if (gives > had) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, effect_name(had));
 			}
 		}
-		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
+		strv_push(&canons, canon);
 	}
+	for (size_t i = 0; i < l->n_rules; i++)
+		if (canons[i][0] && !(widens && widens[i]))
+			policy_add_rule(p, canons[i], l->rules[i].access, 0, l->rules[i].source, NULL);
 	return 0;
 }
 

@@ -234,6 +234,7 @@ static void test_precedence_and_trust(void)
 		{ "hide = secrets", false, NULL, "hide" },
 		{ "hide-ignored = true", false, NULL, "hide-ignored" },
 		{ "read = sub", false, NULL, "a read inside the workspace" },
+		{ "hide = sub\nread = sub", false, NULL, "a read where the file itself hides (against the layers before it)" },
 		{ "write = sub", false, NULL, "a write inside the workspace" },
 		{ "read = /usr/share", false, NULL, "a read of what the system gives anyway" },
 		{ "read = ../outside", true, "read", "a read outside the workspace" },
