@@ -105,11 +105,15 @@ int conf_find(const char *workspace, const char *config, char *const *environ, s
 		project = TAKE_PTR(canon);
 		origin = CONF_OPTION;
 	} else {
-		r = conf_workspace_file(workspace, &project, err);
+		_cleanup_free_ char *found = NULL;
+		r = conf_workspace_file(workspace, &found, err);
 		if (r == -ENOENT)
 			return 0;
 		if (r < 0)
 			return r;
+		/* canonical, as a trust record and the sources name it */
+		if ((r = canonical_folder(found, &project)) < 0)
+			return find_error(err, found, xasprintf("cannot resolve its folder: %s", strerror(-r)));
 	}
 	/* The user's file named again with --config is read once, as the
 	 * user's. */
@@ -199,10 +203,13 @@ void conf_match_commands(const struct conf_set *files, char *const *argv, const 
 			const struct conf_section *s = &f->v[k];
 			if (s->kind != CONF_COMMAND)
 				continue;
+			if (!argv || !argv[0]) {
+				add_match(ret, f, s, false, WHY("no command is given"));
+				continue;
+			}
 			if (perr < 0) {
 				add_match(ret, f, s, false,
-					  WHY("the command's program '", argv && argv[0] ? argv[0] : "", "' is not found: ",
-					      strerror(-perr)));
+					  WHY("the command's program '", argv[0], "' is not found: ", strerror(-perr)));
 				continue;
 			}
 			/* The words first: they cost nothing to compare, and a

@@ -206,8 +206,19 @@ static char *next_line(char *str, int num, void *stream)
 	if (n && p[0] == '[') {
 		/* inih stops at the first ']' too, and ignores what follows */
 		const char *close = memchr(p, ']', n);
-		if (close && parse_header(ps, p + 1, (size_t)(close - p - 1)) == 0)
-			return NULL;
+		if (close) {
+			/* after the header, only blanks or a comment */
+			const char *rest = close + 1;
+			while (rest < p + n && (*rest == ' ' || *rest == '\t' || *rest == '\r' || *rest == '\n'))
+				rest++;
+			if (rest < p + n && *rest != ';' && *rest != '#') {
+				set_error(ps, ps->line, NULL,
+					  xstrdup("text after the section's ']': put a comment after ';' or '#'"));
+				return NULL;
+			}
+			if (parse_header(ps, p + 1, (size_t)(close - p - 1)) == 0)
+				return NULL;
+		}
 	}
 	return str;
 }

@@ -78,6 +78,8 @@ out=$("$STOCKADE" trust -C "$W" 2>&1)
 st=$?
 [ $st -eq 0 ] && pass "stockade trust" || { fail "stockade trust (status $st)"; diag "$out"; }
 expect_control "after stockade trust, the read outside works" -- in_jail -- "$PROBE" read "$T/outside/f"
+expect_control "and with the workspace named relatively (-C ws)" -- sh -c 'cd "$1" && shift && "$@"' sh "$T" \
+	"${JAIL[@]}" --net off -C ws -- "$PROBE" read "$T/outside/f"
 expect_probe "and the file's narrowing holds" "errno $(covered_errno)" -- in_jail -- "$PROBE" read "$W/secret.txt"
 out=$("$STOCKADE" trust --list 2>&1)
 case $out in "trusted  $W/stockade.ini  sha256:"*) pass "trust --list names it" ;; *) fail "trust --list names it"; diag "$out" ;; esac

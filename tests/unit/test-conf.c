@@ -112,6 +112,7 @@ static void test_errors(void)
 		{ "an empty command section", "[command \"\"]\n", 1, NULL, "at least the program" },
 		{ "a profile with a space", "[profile \"a b\"]\n", 1, NULL, "a profile's name" },
 		{ "a line too long", longtext, 2, NULL, "longer than 4096 bytes" },
+		{ "text after a section's header", "[sandbox] x\n", 1, NULL, "text after the section's ']'" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct conf_file f;
