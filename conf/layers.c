@@ -81,10 +81,9 @@ static int canonical_folder(const char *path, char **ret)
 	return 0;
 }
 
-int conf_find(const char *workspace, const char *config, char *const *environ, struct conf_set *ret,
-	      struct conf_error *err)
+static int find_files(const char *workspace, const char *config, char *const *environ, struct conf_set *ret,
+		      struct conf_error *err)
 {
-	*ret = (struct conf_set){ 0 };
 	*err = (struct conf_error){ 0 };
 	int r;
 	_cleanup_free_ char *user = user_file(environ);
@@ -120,6 +119,16 @@ int conf_find(const char *workspace, const char *config, char *const *environ, s
 	if (user_canon && streq(user_canon, project))
 		return 0;
 	return add_file(ret, project, origin, err);
+}
+
+int conf_find(const char *workspace, const char *config, char *const *environ, struct conf_set *ret,
+	      struct conf_error *err)
+{
+	*ret = (struct conf_set){ 0 };
+	int r = find_files(workspace, config, environ, ret, err);
+	if (r < 0)
+		conf_set_free(ret);
+	return r;
 }
 
 void conf_set_free(struct conf_set *s)
