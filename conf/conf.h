@@ -49,7 +49,9 @@ struct conf_file {
 	char *path;		/* canonical; the sources of its rules point here */
 	char *dir;		/* its folder: relative paths start there */
 	enum conf_origin origin;
-	char hash[65];		/* SHA-256 of its bytes */
+	char *text;		/* its bytes, for the hash */
+	size_t len;
+	char hash[65];		/* SHA-256 of its bytes, once conf_file_hash made it */
 	bool trusted;		/* the user's own, or trusted with stockade trust as it is now */
 	struct conf_section *v;
 	size_t n;
@@ -122,8 +124,11 @@ void conf_matches_free(struct conf_matches *m);
 
 /* Trust: state_dir/trust/<SHA-256 of the path>, holding the hash of the
  * contents trusted and the path. */
-bool conf_trust_check(const char *state_dir, const struct conf_file *f);
-int conf_trust_record(const char *state_dir, const struct conf_file *f);
+/* The hash of f's bytes: made when first asked for (a run whose files
+ * widen nothing never needs it). */
+const char *conf_file_hash(struct conf_file *f);
+bool conf_trust_check(const char *state_dir, struct conf_file *f);
+int conf_trust_record(const char *state_dir, struct conf_file *f);
 /* -ENOENT when the path was not trusted. */
 int conf_trust_revoke(const char *state_dir, const char *path);
 

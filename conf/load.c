@@ -403,7 +403,15 @@ void conf_file_free(struct conf_file *f)
 	free(f->v);
 	free(f->path);
 	free(f->dir);
+	free(f->text);
 	*f = (struct conf_file){ 0 };
+}
+
+const char *conf_file_hash(struct conf_file *f)
+{
+	if (!f->hash[0])
+		sha256_hex(f->text ? f->text : "", f->len, f->hash);
+	return f->hash;
 }
 
 int conf_parse(const char *path, const char *text, size_t len, struct conf_file *ret, struct conf_error *err)
@@ -415,7 +423,10 @@ int conf_parse(const char *path, const char *text, size_t len, struct conf_file 
 		free(ret->dir);
 		ret->dir = xstrdup(".");
 	}
-	sha256_hex(text, len, ret->hash);
+	ret->text = xmalloc(len + 1);
+	memcpy(ret->text, text, len);
+	ret->text[len] = '\0';
+	ret->len = len;
 	struct parser ps = { .path = path, .text = text, .len = len, .f = ret, .err = err };
 	unsigned bad = bad_utf8_line(text, len);
 	if (bad) {

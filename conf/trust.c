@@ -51,7 +51,7 @@ static int read_record(int dirfd, const char *name, struct conf_trusted *ret)
 	return 0;
 }
 
-bool conf_trust_check(const char *state_dir, const struct conf_file *f)
+bool conf_trust_check(const char *state_dir, struct conf_file *f)
 {
 	if (!state_dir)
 		return false;
@@ -64,12 +64,12 @@ bool conf_trust_check(const char *state_dir, const struct conf_file *f)
 	struct conf_trusted t = { 0 };
 	if (read_record(dfd, name, &t) < 0)
 		return false;
-	bool same = streq(t.path, f->path) && streq(t.hash, f->hash);
+	bool same = streq(t.path, f->path) && streq(t.hash, conf_file_hash(f));
 	free(t.path);
 	return same;
 }
 
-int conf_trust_record(const char *state_dir, const struct conf_file *f)
+int conf_trust_record(const char *state_dir, struct conf_file *f)
 {
 	_cleanup_free_ char *dir = path_join(state_dir, "trust");
 	int r = mkdir_private(dir, getuid());
@@ -77,7 +77,7 @@ int conf_trust_record(const char *state_dir, const struct conf_file *f)
 		return r;
 	_cleanup_free_ char *path = record_path(state_dir, f->path);
 	_cleanup_free_ char *tmp = xstrcat3(path, ".new", "");
-	_cleanup_free_ char *text = xasprintf("%s %s\n", f->hash, f->path);
+	_cleanup_free_ char *text = xasprintf("%s %s\n", conf_file_hash(f), f->path);
 	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;

@@ -184,6 +184,51 @@ static void say_widenings(const struct policy *p)
 		log_hint("read '%s', then trust it as it is with: stockade trust '%s'", files[i], files[i]);
 }
 
+/* The policy from the files as they are trusted now: the layers without
+ * the [command] sections, matched against that policy, then with the
+ * sections that match. 0, or 125 once said. */
+static int build_all(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p)
+{
+	struct layers ls;
+	if (make_layers(rc, o, false, &ls) < 0)
+		return 125;
+	int e = build(&ls, o, environ, p);
+	layers_free(&ls);
+	if (e < 0)
+		return 125;
+	conf_matches_free(&rc->matches);
+	/* The [command] sections are matched against the policy without
+	 * them: whether the program lies in a tree the run may write. */
+	if (!any_commands(&rc->files))
+		return 0;
+	conf_match_commands(&rc->files, o->argv, env_get(environ, "PATH"), p->cwd, p, &rc->matches);
+	if (!rc->matches.n || !rc->matches.v[0].matched)
+		return 0;
+	struct policy with;
+	if (make_layers(rc, o, true, &ls) < 0) {
+		policy_free(p);
+		return 125;
+	}
+	e = build(&ls, o, environ, &with);
+	layers_free(&ls);
+	if (e < 0) {
+		policy_free(p);
+		return 125;
+	}
+	if (program_writable(&with)) {
+		for (size_t i = 0; i < rc->matches.n && rc->matches.v[i].matched; i++) {
+			rc->matches.v[i].matched = false;
+			free(rc->matches.v[i].why);
+			rc->matches.v[i].why = xstrdup("it matched, but with it the run could write its own program: not taken");
+		}
+		policy_free(&with);
+	} else {
+		policy_free(p);
+		*p = with;
+	}
+	return 0;
+}
+
 int config_policy(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p)
 {
 	*rc = (struct run_config){ 0 };
@@ -202,44 +247,24 @@ int config_policy(const struct options *o, char *const *environ, struct run_conf
 		conf_error_free(&ce);
 		return 125;
 	}
-	for (size_t i = 0; i < rc->files.n; i++) {
-		struct conf_file *f = &rc->files.v[i];
-		f->trusted = f->origin == CONF_USER || conf_trust_check(rc->state_dir, f);
-	}
-
-	struct layers ls;
-	if (make_layers(rc, o, false, &ls) < 0)
-		return 125;
-	int e = build(&ls, o, environ, p);
-	layers_free(&ls);
-	if (e < 0)
-		return 125;
-	/* The [command] sections are matched against the policy without
-	 * them: whether the program lies in a tree the run may write. */
-	if (any_commands(&rc->files)) {
-		conf_match_commands(&rc->files, o->argv, env_get(environ, "PATH"), p->cwd, p, &rc->matches);
-		if (rc->matches.n && rc->matches.v[0].matched) {
-			struct policy with;
-			if (make_layers(rc, o, true, &ls) < 0)
-				return 125;
-			e = build(&ls, o, environ, &with);
-			layers_free(&ls);
-			if (e < 0) {
-				policy_free(p);
-				return 125;
-			}
-			if (program_writable(&with)) {
-				for (size_t i = 0; i < rc->matches.n && rc->matches.v[i].matched; i++) {
-					rc->matches.v[i].matched = false;
-					free(rc->matches.v[i].why);
-					rc->matches.v[i].why =
-						xstrdup("it matched, but with it the run could write its own program: not taken");
-				}
-				policy_free(&with);
-			} else {
-				policy_free(p);
-				*p = with;
-			}
+	/* Trust matters only to a file that widens something: the others
+	 * are built as untrusted, and their hash never made. */
+	for (size_t i = 0; i < rc->files.n; i++)
+		rc->files.v[i].trusted = rc->files.v[i].origin == CONF_USER;
+	int e = build_all(o, environ, rc, p);
+	if (e)
+		return e;
+	if (p->n_widenings) {
+		bool more = false;
+		for (size_t i = 0; i < rc->files.n; i++) {
+			struct conf_file *f = &rc->files.v[i];
+			if (!f->trusted && conf_trust_check(rc->state_dir, f))
+				f->trusted = more = true;
+		}
+		if (more) {
+			policy_free(p);
+			if ((e = build_all(o, environ, rc, p)))
+				return e;
 		}
 	}
 	if (p->n_widenings) {
@@ -275,8 +300,12 @@ static void print_source(FILE *f, const char *what, const char *value, const str
 	fprintf(f, "  %-13s %s  (%s)\n", what, value, t);
 }
 
-void config_print(FILE *f, const struct run_config *rc, const struct options *o, const struct policy *p)
+void config_print(FILE *f, struct run_config *rc, const struct options *o, const struct policy *p)
 {
+	/* A file that widened nothing was never looked up: for explain, it is. */
+	for (size_t i = 0; i < rc->files.n; i++)
+		if (!rc->files.v[i].trusted)
+			rc->files.v[i].trusted = conf_trust_check(rc->state_dir, &rc->files.v[i]);
 	fputs("settings files (later ones win):\n", f);
 	if (!rc->files.n)
 		fputs("  none\n", f);
@@ -416,7 +445,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	if (r < 0)
 		log_error("cannot record the trust of '%s' in '%s/trust': %s", path, state_dir, strerror(-r));
 	else
-		log_note("trusted '%s' as it is now (sha256:%.16s); an edit needs trusting again", path, f.hash);
+		log_note("trusted '%s' as it is now (sha256:%.16s); an edit needs trusting again", path, conf_file_hash(&f));
 	conf_file_free(&f);
 	return r < 0 ? 125 : 0;
 }

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mkdir(state, 0700);
 	mkdir(dir, 0700);
 	struct conf_file probe = { .path = xstrdup("/fuzz/named.ini") };
-	memset(probe.hash, 'a', 64);
+	memset(probe.hash, 'a', 64);	/* made: conf_file_hash leaves it */
 	char name[65];
 	memset(name, '0', 64);
 	name[64] = '\0';
