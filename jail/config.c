@@ -156,6 +156,10 @@ static int keep_files(const struct run_config *rc, struct policy *p)
 		const char *path = rc->files.v[i].path;
 		strv_add(&p->files, path);
 		if (path_is_beneath(path, p->workspace) && !streq(path, p->workspace)) {
+			/* the table names the workspace's own already */
+			const char *rel = path_below(path, p->workspace);
+			if (streq(rel, "stockade.ini") || streq(rel, ".stockade.ini"))
+				continue;
 			if (!p->conf_handoffs)
 				p->conf_handoffs = strv_new();
 			strv_add(&p->conf_handoffs, path_below(path, p->workspace));
