@@ -93,6 +93,10 @@ struct conf_set {
 	size_t n;
 };
 
+/* A settings file's path as stockade names it: its folder canonical, its
+ * own name as written (so that a symlink there is still seen). */
+int conf_file_path(const char *path, char **ret);
+
 int conf_find(const char *workspace, const char *config, char *const *environ, struct conf_set *ret,
 	      struct conf_error *err);
 /* The workspace's own file (stockade.ini or .stockade.ini), canonical, or

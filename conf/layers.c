@@ -65,9 +65,7 @@ static int add_file(struct conf_set *s, const char *path, enum conf_origin origi
 	return 0;
 }
 
-/* A file's path with its folder canonical and its own name as written,
- * so that a symlink at the last component is still seen (and refused). */
-static int canonical_folder(const char *path, char **ret)
+int conf_file_path(const char *path, char **ret)
 {
 	const char *name = NULL;
 	_cleanup_free_ char *parent = path_parent(path, &name);
@@ -90,7 +88,7 @@ static int find_files(const char *workspace, const char *config, char *const *en
 	_cleanup_free_ char *user_canon = NULL;
 	struct stat st;
 	if (user && lstat(user, &st) == 0) {
-		if ((r = canonical_folder(user, &user_canon)) < 0)
+		if ((r = conf_file_path(user, &user_canon)) < 0)
 			return find_error(err, user, xasprintf("cannot resolve its folder: %s", strerror(-r)));
 		if ((r = add_file(ret, user_canon, CONF_USER, err)) < 0)
 			return r;
@@ -99,7 +97,7 @@ static int find_files(const char *workspace, const char *config, char *const *en
 	enum conf_origin origin = CONF_WORKSPACE;
 	if (config) {
 		_cleanup_free_ char *canon = NULL;
-		if ((r = canonical_folder(config, &canon)) < 0)
+		if ((r = conf_file_path(config, &canon)) < 0)
 			return find_error(err, config, xasprintf("cannot read it: %s", strerror(-r)));
 		project = TAKE_PTR(canon);
 		origin = CONF_OPTION;
@@ -111,7 +109,7 @@ static int find_files(const char *workspace, const char *config, char *const *en
 		if (r < 0)
 			return r;
 		/* canonical, as a trust record and the sources name it */
-		if ((r = canonical_folder(found, &project)) < 0)
+		if ((r = conf_file_path(found, &project)) < 0)
 			return find_error(err, found, xasprintf("cannot resolve its folder: %s", strerror(-r)));
 	}
 	/* The user's file named again with --config is read once, as the

@@ -345,22 +345,6 @@ void config_print(FILE *f, struct run_config *rc, const struct options *o, const
 		print_source(f, "hide-ignored", "true", &p->hide_ignored_source);
 }
 
-/* A path named on the command line, its folder canonical, its name as
- * written. */
-static int file_arg(const char *arg, char **ret)
-{
-	const char *name = NULL;
-	_cleanup_free_ char *parent = path_parent(arg, &name);
-	if (!parent || !name || !*name)
-		return -EINVAL;
-	_cleanup_free_ char *canon = NULL;
-	int r = path_canonical(parent[0] ? parent : ".", &canon);
-	if (r < 0)
-		return r;
-	*ret = path_join(canon, name);
-	return 0;
-}
-
 static int trust_list(const char *state_dir)
 {
 	struct conf_trusted *v = NULL;
@@ -402,7 +386,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	int r;
 	_cleanup_free_ char *path = NULL;
 	if (o->revoke) {
-		if ((r = file_arg(o->revoke, &path)) < 0) {
+		if ((r = conf_file_path(o->revoke, &path)) < 0) {
 			log_error("cannot resolve '%s': %s", o->revoke, strerror(-r));
 			return 125;
 		}
@@ -416,7 +400,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	}
 	struct conf_error ce = { 0 };
 	if (o->argv[0]) {
-		r = file_arg(o->argv[0], &path);
+		r = conf_file_path(o->argv[0], &path);
 	} else {
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
 		const char *ws = o->layer.workspace ? o->layer.workspace : cwd ? cwd : ".";
@@ -428,7 +412,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 			return 125;
 		}
 		if (r == 0)
-			r = file_arg(found, &path);
+			r = conf_file_path(found, &path);
 	}
 	if (r < 0) {
 		if (ce.msg)

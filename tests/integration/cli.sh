@@ -4,19 +4,6 @@
 
 new_places
 
-# fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
-fails() {
-	local desc=$1 pattern=$2 out st
-	shift 3
-	out=$("$@" 2>&1 >/dev/null)
-	st=$?
-	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
-		pass "$desc"
-	else
-		fail "$desc (status $st)"
-		diag "$out"
-	fi
-}
 
 # doctor: found by asking and by trying.
 out=$("$STOCKADE" doctor 2>&1)

@@ -13,19 +13,6 @@ echo outside >"$T/outside/f"
 echo secret >"$W/secret.txt"
 echo open >"$W/sub/open.txt"
 
-# fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
-fails() {
-	local desc=$1 pattern=$2 out st
-	shift 3
-	out=$("$@" 2>&1 >/dev/null)
-	st=$?
-	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
-		pass "$desc"
-	else
-		fail "$desc (status $st)"
-		diag "$out"
-	fi
-}
 
 in_jail() {
 	jail --net off -C "$W" "$@"
