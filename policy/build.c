@@ -331,6 +331,23 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 	return 0;
 }
 
+/* Whether path lies at or beneath a trust hand-off of the workspace (a
+ * name of the table at its top, or anything in a .git): a write there,
+ * deeper than the hand-off's own protect rule, would win over it. */
+static bool in_handoff(const struct policy *p, const char *path)
+{
+	if (!path_is_beneath(path, p->workspace) || streq(path, p->workspace))
+		return false;
+	const char *rel = path_below(path, p->workspace);
+	for (size_t i = 0; i < handoff_table_len; i++)
+		if (handoff_table[i].place == HANDOFF_AT_TOP && path_is_beneath(rel, handoff_table[i].name))
+			return true;
+	for (const char *c = rel; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+		if (str_has_prefix(c, ".git") && (c[4] == '\0' || c[4] == '/'))
+			return true;
+	return false;
+}
+
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
 	/* An untrusted layer's rules are measured against the layers before
@@ -374,6 +391,9 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			if (gives > had) {
 				widens[i] = true;
 				add_widening(p, &lr->source, lr->path, effect_name(had));
+			} else if (lr->access == ACCESS_WRITE && in_handoff(p, canon)) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, "a trust hand-off, kept read-only");
 			}
 		}
 		strv_push(&canons, canon);

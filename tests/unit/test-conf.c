@@ -174,6 +174,9 @@ static const struct rule *rule_on(const struct policy *p, const char *path, enum
 static void test_precedence_and_trust(void)
 {
 	tree_dir("ws/secrets");
+	tree_dir("ws/.git/hooks");
+	tree_file("ws/.vscode/tasks.json", 0644);
+	tree_dir("ws/sub/.github");
 	tree_dir("outside");
 	tree_dir("ws/sub");
 	_cleanup_free_ char *user_path = tree_at("home/.config/stockade/stockade.ini");
@@ -237,6 +240,9 @@ static void test_precedence_and_trust(void)
 		{ "hide = secrets", false, NULL, "hide" },
 		{ "hide-ignored = true", false, NULL, "hide-ignored" },
 		{ "read = sub", false, NULL, "a read inside the workspace" },
+		{ "write = .git/hooks", true, "write", "a write into .git (a trust hand-off)" },
+		{ "write = .vscode/tasks.json", true, "write", "a write into .vscode (a trust hand-off)" },
+		{ "write = sub/.github", false, NULL, "a write into a name that only starts like .git" },
 		{ "hide = sub\nread = sub", false, NULL, "a read where the file itself hides (against the layers before it)" },
 		{ "write = sub", false, NULL, "a write inside the workspace" },
 		{ "read = /usr/share", false, NULL, "a read of what the system gives anyway" },
