@@ -201,9 +201,11 @@ install: stockade
 	install -Dm755 stockade $(DESTDIR)$(BINDIR)/stockade
 	install -Dm644 stockade.1 $(DESTDIR)$(MANDIR)/man1/stockade.1
 	install -Dm644 stockade.5 $(DESTDIR)$(MANDIR)/man5/stockade.5
+	tools/apparmor/install.sh install $(BINDIR) "$(DESTDIR)"
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stockade $(DESTDIR)$(MANDIR)/man1/stockade.1 $(DESTDIR)$(MANDIR)/man5/stockade.5
+	tools/apparmor/install.sh uninstall $(BINDIR) "$(DESTDIR)"
 
 clean:
 	rm -rf build build-asan build-analyze stockade

@@ -15,16 +15,6 @@
  * The baseline: every entry beneath the roots, as it was
  * ------------------------------------------------------------------ */
 
-uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static int64_t realtime_ns(void)
 {
 	struct timespec ts;

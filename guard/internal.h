@@ -60,8 +60,6 @@ struct baseline {
  * compared instead ("racy git" in git's index). */
 #define RACY_NS ((int64_t)2000000000)
 
-#define FNV_INIT 0xcbf29ce484222325ULL
-uint64_t fnv1a(uint64_t h, const void *data, size_t n);
 
 /* Objects: the copies of baseline contents, in state/objects/. */
 struct objdir {

@@ -124,9 +124,10 @@ static _Noreturn void exec_command(const struct child *c)
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execve(c->program, c->argv, c->envp);
 	/* The program was found before the fork: failing now means it cannot
-	 * run (its interpreter or loader is missing, or outside what the jail
-	 * may read), 126 as a shell says. */
-	fail(c, CHILD_STEP_EXEC, errno, c->program, 126);
+	 * run: 127 as a shell says when what it needs is not there (its
+	 * interpreter or loader missing, or outside what the jail may read),
+	 * 126 otherwise. */
+	fail(c, CHILD_STEP_EXEC, errno, c->program, errno == ENOENT ? 127 : 126);
 }
 
 /* Reaps every child that has exited; *status takes the command's when it

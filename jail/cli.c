@@ -56,6 +56,7 @@ void cli_usage(FILE *f)
 	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
+	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
 	      "\n"
 	      "Runs COMMAND in a jail: it keeps the workspace (the current directory) and\n"
 	      "the system, and cannot read your secrets, write elsewhere, reach services\n"
@@ -119,6 +120,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		o->command = CMD_TRUST;
 	else if (argc > 1 && streq(argv[1], "quarantine"))
 		o->command = CMD_QUARANTINE;
+	else if (argc > 1 && streq(argv[1], "why"))
+		o->command = CMD_WHY;
 	if (o->command != CMD_RUN)
 		first = 2;
 
@@ -235,6 +238,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	int rest = first - 1 + optind;
 	if (o->json && o->command != CMD_DOCTOR)
 		USAGE_ERROR("--json goes with 'stockade doctor'");
+	if (o->command == CMD_WHY) {
+		/* stockade why TARGET [-- COMMAND] */
+		if (rest >= argc || streq(argv[rest], "--"))
+			USAGE_ERROR("usage: stockade why PATH|HOST:PORT|unix:PATH [-- COMMAND]");
+		o->why_target = xstrdup(argv[rest++]);
+		if (rest < argc && !streq(argv[rest++], "--"))
+			USAGE_ERROR("stockade why: one target, then -- and the command");
+	}
 	o->argv = strv_new();
 	for (int i = rest; i < argc; i++)
 		strv_add(&o->argv, argv[i]);
@@ -264,6 +275,7 @@ void options_free(struct options *o)
 	free(o->config);
 	free(o->profile);
 	free(o->revoke);
+	free(o->why_target);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };
 }

@@ -13,6 +13,7 @@ enum command {
 	CMD_EXPLAIN,
 	CMD_TRUST,
 	CMD_QUARANTINE,
+	CMD_WHY,
 	CMD_HELP,
 	CMD_VERSION,
 };
@@ -29,6 +30,7 @@ struct options {
 	bool trust_list;	/* stockade trust --list */
 	char *revoke;		/* stockade trust --revoke FILE */
 	char **argv;		/* the command, NULL-terminated; may be empty */
+	char *why_target;	/* stockade why TARGET */
 };
 
 /* Parses argv; on a usage error returns -EINVAL with a message for the

@@ -131,9 +131,35 @@ static int try_pidfd_getfd(int *step)
 	return r;
 }
 
+#define APPARMOR_USERNS "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+
+/* The profile tools/apparmor/stockade.in names "stockade", loaded. */
+static bool apparmor_profile_loaded(void)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t len = 0;
+	if (read_file_at(AT_FDCWD, "/sys/kernel/security/apparmor/profiles", 1 << 20, &list, &len) < 0)
+		return false;
+	for (char *line = list; line && *line;) {
+		if (str_has_prefix(line, "stockade ("))
+			return true;
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return false;
+}
+
+const char *fit_apparmor_hint(void)
+{
+	if (read_int_file(APPARMOR_USERNS, -1) != 1 || apparmor_profile_loaded())
+		return NULL;
+	return "AppArmor restricts user namespaces here and stockade's profile is not loaded: sudo make install "
+	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
+}
+
 void host_probe(struct host *h, int what)
 {
-	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1 };
+	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1, .apparmor_userns = -1 };
 	struct utsname u;
 	/* No printf on a run's path (see fmt_u64); the three fields fit. */
 	_Static_assert(sizeof(h->kernel) >= 3 * sizeof(u.release), "uname's three fields fit");
@@ -174,6 +200,8 @@ void host_probe(struct host *h, int what)
 	cgroup_release(&cg);
 
 	h->legacy_tiocsti = read_int_file("/proc/sys/dev/tty/legacy_tiocsti", -1);
+	h->apparmor_userns = read_int_file(APPARMOR_USERNS, -1);
+	h->apparmor_profile = apparmor_profile_loaded();
 }
 
 void host_free(struct host *h)
@@ -260,6 +288,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			json_string(f, h->cgroup_dir);
 		else
 			fputs("null", f);
+		fprintf(f, "},\n  \"apparmor_userns\": {\"restricted\": %s, \"profile_loaded\": %s",
+			h->apparmor_userns < 0 ? "null" : h->apparmor_userns ? "true" : "false",
+			h->apparmor_profile ? "true" : "false");
 		fprintf(f, "},\n  \"yama_ptrace_scope\": %d,\n  \"legacy_tiocsti\": %d,\n", h->yama,
 			h->legacy_tiocsti);
 		fputs("  \"auto_backend\": ", f);
@@ -283,6 +314,15 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 		fputs("user namespaces:        work (tried: user, mount, pid, net, ipc, uts and cgroup namespaces, uid map, tmpfs, loopback)\n", f);
 	else
 		fprintf(f, "user namespaces:        refused at %s: %s\n", h->userns_step, err_name(h->userns_err));
+	if (h->apparmor_userns < 0)
+		fputs("apparmor userns:        no restriction of user namespaces here\n", f);
+	else if (h->apparmor_userns == 0)
+		fputs("apparmor userns:        not restricted (kernel.apparmor_restrict_unprivileged_userns = 0)\n", f);
+	else if (h->apparmor_profile)
+		fputs("apparmor userns:        restricted; stockade's profile is loaded and lets it make them\n", f);
+	else
+		fputs("apparmor userns:        restricted, and stockade's profile is not loaded: the namespace jail is refused\n"
+		      "  hint: sudo make install puts /etc/apparmor.d/stockade in place and loads it\n", f);
 	if (h->notify)
 		fprintf(f, "seccomp notification:   works%s\n",
 			h->notify_killable ? " (killable wait)" : " (without a killable wait: Linux < 5.19)");

@@ -25,6 +25,11 @@ struct host {
 	int cgroup_err;
 	int yama;		/* ptrace_scope, -1 when Yama is absent */
 	int legacy_tiocsti;	/* -1 unknown */
+	/* AppArmor's restriction of unprivileged user namespaces (Ubuntu
+	 * 23.10 and later): -1 absent, 0 off, 1 on; and whether the profile
+	 * make install puts in place is loaded. */
+	int apparmor_userns;
+	bool apparmor_profile;
 };
 
 #define HOST_CHEAP 0		/* Landlock and Yama: what every run asks */
@@ -41,3 +46,7 @@ enum backend fit_auto(const struct host *h, const char **ret_why);
 enum backend fit_choose(const struct policy *p, const struct host *h, const char **ret_why);
 
 int doctor_print(const struct host *h, bool json, FILE *f);
+
+/* Whether AppArmor refuses this binary user namespaces for want of its
+ * profile: then the one line to say, else NULL. */
+const char *fit_apparmor_hint(void);

@@ -2,6 +2,7 @@
  * of it exists, then picks the backend the host fits, and hands both to
  * run.c (or explain.c). */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "jail/cli.h"
 #include "jail/config.h"
@@ -11,6 +12,7 @@
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/why.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
@@ -45,17 +47,31 @@ static int refuse_unusable(enum backend backend, const struct host *h, const cha
 	return 0;
 }
 
-static int write_report(const struct options *o, const struct report *rep)
+/* What stockade itself says goes into the report too. */
+static void report_said(const char *line, void *data)
 {
-	if (!o->report)
-		return 0;
-	int r = report_write(rep, o->report);
-	if (r < 0)
-		log_error("cannot write the report '%s': %s", o->report, strerror(-r));
-	return r;
+	report_said_line(data, line);
 }
 
-static int run(const struct options *o, unsigned long long start_us)
+/* The trust hand-offs as the guard's index knows them (nothing begun,
+ * nothing written), into the policy, for explain. */
+static int add_listed_handoffs(struct policy *p)
+{
+	struct guard_options areas[RUN_GUARD_AREAS];
+	size_t n = run_guard_areas(p, NULL, areas);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_strv_ char **handoffs = NULL;
+		int e = guard_list_handoffs(&areas[i], &handoffs);
+		if (e < 0) {
+			log_error("cannot look for the trust hand-offs of '%s': %s", areas[i].workspace, strerror(-e));
+			return e;
+		}
+		policy_add_handoffs(p, areas[i].workspace, handoffs);
+	}
+	return 0;
+}
+
+static int run_jailed(const struct options *o, unsigned long long start_us, struct report *rep)
 {
 	/* 1. The policy, from its layers: the built-in defaults, the
 	 *    settings files (the user's, the workspace's, the profile, the
@@ -74,51 +90,42 @@ static int run(const struct options *o, unsigned long long start_us)
 		return 125;
 	}
 	say_skipped(&p);
+	if (o->command == CMD_WHY) {
+		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, o->why_target);
+		policy_free(&p);
+		config_free(&rc);
+		return st;
+	}
 
 	/* 2. What this host can enforce, and the backend that fits. */
 	struct host h;
 	host_probe(&h, HOST_CHEAP);
-	struct report rep;
-	report_init(&rep);
 	struct run r = {
 		.p = &p,
 		.h = &h,
 		.environ = environ,
 		.start_us = start_us,
-		.rep = &rep,
+		.rep = rep,
 	};
 	r.backend = fit_choose(&p, &h, &r.why);
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
 	int status = 125;
-	/* 2b. The trust hand-offs, as the guard's index knows them: the
-	 *     namespace jail binds those that exist read-only, and explain
-	 *     prints them. The landlock backend has no use for them before
-	 *     the guard's own baseline. */
-	if (o->command == CMD_EXPLAIN || r.backend == BACKEND_NAMESPACES) {
-		struct guard_options areas[RUN_GUARD_AREAS];
-		size_t n = run_guard_areas(&p, NULL, areas);
-		for (size_t i = 0; i < n; i++) {
-			_cleanup_strv_ char **handoffs = NULL;
-			int he = guard_list_handoffs(&areas[i], &handoffs);
-			if (he < 0) {
-				log_error("cannot look for the trust hand-offs of '%s': %s", areas[i].workspace, strerror(-he));
-				goto out;
-			}
-			policy_add_handoffs(&p, areas[i].workspace, handoffs);
-		}
-	}
+	/* 3. explain: the plans, printed, with the trust hand-offs as the
+	 *    guard's index knows them. */
 	if (o->command == CMD_EXPLAIN) {
-		/* 3. explain: the settings files, then the plans, printed. */
+		if (add_listed_handoffs(&p) < 0)
+			goto out;
 		if (refuse_unusable(r.backend, &h, r.why) < 0) {
 			status = 125;
 			goto out;
 		}
+		/* the settings files first, then the plans */
 		config_print(stdout, &rc, o, &p);
 		status = explain(&r);
 		goto out;
 	}
-	/* 3. A program that cannot be found or run is said before anything
+	/* 4. A program that cannot be found or run is said before anything
 	 *    starts, with the status a shell would give. */
 	if (!p.program) {
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
@@ -127,21 +134,68 @@ static int run(const struct options *o, unsigned long long start_us)
 	}
 	if (refuse_unusable(r.backend, &h, r.why) < 0)
 		goto out;
-	/* 4. The run, on its backend. */
+	/* 4b. The namespace jail binds the hand-offs that exist read-only:
+	 *     those of the guard's baseline, begun here for it (the landlock
+	 *     backend begins it later, with no use for them before). */
+	if (r.backend == BACKEND_NAMESPACES) {
+		if (run_begin_guard(&r) < 0) {
+			status = run_end_guard(&r, 125);
+			goto out;
+		}
+		struct guard_options areas[RUN_GUARD_AREAS];
+		run_guard_areas(&p, NULL, areas);
+		for (size_t i = 0; i < r.n_guards; i++)
+			policy_add_handoffs(&p, areas[i].workspace, guard_handoffs(r.guards[i]));
+	}
+	/* 5. The run, on its backend; the guard ended. */
 	status = run_command(&r);
-	/* 5. What was refused, in one line when the command failed. */
-	if (status != 0 && rep.n_denials) {
-		_cleanup_free_ char *line = report_denials_line(&rep);
+	/* 6. What was refused, in one line when the command failed. */
+	if (status != 0 && rep->n_denials) {
+		_cleanup_free_ char *line = report_denials_line(rep);
 		if (line)
-			log_note("refused: %s", line);
+			log_warn("refused: %s", line);
 	}
 out:
-	if (o->command != CMD_EXPLAIN && write_report(o, &rep) < 0 && status == 0)
-		status = 125;
-	report_free(&rep);
 	host_free(&h);
 	policy_free(&p);
 	config_free(&rc);
+	return status;
+}
+
+/* A run, with its report: opened before anything is made or started
+ * (an unwritable one is refused, 125, with nothing run), and written
+ * through that descriptor at the end, whatever the command did to the
+ * path meanwhile. */
+static int run(const struct options *o, unsigned long long start_us)
+{
+	_cleanup_close_ int fd = -1;
+	if (o->report && o->command != CMD_EXPLAIN && o->command != CMD_WHY) {
+		fd = report_open(o->report);
+		if (fd < 0) {
+			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
+			log_hint("the report is opened before the command runs; nothing ran");
+			return 125;
+		}
+	}
+	struct report rep;
+	report_init(&rep);
+	log_tap_set(report_said, &rep);
+	int status = run_jailed(o, start_us, &rep);
+	log_tap_set(NULL, NULL);
+	if (fd >= 0) {
+		rep.status = status;
+		int e = report_write_fd(&rep, fd);
+		/* the command has run: its status stands (125 would say it
+		 * did not), the report's loss is said */
+		if (e < 0)
+			log_error("cannot write the report '%s': %s", o->report, strerror(-e));
+		struct stat a, b;
+		if (e == 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
+		    (stat(o->report, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+			log_warn("the report '%s' was moved or replaced during the run: it went to the file opened before, "
+				 "not to what the path names now", o->report);
+	}
+	report_free(&rep);
 	return status;
 }
 
@@ -192,6 +246,7 @@ int main(int argc, char **argv)
 		break;
 	case CMD_RUN:
 	case CMD_EXPLAIN:
+	case CMD_WHY:
 		/* asked on the command line: said before anything is read */
 		if (o.layer.backend_set && o.layer.backend == BACKEND_SEATBELT) {
 			log_error("cannot use --backend seatbelt: Seatbelt runs on macOS only");

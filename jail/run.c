@@ -22,6 +22,7 @@
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
@@ -257,7 +258,11 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	int err = seccomp_answer(plan, req.data.nr, (const uint64_t *)req.data.args, &rule);
 	seccomp_listener_answer(listener, req.id, err);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
-	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
+	const char *why = rule ? seccomp_why(rule) : NULL;
+	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
+	const char *fix = seccomp_fix(rule);
+	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
+			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
 
 /* The command's process as stockade holds it while it runs. */
@@ -393,7 +398,7 @@ char **run_writable_trees(const struct policy *p)
 }
 
 /* The guard's baselines, a killed run undone first; said, and failed on. */
-static int begin_guard(struct run *r)
+int run_begin_guard(struct run *r)
 {
 	if (r->n_guards)
 		return 0;
@@ -444,6 +449,34 @@ static int plan_filter_said(struct run *r, struct plan *pl)
 	return e;
 }
 
+/* Whether this host's gaps are news: what is unenforced is said once
+ * while it stays the same (a line on every run is a line nobody reads),
+ * recorded by a checksum in the state directory; with -v, always. */
+static bool gaps_new_here(const struct policy *p, const struct report *rep)
+{
+	uint64_t h = FNV_INIT;
+	h = fnv1a(h, rep->backend, strlen(rep->backend) + 1);
+	for (size_t i = 0; i < rep->n_gaps; i++) {
+		h = fnv1a(h, rep->gaps[i].what, strlen(rep->gaps[i].what) + 1);
+		h = fnv1a(h, rep->gaps[i].why, strlen(rep->gaps[i].why) + 1);
+	}
+	char want[17];
+	fmt_x64(want, h);
+	_cleanup_free_ char *path = path_join(p->state_dir, "unenforced-said");
+	_cleanup_free_ char *had = NULL;
+	size_t len = 0;
+	if (log_verbosity < 1 && read_file_at(AT_FDCWD, path, 64, &had, &len) == 0 && len == 16 &&
+	    memcmp(had, want, 16) == 0)
+		return false;
+	/* best effort: failing to record it says it again next time */
+	if (mkdir_private(p->state_dir, p->uid) == 0) {
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			(void)!write(fd, want, 16);
+	}
+	return true;
+}
+
 /* What the run enforces, and every part it does not, said; --mode
  * required refuses to run with any. */
 static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
@@ -457,9 +490,11 @@ static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
 			  rep->n_gaps);
 		return -EPERM;
 	}
-	if (pl->backend != BACKEND_NONE)
+	if (pl->backend != BACKEND_NONE && rep->n_gaps && gaps_new_here(r->p, rep)) {
 		for (size_t i = 0; i < rep->n_gaps; i++)
 			log_note("unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+		log_note("said once while they stay the same; every report lists them, and -v says them each run");
+	}
 	log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(pl->backend), r->why,
 		 net_mode_name(r->p->net), pl->landlock.n_rules, pl->mounts.n_entries);
 	return 0;
@@ -521,7 +556,7 @@ static int run_namespaces(struct run *r)
 
 	/* 1. The guard first: what it undoes of a killed run must not be in
 	 *    the mounts. */
-	if (begin_guard(r) < 0)
+	if (run_begin_guard(r) < 0)
 		goto out;
 	/* 2. The places: the run directory the new root is mounted on; the
 	 *    home and /tmp are tmpfs of the jail's own. */
@@ -607,7 +642,7 @@ static int run_namespaces(struct run *r)
 			goto out;
 		}
 		say_child_error(&ce, p->argv[0]);
-		status = ce.step == CHILD_STEP_EXEC ? 126 : 125;
+		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (failed) {
@@ -707,7 +742,7 @@ static int run_landlock(struct run *r)
 	if (c.own_pgrp)
 		(void)setpgid(pid, pid);
 	/* 4. The guard's baseline, a killed run undone first. */
-	if (jail && begin_guard(r) < 0)
+	if (jail && run_begin_guard(r) < 0)
 		goto out;
 	/* 5. The places made; the fresh home linked to what it may read. */
 	if (make_places(r, &pl) < 0)
@@ -741,7 +776,7 @@ static int run_landlock(struct run *r)
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
-		status = ce.step == CHILD_STEP_EXEC ? 126 : 125;
+		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (failed) {
@@ -797,12 +832,20 @@ int run_command(struct run *r)
 		/* The host refused the namespace jail: the landlock backend,
 		 * said in one line and in the report. */
 		log_note("the namespace jail is not available here (%s): using the landlock backend", r->rep->fallback);
+		const char *aa = fit_apparmor_hint();
+		if (aa && log_verbosity >= 0)
+			log_hint("%s", aa);
 		report_reset_plan(r->rep);
 		r->backend = BACKEND_LANDLOCK;
 		r->why = "fallback from namespaces";
 		r->may_fall_back = false;
 		status = run_landlock(r);
 	}
+	return run_end_guard(r, status);
+}
+
+int run_end_guard(struct run *r, int status)
+{
 	/* Every process of the run is gone: the guard undoes what it changed,
 	 * in the workspace and in a git directory around it. */
 	struct guard_options areas[RUN_GUARD_AREAS];

@@ -37,9 +37,18 @@ char **run_writable_trees(const struct policy *p);
  * STATUS; the report keeps the command's own). */
 #define RUN_CLEANUP_FAILED 122
 
+/* The guard begun on every area (once: a later call does nothing), a run
+ * killed before undone first; what failed is said. Run by run_command
+ * where its backend needs it, or before, for the baseline's hand-offs. */
+int run_begin_guard(struct run *r);
+
 /* Runs the command on r->backend (falling back from the namespace jail to
  * the landlock backend where the host refuses it and r allows), ends the
  * guard once every process is gone, and returns the exit status stockade
  * ends with: the command's own, 128+N, or 122/125/126/127 (then a message
  * has been said). */
 int run_command(struct run *r);
+
+/* The guard ended, once every process of the run is gone: status is what
+ * the run ends with, changed to RUN_CLEANUP_FAILED where the undo failed. */
+int run_end_guard(struct run *r, int status);

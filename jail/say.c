@@ -97,6 +97,12 @@ void say_policy_failure(const struct policy_failure *f)
 
 void say_skipped(const struct policy *p)
 {
+	for (size_t i = 0; i < p->n_lifted; i++) {
+		const struct rule *r = &p->lifted[i];
+		_cleanup_free_ char *at = source_text(&r->source);
+		log_note("'%s' is a credential stockade hides: the command may %s it, as %s asks", r->path,
+			 r->access == ACCESS_WRITE ? "write" : "read", at);
+	}
 	for (size_t i = 0; i < p->n_skipped; i++) {
 		const struct rule *r = &p->skipped[i];
 		if (r->source.kind == SOURCE_OPTION) {
@@ -146,7 +152,10 @@ void say_handoff_refused(const char *workspace, const char *path, struct report 
 			report_denial(rep, "handoff", rel, "read-only during the run");
 			return;
 		}
-	report_denial(rep, "handoff", rel, "read-only during the run");
+	report_denial_ruled(rep, "handoff", rel, "read-only during the run",
+			    "trust hand-off, bound read-only in the namespace jail while the run goes on",
+			    "built in: the trust hand-offs (stockade.1, TRUST HAND-OFFS)",
+			    "none from inside the jail: make the change outside it (git config, git remote add)");
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	log_error("refused: a rename over trust hand-off '%s': it is read-only while the run goes on in the namespace jail",
@@ -249,7 +258,10 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 				  "'%s' (stockade quarantine restore %s)",
 				  c->path, c->old_id ? c->old_id : "?", c->old_id ? c->old_id : "ID");
 		any_aside |= c->id != NULL && !c->beside;
-		report_denial(rep, "handoff", c->path, kind);
+		_cleanup_free_ char *fix = c->id ? xstrcat3("stockade quarantine restore ", c->id, " puts it back, outside "
+							    "the jail; read it first") : NULL;
+		report_denial_ruled(rep, "handoff", c->path, kind, "trust hand-off: what the run writes there runs later outside",
+				    "built in: the trust hand-offs (stockade.1, TRUST HAND-OFFS)", fix);
 	}
 	if (any_aside)
 		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back");

@@ -4,7 +4,16 @@
 
 int log_verbosity;
 
-static void say(const char *prefix, const char *fmt, va_list ap)
+static void (*tap)(const char *line, void *data);
+static void *tap_data;
+
+void log_tap_set(void (*fn)(const char *line, void *data), void *data)
+{
+	tap = fn;
+	tap_data = data;
+}
+
+static void say_tapped(const char *prefix, bool tapped, const char *fmt, va_list ap)
 {
 	/* One write, so lines from stockade and the command do not mix. */
 	char buf[4096];
@@ -12,15 +21,23 @@ static void say(const char *prefix, const char *fmt, va_list ap)
 	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	if (n >= (int)sizeof(buf) - 1)
 		n = (int)sizeof(buf) - 2;
+	buf[n] = '\0';
+	if (tapped && tap)
+		tap(buf, tap_data);
 	buf[n++] = '\n';
 	(void)!write(STDERR_FILENO, buf, (size_t)n);
+}
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	say_tapped(prefix, false, fmt, ap);
 }
 
 void log_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say("stockade: ", fmt, ap);
+	say_tapped("stockade: ", true, fmt, ap);
 	va_end(ap);
 }
 
@@ -28,7 +45,15 @@ void log_hint(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	say("hint: ", fmt, ap);
+	say_tapped("hint: ", true, fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("stockade: ", fmt, ap);
 	va_end(ap);
 }
 

@@ -204,3 +204,13 @@ char *text_take(struct text *t)
 	*t = (struct text){ 0 };
 	return s;
 }
+
+uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -90,6 +90,11 @@ char *xasprintf(const char *fmt, ...) _printf_(1, 2);
  * reports may use printf; a run's own path should not. fmt_u64 returns
  * where the digits start in buf; fmt_x64 writes 16 digits. */
 const char *fmt_u64(char buf[static 21], uint64_t v);
+/* FNV-1a over n bytes, from FNV_INIT or a hash so far: names and
+ * checksums of stockade's own state, never a defence against an
+ * adversary who chooses the input. */
+#define FNV_INIT 0xcbf29ce484222325ULL
+uint64_t fnv1a(uint64_t h, const void *data, size_t n);
 const char *fmt_x64(char buf[static 17], uint64_t v);
 /* a, b and c end to end: the joins a run makes by the hundred (paths,
  * NAME=value), without a trip through printf. */

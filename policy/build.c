@@ -348,6 +348,26 @@ static bool in_handoff(const struct policy *p, const char *path)
 	return false;
 }
 
+/* A read or write of the user's on the very path a built-in hide keeps
+ * (--read ~/.ssh) is the user's own choice: it stands, said once, where
+ * on one path hide would otherwise win. A wider one (--read ~) leaves
+ * the credentials inside hidden. A workspace file's rule gets here only
+ * once the file is trusted (conf/: a read outside the workspace widens). */
+static void lift_default_hide(struct policy *p, const char *canon, const struct layer_rule *lr)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct rule *h = &p->rules[i];
+		if (h->access != ACCESS_HIDE || !(h->flags & RULE_SYSTEM) || !streq(h->path, canon))
+			continue;
+		free(h->path);
+		p->rules[i] = p->rules[--p->n_rules];
+		p->rules_changed++;	/* the index by path is stale */
+		p->lifted = xgrow(p->lifted, p->n_lifted, sizeof(*p->lifted));
+		p->lifted[p->n_lifted++] = (struct rule){ .path = xstrdup(canon), .access = lr->access, .source = lr->source };
+		return;
+	}
+}
+
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
 	/* An untrusted layer's rules are measured against the layers before
@@ -398,9 +418,14 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 		}
 		strv_push(&canons, canon);
 	}
-	for (size_t i = 0; i < l->n_rules; i++)
-		if (canons[i][0] && !(widens && widens[i]))
-			policy_add_rule(p, canons[i], l->rules[i].access, 0, l->rules[i].source, NULL);
+	for (size_t i = 0; i < l->n_rules; i++) {
+		const struct layer_rule *lr = &l->rules[i];
+		if (!canons[i][0] || (widens && widens[i]))
+			continue;
+		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
+			lift_default_hide(p, canons[i], lr);
+		policy_add_rule(p, canons[i], lr->access, 0, lr->source, NULL);
+	}
 	return 0;
 }
 
@@ -414,11 +439,17 @@ static void add_program(struct policy *p, char *const *argv)
 	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
 	p->program_error = -r;
 	if (r == 0) {
-		/* The program the command names runs wherever it lies. */
-		_cleanup_free_ char *canon = NULL;
-		if (path_canonical(p->program, &canon) == 0)
+		/* The program the command names runs wherever it lies, from
+		 * where it really is: a link to it (~/.cargo/bin/cargo to
+		 * rustup) may lie where the jail has nothing. argv[0] stays
+		 * as the caller wrote it. */
+		char *canon = NULL;
+		if (path_canonical(p->program, &canon) == 0) {
 			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
 					"the command's program");
+			free(p->program);
+			p->program = canon;
+		}
 	}
 	/* A program that cannot be found or run is the caller's to report
 	 * with 126 or 127, before anything starts. */
@@ -521,6 +552,39 @@ void policy_add_handoffs(struct policy *p, const char *base, char *const *rel_pa
 	policy_sort(p);
 }
 
+/* A built-in read is there to grant: one that lies in a tree a wider
+ * rule lets the run write (a PATH directory in the workspace, a venv's
+ * bin/ on PATH) would make it read-only there, and is dropped. The
+ * user's own reads narrow, as DESIGN.md's path rules say. */
+static bool default_read(const struct rule *r)
+{
+	return (r->flags & RULE_SYSTEM) && r->access == ACCESS_READ;
+}
+
+static void drop_narrowing_defaults(struct policy *p)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *r = &p->rules[i];
+		/* the deepest other rule over it, built-in reads aside */
+		const struct rule *over = NULL;
+		for (size_t j = 0; default_read(r) && j < p->n_rules; j++) {
+			const struct rule *o = &p->rules[j];
+			if (default_read(o) || !path_is_beneath(r->path, o->path))
+				continue;
+			size_t lo = strlen(o->path), lb = over ? strlen(over->path) : 0;
+			if (!over || lo > lb || (lo == lb && o->access > over->access))
+				over = o;
+		}
+		if (over && over->access == ACCESS_WRITE) {
+			free(p->rules[i].path);
+			continue;
+		}
+		p->rules[kept++] = p->rules[i];
+	}
+	p->n_rules = kept;
+}
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
 		 struct policy *p, struct policy_failure *f)
 {
@@ -565,6 +629,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	add_program(p, argv);
 	if ((r = check_own_files(p, f)) < 0)
 		return r;
+	drop_narrowing_defaults(p);
 	policy_sort(p);
 	return 0;
 }

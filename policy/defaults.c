@@ -250,6 +250,88 @@ static void add_toolchain(struct policy *p, const struct toolchain *t, const cha
 			env_put(&p->env, t->var, root, origin);
 }
 
+/* The tree a tool's link reaches: the prefix of a bin/ directory (a venv,
+ * an install prefix), or the directory the target is in; only the target
+ * itself when that would be the home or above it. */
+static char *linked_tree(const char *home, const char *target)
+{
+	const char *name;
+	_cleanup_free_ char *dir = path_parent(target, &name);
+	const char *base = strrchr(dir, '/');
+	if (base && streq(base + 1, "bin")) {
+		char *up = path_parent(dir, &name);
+		free(dir);
+		dir = up;
+	}
+	return path_is_beneath(home, dir) ? xstrdup(target) : TAKE_PTR(dir);
+}
+
+/* A venv's interpreter: pyvenv.cfg's "home = DIR" (the base's bin). */
+static char *venv_home(const char *tree)
+{
+	_cleanup_free_ char *cfg = path_join(tree, "pyvenv.cfg"), *text = NULL;
+	size_t len = 0;
+	if (read_file_at(AT_FDCWD, cfg, 16384, &text, &len) < 0)
+		return NULL;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (strncmp(line, "home", 4) != 0)
+			continue;
+		char *v = line + 4 + strspn(line + 4, " \t");
+		if (*v != '=')
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, " \t\r")] = '\0';
+		return *v == '/' ? path_join(v, "python") : NULL;
+	}
+	return NULL;
+}
+
+static void add_linked(struct policy *p, const char *link, const char *why, unsigned depth)
+{
+	_cleanup_free_ char *target = NULL;
+	if (path_canonical(link, &target) < 0 || !path_is_beneath(target, p->user_home) ||
+	    path_is_beneath(target, p->workspace))
+		return;
+	_cleanup_free_ char *tree = linked_tree(p->user_home, target);
+	if (policy_effect(p, tree) != EFFECT_NONE)
+		return;
+	_cleanup_free_ char *origin = xstrcat3("default: linked from PATH (", why, ")");
+	policy_add_rule(p, tree, ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("PATH"), origin);
+	/* a venv brings its base interpreter, once */
+	_cleanup_free_ char *base = depth ? NULL : venv_home(tree);
+	if (base)
+		add_linked(p, base, why, depth + 1);
+}
+
+/* Tools installed as symlinks in a PATH directory under the home (pipx,
+ * uv tool, ~/.local/bin/x -> ~/opt/x/bin/x): the tree each reaches is
+ * read too, so that a script calling the tool finds it working, as the
+ * command itself does. Credentials stay hidden by their deeper rules. A
+ * bounded number of entries is looked at. */
+#define LINKED_MAX 512
+
+static void add_linked_trees(struct policy *p, const char *dir, const char *entry)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[DIR_BUF];
+	struct dir_iter it = { .fd = fd, .buf = buf };
+	const struct dirent64 *de;
+	int err;
+	for (unsigned n = 0; n < LINKED_MAX && (de = dir_next(&it, &err)); n++) {
+		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			continue;
+		_cleanup_free_ char *link = path_join(dir, de->d_name);
+		_cleanup_free_ char *why = path_join(entry, de->d_name);
+		add_linked(p, link, why, 0);
+	}
+}
+
 /* The toolchains the command's PATH reaches, and every other PATH
  * directory under the home as that directory alone. Never ".", an empty
  * entry, the home itself or anything above it. */
@@ -289,6 +371,7 @@ static void add_path_dirs(struct policy *p, char *const *environ)
 		if (!matched) {
 			_cleanup_free_ char *origin = xstrcat3("default: PATH directory ", entry, "");
 			policy_add_rule(p, dir, ACCESS_READ, RULE_SYSTEM, DEFAULT, origin);
+			add_linked_trees(p, dir, entry);
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)

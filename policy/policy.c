@@ -150,6 +150,9 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_skipped; i++)
 		free(p->skipped[i].path);
 	free(p->skipped);
+	for (size_t i = 0; i < p->n_lifted; i++)
+		free(p->lifted[i].path);
+	free(p->lifted);
 	strv_free(p->files);
 	strv_free(p->conf_handoffs);
 	free(p->by_path);
@@ -256,7 +259,7 @@ static const size_t *rules_by_path(const struct policy *cp)
 	struct policy *p = (struct policy *)cp;
 	if (p->n_rules < INDEX_FROM)
 		return NULL;
-	if (p->by_path && p->by_path_of == p->rules && p->by_path_n == p->n_rules && p->by_path_sorts == p->sorts)
+	if (p->by_path && p->by_path_of == p->rules && p->by_path_n == p->n_rules && p->by_path_changed == p->rules_changed)
 		return p->by_path;
 	free(p->by_path);
 	p->by_path = xreallocarray(NULL, p->n_rules, sizeof(*p->by_path));
@@ -266,7 +269,7 @@ static const size_t *rules_by_path(const struct policy *cp)
 	qsort(p->by_path, p->n_rules, sizeof(*p->by_path), by_path_cmp);
 	p->by_path_of = p->rules;
 	p->by_path_n = p->n_rules;
-	p->by_path_sorts = p->sorts;
+	p->by_path_changed = p->rules_changed;
 	return p->by_path;
 }
 
@@ -436,5 +439,5 @@ static int rule_cmp(const void *a, const void *b)
 void policy_sort(struct policy *p)
 {
 	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
-	p->sorts++;
+	p->rules_changed++;
 }

@@ -148,6 +148,10 @@ struct policy {
 
 	struct rule *skipped;	/* hide rules on paths that do not exist: nothing to hide (path as written) */
 	size_t n_skipped;
+	/* built-in hides (credentials) a rule of the user's named on their
+	 * very path: theirs to ask for, so the user's rule stands, said */
+	struct rule *lifted;	/* the user's rules that lifted one */
+	size_t n_lifted;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
 	/* The settings files in effect that lie in the workspace, relative
@@ -160,8 +164,8 @@ struct policy {
 	size_t *by_path;
 	const struct rule *by_path_of;	/* the rules it was made for, */
 	size_t by_path_n;		/* how many, */
-	unsigned by_path_sorts;		/* and after how many sorts */
-	unsigned sorts;
+	unsigned by_path_changed;	/* and at which change of their order */
+	unsigned rules_changed;		/* counts sorts and removals */
 };
 
 const char *access_name(enum access a);

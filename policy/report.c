@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include "lib/util.h"
 
@@ -10,12 +11,19 @@ void report_init(struct report *r)
 	*r = (struct report){ .backend = "none", .network = "off" };
 	r->enforced = strv_new();
 	r->supervises = strv_new();
+	r->said = strv_new();
+}
+
+void report_said_line(struct report *r, const char *line)
+{
+	strv_add(&r->said, line);
 }
 
 void report_free(struct report *r)
 {
 	strv_free(r->enforced);
 	strv_free(r->supervises);
+	strv_free(r->said);
 	free(r->fallback);
 	for (size_t i = 0; i < r->n_gaps; i++) {
 		free(r->gaps[i].what);
@@ -25,6 +33,9 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_denials; i++) {
 		free(r->denials[i].kind);
 		free(r->denials[i].what);
+		free(r->denials[i].rule);
+		free(r->denials[i].source);
+		free(r->denials[i].fix);
 		free(r->denials[i].error);
 	}
 	free(r->denials);
@@ -59,7 +70,8 @@ void report_gap(struct report *r, const char *what, const char *why)
 	r->gaps[r->n_gaps++] = (struct gap){ .what = xstrdup(what), .why = xstrdup(why) };
 }
 
-void report_denial(struct report *r, const char *kind, const char *what, const char *error)
+void report_denial_ruled(struct report *r, const char *kind, const char *what, const char *error, const char *rule,
+			 const char *source, const char *fix)
 {
 	for (size_t i = 0; i < r->n_denials; i++) {
 		struct denial *d = &r->denials[i];
@@ -73,8 +85,16 @@ void report_denial(struct report *r, const char *kind, const char *what, const c
 		.kind = xstrdup(kind),
 		.what = xstrdup(what),
 		.error = xstrdup(error),
+		.rule = rule ? xstrdup(rule) : NULL,
+		.source = source ? xstrdup(source) : NULL,
+		.fix = fix ? xstrdup(fix) : NULL,
 		.count = 1,
 	};
+}
+
+void report_denial(struct report *r, const char *kind, const char *what, const char *error)
+{
+	report_denial_ruled(r, kind, what, error, NULL, NULL, NULL);
 }
 
 char *report_denials_line(const struct report *r)
@@ -84,12 +104,19 @@ char *report_denials_line(const struct report *r)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
+	const char *fix = NULL;
 	for (size_t i = 0; i < r->n_denials; i++) {
 		const struct denial *d = &r->denials[i];
 		fprintf(f, "%s%s %s (%s)", i ? ", " : "", d->kind, d->what, d->error);
 		if (d->count > 1)
 			fprintf(f, " x%u", d->count);
+		if (!fix && d->fix && !str_has_prefix(d->fix, "none"))
+			fix = d->fix;
 	}
+	/* the way to allow the first that can be allowed; the report has
+	 * each one's */
+	if (fix)
+		fprintf(f, "; to allow: %s", fix);
 	fclose(f);
 	return buf;
 }
@@ -159,6 +186,14 @@ void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_string(f, s);
+	else
+		fputs("null", f);
+}
+
 static void json_strv(FILE *f, char *const *v)
 {
 	fputc('[', f);
@@ -203,6 +238,12 @@ int report_write_json(const struct report *r, FILE *f)
 		json_string(f, d->what);
 		fputs(", \"errno\": ", f);
 		json_string(f, d->error);
+		fputs(", \"rule\": ", f);
+		json_string_or_null(f, d->rule);
+		fputs(", \"source\": ", f);
+		json_string_or_null(f, d->source);
+		fputs(", \"fix\": ", f);
+		json_string_or_null(f, d->fix);
 		fprintf(f, ", \"count\": %u}", d->count);
 	}
 	fputs(r->n_denials ? "\n  ],\n" : "],\n", f);
@@ -219,24 +260,56 @@ int report_write_json(const struct report *r, FILE *f)
 	} else {
 		fprintf(f, "{\"code\": %d}", r->exit_code);
 	}
-	fprintf(f, ",\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
+	fprintf(f, ",\n  \"stockade\": {\"status\": %d, \"command_ran\": %s, \"said\": ", r->status,
+		r->exited ? "true" : "false");
+	json_strv(f, r->said);
+	fprintf(f, "},\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
 		r->run_us / 1000.0);
 	return ferror(f) ? -EIO : 0;
 }
 
-int report_write(const struct report *r, const char *path)
+int report_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return -errno;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		int e = -errno;
 		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int report_write_fd(const struct report *r, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+		return -errno;
+	int dfd = dup(fd);
+	if (dfd < 0)
+		return -errno;
+	FILE *f = fdopen(dfd, "w");
+	if (!f) {
+		int e = -errno;
+		close(dfd);
 		return e;
 	}
 	int ret = report_write_json(r, f);
 	if (fclose(f) != 0 && ret == 0)
 		ret = -errno;
+	return ret;
+}
+
+int report_write(const struct report *r, const char *path)
+{
+	int fd = report_open(path);
+	if (fd < 0)
+		return fd;
+	int ret = report_write_fd(r, fd);
+	close(fd);
 	return ret;
 }

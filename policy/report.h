@@ -15,6 +15,11 @@ struct denial {
 	char *kind;		/* "syscall", "connect", "bind", "handoff" */
 	char *what;		/* the call, the address, the path */
 	char *error;		/* the errno answered, or what was done */
+	/* what refused it, where that comes from, and the smallest change
+	 * that would allow it (NULL: not known, or nothing allows it) */
+	char *rule;
+	char *source;
+	char *fix;
 	unsigned count;
 };
 
@@ -29,11 +34,13 @@ struct report {
 	size_t n_denials;
 	bool supervisor;	/* the listener served the whole run */
 	char **supervises;	/* what the listener decides */
-	bool exited;
+	bool exited;		/* the command ran and ended */
 	int exit_code;
 	int signal;		/* 0 unless a signal ended the command */
 	unsigned long long setup_us;
 	unsigned long long run_us;
+	char **said;		/* stockade's own error and hint lines */
+	int status;		/* what stockade exits with */
 };
 
 void report_init(struct report *r);
@@ -45,9 +52,21 @@ void report_reset_plan(struct report *r);
 void report_gap(struct report *r, const char *what, const char *why);
 /* Counts one more of the same denial. */
 void report_denial(struct report *r, const char *kind, const char *what, const char *error);
+/* The same with the rule that refused, its source and the fix (each may
+ * be NULL); the first record of a denial keeps them. */
+void report_denial_ruled(struct report *r, const char *kind, const char *what, const char *error, const char *rule,
+			 const char *source, const char *fix);
 /* The denials on one line, for stderr when the command failed. */
 char *report_denials_line(const struct report *r);
+/* One more line stockade said (an error or a hint). */
+void report_said_line(struct report *r, const char *line);
 int report_write_json(const struct report *r, FILE *f);
-int report_write(const struct report *r, const char *path);
+/* The report's file, opened for writing (created 0644) before anything
+ * runs: a FIFO with no reader is refused rather than waited on. Returns
+ * the descriptor or -errno. */
+int report_open(const char *path);
+/* Writes it through fd, from the start, cutting what was there. */
+int report_write_fd(const struct report *r, int fd);
+int report_write(const struct report *r, const char *path);  /* report_open + report_write_fd */
 /* A JSON string, escaped. */
 void json_string(FILE *f, const char *s);

@@ -424,6 +424,27 @@ const char *seccomp_why(const struct sc_rule *r)
 	return r->why > WHY_NONE && (size_t)r->why < ARRAY_SIZE(whys) ? whys[r->why] : NULL;
 }
 
+const char *seccomp_fix(const struct sc_rule *r)
+{
+	switch (r ? r->why : WHY_NONE) {
+	case WHY_UNIX_DATAGRAM:
+	case WHY_LOOPBACK_TCP_ONLY:
+	case WHY_SOCKET_FAMILY:
+	case WHY_FASTOPEN:
+		return "--net on, or in stockade.ini: network = on";
+	case WHY_TRUNCATE_READ_ONLY:
+	case WHY_OPENAT2_FLAGS:
+	case WHY_TRUNCATE_PATH:
+		return "none on this kernel: Landlock ABI 3 (Linux 6.2) governs truncation";
+	case WHY_SYSV_IPC:
+	case WHY_MQUEUE:
+		return "none on the landlock backend (the host's are shared with your other programs); the namespace "
+		       "jail gives the run its own";
+	default:
+		return NULL;
+	}
+}
+
 const struct sc_rule *seccomp_table(size_t *ret_n)
 {
 	*ret_n = ARRAY_SIZE(table);

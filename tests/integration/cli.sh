@@ -87,4 +87,26 @@ fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE
 out=$(jail --net off -C "$W" -- sh -c 'echo "$@"' sh --net on -C / 2>/dev/null)
 [ "$out" = "--net on -C /" ] && pass "options after the command are the command's" || fail "options after the command are the command's"
 
+# make install's AppArmor profile: put in place where AppArmor restricts
+# user namespaces (the sysctl given as a file here), naming the installed
+# binary; not where it does not; removed by uninstall. doctor says.
+aa="$PWD/tools/apparmor/install.sh"
+echo 1 >"$T/restrict-on"; echo 0 >"$T/restrict-off"
+RESTRICT="$T/restrict-on" "$aa" install /opt/st/bin "$T/dest" >/dev/null
+prof="$T/dest/etc/apparmor.d/stockade"
+if grep -q '^profile stockade /opt/st/bin/stockade flags=(unconfined) {' "$prof" 2>/dev/null && grep -q '^  userns,' "$prof"; then
+	pass "make install: the AppArmor profile names the installed binary and allows it user namespaces"
+else
+	fail "make install: the AppArmor profile"; diag "$(cat "$prof" 2>&1)"
+fi
+RESTRICT="$T/restrict-on" "$aa" uninstall /opt/st/bin "$T/dest"
+[ ! -e "$prof" ] && pass "make uninstall removes it" || fail "make uninstall removes it"
+RESTRICT="$T/restrict-off" "$aa" install /opt/st/bin "$T/dest2" >/dev/null
+[ ! -e "$T/dest2/etc/apparmor.d/stockade" ] && pass "no profile where AppArmor does not restrict user namespaces" ||
+	fail "no profile where AppArmor does not restrict user namespaces"
+grep -q 'tools/apparmor/install.sh install' Makefile && pass "make install runs it" || fail "make install runs it"
+out=$("$STOCKADE" doctor)
+case $out in *"apparmor userns:"*) pass "doctor says whether AppArmor restricts user namespaces and the profile is loaded" ;;
+*) fail "doctor says whether AppArmor restricts user namespaces"; diag "$out" ;; esac
+
 plan_done

@@ -41,9 +41,16 @@ record
 expect_probe "~/.config/unlisted/token is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.config/unlisted/token"
 record
 expect_probe "a granted home file is readable" ok -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/notes.txt"
-expect_probe "~/.ssh cannot be granted back on the same path (hide wins)" "errno $HIDDEN" -- \
+# An explicit --read of a credential's own path is the user's choice: it
+# stands, and stockade says so; a wider grant (--read ~) leaves it hidden.
+expect_probe "an explicit --read ~/.ssh lets the command read it" ok -- \
 	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.ssh/id_rsa"
-record
+out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail --read "$HOME/.ssh" -- true 2>&1)
+case $out in *"'$HOME/.ssh' is a credential stockade hides: the command may read it, as --read on the command line asks"*)
+	pass "and says that it lifts a credential's hide, naming the option" ;;
+*) fail "and says that it lifts a credential's hide"; diag "$out" ;; esac
+expect_probe "--read ~/.ssh leaves another credential hidden" "errno $HIDDEN" -- \
+	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.aws/credentials"
 
 # A credential that is a symlink (stow): its target is hidden too.
 mkdir -p "$HOME/dotfiles"
@@ -136,6 +143,33 @@ if is_root; then
 	expect_probe "root in the jail cannot read /etc/shadow" "errno $(covered_errno)" -- in_jail -- "$PROBE" read /etc/shadow
 	record
 fi
+
+# PATH's tools. A tool installed as a symlink under the home (pipx, uv
+# tool: ~/.local/bin/x -> a venv's bin/x) works when a script calls it,
+# not only as the command itself; a PATH directory inside the workspace
+# (a venv's bin, direnv's PATH_add bin) stays writable.
+venv="$HOME/.local/share/pipx/venvs/mytool"
+if /usr/bin/python3 -m venv --without-pip "$venv" 2>/dev/null; then
+	printf '#!%s\nprint("mytool ran")\n' "$venv/bin/python" >"$venv/bin/mytool"
+	chmod +x "$venv/bin/mytool"
+	mkdir -p "$HOME/.local/bin"
+	ln -sf "$venv/bin/mytool" "$HOME/.local/bin/mytool"
+	tp="$HOME/.local/bin:$PATH"
+	out=$(PATH=$tp sh -c mytool 2>&1)
+	[ "$out" = "mytool ran" ] && pass "control: a script calls the symlinked tool outside" || { fail "control: the symlinked tool outside"; diag "$out"; }
+	out=$(PATH=$tp in_jail -- sh -c mytool 2>/dev/null)
+	[ "$out" = "mytool ran" ] && pass "a script in the jail calls a pipx-style symlinked tool" ||
+		{ fail "a script in the jail calls a pipx-style symlinked tool"; diag "$out"; }
+	out=$(PATH=$tp in_jail -- sh -c "cat '$HOME/.ssh/id_rsa'" 2>&1)
+	[ "$out" != "$(cat "$HOME/.ssh/id_rsa" 2>/dev/null)" ] || [ ! -e "$HOME/.ssh/id_rsa" ] &&
+		pass "the tool's tree brings no credential with it" || fail "the tool's tree brings no credential with it"
+else
+	fail "python3 -m venv works here (needed by the symlinked tool test)"
+fi
+mkdir -p "$W/.venv/bin"
+out=$(PATH="$W/.venv/bin:$PATH" in_jail -- sh -c "touch '$W/.venv/bin/new-script' && echo wrote" 2>/dev/null)
+[ "$out" = wrote ] && pass "a PATH directory in the workspace stays writable" ||
+	{ fail "a PATH directory in the workspace stays writable"; diag "$out"; }
 
 mapfile -t written < <(find "$W" -type f)
 assert_absent "$NONCE" "the canary appears in no output of the jail, nor in what it wrote" "$OUT" "${written[@]}"

@@ -25,9 +25,25 @@ st=$?
 [ $st -eq 126 ] && pass "a file that is not executable gives 126" || fail "a file that is not executable gives 126 (got $st)"
 printf '#!/no/such/interpreter\n' >"$W/script"
 chmod 755 "$W/script"
+bash -c "'$W/script'" 2>/dev/null
+st=$?
+[ $st -eq 127 ] && pass "control: bash gives 127 for a script whose interpreter is missing" || fail "control: bash gives 127 (got $st)"
 in_jail -- "$W/script" 2>/dev/null
 st=$?
-[ $st -eq 126 ] && pass "a script whose interpreter is missing gives 126" || fail "a script whose interpreter is missing gives 126 (got $st)"
+[ $st -eq 127 ] && pass "a script whose interpreter is missing gives 127, as a shell does" || fail "a script whose interpreter is missing gives 127 (got $st)"
+# A program named by a symlink that lies where the jail has nothing
+# (~/.cargo/bin/cargo -> rustup): it runs.
+mkdir -p "$T/links" "$T/real"
+printf '#!/bin/sh\necho "linked $0 ran"\n' >"$T/real/tool"
+chmod 755 "$T/real/tool"
+ln -s "$T/real/tool" "$T/links/tool"
+out=$("$T/links/tool" 2>&1)
+[ -n "$out" ] && pass "control: the linked program runs outside" || fail "control: the linked program runs outside"
+out=$(in_jail -- "$T/links/tool" 2>/dev/null)
+st=$?
+[ $st -eq 0 ] && case $out in "linked "*" ran") true ;; *) false ;; esac &&
+	pass "a program named through a symlink outside what the jail holds runs" ||
+	{ fail "a program named through a symlink runs (status $st)"; diag "$out"; }
 jail --no-such-option -- true 2>/dev/null
 [ $? -eq 125 ] && pass "a bad option gives 125" || fail "a bad option gives 125"
 
@@ -114,7 +130,7 @@ done
 
 # stockade killed: the command goes with it.
 # spawn-wait: the command, and a child of its own, both under MARK.
-"$STOCKADE" --backend "$TEST_BACKEND" --net off -C "$W" -- "$W/$MARK" spawn-wait 300 >"$T/killed.out" 2>"$T/killed.err" &
+"$STOCKADE" -v --backend "$TEST_BACKEND" --net off -C "$W" -- "$W/$MARK" spawn-wait 300 >"$T/killed.out" 2>"$T/killed.err" &
 jpid=$!
 for _ in $(seq 100); do grep -q '^child ' "$T/killed.out" 2>/dev/null && break; sleep 0.05; done
 [ "$(pgrep -f -- "$MARK" | wc -l)" -ge 2 ] && pass "the command and its child run" || fail "the command and its child run"
@@ -151,5 +167,82 @@ fi
 in_jail --report "$T/report2.json" -- sh -c 'kill -KILL $$' 2>/dev/null
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["exit"] == {"signal": "SIGKILL"}, r["exit"]' "$T/report2.json" &&
 	pass "a signal is reported by name" || fail "a signal is reported by name"
+
+# The report's file is opened before the command runs, and written
+# through that descriptor: one that cannot be opened refuses the run
+# before anything starts; what the command does to its path meanwhile
+# cannot point the write elsewhere.
+rm -f "$T/ran"
+out=$(in_jail --report "$T/no/such/dir/r.json" -- touch "$T/ran" 2>&1)
+st=$?
+if [ $st -eq 125 ] && [ ! -e "$T/ran" ] && printf '%s' "$out" | grep -q "nothing ran"; then
+	pass "an unwritable --report is refused before the command runs (125, said, nothing ran)"
+else
+	fail "an unwritable --report is refused before the command runs (status $st)"
+	diag "$out"
+fi
+touch "$T/ran-control" && pass "control: the same command outside makes its file" || fail "control"
+mkfifo "$W/fifo"
+out=$(timeout 20 "${JAIL[@]}" -C "$W" --report "$W/fifo" -- true 2>&1)
+st=$?
+[ $st -eq 125 ] && pass "a FIFO with no reader as --report: refused (125), not waited on" ||
+	{ fail "a FIFO with no reader as --report (status $st)"; diag "$out"; }
+printf 'mine\n' >"$HOME/.victimrc"
+out=$(in_jail --report "$W/r.json" -- sh -c 'echo started >"$1"; rm -f "$2"; ln -s "$3" "$2"' sh "$W/started" "$W/r.json" "$HOME/.victimrc" 2>&1)
+if [ -s "$W/started" ] && [ "$(cat "$HOME/.victimrc")" = mine ] && printf '%s' "$out" | grep -q "moved or replaced"; then
+	pass "a report replaced by a symlink during the run: the link's target is untouched, and the user is told"
+else
+	fail "a report replaced by a symlink during the run"
+	diag "$out"; diag "$(cat "$HOME/.victimrc")"
+fi
+out=$(in_jail --report "$T/failed.json" --read "$T/does-not-exist" -- true 2>&1)
+if python3 - "$T/failed.json" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] is None, r["exit"]
+s = r["stockade"]
+assert s["status"] == 125 and s["command_ran"] is False, s
+assert any("does-not-exist" in l for l in s["said"]), s
+PY
+	pass "stockade's own failure is in the report: its status, that the command did not run, what it said"
+else
+	fail "stockade's own failure is in the report"
+	diag "$(cat "$T/failed.json")"
+fi
+# -q hides notes, not the line that says a refusal made the command fail
+out=$(in_jail -q --report "$T/denied.json" -- unshare -U true 2>&1 >/dev/null)
+if python3 - "$T/denied.json" <<'PY'; then
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x["what"] == "unshare"]
+assert d, "no unshare denial"
+d = d[0]
+assert d["kind"] == "syscall" and d["errno"] == "EPERM", d
+assert "system call table" in d["rule"] and "new namespace" in d["rule"], d
+assert d["source"].startswith("built in"), d
+assert d["fix"].startswith("none"), d
+PY
+	pass "the report's denial names the rule, its source, and that no option allows it"
+else
+	fail "the report's denial names the rule, its source and the fix"
+	diag "$(cat "$T/denied.json")"
+fi
+case $out in *"refused:"*) pass "-q: the refused line is still said when the command fails" ;;
+*) fail "-q: the refused line is still said when the command fails"; diag "$out" ;; esac
+
+# What is unenforced is said once while it stays the same, and kept in
+# every report (the landlock backend always has some: /proc).
+if [ "$TEST_BACKEND" = landlock ]; then
+	gh=$(tmpdir_new)
+	HOME=$gh in_jail --report "$T/g1.json" -- true 2>"$T/g1.err"
+	HOME=$gh in_jail --report "$T/g2.json" -- true 2>"$T/g2.err"
+	HOME=$gh in_jail -v -- true 2>"$T/g3.err"
+	if grep -q "unenforced:" "$T/g1.err" && ! grep -q "unenforced:" "$T/g2.err" && grep -q "unenforced:" "$T/g3.err" &&
+		python3 -c 'import json,sys; a,b=(json.load(open(f))["unenforced"] for f in sys.argv[1:]); assert a and a == b' "$T/g1.json" "$T/g2.json"; then
+		pass "the unenforced lines: said on the first run, not the next, with -v always, in every report"
+	else
+		fail "the unenforced lines said once, kept in every report"
+		diag "$(cat "$T/g1.err")"; diag "--"; diag "$(cat "$T/g2.err")"
+	fi
+fi
 
 plan_done

@@ -17,9 +17,10 @@ in_jail() {
 	jail --net off -C "$W" "$@"
 }
 
-# wait_for FILE: until it exists (10 s at most).
+# wait_for FILE [SECONDS]: until FILE has something in it (10 s unless
+# given: 2,000 mkdirs on a loaded machine take longer).
 wait_for() {
-	for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done
+	for _ in $(seq $((${2:-10} * 20))); do [ -s "$1" ] && return 0; sleep 0.05; done
 	return 1
 }
 
@@ -59,7 +60,7 @@ stop() {
 # child of its own, with its cwd in the private tmp, outlives it unless a
 # cgroup of the run's own takes it too.
 rm -f "$W/a.home" "$W/a.pid"
-"${JAIL[@]}" --net off -C "$W" -- sh -c \
+"${JAIL[@]}" -v --net off -C "$W" -- sh -c \
 	'(cd "$TMPDIR" && exec sleep 300) & echo $! >"$0/a.pid"; echo "$HOME" >"$0/a.home"; wait' "$W" \
 	>"$T/a.out" 2>"$T/a.err" &
 jpid=$!
@@ -133,7 +134,7 @@ in_jail -- sh -c '
 	echo made >"$0/b.made"
 	while [ ! -e "$0/b.go" ]; do sleep 0.05; done' "$W" >"$T/b.out" 2>&1 &
 jpid=$!
-wait_for "$W/b.made"
+wait_for "$W/b.made" 120
 run=$(dirname "$(cat "$W/b.home")")
 for place in home tmp; do
 	n=$(find "$run/$place" -type d -name d 2>/dev/null | wc -l)

@@ -1,0 +1,63 @@
+#include "jail/why.h"
+
+#include <stdio.h>
+
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "policy/why.h"
+
+static void print_one(const char *head, const struct why *w)
+{
+	printf("%s: %s (%s)\n", head, w->allowed ? "allowed" : "refused", w->what);
+	if (w->rule)
+		printf("  rule:  %s\n", w->rule);
+	printf("  from:  %s\n", w->source);
+	if (w->fix)
+		printf("  allow: %s\n", w->fix);
+}
+
+/* The path as the jail would see it: canonical where it exists, else
+ * normalised against the current directory. */
+static char *target_path(const struct policy *p, const char *arg)
+{
+	_cleanup_free_ char *abs = arg[0] == '/' ? xstrdup(arg) : path_join(p->cwd, arg);
+	char *c = NULL;
+	if (path_canonical(abs, &c) == 0)
+		return c;
+	return path_normalize(abs);
+}
+
+int why_verb(const struct policy *p, const char *target)
+{
+	struct why w;
+	if (str_has_prefix(target, "unix:")) {
+		/* a Unix socket is reached by its path: what the path rules say */
+		_cleanup_free_ char *path = target_path(p, target + 5);
+		why_path(p, path, WANT_WRITE, &w);
+		_cleanup_free_ char *head = xstrcat3("connect to unix:", path, "");
+		print_one(head, &w);
+		why_free(&w);
+		return 0;
+	}
+	if (target[0] != '/' && target[0] != '.' && strchr(target, ':') && why_connect(p, target, &w) == 0) {
+		_cleanup_free_ char *head = xstrcat3("connect to ", target, "");
+		print_one(head, &w);
+		why_free(&w);
+		return 0;
+	}
+	if (str_has_control(target)) {
+		log_error("cannot answer for '%s': a path with a control character", target);
+		return 125;
+	}
+	_cleanup_free_ char *path = target_path(p, target);
+	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
+	why_path(p, path, WANT_READ, &w);
+	print_one(rh, &w);
+	why_free(&w);
+	why_path(p, path, WANT_WRITE, &w);
+	print_one(wh, &w);
+	why_free(&w);
+	return 0;
+}

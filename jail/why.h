@@ -1,0 +1,9 @@
+/* stockade why TARGET [-- COMMAND]: which rule governs an access for that
+ * command, where the rule comes from, and how to change it. */
+#pragma once
+
+#include "policy/policy.h"
+
+/* Prints the answer for target (a path, HOST:PORT or unix:PATH); 0, or
+ * 125 when target cannot be read as any of them (said). */
+int why_verb(const struct policy *p, const char *target);

@@ -1,0 +1,136 @@
+#include "policy/why.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/util.h"
+
+void why_free(struct why *w)
+{
+	free(w->rule);
+	free(w->source);
+	free(w->fix);
+	*w = (struct why){ 0 };
+}
+
+static char *rule_text(const struct rule *r)
+{
+	_cleanup_free_ char *head = xstrcat3(access_name(r->access), " ", r->path);
+	_cleanup_free_ char *open = xstrcat3(head, " (", r->origin ? r->origin : "?");
+	return xstrcat3(open, ")", "");
+}
+
+static char *fix_of(const char *option, const char *key, const char *path)
+{
+	_cleanup_free_ char *opt = xstrcat3(option, " ", path);
+	_cleanup_free_ char *ini = xstrcat3(key, " = ", path);
+	return xstrcat3(opt, ", or in stockade.ini: ", ini);
+}
+
+void why_path(const struct policy *p, const char *path, enum why_want want, struct why *ret)
+{
+	*ret = (struct why){ 0 };
+	const struct rule *r = policy_rule_for(p, path);
+	enum effect e = policy_effect(p, path);
+	ret->allowed = want == WANT_READ ? e != EFFECT_NONE : e == EFFECT_WRITE;
+	if (r) {
+		ret->rule = rule_text(r);
+		const char *o = r->origin ? r->origin : "default";
+		if (str_has_prefix(o, "default: "))
+			o += strlen("default: ");
+		ret->source = r->source.kind == SOURCE_DEFAULT ? xstrcat3("built in: ", o, "") : source_text(&r->source);
+	} else {
+		ret->source = xstrdup("nothing grants it: what no rule names is out of reach");
+	}
+	ret->what = e == EFFECT_WRITE ? "read-write" : e == EFFECT_READ ? "read-only" : "out of reach";
+	if (r && r->access == ACCESS_HIDE)
+		ret->what = "hidden";
+	if (ret->allowed)
+		return;
+
+	if (r && (r->flags & RULE_HANDOFF)) {
+		ret->what = "a trust hand-off: what the run writes there runs later outside";
+		ret->fix = xstrdup("none from inside the jail: the namespace jail keeps it read-only; on the landlock "
+				   "backend the guard undoes a write after the run (git's inert settings kept, the rest "
+				   "quarantined); change it outside the jail (stockade.1, TRUST HAND-OFFS)");
+		return;
+	}
+	if (r && r->access == ACCESS_HIDE && r->source.kind != SOURCE_DEFAULT) {
+		_cleanup_free_ char *src = source_text(&r->source);
+		ret->fix = xstrcat3("take away the hide it names (", src, ")");
+		return;
+	}
+	if (r && r->access == ACCESS_PROTECT && r->source.kind != SOURCE_DEFAULT) {
+		_cleanup_free_ char *src = source_text(&r->source);
+		ret->fix = xstrcat3("take away the protect it names (", src, ")");
+		return;
+	}
+	ret->fix = want == WANT_WRITE ? fix_of("--write", "write", path) : fix_of("--read", "read", path);
+}
+
+/* [v6]:PORT, v4:PORT, localhost:PORT. */
+static int parse_target(const char *target, bool *ret_loopback, unsigned *ret_port)
+{
+	const char *colon = strrchr(target, ':');
+	if (!colon || !colon[1])
+		return -EINVAL;
+	char *end;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end || port == 0 || port > 65535)
+		return -EINVAL;
+	_cleanup_free_ char *host = xstrndup(target, (size_t)(colon - target));
+	if (host[0] == '[') {
+		size_t n = strlen(host);
+		if (n < 3 || host[n - 1] != ']')
+			return -EINVAL;
+		host[n - 1] = '\0';
+		memmove(host, host + 1, n - 1);
+	}
+	unsigned char a[16];
+	if (streq(host, "localhost") || str_has_suffix(host, ".localhost"))
+		*ret_loopback = true;
+	else if (inet_pton(AF_INET, host, a) == 1)
+		*ret_loopback = a[0] == 127;
+	else if (inet_pton(AF_INET6, host, a) == 1)
+		*ret_loopback = memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0 ||
+				(memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0 && a[12] == 127);
+	else if (host[0] && strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") == strlen(host))
+		*ret_loopback = false;	/* a name: not resolved here */
+	else
+		return -EINVAL;
+	*ret_port = (unsigned)port;
+	return 0;
+}
+
+int why_connect(const struct policy *p, const char *target, struct why *ret)
+{
+	*ret = (struct why){ 0 };
+	bool loopback = false;
+	unsigned port = 0;
+	int e = parse_target(target, &loopback, &port);
+	if (e < 0)
+		return e;
+	ret->rule = xstrcat3("network ", net_mode_name(p->net), "");
+	ret->source = source_text(&p->net_source);
+	switch (p->net) {
+	case NET_ON:
+		ret->allowed = true;
+		ret->what = "the host's network";
+		return 0;
+	case NET_LOOPBACK:
+		ret->what = loopback ? "loopback: the run's own servers only, not the host's" : "loopback only";
+		/* a server of the run's own answers; one outside it does not */
+		ret->allowed = false;
+		ret->fix = xstrdup(loopback ? "a server the command starts itself is reached; a service outside "
+					      "the run needs --net on, or in stockade.ini: network = on"
+					    : "--net on, or in stockade.ini: network = on");
+		return 0;
+	case NET_OFF:
+		ret->what = "no network";
+		ret->fix = xstrdup(loopback ? "--net loopback (the run's own servers), or in stockade.ini: network = loopback"
+					    : "--net on, or in stockade.ini: network = on");
+		return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* Why an access is allowed or refused: the rule that governs it, where
+ * that rule comes from, and the smallest change that would allow it.
+ * `stockade why` prints it; the report's denials carry it. Pure: it reads
+ * the policy and nothing else. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "policy/policy.h"
+
+enum why_want {
+	WANT_READ,
+	WANT_WRITE,
+};
+
+struct why {
+	bool allowed;
+	const char *what;	/* what the rule does there: "hidden", "read-only", ... */
+	char *rule;		/* the governing rule as explain prints it, or NULL: nothing grants it */
+	char *source;		/* where it comes from */
+	char *fix;		/* the option and the stockade.ini line that would allow it; NULL when
+				 * allowed, or why nothing can */
+};
+
+/* A path the command wants to read or write (absolute, canonical where
+ * it exists). */
+void why_path(const struct policy *p, const char *path, enum why_want want, struct why *ret);
+
+/* A TCP connection to HOST:PORT ([v6]:PORT, a literal or localhost): what
+ * the network mode says. -EINVAL when target cannot be read as one. */
+int why_connect(const struct policy *p, const char *target, struct why *ret);
+
+void why_free(struct why *w);

@@ -1,0 +1,80 @@
+# stockade why: the rule that governs an access, where it comes from and
+# how to allow it, agreeing with what the jail does. For each target the
+# probe tries the access outside (it must work), inside (the outcome why
+# names), and, with the change why proposes, inside again.
+. tests/lib.sh
+
+new_places
+in_jail() {
+	jail --net off -C "$W" "$@"
+}
+mkdir -p "$HOME/.ssh" "$W/src"
+echo not-a-key >"$HOME/.ssh/id_rsa"
+echo data >"$W/src/a.txt"
+git -C "$W" init -q
+
+# why_says DESC PATTERN -- WHY-ARGS...: the answer matches PATTERN.
+why_says() {
+	local desc=$1 pattern=$2 out
+	shift 3
+	out=$(cd "$W" && "$STOCKADE" why "$@" 2>&1)
+	if printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "$out"
+	fi
+}
+
+# A hidden credential: refused, the built-in rule named, --read proposed,
+# and --read then works.
+expect_control "outside: the key is readable" -- "$PROBE" read "$HOME/.ssh/id_rsa"
+why_says "why: a credential is hidden by a built-in rule" "^read $HOME/.ssh/id_rsa: refused \(hidden\)" -- "$HOME/.ssh/id_rsa"
+why_says "why: it names the rule and its source" "rule:  hide $HOME/.ssh \(default: credentials\)" -- "$HOME/.ssh/id_rsa"
+why_says "why: it says how to allow it" "allow: --read $HOME/.ssh/id_rsa" -- "$HOME/.ssh/id_rsa"
+expect_probe "the jail agrees: the key is refused" "errno $(hidden_errno)" -- in_jail -- "$PROBE" read "$HOME/.ssh/id_rsa"
+expect_probe "with the change why proposes, it is read" ok -- in_jail --read "$HOME/.ssh/id_rsa" -- "$PROBE" read "$HOME/.ssh/id_rsa"
+why_says "why with the option: allowed, from the command line" "^read $HOME/.ssh/id_rsa: allowed.*" -- --read "$HOME/.ssh/id_rsa" "$HOME/.ssh/id_rsa"
+
+# The workspace: written.
+why_says "why: a workspace file may be written, by the workspace rule" "^write $W/src/a.txt: allowed \(read-write\)" -- src/a.txt
+expect_probe "the jail agrees: it is written" ok -- in_jail -- "$PROBE" write "$W/src/a.txt"
+
+# A system file: read-only, --write proposed.
+why_says "why: /etc/hostname is read-only by the system rule" "^write /etc/hostname: refused \(read-only\)" -- /etc/hostname
+expect_probe "the jail agrees: /etc/hostname cannot be written" "errno $(readonly_errno)" -- in_jail -- "$PROBE" write /etc/hostname
+
+# A trust hand-off: why says the guard keeps it and nothing in the jail
+# allows it.
+why_says "why: .git/config is a trust hand-off, with no option to allow it" "^write $W/.git/config: refused \(a trust hand-off" -- .git/config
+why_says "why: and says what each backend does" "none from inside the jail" -- .git/config
+
+# Nothing grants it: out of reach.
+mkdir -p "$T/elsewhere" && echo x >"$T/elsewhere/f"
+expect_control "outside: a file elsewhere is readable" -- "$PROBE" read "$T/elsewhere/f"
+why_says "why: a file no rule names is out of reach" "^read $T/elsewhere/f: refused \(out of reach\)" -- "$T/elsewhere/f"
+expect_probe "the jail agrees" "errno $(hidden_errno)" -- in_jail -- "$PROBE" read "$T/elsewhere/f"
+expect_probe "with --read from why's answer, it is read" ok -- in_jail --read "$T/elsewhere" -- "$PROBE" read "$T/elsewhere/f"
+
+# The network: the remote host of the tests.
+why_says "why: the remote host is refused with --net off" "^connect to 10.203.0.2:7: refused \(no network\)" -- --net off 10.203.0.2:7
+why_says "why: and names --net on" "allow: --net on" -- --net off 10.203.0.2:7
+why_says "why: the network mode's source is named" "from:  --net on the command line" -- --net off 10.203.0.2:7
+why_says "why: --net on allows it" "^connect to 10.203.0.2:7: allowed" -- --net on 10.203.0.2:7
+REMOTE_COUNT=${STOCKADE_REMOTE_COUNT:-/tmp/stockade-remote.count}
+if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; then
+	pass "outside: the remote host answers"
+	expect_probe "the jail agrees: refused with --net off" "errno $([ "$TEST_BACKEND" = landlock ] && echo EAFNOSUPPORT || echo ENETUNREACH)" -- \
+		in_jail --net off -- "$PROBE" connect-tcp 10.203.0.2 7
+	expect_probe "and reached with --net on, as why says" ok -- in_jail --net on -- "$PROBE" connect-tcp 10.203.0.2 7
+else
+	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
+fi
+
+# Bad input: a control character, and no target.
+out=$("$STOCKADE" why "$(printf 'a\tb')" 2>&1)
+[ $? -eq 125 ] && pass "a target with a control character: 125" || fail "a target with a control character: 125"
+out=$("$STOCKADE" why 2>&1)
+[ $? -eq 125 ] && case $out in *"usage: stockade why"*) true ;; *) false ;; esac && pass "no target: 125, with the usage" ||
+	{ fail "no target: 125, with the usage"; diag "$out"; }
+plan_done
