@@ -21,6 +21,8 @@ enum {
 	OPT_REPORT,
 	OPT_CONFIG,
 	OPT_JSON,
+	OPT_LIST,
+	OPT_REVOKE,
 	OPT_VERSION,
 	OPT_MAX_PROCS,
 	OPT_MEMORY,
@@ -45,6 +47,8 @@ static const struct option long_options[] = {
 	{ "hide-ignored", no_argument, NULL, OPT_HIDE_IGNORED },
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "revoke", required_argument, NULL, OPT_REVOKE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -60,7 +64,7 @@ void cli_usage(FILE *f)
 	fputs("usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       stockade doctor [--json]\n"
 	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
-	      "       stockade trust [FILE]\n"
+	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
 	      "\n"
@@ -185,11 +189,13 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			if (backend_from_name(optarg, &l->backend) < 0)
 				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
 			l->backend_set = true;
+			l->backend_source = SOURCE_OPTION_OF("--backend");
 			break;
 		case OPT_MODE:
 			if (run_mode_from_name(optarg, &l->mode) < 0)
 				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
 			l->mode_set = true;
+			l->mode_source = SOURCE_OPTION_OF("--mode");
 			break;
 		case OPT_ENV: {
 			const char *eq = strchr(optarg, '=');
@@ -212,6 +218,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_HIDE_IGNORED:
 			o->hide_ignored = true;
+			l->hide_ignored_set = true;
+			l->hide_ignored = true;
+			l->hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
 			break;
 		case OPT_MAX_PROCS: {
 			char *end;
@@ -239,6 +248,13 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_LIST:
+			o->trust_list = true;
+			break;
+		case OPT_REVOKE:
+			free(o->revoke);
+			o->revoke = xstrdup(optarg);
 			break;
 		case 'q':
 			o->verbosity = -1;
@@ -283,6 +299,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		USAGE_ERROR("no command given");
 	if (o->command == CMD_DOCTOR && o->argv[0])
 		USAGE_ERROR("'stockade doctor' takes no command");
+	if ((o->trust_list || o->revoke) && o->command != CMD_TRUST)
+		USAGE_ERROR("%s goes with 'stockade trust'", o->trust_list ? "--list" : "--revoke");
+	if (o->command == CMD_TRUST &&
+	    (strv_length(o->argv) > 1 || ((o->trust_list || o->revoke) && o->argv[0]) || (o->trust_list && o->revoke)))
+		USAGE_ERROR("usage: stockade trust [FILE] | --list | --revoke FILE");
 	if (o->command == CMD_QUARANTINE) {
 		size_t n = strv_length(o->argv);
 		bool list = n == 0 || (n == 1 && streq(o->argv[0], "list"));
@@ -299,6 +320,7 @@ void options_free(struct options *o)
 	free(o->report);
 	free(o->config);
 	free(o->profile);
+	free(o->revoke);
 	free(o->why_target);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "jail/cli.h"
+#include "jail/config.h"
 #include "jail/say-policy.h"
 #include "jail/sbverbs.h"
 #include "jail/why.h"
@@ -19,14 +20,10 @@ extern char **environ;
 
 static const char *unbuilt(const struct options *o)
 {
-	if (o->command == CMD_TRUST)
-		return "'stockade trust': stockade.ini files are not read yet";
 	if (o->command == CMD_QUARANTINE)
 		return "'stockade quarantine': the guard does not run on macOS, so nothing is ever set aside";
-	if (o->config || o->profile)
-		return "--config and --profile: stockade.ini files are not read yet";
 	if (o->hide_ignored)
-		return "--hide-ignored is not built yet";
+		return "--hide-ignored is not built on macOS yet";
 	if (o->layer.backend_set && o->layer.backend != BACKEND_SEATBELT && o->layer.backend != BACKEND_AUTO)
 		return "--backend namespaces and landlock are Linux's: on macOS the backend is seatbelt";
 	return NULL;
@@ -56,16 +53,20 @@ static int add_handoffs(struct policy *p)
 static int run_sandboxed(const struct options *o, struct report *rep)
 {
 	struct policy p;
-	struct policy_failure pf;
+	struct run_config rc;
 	int status = 125;
-	if (policy_build(&o->layer, 1, o->argv, environ, &p, &pf) < 0) {
-		say_policy_failure(&pf);
-		policy_failure_free(&pf);
-		policy_free(&p);
-		return 125;
+	/* the same layers as on Linux: the defaults, the settings files
+	 * (stockade.ini, trusted where they widen), the command line */
+	int e = config_policy(o, environ, &rc, &p);
+	if (e) {
+		config_free(&rc);
+		return e;
 	}
 	say_skipped(&p);
-	if (add_handoffs(&p) < 0) {
+	if (p.hide_ignored) {
+		_cleanup_free_ char *at = source_text(&p.hide_ignored_source);
+		log_error("cannot hide what git ignores (%s): hide-ignored is not built on macOS yet", at);
+	} else if (add_handoffs(&p) < 0) {
 		/* said */
 	} else if (o->command == CMD_WHY) {
 		status = why_verb(&p, o->why_target);
@@ -80,6 +81,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 		status = sbverb_run(&p, environ, rep);
 	}
 	policy_free(&p);
+	config_free(&rc);
 	return status;
 }
 
@@ -143,8 +145,10 @@ int main(int argc, char **argv)
 		case CMD_DOCTOR:
 			status = sbverb_doctor(o.json, stdout) < 0 ? 125 : 0;
 			break;
-		case CMD_QUARANTINE:
 		case CMD_TRUST:
+			status = config_trust_verb(&o, environ);
+			break;
+		case CMD_QUARANTINE:
 			status = 125;
 			break;
 		case CMD_RUN:

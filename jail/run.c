@@ -388,8 +388,10 @@ static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc
 size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS])
 {
 	size_t n = 0;
+	/* The settings files in effect that lie in the workspace are
+	 * hand-offs too: the next run reads them. */
 	ret[n++] = (struct guard_options){ .workspace = p->workspace, .state_dir = p->state_dir, .user_home = p->user_home,
-					   .writable = writable };
+					   .writable = writable, .extra = p->conf_handoffs };
 	const char *outer[] = { p->outer_gitdir, p->outer_commondir };
 	for (size_t i = 0; i < ARRAY_SIZE(outer); i++)
 		if (outer[i])

@@ -100,10 +100,64 @@ struct settings {
 	size_t n_env_ops;
 };
 
+static void add_widening(struct policy *p, const struct source *source, const char *value, const char *before)
+{
+	p->widenings = xgrow(p->widenings, p->n_widenings, sizeof(*p->widenings));
+	p->widenings[p->n_widenings++] = (struct widening){
+		.source = *source,
+		.value = xstrdup(value),
+		.before = xstrdup(before),
+	};
+}
+
+/* How strict a run mode is: required refuses more than auto, auto more
+ * than off. */
+static int mode_strictness(enum run_mode m)
+{
+	return m == MODE_REQUIRED ? 2 : m == MODE_AUTO ? 1 : 0;
+}
+
+/* The settings of an untrusted layer that widen what the layers before
+ * it say: a wider network, a less strict mode, any backend, a kept home
+ * (written, outside the workspace), a variable the scrub would take
+ * away. Each is named; none is applied. */
+static bool settings_widen(struct policy *p, const struct layer *l)
+{
+	bool widened = false;
+	if (l->net_set && l->net > p->net) {
+		add_widening(p, &l->net_source, net_mode_name(l->net), net_mode_name(p->net));
+		widened = true;
+	}
+	if (l->mode_set && mode_strictness(l->mode) < mode_strictness(p->mode)) {
+		add_widening(p, &l->mode_source, l->mode == MODE_OFF ? "off" : "auto",
+			     p->mode == MODE_REQUIRED ? "required" : "auto");
+		widened = true;
+	}
+	if (l->backend_set) {
+		add_widening(p, &l->backend_source, backend_name(l->backend), backend_name(p->backend));
+		widened = true;
+	}
+	if (l->home) {
+		add_widening(p, &l->home_source, l->home, "a fresh home");
+		widened = true;
+	}
+	for (size_t k = 0; k < l->n_env_ops; k++)
+		if (l->env_ops[k].kind == ENV_PASS && env_is_secret(l->env_ops[k].name)) {
+			add_widening(p, &l->env_ops[k].source, l->env_ops[k].name, "removed");
+			widened = true;
+		}
+	return widened;
+}
+
 static void collect(const struct layer *layers, size_t n, struct policy *p, struct settings *s)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct layer *l = &layers[i];
+		/* An untrusted layer that widens a setting gives none of its
+		 * settings: the run is refused anyway, and explain must not
+		 * show what it was not given. */
+		if (l->needs_trust && settings_widen(p, l))
+			continue;
 		if (l->workspace) {
 			s->workspace = l->workspace;
 			s->workspace_source = &l->workspace_source;
@@ -112,10 +166,18 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			p->net = l->net;
 			p->net_source = l->net_source;
 		}
-		if (l->backend_set)
+		if (l->backend_set) {
 			p->backend = l->backend;
-		if (l->mode_set)
+			p->backend_source = l->backend_source;
+		}
+		if (l->mode_set) {
 			p->mode = l->mode;
+			p->mode_source = l->mode_source;
+		}
+		if (l->hide_ignored_set) {
+			p->hide_ignored = l->hide_ignored;
+			p->hide_ignored_source = l->hide_ignored_source;
+		}
 		if (l->max_procs) {
 			p->limits.max_procs = l->max_procs;
 			p->limits.max_procs_source = l->max_procs_source;
@@ -311,6 +373,23 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 	return 0;
 }
 
+/* Whether path lies at or beneath a trust hand-off of the workspace (a
+ * name of the table at its top, or anything in a .git): a write there,
+ * deeper than the hand-off's own protect rule, would win over it. */
+static bool in_handoff(const struct policy *p, const char *path)
+{
+	if (!path_is_beneath(path, p->workspace) || streq(path, p->workspace))
+		return false;
+	const char *rel = path_below(path, p->workspace);
+	for (size_t i = 0; i < handoff_table_len; i++)
+		if (handoff_table[i].place == HANDOFF_AT_TOP && path_is_beneath(rel, handoff_table[i].name))
+			return true;
+	for (const char *c = rel; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+		if (str_has_prefix(c, ".git") && (c[4] == '\0' || c[4] == '/'))
+			return true;
+	return false;
+}
+
 /* A read or write of the user's on the very path a built-in hide keeps
  * (--read ~/.ssh) is the user's own choice: it stands, said once, where
  * on one path hide would otherwise win. A wider one (--read ~) leaves
@@ -324,6 +403,7 @@ static void lift_default_hide(struct policy *p, const char *canon, const struct 
 			continue;
 		free(h->path);
 		p->rules[i] = p->rules[--p->n_rules];
+		p->rules_changed++;	/* the index by path is stale */
 		p->lifted = xgrow(p->lifted, p->n_lifted, sizeof(*p->lifted));
 		p->lifted[p->n_lifted++] = (struct rule){ .path = xstrdup(canon), .access = lr->access, .source = lr->source };
 		return;
@@ -332,6 +412,12 @@ static void lift_default_hide(struct policy *p, const char *canon, const struct 
 
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
+	/* An untrusted layer's rules are measured against the layers before
+	 * it, all of them before any is added: its own hide on a path does
+	 * not make its read there a widening, nor its own read a later one
+	 * look narrower. */
+	_cleanup_free_ bool *widens = l->needs_trust && l->n_rules ? xcalloc(l->n_rules, sizeof(bool)) : NULL;
+	_cleanup_strv_ char **canons = strv_new();
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (str_has_control(lr->path) || str_empty(lr->path)) {
@@ -341,7 +427,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			return r;
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
-		_cleanup_free_ char *canon = NULL;
+		char *canon = NULL;
 		int r = path_canonical(abs, &canon);
 		if (r < 0) {
 			if (lr->access == ACCESS_HIDE) {
@@ -349,15 +435,38 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 				p->skipped = xgrow(p->skipped, p->n_skipped, sizeof(*p->skipped));
 				p->skipped[p->n_skipped++] = (struct rule){ .path = xstrdup(lr->path), .access = lr->access,
 									    .source = lr->source };
+				strv_add(&canons, "");
 				continue;
 			}
 			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
 			f->access = lr->access;
 			return r;
 		}
+		/* A rule of an untrusted layer that gives its path more than
+		 * the layers before it did (a read where nothing was, a write
+		 * where a read was) widens the jail: named, not applied. What
+		 * decides a path beneath it is the deepest rule, so what the
+		 * path itself had is what everything the rule covers had. */
+		if (widens && (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)) {
+			enum effect had = policy_effect(p, canon);
+			enum effect gives = lr->access == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
+			if (gives > had) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, effect_name(had));
+			} else if (lr->access == ACCESS_WRITE && in_handoff(p, canon)) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, "a trust hand-off, kept read-only");
+			}
+		}
+		strv_push(&canons, canon);
+	}
+	for (size_t i = 0; i < l->n_rules; i++) {
+		const struct layer_rule *lr = &l->rules[i];
+		if (!canons[i][0] || (widens && widens[i]))
+			continue;
 		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
-			lift_default_hide(p, canon, lr);
-		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
+			lift_default_hide(p, canons[i], lr);
+		policy_add_rule(p, canons[i], lr->access, 0, lr->source, NULL);
 	}
 	return 0;
 }
@@ -628,6 +737,8 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	p->uid = getuid();
 	p->gid = getgid();
 	p->net_source = SOURCE_DEFAULT_OF("network");
+	p->backend_source = SOURCE_DEFAULT_OF("backend");
+	p->mode_source = SOURCE_DEFAULT_OF("mode");
 	struct settings s = { 0 };
 	collect(layers, n_layers, p, &s);
 	_cleanup_free_ struct env_op *ops = s.env_ops;

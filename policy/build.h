@@ -28,8 +28,16 @@ struct layer {
 	struct source net_source;
 	bool backend_set;
 	enum backend backend;
+	struct source backend_source;
 	bool mode_set;
 	enum run_mode mode;
+	struct source mode_source;
+	bool hide_ignored_set;
+	bool hide_ignored;	/* hide what git ignores in the workspace */
+	struct source hide_ignored_source;
+	/* A file nobody trusted: what it widens beyond the layers before it
+	 * is not applied but named (policy.widenings), and the run refused. */
+	bool needs_trust;
 	char *home;		/* a home kept across runs */
 	struct source home_source;
 	unsigned long max_procs;	/* 0: not set */

@@ -341,6 +341,13 @@ void policy_free(struct policy *p)
 		free(p->lifted[i].path);
 	free(p->lifted);
 	strv_free(p->files);
+	strv_free(p->conf_handoffs);
+	free(p->by_path);
+	for (size_t i = 0; i < p->n_widenings; i++) {
+		free(p->widenings[i].value);
+		free(p->widenings[i].before);
+	}
+	free(p->widenings);
 	policy_init(p);
 }
 
@@ -399,14 +406,87 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
 	return r;
 }
 
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source)
+{
+	p->rules = xgrow(p->rules, p->n_rules, sizeof(*p->rules));
+	p->rules[p->n_rules++] = (struct rule){
+		.path = path_normalize(path),
+		.access = a,
+		.source = source,
+		.origin = intern(p, source_text(&source)),
+	};
+}
+
 /* The policy's rules and, after them, a backend's own: looked through as
- * one, without a copy. */
+ * one, without a copy. by_path, when set, indexes a by path. */
 struct rule_set {
 	const struct rule *a;
 	size_t na;
 	const struct rule *b;
 	size_t nb;
+	const size_t *by_path;
 };
+
+/* Below this many rules a look-up reads them all: the index would cost
+ * more than it saves. */
+#define INDEX_FROM 64
+
+static const struct rule *sort_base;
+
+static int by_path_cmp(const void *x, const void *y)
+{
+	return strcmp(sort_base[*(const size_t *)x].path, sort_base[*(const size_t *)y].path);
+}
+
+/* The index of p's rules by path, made or remade when they changed; NULL
+ * for a policy of few rules. The policy is taken as const by its
+ * readers: the index is a cache, not a change to it. */
+static const size_t *rules_by_path(const struct policy *cp)
+{
+	struct policy *p = (struct policy *)cp;
+	if (p->n_rules < INDEX_FROM)
+		return NULL;
+	if (p->by_path && p->by_path_of == p->rules && p->by_path_n == p->n_rules && p->by_path_changed == p->rules_changed)
+		return p->by_path;
+	free(p->by_path);
+	p->by_path = xreallocarray(NULL, p->n_rules, sizeof(*p->by_path));
+	for (size_t i = 0; i < p->n_rules; i++)
+		p->by_path[i] = i;
+	sort_base = p->rules;
+	qsort(p->by_path, p->n_rules, sizeof(*p->by_path), by_path_cmp);
+	p->by_path_of = p->rules;
+	p->by_path_n = p->n_rules;
+	p->by_path_changed = p->rules_changed;
+	return p->by_path;
+}
+
+/* The strongest indexed rule exactly at path (n bytes of it), or NULL. */
+static const struct rule *indexed_at(const struct rule_set *s, const char *path, size_t n, bool skip_protect)
+{
+	size_t lo = 0, hi = s->na;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *mp = s->a[s->by_path[mid]].path;
+		int c = strncmp(mp, path, n);
+		if (c == 0 && mp[n] != '\0')
+			c = 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct rule *best = NULL;
+	for (size_t i = lo; i < s->na; i++) {
+		const struct rule *r = &s->a[s->by_path[i]];
+		if (strncmp(r->path, path, n) != 0 || r->path[n] != '\0')
+			break;
+		if (skip_protect && r->access == ACCESS_PROTECT)
+			continue;
+		if (!best || r->access > best->access)
+			best = r;
+	}
+	return best;
+}
 
 static const struct rule *set_rule(const struct rule_set *s, size_t i)
 {
@@ -417,7 +497,12 @@ static const struct rule *set_rule(const struct rule_set *s, size_t i)
 static const struct rule *rule_at(const struct rule_set *s, const char *path, bool skip_protect)
 {
 	const struct rule *best = NULL;
-	for (size_t i = 0; i < s->na + s->nb; i++) {
+	size_t from = 0;
+	if (s->by_path) {
+		best = indexed_at(s, path, strlen(path), skip_protect);
+		from = s->na;
+	}
+	for (size_t i = from; i < s->na + s->nb; i++) {
 		const struct rule *r = set_rule(s, i);
 		if (skip_protect && r->access == ACCESS_PROTECT)
 			continue;
@@ -431,7 +516,24 @@ static const struct rule *rule_for(const struct rule_set *s, const char *path)
 {
 	const struct rule *best = NULL;
 	size_t best_len = 0;
-	for (size_t i = 0; i < s->na + s->nb; i++) {
+	size_t from = 0;
+	if (s->by_path) {
+		/* The rules that cover path lie at it or at one of its
+		 * ancestors: the deepest of those that has one decides. */
+		size_t n = strlen(path);
+		for (;;) {
+			best = indexed_at(s, path, n == 0 ? 1 : n, false);
+			if (best || n <= 1)
+				break;
+			while (n > 1 && path[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;	/* the slash itself, but for the root's */
+		}
+		best_len = best ? strlen(best->path) : 0;
+		from = s->na;
+	}
+	for (size_t i = from; i < s->na + s->nb; i++) {
 		const struct rule *r = set_rule(s, i);
 		if (!path_is_beneath(path, r->path))
 			continue;
@@ -482,23 +584,23 @@ static enum effect effect(const struct rule_set *s, const char *path)
 
 const struct rule *policy_rule_for(const struct policy *p, const char *path)
 {
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
 }
 
 enum effect policy_effect(const struct policy *p, const char *path)
 {
-	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
 }
 
 const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
 					const char *path)
 {
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
 }
 
 enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path)
 {
-	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
+	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
 }
 
 static const char *const path_op_names[] = {
@@ -528,7 +630,7 @@ static bool kept_at_or_beneath(const struct rule_set *s, const char *path)
 bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
 			const char *path)
 {
-	const struct rule_set s = { p->rules, p->n_rules, extra, n_extra };
+	const struct rule_set s = { p->rules, p->n_rules, extra, n_extra, rules_by_path(p) };
 	enum effect e = effect(&s, path);
 	switch (op) {
 	case PATH_OP_READ:
@@ -568,4 +670,5 @@ void policy_sort(struct policy *p)
 {
 	if (p->n_rules > 1)	/* qsort's base may not be NULL, even for none */
 		qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	p->rules_changed++;
 }

@@ -147,6 +147,14 @@ struct limits {
 #define LIMIT_MEMORY_PERCENT 75
 #define LIMIT_TMP_PERCENT 50
 
+/* A setting or rule of an untrusted layer that gives more than the
+ * layers before it did. */
+struct widening {
+	struct source source;
+	char *value;		/* as written */
+	char *before;		/* what the layers before it gave: "read", "loopback", ... */
+};
+
 struct policy {
 	char *workspace;	/* canonical; written */
 	char *cwd;		/* where the command starts */
@@ -170,8 +178,16 @@ struct policy {
 	struct net_grant *grants;	/* --publish and --connect, every layer's */
 	size_t n_grants;
 	enum backend backend;	/* what was asked for */
+	struct source backend_source;
 	enum run_mode mode;
 	struct limits limits;
+	struct source mode_source;
+	bool hide_ignored;	/* hide what git ignores in the workspace */
+	struct source hide_ignored_source;
+	/* What layers nobody trusted would widen: the run is refused while
+	 * there is one. */
+	struct widening *widenings;
+	size_t n_widenings;
 
 	struct rule *rules;
 	size_t n_rules;
@@ -190,6 +206,18 @@ struct policy {
 	size_t n_lifted;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
+	/* The settings files in effect that lie in the workspace, relative
+	 * to it: trust hand-offs like its own stockade.ini (NULL-terminated,
+	 * may be NULL). */
+	char **conf_handoffs;
+	/* The rules by path, for the look-ups of a policy of many rules
+	 * (hide-ignored's thousands): a cache, made when first needed and
+	 * again whenever the rules have changed since. */
+	size_t *by_path;
+	const struct rule *by_path_of;	/* the rules it was made for, */
+	size_t by_path_n;		/* how many, */
+	unsigned by_path_changed;	/* and at which change of their order */
+	unsigned rules_changed;		/* counts sorts and removals */
 };
 
 const char *access_name(enum access a);
@@ -219,6 +247,10 @@ void policy_free(struct policy *p);
  * origin NULL: source_text(source). */
 struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
 			     struct source source, const char *origin);
+
+/* The same for a rule known to be new (from a list without repeats, such
+ * as git's): no search for the same rule among the others. */
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source);
 
 /* The rule that decides path: the deepest rule at or above it, ties going
  * to the stronger access. NULL when no rule covers it. */

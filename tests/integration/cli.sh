@@ -4,19 +4,6 @@
 
 new_places
 
-# fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
-fails() {
-	local desc=$1 pattern=$2 out st
-	shift 3
-	out=$("$@" 2>&1 >/dev/null)
-	st=$?
-	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
-		pass "$desc"
-	else
-		fail "$desc (status $st)"
-		diag "$out"
-	fi
-}
 
 # doctor: found by asking and by trying.
 out=$("$STOCKADE" doctor 2>&1)
@@ -85,12 +72,13 @@ fails "a workspace holding stockade's state" "state directory .* would be writab
 cp "$STOCKADE" "$W/stockade-copy"
 fails "stockade inside the workspace" "stockade itself .* would be writable" -- "$W/stockade-copy" --backend "$TEST_BACKEND" --net off -C "$W" -- true
 rm -f "$W/stockade-copy"
-# What is not built yet says so.
-fails "trust is not built yet" "stockade.ini files are not read yet" -- "$STOCKADE" trust
-fails "--config is not built yet" "--config" -- "$STOCKADE" --config "$W/x.ini" -- true
-fails "--profile is not built yet" "--profile" -- "$STOCKADE" --profile lint -- true
-fails "--hide-ignored is not built yet" "--hide-ignored" -- "$STOCKADE" --hide-ignored -- true
-fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -C "$W" -- true
+# The settings files' options, when there is nothing to read.
+fails "trust without a file" "no stockade.ini or .stockade.ini in" -- "$STOCKADE" trust -C "$W"
+fails "--config of a missing file" "x.ini: cannot read it: No such file" -- "$STOCKADE" --config "$W/x.ini" -- true
+fails "--profile without a file" "cannot use --profile 'lint': no stockade.ini" -- "$STOCKADE" -C "$W" --profile lint -- true
+fails "--list with a file" "usage: stockade trust" -- "$STOCKADE" trust --list x.ini
+fails "--revoke elsewhere" "--revoke goes with 'stockade trust'" -- "$STOCKADE" --revoke x.ini -- true
+fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -- true
 
 # Help and version.
 "$STOCKADE" --help | grep -q '^usage: stockade \[OPTION\]... \[--\] COMMAND \[ARG\]...' && pass "--help shows the synopsis" || fail "--help shows the synopsis"

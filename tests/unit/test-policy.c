@@ -2,6 +2,8 @@
  * protect beats read beats write), what protect leaves (read under a wider
  * read or write, nothing otherwise), duplicate rules, the sort order
  * backends walk, and the name tables. Pure: no system call. */
+#include <stdbool.h>
+
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -410,6 +412,76 @@ static void test_grants(void)
 	}
 }
 
+/* A policy of many rules is looked up through an index by path: the
+ * same answers as reading every rule, for every path, before and after a
+ * sort and an added rule. */
+static const struct rule *linear_rule_for(const struct rule *v, size_t n, const char *path)
+{
+	const struct rule *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i].path);
+		bool beneath = len == 1 ? path[0] == '/' : strncmp(path, v[i].path, len) == 0 && (path[len] == '\0' || path[len] == '/');
+		if (beneath && (!best || len > best_len || (len == best_len && v[i].access > best->access))) {
+			best = &v[i];
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+static void test_index(void)
+{
+	static const char *const parts[] = { "a", "b", "ab", "a.b", "c-d" };
+	struct policy p;
+	policy_init(&p);
+	unsigned seed = 12345;
+	char **paths = strv_new();
+	for (int i = 0; i < 400; i++) {
+		char path[64] = "";
+		int depth = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
+		for (int d = 0; d < depth; d++) {
+			strcat(path, "/");
+			strcat(path, parts[((seed = seed * 1103515245 + 12345) >> 16) % ARRAY_SIZE(parts)]);
+		}
+		strv_add(&paths, path);
+		if (i < 300)
+			policy_add_rule(&p, path, (enum access)(((seed = seed * 1103515245 + 12345) >> 16) % 4), 0,
+					SOURCE_DEFAULT_OF("test"), NULL);
+	}
+	policy_add_rule(&p, "/", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), NULL);
+	strv_add(&paths, "/");
+	strv_add(&paths, "/zz/a");
+	struct rule extra[] = { { .path = "/a/b", .access = ACCESS_HIDE }, { .path = "/ab", .access = ACCESS_WRITE } };
+	size_t wrong = 0, checked = 0;
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			policy_sort(&p);
+		if (round == 2)
+			policy_add_rule_new(&p, "/c-d/c-d/c-d/c-d/c-d", ACCESS_HIDE, SOURCE_DEFAULT_OF("test"));
+		for (size_t i = 0; paths[i]; i++) {
+			const struct rule *want = linear_rule_for(p.rules, p.n_rules, paths[i]);
+			const struct rule *got = policy_rule_for(&p, paths[i]);
+			checked++;
+			if (want != got && !(want && got && streq(want->path, got->path) && want->access == got->access))
+				wrong++;
+			const struct rule *w2 = policy_rule_for_with(&p, extra, ARRAY_SIZE(extra), paths[i]);
+			const struct rule *e = linear_rule_for(extra, ARRAY_SIZE(extra), paths[i]);
+			const struct rule *want2 = !e ? want : !want ? e
+						: strlen(e->path) > strlen(want->path) ||
+								  (strlen(e->path) == strlen(want->path) && e->access > want->access)
+							  ? e
+							  : want;
+			if (w2 != want2 && !(w2 && want2 && streq(w2->path, want2->path) && w2->access == want2->access))
+				wrong++;
+		}
+	}
+	ok(p.n_rules > 64 && wrong == 0, "%zu rules through the index: the same answers as reading them all (%zu paths, %zu wrong)",
+	   p.n_rules, checked, wrong);
+	strv_free(paths);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	test_grants();
@@ -423,5 +495,6 @@ int main(void)
 	test_duplicates();
 	test_sort();
 	test_names();
+	test_index();
 	return tap_done();
 }
