@@ -63,7 +63,7 @@ void cli_usage(FILE *f)
 {
 	fputs("usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       stockade doctor [--json]\n"
-	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       stockade explain [-v | --json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
@@ -282,8 +282,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	}
 
 	int rest = first - 1 + optind;
-	if (o->json && o->command != CMD_DOCTOR)
-		USAGE_ERROR("--json goes with 'stockade doctor'");
+	if (o->json && o->command != CMD_DOCTOR && o->command != CMD_EXPLAIN)
+		USAGE_ERROR("--json goes with 'stockade doctor' and 'stockade explain'");
 	if (o->command == CMD_WHY) {
 		/* stockade why TARGET [-- COMMAND] */
 		if (rest >= argc || streq(argv[rest], "--"))

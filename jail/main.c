@@ -129,7 +129,9 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 			goto out;
 		}
 		/* the settings files first, then the plans */
-		config_print(stdout, &rc, o, &p);
+		r.explain_detail = o->json ? 2 : o->verbosity > 0 ? 1 : 0;
+		if (!o->json)
+			config_print(stdout, &rc, o, &p);
 		status = explain(&r);
 		goto out;
 	}

@@ -19,6 +19,8 @@ struct run {
 	bool may_fall_back;	/* auto: a refused namespace jail falls back to landlock */
 	unsigned long long start_us;
 	struct report *rep;
+	/* explain: one screen (0), everything (-v, 1), or JSON (--json, 2) */
+	int explain_detail;
 	/* begun by the first backend that gets that far: the workspace's, and
 	 * those of a git directory around it (run_guard_areas) */
 	struct guard *guards[3];

@@ -29,7 +29,7 @@ EOF
 expect_control "without the profile, secret.txt is readable" -- in_jail -- "$PROBE" read "$W/secret.txt"
 expect_probe "--profile test hides secret.txt" "errno $(covered_errno)" -- in_jail -p test -- "$PROBE" read "$W/secret.txt"
 expect_control "and nothing else" -- in_jail -p test -- "$PROBE" read "$W/sub/open.txt"
-out=$("$STOCKADE" explain --backend "$TEST_BACKEND" --net off -C "$W" -p test -- true 2>&1)
+out=$("$STOCKADE" explain -v --backend "$TEST_BACKEND" --net off -C "$W" -p test -- true 2>&1)
 case $out in *"hide     $W/secret.txt  ($W/stockade.ini line 5 (hide))"*) pass "explain names the rule's file and line" ;;
 *) fail "explain names the rule's file and line"; diag "$out" ;; esac
 case $out in *"$W/stockade.ini  (the workspace's; not trusted"*"[profile test] line 4: taken (--profile)"*)
