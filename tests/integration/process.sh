@@ -245,4 +245,23 @@ if [ "$TEST_BACKEND" = landlock ]; then
 	fi
 fi
 
+# A failed start changes nothing on disk: no cache, state or run
+# directory is made for a run that never started.
+fh=$(tmpdir_new)
+for bad in "--read $T/no-such-path" "--report $T/no/such/dir/r.json" "--hide /" "--net sideways"; do
+	# shellcheck disable=SC2086 # the words are the options
+	HOME=$fh in_jail $bad -- true 2>/dev/null
+	st=$?
+	left=$(find "$fh" -mindepth 1 | head -3)
+	if [ $st -eq 125 ] && [ -z "$left" ]; then
+		pass "a failed start ($bad) leaves nothing in the home"
+	else
+		fail "a failed start ($bad) leaves nothing in the home (status $st)"
+		diag "$left"
+	fi
+done
+HOME=$fh in_jail -- /no/such/program 2>/dev/null
+[ $? -eq 127 ] && [ -z "$(find "$fh" -mindepth 1 | head -1)" ] && pass "a missing program (127) leaves nothing in the home" ||
+	fail "a missing program (127) leaves nothing in the home"
+
 plan_done
