@@ -250,6 +250,20 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 			*ret_broken = true;
 		return;
 	}
+	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
+		_cleanup_free_ char *shm = NULL;
+		if (supervise_shm_path(&req, &shm))
+			report_denial_ruled(rep, "shm", shm, "EACCES",
+					    "the host's /dev/shm is not the run's on the landlock backend: POSIX semaphores and "
+					    "shared memory (Python's multiprocessing) are refused there",
+					    "built in: the landlock backend's filesystem rules",
+					    "none on this backend, where the host's /dev/shm is shared with your other programs: "
+					    "the namespace jail gives the run one of its own (stockade doctor says why it is not "
+					    "used here)");
+		/* Landlock decides */
+		seccomp_listener_continue(listener, req.id);
+		return;
+	}
 	if (plan->backend == BACKEND_NAMESPACES && supervise_is_rename(req.data.nr)) {
 		watch_rename(listener, &req, w, rep);
 		return;

@@ -77,6 +77,7 @@ static const char *const whys[] = {
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
 	[WHY_SUPERVISED_LISTEN] = "only on loopback, or 0.0.0.0 or :: bound to the loopback device",
 	[WHY_WATCHED_RENAME] = "watched: a refused rename over a trust hand-off is named",
+	[WHY_WATCHED_SHM] = "watched: a POSIX semaphore or shared memory object in the host's /dev/shm, which Landlock refuses, is named",
 	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
 	[WHY_SYSV_IPC] = "the host's System V IPC",
 	[WHY_MQUEUE] = "the host's POSIX message queues",
@@ -95,6 +96,16 @@ static const struct sc_rule table[] = {
 	ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev), ALLOW(pread64),
 	ALLOW(pwrite64), ALLOW(preadv), ALLOW(pwritev), ALLOW(preadv2), ALLOW(pwritev2),
 	ALLOW(close), ALLOW(close_range), ALLOW(lseek), ALLOW(_llseek),
+	/* The landlock backend: the opens glibc's sem_open and shm_open make
+	 * (their exact flags) are shown to the listener, which names one in
+	 * the host's /dev/shm (refused by Landlock there) and lets every
+	 * open go on to the kernel; before the allow: the first row that matches decides. */
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_EXCL) }, .why = WHY_WATCHED_SHM },
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC) }, .why = WHY_WATCHED_SHM },
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC) }, .why = WHY_WATCHED_SHM },
 	ALLOW_WHEN(open, SC_ABI_GE3), ALLOW_WHEN(openat, SC_ABI_GE3),
 	ALLOW_WHEN(openat2, SC_ABI_GE3), ALLOW_WHEN(truncate, SC_ABI_GE3),
 	ALLOW(creat), ALLOW(stat), ALLOW(fstat), ALLOW(lstat), ALLOW(newfstatat),

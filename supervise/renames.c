@@ -29,7 +29,7 @@ bool supervise_is_rename(int nr)
 
 /* A NUL-terminated path from the command's memory, a page at a time (a
  * read may not cross into a page that is not mapped). */
-static char *read_path(pid_t pid, uint64_t addr)
+char *supervise_read_path(pid_t pid, uint64_t addr)
 {
 	char buf[PATH_MAX];
 	size_t got = 0;
@@ -76,8 +76,8 @@ int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char
 	pid_t pid = (pid_t)req->pid;
 	bool plain = !(req->data.nr == SYS_renameat || req->data.nr == SYS_renameat2);
 	int olddir = plain ? AT_FDCWD : (int)a[0], newdir = plain ? AT_FDCWD : (int)a[2];
-	_cleanup_free_ char *oldp = read_path(pid, plain ? a[0] : a[1]);
-	_cleanup_free_ char *newp = read_path(pid, plain ? a[1] : a[3]);
+	_cleanup_free_ char *oldp = supervise_read_path(pid, plain ? a[0] : a[1]);
+	_cleanup_free_ char *newp = supervise_read_path(pid, plain ? a[1] : a[3]);
 	if (!oldp || !newp)
 		return -EFAULT;
 	*ret_old = resolve(pid, olddir, oldp);
@@ -95,4 +95,31 @@ const struct rule *supervise_rename_handoff(const struct policy *p, const char *
 			found = r;
 	}
 	return found;
+}
+
+/* The landlock backend: an open that creates a POSIX semaphore or shared
+ * memory object (glibc's sem_open and shm_open, with the exact flags they
+ * use; mkstemp's are the same as sem_open's, which is why the path is
+ * read) in the host's /dev/shm, which Landlock refuses there. Named, so
+ * that the refusal has a line; the call goes on to the kernel, which
+ * decides, whatever the path is by then. */
+bool supervise_is_shm_open(int nr, const uint64_t *args)
+{
+	if (nr != SYS_openat)
+		return false;
+	uint32_t f = (uint32_t)args[2];
+	return f == SHM_OPEN_SEM || f == SHM_OPEN_EXCL || f == SHM_OPEN_ATTACH;
+}
+
+bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path)
+{
+	*ret_path = NULL;
+	_cleanup_free_ char *raw = supervise_read_path((pid_t)req->pid, req->data.args[1]);
+	if (!raw)
+		return false;
+	_cleanup_free_ char *path = resolve((pid_t)req->pid, (int)req->data.args[0], raw);
+	if (!path || !str_has_prefix(path, "/dev/shm/"))
+		return false;
+	*ret_path = TAKE_PTR(path);
+	return true;
 }

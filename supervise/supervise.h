@@ -10,6 +10,8 @@
  * in a register and not in memory, was checked. */
 #pragma once
 
+#include <fcntl.h>
+
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -183,6 +185,17 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
 /* ---- renames in the namespace jail, watched (renames.c) ---- */
 
 bool supervise_is_rename(int nr);
+/* A path from the command's memory, NUL-terminated, or NULL. */
+char *supervise_read_path(pid_t pid, uint64_t addr);
+/* The flags glibc's sem_open (its temporary file), shm_open with O_EXCL
+ * and shm_open's create-or-attach open with; the seccomp table sends
+ * openat with exactly these to the listener on the landlock backend. */
+#define SHM_OPEN_SEM (O_RDWR | O_CREAT | O_EXCL)
+#define SHM_OPEN_EXCL (O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+#define SHM_OPEN_ATTACH (O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC)
+bool supervise_is_shm_open(int nr, const uint64_t *args);
+/* Whether the open names a place in /dev/shm (*ret_path, to free). */
+bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path);
 /* Both paths of a rename notification, as the command names them,
  * resolved against its directory descriptors or working directory. */
 int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);

@@ -264,4 +264,34 @@ HOME=$fh in_jail -- /no/such/program 2>/dev/null
 [ $? -eq 127 ] && [ -z "$(find "$fh" -mindepth 1 | head -1)" ] && pass "a missing program (127) leaves nothing in the home" ||
 	fail "a missing program (127) leaves nothing in the home"
 
+# Python's multiprocessing: POSIX semaphores in /dev/shm. The namespace
+# jail has a /dev/shm of its own; on the landlock backend the host's is
+# refused, with one line that says why and what would allow it.
+cat >"$W/mp.py" <<'PY'
+import multiprocessing as mp
+def sq(x): return x * x
+if __name__ == "__main__":
+    with mp.Pool(2) as p:
+        print("mp", sum(p.map(sq, range(10))))
+PY
+out=$(cd "$W" && python3 mp.py 2>&1)
+[ "$out" = "mp 285" ] && pass "control: multiprocessing works outside" || { fail "control: multiprocessing works outside"; diag "$out"; }
+out=$(in_jail -- python3 "$W/mp.py" 2>&1)
+st=$?
+if [ "$TEST_BACKEND" = namespaces ]; then
+	[ $st -eq 0 ] && case $out in *"mp 285"*) true ;; *) false ;; esac &&
+		pass "multiprocessing works in the namespace jail" || { fail "multiprocessing works in the namespace jail"; diag "$out"; }
+else
+	case $out in *"stockade: refused: shm /dev/shm/sem."*"(EACCES)"*)
+		[ $st -ne 0 ] && pass "multiprocessing on the landlock backend fails with one line naming /dev/shm" ||
+			fail "multiprocessing: the command failed" ;;
+	*) fail "multiprocessing on the landlock backend: one line naming /dev/shm"; diag "$out" ;; esac
+	out=$(in_jail -q --report "$T/mp.json" -- python3 "$W/mp.py" 2>/dev/null)
+	python3 -c 'import json,sys; d=[x for x in json.load(open(sys.argv[1]))["denials"] if x["kind"] == "shm"]; assert d and "namespace jail" in d[0]["fix"] and "/dev/shm" in d[0]["rule"], d' "$T/mp.json" &&
+		pass "the report names the rule and that the namespace jail gives one" || { fail "the report's shm denial"; diag "$(cat "$T/mp.json")"; }
+	out=$(in_jail -q -- python3 -c 'import tempfile, os; fd, p = tempfile.mkstemp(); print("mkstemp", os.path.dirname(p) == os.environ["TMPDIR"])' 2>&1)
+	[ "$out" = "mkstemp True" ] && pass "a temporary file with the same flags is not taken for one" ||
+		{ fail "a temporary file with the same flags"; diag "$out"; }
+fi
+
 plan_done
