@@ -63,7 +63,7 @@ void cli_usage(FILE *f)
 {
 	fputs("usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       stockade doctor [--json]\n"
-	      "       stockade explain [-v | --json] [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
@@ -96,7 +96,8 @@ void cli_usage(FILE *f)
 	      "      --tmp-size SIZE     /tmp, home and /dev/shm together (default 50%)\n"
 	      "      --report FILE       write what was enforced and refused as JSON\n"
 	      "  -q, --quiet             say nothing unless something fails\n"
-	      "  -v, --verbose           say what is enforced and what is not\n"
+	      "  -v, --verbose           say what is enforced and what is not (explain: everything)\n"
+	      "      --json              doctor and explain: as JSON\n"
 	      "  -h, --help              show this help\n"
 	      "      --version           show the version\n"
 	      "\n"

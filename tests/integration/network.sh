@@ -210,7 +210,7 @@ fi
 cat >"$W/servers.sh" <<'SH'
 python3 -u -m http.server 0 --bind :: >http.out 2>&1 &
 srv=$!
-for i in $(seq 100); do grep -q '^Serving' http.out && break; sleep 0.05; done
+for i in $(seq 600); do grep -q '^Serving' http.out && break; sleep 0.05; done
 port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.out)
 curl -s -o /dev/null -w 'http.server v4 %{http_code}\n' "http://127.0.0.1:$port/"
 curl -s -o /dev/null -w 'http.server v6 %{http_code}\n' "http://[::1]:$port/"

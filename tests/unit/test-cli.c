@@ -229,7 +229,7 @@ static void test_errors(void)
 	usage_error(PARSE("--backend", "bwrap", "ls"), "--backend", "--backend bwrap");
 	usage_error(PARSE("--mode", "strict", "ls"), "--mode", "--mode strict");
 	usage_error(PARSE("--json", "ls"), "--json", "--json without doctor");
-	usage_error(PARSE("explain", "--json"), "--json", "explain --json");
+	usage_error(PARSE("quarantine", "--json"), "--json", "quarantine --json");
 	usage_error(PARSE("--env", "=x", "ls"), "--env", "--env =x (no name)");
 	usage_error(PARSE("--env", "", "ls"), "--env", "--env '' (no name)");
 	usage_error(PARSE("--env", "A B=1", "ls"), "--env", "--env with a space in the name");
