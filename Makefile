@@ -56,7 +56,7 @@ MODULES := lib policy conf landlock mount netns seccomp supervise guard seatbelt
 # no Linux mechanism, with jail/main-macos.c for a main (make check-macos
 # holds them to it on Linux).
 MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c lib/sha256.c $(wildcard policy/*.c) $(wildcard conf/*.c) \
-	$(wildcard seatbelt/*.c) jail/cli.c jail/config.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
+	$(wildcard seatbelt/*.c) jail/cli.c jail/config.c jail/reported.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
 # jail/main-macos.c is macOS's main.
 SRCS := $(filter-out jail/main-macos.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 MAIN_SRC := jail/main.c

@@ -7,6 +7,7 @@
 
 #include "jail/cli.h"
 #include "jail/config.h"
+#include "jail/reported.h"
 #include "jail/say-policy.h"
 #include "jail/sbverbs.h"
 #include "jail/why.h"
@@ -85,37 +86,15 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 	return status;
 }
 
-static void report_said(const char *line, void *data)
+static int sandboxed(void *data, struct report *rep)
 {
-	report_said_line(data, line);
+	return run_sandboxed(data, rep);
 }
 
-/* As on Linux: the report opened before anything runs, written through
- * that descriptor at the end. */
+/* As on Linux: with its report (jail/reported.h). */
 static int run(const struct options *o)
 {
-	_cleanup_close_ int fd = -1;
-	if (o->report && o->command == CMD_RUN) {
-		fd = report_open(o->report);
-		if (fd < 0) {
-			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
-			log_hint("the report is opened before the command runs; nothing ran");
-			return 125;
-		}
-	}
-	struct report rep;
-	report_init(&rep);
-	log_tap_set(report_said, &rep);
-	int status = run_sandboxed(o, &rep);
-	log_tap_set(NULL, NULL);
-	if (fd >= 0) {
-		rep.status = status;
-		int e = report_write_fd(&rep, fd);
-		if (e < 0)
-			log_error("cannot write the report '%s': %s", o->report, strerror(-e));
-	}
-	report_free(&rep);
-	return status;
+	return run_reported(o->report && o->command == CMD_RUN ? o->report : NULL, sandboxed, (void *)o);
 }
 
 int main(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include "jail/fit.h"
 #include "jail/ignored.h"
 #include "jail/quarantine.h"
+#include "jail/reported.h"
 #include "jail/run.h"
 #include "jail/say.h"
 #include "jail/sbverbs.h"
@@ -36,12 +37,6 @@ static int refuse_unusable(enum backend backend, const struct host *h, const cha
 		return -EOPNOTSUPP;
 	}
 	return 0;
-}
-
-/* What stockade itself says goes into the report too. */
-static void report_said(const char *line, void *data)
-{
-	report_said_line(data, line);
 }
 
 /* The trust hand-offs as the guard's index knows them (nothing begun,
@@ -172,41 +167,23 @@ out:
 	return status;
 }
 
-/* A run, with its report: opened before anything is made or started
- * (an unwritable one is refused, 125, with nothing run), and written
- * through that descriptor at the end, whatever the command did to the
- * path meanwhile. */
+struct jailed {
+	const struct options *o;
+	unsigned long long start_us;
+};
+
+static int jailed(void *data, struct report *rep)
+{
+	const struct jailed *j = data;
+	return run_jailed(j->o, j->start_us, rep);
+}
+
+/* A run, with its report (jail/reported.h). */
 static int run(const struct options *o, unsigned long long start_us)
 {
-	_cleanup_close_ int fd = -1;
-	if (o->report && o->command != CMD_EXPLAIN && o->command != CMD_WHY) {
-		fd = report_open(o->report);
-		if (fd < 0) {
-			log_error("cannot write the report '%s': %s", o->report, strerror(-fd));
-			log_hint("the report is opened before the command runs; nothing ran");
-			return 125;
-		}
-	}
-	struct report rep;
-	report_init(&rep);
-	log_tap_set(report_said, &rep);
-	int status = run_jailed(o, start_us, &rep);
-	log_tap_set(NULL, NULL);
-	if (fd >= 0) {
-		rep.status = status;
-		int e = report_write_fd(&rep, fd);
-		/* the command has run: its status stands (125 would say it
-		 * did not), the report's loss is said */
-		if (e < 0)
-			log_error("cannot write the report '%s': %s", o->report, strerror(-e));
-		struct stat a, b;
-		if (e == 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
-		    (stat(o->report, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
-			log_warn("the report '%s' was moved or replaced during the run: it went to the file opened before, "
-				 "not to what the path names now", o->report);
-	}
-	report_free(&rep);
-	return status;
+	struct jailed j = { o, start_us };
+	bool reported = o->report && o->command != CMD_EXPLAIN && o->command != CMD_WHY;
+	return run_reported(reported ? o->report : NULL, jailed, &j);
 }
 
 int main(int argc, char **argv)
