@@ -21,6 +21,7 @@
 #include "jail/ids.h"
 #include "jail/plan.h"
 #include "jail/say.h"
+#include "jail/terminal.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -49,6 +50,9 @@ static int signals_block(struct signals *s)
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&mask, forwarded[i]);
 	sigaddset(&mask, SIGCHLD);
+	/* Continued after a stop (a background stockade that touched the
+	 * terminal): the relay puts the terminal back in raw mode. */
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &s->old);
 	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s->fd < 0) {
@@ -67,9 +71,10 @@ static void signals_restore(struct signals *s)
 	sigprocmask(SIG_SETMASK, &s->old, NULL);
 }
 
-/* Does stockade have its terminal in the foreground? Then the command
- * stays in stockade's process group, so the terminal's job control and
- * its signals reach it as they would without stockade. */
+/* --mode off: does stockade have its terminal in the foreground? Then
+ * the command stays in stockade's process group, so the terminal's job
+ * control and its signals reach it as they would without stockade. A
+ * jailed command always has a session of its own (jail/terminal.h). */
 static bool on_foreground_terminal(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
@@ -269,6 +274,7 @@ struct process {
 	int listener;		/* -1: none */
 	struct supervisor *super;
 	const struct watch *watch;	/* the namespace jail's */
+	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
 };
 
 /* Until the process exits: serves the listener and the supervisor's
@@ -283,14 +289,16 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * once before waiting for the signal. */
 	reap_exited(pr->pid, &status);
 	while (status == -1) {
-		struct pollfd fds[2 + 64] = {
+		struct pollfd fds[2 + TERMINAL_POLLFDS + 64] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 		};
-		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 2, 64) : 0;
+		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 2) : 0;
+		struct pollfd *sv_fds = fds + 2 + n_term;
+		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 2 + n_pending, n_pending ? 10 : -1);
+		int n = poll(fds, 2 + n_term + n_pending, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -300,8 +308,10 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		}
 		if (pr->listener < 0)
 			fds[1].revents = 0;
+		if (n_term)
+			terminal_ready(pr->term, fds + 2, n_term);
 		if (n_pending)
-			supervisor_ready(pr->super, fds + 2, n_pending);
+			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -318,14 +328,27 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 				reap_exited(pr->pid, &status);
 				continue;
 			}
+			if (sig == SIGCONT) {
+				if (pr->term)
+					terminal_resume(pr->term);
+				continue;
+			}
 			if (status != -1 || (pid_t)si.ssi_pid == self)
 				continue;
+			/* The run's pty signals its own foreground group when its
+			 * size changes. */
+			if (sig == SIGWINCH && pr->term && terminal_wanted(pr->term)) {
+				terminal_winch(pr->term);
+				continue;
+			}
 			/* A signal the terminal sent already reached the command
 			 * in stockade's process group: once is enough. */
 			if (!pr->own_pgrp && si.ssi_code == SI_KERNEL)
 				continue;
-			/* The jail's init forwards it to the command. */
-			kill(pr->via_init ? pr->pid : pr->own_pgrp ? -pr->pid : pr->pid, sig);
+			/* The jail's init forwards it to the command, whose group
+			 * may not be its own yet (before its setsid). */
+			if (pr->via_init || !pr->own_pgrp || kill(-pr->pid, sig) < 0)
+				kill(pr->pid, sig);
 		}
 	}
 	return status;
@@ -520,15 +543,21 @@ static bool clone_refused(int err)
 	return err == EPERM || err == EACCES || err == ENOSYS || err == EINVAL || err == ENOSPC || err == EUSERS;
 }
 
+/* A jailed command has a session of its own and the terminal its run
+ * made; --mode off keeps the caller's. */
 static struct child child_of(const struct policy *p, const struct plan *pl, const struct signals *sg,
-				   bool own_pgrp)
+			     const struct terminal *term)
 {
+	bool jail = pl->backend != BACKEND_NONE;
 	return (struct child){
 		.cwd = p->cwd,
 		.program = p->program,
 		.argv = p->argv,
 		.envp = pl->places.env.envp,
-		.own_pgrp = own_pgrp,
+		.own_pgrp = jail || !on_foreground_terminal(),
+		.terminal = jail ? &term->child : NULL,
+		.tty_stand_in = term->slave,
+		.close_fd = term->master,
 		.exec_mask = &sg->old,
 		.cgroup_procs = -1,
 		.jail = pl->backend != BACKEND_NONE,
@@ -544,9 +573,11 @@ static int run_namespaces(struct run *r)
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
-	_cleanup_close_ int listener = -1;
+	_cleanup_close_ int listener = -1, null_fd = -1;
+	struct terminal term;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
+	terminal_plan(&term);
 
 	/* 1. The guard first: what it undoes of a killed run must not be in
 	 *    the mounts. */
@@ -571,8 +602,15 @@ static int run_namespaces(struct run *r)
 		log_error("cannot set up the pipes to the command's process: %m");
 		goto out;
 	}
-	/* 6. The jail's init, cloned into new namespaces; it waits for go. */
-	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
+	/* 6. The jail's init, cloned into new namespaces; it waits for go.
+	 *    It makes the jail's pty itself, in the new root; until then
+	 *    /dev/null stands in for the user's terminal. */
+	if (terminal_wanted(&term) && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+		log_error("cannot open '/dev/null': %m");
+		goto out;
+	}
+	struct child c = child_of(p, &pl, &sg, &term);
+	c.tty_stand_in = null_fd;
 	c.init = true;
 	c.loopback = p->net == NET_LOOPBACK;
 	c.mounts = &pl.mounts;
@@ -618,9 +656,11 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
-	/* 8. The listener, handed over once init has loaded its filter;
-	 *    then EOF on the error pipe says the command has exec'd. */
-	bool failed = fd_recv(ln.sock[0], &listener) < 0;
+	/* 8. The pty's master, once init has built the root; the listener,
+	 *    once it has loaded its filter; then EOF on the error pipe says
+	 *    the command has exec'd. */
+	bool failed = (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
+		      fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -653,7 +693,8 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .watch = &w };
+			      .watch = &w, .term = &term };
+	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)
@@ -663,11 +704,15 @@ static int run_namespaces(struct run *r)
 	if (read_all(ln.sock[0], &command_status, sizeof(command_status), &n) == 0 && n == sizeof(command_status) &&
 	    command_status != -1)
 		st = command_status;
-	/* Otherwise init itself was killed: its status stands. */
+	/* Otherwise init itself was killed: its status stands. Every
+	 * process of the jail is gone: the rest of the pty's output, and
+	 * the user's terminal as it was. */
+	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
 	plan_free(&pl);
@@ -683,10 +728,12 @@ static int run_landlock(struct run *r)
 	struct link ln = { { -1, -1 }, { -1, -1 } };
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
+	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;
 	bool jail = r->backend != BACKEND_NONE;
 	plan_init(&pl, r->backend);
+	terminal_plan(&term);
 
 	if (jail && r->h->landlock_abi == 0) {
 		/* Only where the namespace jail was refused: the first choice
@@ -708,6 +755,16 @@ static int run_landlock(struct run *r)
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 		cgroup_release(&cg);
+	/* 2a. The run's own pty, from the host's devpts, its slave alone
+	 *     granted; after the cgroup's watcher, which must not hold it. */
+	if (jail && terminal_wanted(&term)) {
+		int e = terminal_open_host_pty(&term);
+		if (e < 0) {
+			log_error("cannot open a terminal for the command: %s", strerror(-e));
+			goto out;
+		}
+		places_add_terminal(&pl.places, term.slave_path);
+	}
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -716,7 +773,7 @@ static int run_landlock(struct run *r)
 		log_error("cannot set up the command's process: %m");
 		goto out;
 	}
-	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
+	struct child c = child_of(p, &pl, &sg, &term);
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	bool in_cgroup;
@@ -733,7 +790,11 @@ static int run_landlock(struct run *r)
 		log_error("cannot fork: %s", strerror(fork_err));
 		goto out;
 	}
-	if (c.own_pgrp)
+	/* The slave is the command's alone. A jailed command makes its own
+	 * session, which a group made for it here would forbid. */
+	if (term.slave >= 0)
+		close(TAKE_FD(term.slave));
+	if (!jail && c.own_pgrp)
 		(void)setpgid(pid, pid);
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
@@ -789,15 +850,18 @@ static int run_landlock(struct run *r)
 		.own_pgrp = c.own_pgrp,
 		.listener = TAKE_FD(listener),
 		.super = NULL,
+		.term = &term,
 	};
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
 	pid = -1;
+	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	if (pr.super) {
 		supervisor_drain(pr.super);
@@ -812,6 +876,7 @@ static int run_landlock(struct run *r)
 out:
 	if (pid > 0)
 		kill_and_reap(pid);
+	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
 	cgroup_release(&cg);

@@ -397,13 +397,10 @@ static void add_system(struct policy *p)
 		add_canonical(p, system_reads[i], ACCESS_READ, RULE_SYSTEM, "default: system");
 	for (size_t i = 0; i < ARRAY_SIZE(devices); i++)
 		add_canonical(p, devices[i], ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: device");
-	/* The caller's own terminal, so a program can reopen it; never the
-	 * others of the same user (escape sequences into another terminal). */
-	for (int fd = 0; fd <= 2; fd++) {
-		char *tty = ttyname(fd);
-		if (tty && str_has_prefix(tty, "/dev/pts/"))
-			add_canonical(p, tty, ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: your terminal");
-	}
+	/* Never the caller's terminal, nor another of the same user's
+	 * (escape sequences into another terminal, what the user types next
+	 * read): the run has a pty of its own, which the backend grants
+	 * (jail/terminal.h). */
 	/* With the network on, the resolver configuration may be a link
 	 * into /run (systemd-resolved); only that file is granted. */
 	if (p->net == NET_ON)
