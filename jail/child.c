@@ -14,7 +14,7 @@
 #include "seccomp/seccomp.h"
 
 /* The signals stockade forwards; the jail's init passes them on. */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 
 static _Noreturn void fail(const struct child *c, enum child_step step, int err, const char *path, int code)
 {
@@ -136,14 +136,22 @@ static _Noreturn void exec_command(const struct child *c)
 }
 
 /* Reaps every child that has exited; *status takes the command's when it
- * is among them. */
-static void reap_exited(pid_t pid, int *status)
+ * is among them. A stop of the command's is reported to stockade, which
+ * stops too (run.c, suspend). */
+static void reap_exited(const struct child *c, pid_t pid, int *status)
 {
 	int st;
 	pid_t w;
-	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-		if (w == pid)
+	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (w != pid)
+			continue;
+		if (!WIFSTOPPED(st)) {
 			*status = st;
+			continue;
+		}
+		int stopped = -2;	/* INIT_REPORT_STOPPED */
+		(void)!write(c->sock, &stopped, sizeof(stopped));
+	}
 }
 
 /* The jail's init, pid 1 of its pid namespace and already confined: forks
@@ -175,7 +183,7 @@ static _Noreturn void be_init(const struct child *c)
 			continue;
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD) {
-			reap_exited(pid, &status);
+			reap_exited(c, pid, &status);
 			continue;
 		}
 		/* The terminal already reached the command in this group. */

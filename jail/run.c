@@ -146,14 +146,19 @@ static pid_t fork_into(const struct run_cgroup *cg, bool *ret_in_cgroup)
 }
 
 /* Reaps every child that has exited; *status takes pid's when it is among
- * them. */
-static void reap_exited(pid_t pid, int *status)
+ * them, and *stopped says whether pid has stopped. */
+static void reap_exited(pid_t pid, int *status, bool *stopped)
 {
 	int st;
 	pid_t w;
-	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-		if (w == pid)
+	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (w != pid)
+			continue;
+		if (WIFSTOPPED(st))
+			*stopped = true;
+		else
 			*status = st;
+	}
 }
 
 static void kill_and_reap(pid_t pid)
@@ -263,6 +268,12 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	int err = seccomp_answer(plan, req.data.nr, (const uint64_t *)req.data.args, &rule);
 	seccomp_listener_answer(listener, req.id, err);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
+	/* A terminal request is named: the list refuses many. */
+	char what[48];
+	if (rule && streq(rule->name, "ioctl")) {
+		snprintf(what, sizeof(what), "ioctl %s", seccomp_ioctl_name((uint32_t)req.data.args[1]));
+		name = what;
+	}
 	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
 }
 
@@ -275,7 +286,46 @@ struct process {
 	struct supervisor *super;
 	const struct watch *watch;	/* the namespace jail's */
 	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
+	int init_sock;			/* the jail's init's reports (-1: none) */
+	int init_status;		/* the command's status init reported; -1: none yet */
 };
+
+/* What the jail's init reports on its socket before the command's status:
+ * the command stopped. */
+#define INIT_REPORT_STOPPED (-2)
+
+/* The command stopped (Ctrl-Z through its pty, to the session's own
+ * group): stockade stops too, with the user's mode back, so that the
+ * user's shell has its prompt as it would without stockade; continued
+ * (fg), it continues the command. (Where stockade's group is orphaned,
+ * as under a terminal with no job control, the kernel leaves it running
+ * and the command goes on at once.) */
+static void suspend(struct process *pr)
+{
+	if (!pr->term || !pr->term->child.controlling || pr->term->master < 0)
+		return;
+	terminal_restore(pr->term);
+	kill(getpid(), SIGTSTP);
+	terminal_resume(pr->term);
+	if (pr->via_init || kill(-pr->pid, SIGCONT) < 0)
+		kill(pr->pid, SIGCONT);
+}
+
+static void read_init_report(struct process *pr)
+{
+	int v;
+	size_t n = 0;
+	if (read_all(pr->init_sock, &v, sizeof(v), &n) < 0 || n != sizeof(v)) {
+		pr->init_sock = -1;
+		return;
+	}
+	if (v == INIT_REPORT_STOPPED) {
+		suspend(pr);
+		return;
+	}
+	pr->init_status = v;
+	pr->init_sock = -1;
+}
 
 /* Until the process exits: serves the listener and the supervisor's
  * connects in progress, forwards signals, reaps. The process's status,
@@ -287,18 +337,20 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	int status = -1;
 	/* The process may have ended before the signalfd saw SIGCHLD: look
 	 * once before waiting for the signal. */
-	reap_exited(pr->pid, &status);
+	bool stopped = false;
+	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
-		struct pollfd fds[2 + TERMINAL_POLLFDS + 64] = {
+		struct pollfd fds[3 + TERMINAL_POLLFDS + 64] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
+			{ .fd = pr->init_sock, .events = POLLIN },
 		};
-		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 2) : 0;
-		struct pollfd *sv_fds = fds + 2 + n_term;
+		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 3) : 0;
+		struct pollfd *sv_fds = fds + 3 + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 2 + n_term + n_pending, n_pending ? 10 : -1);
+		int n = poll(fds, 3 + n_term + n_pending, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -309,7 +361,9 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->listener < 0)
 			fds[1].revents = 0;
 		if (n_term)
-			terminal_ready(pr->term, fds + 2, n_term);
+			terminal_ready(pr->term, fds + 3, n_term);
+		if (pr->init_sock >= 0 && fds[2].revents)
+			read_init_report(pr);
 		if (n_pending)
 			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (fds[1].revents & POLLIN)
@@ -325,7 +379,10 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		while (read(sg->fd, &si, sizeof(si)) == sizeof(si)) {
 			int sig = (int)si.ssi_signo;
 			if (sig == SIGCHLD) {
-				reap_exited(pr->pid, &status);
+				reap_exited(pr->pid, &status, &stopped);
+				if (stopped && status == -1)
+					suspend(pr);
+				stopped = false;
 				continue;
 			}
 			if (sig == SIGCONT) {
@@ -693,17 +750,24 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .watch = &w, .term = &term };
+			      .watch = &w, .term = &term, .init_sock = ln.sock[0], .init_status = -1 };
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)
 		close(pr.listener);
-	int command_status;
-	size_t n = 0;
-	if (read_all(ln.sock[0], &command_status, sizeof(command_status), &n) == 0 && n == sizeof(command_status) &&
-	    command_status != -1)
-		st = command_status;
+	/* The command's status, unless watch has read it already; a report
+	 * of a stop that came last is passed over. */
+	while (pr.init_sock >= 0 && pr.init_status == -1) {
+		int v;
+		size_t n = 0;
+		if (read_all(ln.sock[0], &v, sizeof(v), &n) < 0 || n != sizeof(v))
+			break;
+		if (v != INIT_REPORT_STOPPED)
+			pr.init_status = v;
+	}
+	if (pr.init_status != -1)
+		st = pr.init_status;
 	/* Otherwise init itself was killed: its status stands. Every
 	 * process of the jail is gone: the rest of the pty's output, and
 	 * the user's terminal as it was. */
@@ -851,6 +915,8 @@ static int run_landlock(struct run *r)
 		.listener = TAKE_FD(listener),
 		.super = NULL,
 		.term = &term,
+		.init_sock = -1,
+		.init_status = -1,
 	};
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */

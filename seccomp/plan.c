@@ -136,6 +136,24 @@ const char *seccomp_syscall_name(int nr)
 	return buf;
 }
 
+const char *seccomp_ioctl_name(uint32_t request)
+{
+	static const struct {
+		uint32_t nr;
+		const char *name;
+	} names[] = {
+		{ 0x5412, "TIOCSTI" }, { 0x541C, "TIOCLINUX" }, { 0x5423, "TIOCSETD" },
+		{ 0x541D, "TIOCCONS" }, { 0x541F, "TIOCSSERIAL" }, { 0x541E, "TIOCGSERIAL" },
+		{ 0x5437, "TIOCVHANGUP" }, { 0x5457, "TIOCSLCKTRMIOS" }, { 0x5418, "TIOCMSET" },
+	};
+	static char buf[16];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].nr == request)
+			return names[i].name;
+	snprintf(buf, sizeof(buf), "%#x", request);
+	return buf;
+}
+
 static void print_args(FILE *f, const struct sc_rule *r)
 {
 	for (unsigned i = 0; i < r->n_args; i++) {

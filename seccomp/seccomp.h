@@ -170,6 +170,10 @@ void seccomp_describe(const struct seccomp_plan *plan, struct report *rep);
 int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[6],
 		   const struct sc_rule **ret_rule);
 
+/* A terminal request's name for the report ("TIOCSETD"), or its number in
+ * hex (static buffer). */
+const char *seccomp_ioctl_name(uint32_t request);
+
 /* The name of a system call number on this architecture (static buffer
  * for unknown ones). */
 const char *seccomp_syscall_name(int nr);
