@@ -1,6 +1,9 @@
-# The terminal: the command keeps it and its job control, cannot inject
-# input into it, and a Ctrl-C reaches it once. Run on a pty that ptyrun
-# owns, as a shell would.
+# The terminal: the command never holds the user's terminal (THREATS 1-3,
+# 62). It gets a pty of its own, with job control, the window size and
+# the exit status passed through and the user's mode restored; it cannot
+# inject input, steal what the user types, or change the terminal for
+# after the run. Run on a pty that ptyrun owns (the user's terminal, as a
+# shell would have it); each attack tried outside first.
 . tests/lib.sh
 
 new_places
@@ -24,8 +27,8 @@ expect_probe "TIOCSTI with high bits in the jail is refused" "errno EPERM" -- "$
 [ "$(pending)" = 'ptyrun: pending input: none' ] && pass "nothing was injected with high bits" || fail "nothing was injected with high bits"
 expect_probe "TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
 
-# The command is in the terminal's foreground process group: it can read
-# the terminal, and job control works as without stockade.
+# The command is in its terminal's foreground process group (the run's
+# own pty): it can read what is typed, and job control works.
 expect_probe "the command is in the foreground" ok -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" pgrp
 pgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^pgrp //p')
 tpgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^tpgrp //p')
@@ -44,6 +47,14 @@ n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
 out=$("$PTYRUN" --send '700:\x03' -- "${JAIL[@]}" --net off -C "$W" -- sleep 30 2>&1)
 case $out in *"ptyrun: exit 130"*) pass "Ctrl-C ends a command that does not catch it, status 130" ;;
 *) fail "Ctrl-C ends a command that does not catch it, status 130"; diag "$out" ;; esac
+
+# With stdin not a terminal, the Ctrl-C the terminal sends reaches
+# stockade, in the terminal's foreground, which forwards it once to the
+# command's own session.
+expect_probe "Ctrl-C reaches a command whose stdin is not the terminal" ok -- "$PTYRUN" --send '900:\x03' -- \
+	sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" signals 2
+n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
+[ "$n" -eq 1 ] && pass "exactly once, forwarded" || { fail "exactly once, forwarded (got $n)"; diag "$PROBE_OUTPUT"; }
 
 # Another terminal of the user is out of reach (THREATS 3). The namespace
 # jail has a devpts of its own, where the run's own pty may hold the same
