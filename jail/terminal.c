@@ -212,24 +212,32 @@ size_t terminal_pollfds(const struct terminal *t, struct pollfd *fds)
 	return n;
 }
 
-/* As much of the pty's output as the user's terminal takes now. A
- * terminal gone (EIO: hung up) takes everything, into nothing: the
+/* As much of buf[*at, *len) as fd takes now. A descriptor gone (the
+ * user's terminal hung up: EIO) takes everything, into nothing: the
  * command must not block on output nobody can read. */
-static void flush_out(struct terminal *t)
+static void flush(int fd, const char *buf, size_t *at, size_t *len)
 {
-	while (t->out_at < t->out_len) {
-		ssize_t n = write(t->user_out, t->out + t->out_at, t->out_len - t->out_at);
+	while (*at < *len) {
+		ssize_t n = write(fd, buf + *at, *len - *at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		if (n <= 0) {
-			t->out_at = t->out_len;
+		if (n <= 0)
 			break;
-		}
-		t->out_at += (size_t)n;
+		*at += (size_t)n;
 	}
-	t->out_at = t->out_len = 0;
+	*at = *len = 0;
+}
+
+static void flush_out(struct terminal *t)
+{
+	flush(t->user_out, t->out, &t->out_at, &t->out_len);
+}
+
+static void flush_in(struct terminal *t)
+{
+	flush(t->master, t->in, &t->in_at, &t->in_len);
 }
 
 static void read_master(struct terminal *t)
@@ -254,23 +262,6 @@ static void read_master(struct terminal *t)
 		}
 		t->out_len += (size_t)n;
 	}
-}
-
-static void flush_in(struct terminal *t)
-{
-	while (t->in_at < t->in_len) {
-		ssize_t n = write(t->master, t->in + t->in_at, t->in_len - t->in_at);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			t->in_at = t->in_len;
-			break;
-		}
-		t->in_at += (size_t)n;
-	}
-	t->in_at = t->in_len = 0;
 }
 
 void terminal_ready(struct terminal *t, const struct pollfd *fds, size_t n)

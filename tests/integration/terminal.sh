@@ -93,17 +93,20 @@ fi
 # opens /dev/tty, ignores SIGTTOU, makes itself the foreground and reads
 # what the user types next (a password at the shell's prompt).
 nonce=$(nonce_new)
-steal_outside() {
-	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$0" tty-steal 3 </dev/null' "$PROBE"
+# typed_outside OP ARG...: the probe's OP on the user's terminal, stdin
+# from /dev/null, while the user types the nonce; typed_inside: the same
+# jailed, which then stays a moment (the user types while it runs).
+typed_outside() {
+	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$@" </dev/null' sh "$PROBE" "$@"
 }
-steal_inside() {
+typed_inside() {
 	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" --read "$PROBE" -- \
-		sh -c '"$0" tty-steal 3; r=$?; sleep 1.5; exit $r' "$PROBE"
+		sh -c '"$0" "$@"; r=$?; sleep 1.5; exit $r' "$PROBE" "$@"
 }
-expect_probe "THREATS 62 control: outside, /dev/tty opened and the foreground taken, the user's next line read" ok -- steal_outside
+expect_probe "THREATS 62 control: outside, /dev/tty opened and the foreground taken, the user's next line read" ok -- typed_outside tty-steal 3
 case $PROBE_OUTPUT in *"stole: $nonce"*) pass "THREATS 62 control: what the user typed was stolen" ;;
 *) fail "THREATS 62 control: what the user typed was stolen"; diag "$PROBE_OUTPUT" ;; esac
-expect_probe "THREATS 62: in the jail /dev/tty is no terminal (no controlling terminal)" "errno ENXIO" -- steal_inside
+expect_probe "THREATS 62: in the jail /dev/tty is no terminal (no controlling terminal)" "errno ENXIO" -- typed_inside tty-steal 3
 case $PROBE_OUTPUT in *"stole:"*) fail "THREATS 62: the jail read nothing the user typed"; diag "$PROBE_OUTPUT" ;;
 *) pass "THREATS 62: the jail read nothing the user typed" ;; esac
 [ "$(pending)" = "ptyrun: pending input: $nonce\n" ] && pass "THREATS 62: what the user typed is still the shell's" ||
@@ -111,15 +114,8 @@ case $PROBE_OUTPUT in *"stole:"*) fail "THREATS 62: the jail read nothing the us
 
 # The same through a descriptor: stdout, the terminal, read as a process
 # with no controlling terminal may read any terminal it holds.
-read_outside() {
-	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$0" read-fd 1 3 </dev/null' "$PROBE"
-}
-read_inside() {
-	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" --read "$PROBE" -- \
-		sh -c '"$0" read-fd 1 3; r=$?; sleep 1.5; exit $r' "$PROBE"
-}
-expect_probe "THREATS 62 control: outside, the user's next line read through stdout" ok -- read_outside
-expect_probe "THREATS 62: in the jail stdout is a pty of the run's own, where nobody types" "errno ETIMEDOUT" -- read_inside
+expect_probe "THREATS 62 control: outside, the user's next line read through stdout" ok -- typed_outside read-fd 1 3
+expect_probe "THREATS 62: in the jail stdout is a pty of the run's own, where nobody types" "errno ETIMEDOUT" -- typed_inside read-fd 1 3
 [ "$(pending)" = "ptyrun: pending input: $nonce\n" ] && pass "THREATS 62: what the user typed is still the shell's (stdout)" ||
 	{ fail "THREATS 62: what the user typed is still the shell's (stdout)"; diag "$(pending)"; }
 out=$("$PTYRUN" -- sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" -- sh -c '[ -t 1 ] && echo stdout-a-terminal; [ -t 0 ] || echo stdin-not' 2>&1)
@@ -199,5 +195,19 @@ for where in outside jail; do
 		pass "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7" ;;
 	*) fail "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7"; diag "$out" ;; esac
 done
+
+# THREATS 4: output injection (an OSC 52 clipboard write, a title). The
+# relay passes what the command writes as it wrote it, and stockade(1)
+# says so (TERMINAL AND SIGNALS): the bytes reach the terminal unchanged,
+# as they would without stockade.
+osc=$'\e]52;c;c3RvY2thZGU=\a\e]0;title\a'
+want=$("$PTYRUN" -- printf '%s' "$osc" 2>&1 | head -c 64 | od -An -c | tr -d ' \n')
+got=$("$PTYRUN" -- "${JAIL[@]}" -q --net off -C "$W" -- printf '%s' "$osc" 2>&1 | head -c 64 | od -An -c | tr -d ' \n')
+case $want in *033]52\;c\;c3RvY2thZGU=\\a*) pass "THREATS 4 control: outside, the escape sequences reach the terminal" ;;
+*) fail "THREATS 4 control: outside, the escape sequences reach the terminal"; diag "$want" ;; esac
+[ -n "$got" ] && [ "$got" = "$want" ] && pass "THREATS 4: from the jail they pass unchanged, as documented" ||
+	{ fail "THREATS 4: from the jail they pass unchanged, as documented"; diag "outside: $want" "jailed: $got"; }
+tr '\n' ' ' <stockade.1 | grep -q 'escape sequences (a title, a clipboard write with OSC 52, links) are not filtered' && pass "THREATS 4: stockade.1 documents the pass-through" ||
+	fail "THREATS 4: stockade.1 documents the pass-through"
 
 plan_done
