@@ -17,15 +17,15 @@ pending() {
 if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" = 0 ]; then
 	skip "TIOCSTI is disabled by the kernel here (dev.tty.legacy_tiocsti=0): nothing to inject"
 else
-	expect_probe "outside: TIOCSTI injects into the terminal" ok -- "$PTYRUN" -- "$PROBE" tiocsti $'id\n'
+	expect_probe "THREATS 1 control: outside, TIOCSTI injects into the terminal" ok -- "$PTYRUN" -- "$PROBE" tiocsti $'id\n'
 	[ "$(pending)" = 'ptyrun: pending input: id\n' ] && pass "outside: the shell would read 'id'" ||
 		{ fail "outside: the shell would read 'id'"; diag "$(pending)"; }
 fi
-expect_probe "TIOCSTI in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti $'id\n'
-[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "nothing was injected" || { fail "nothing was injected"; diag "$(pending)"; }
-expect_probe "TIOCSTI with high bits in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti-high $'id\n'
-[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "nothing was injected with high bits" || fail "nothing was injected with high bits"
-expect_probe "TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
+expect_probe "THREATS 1: TIOCSTI in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti $'id\n'
+[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "THREATS 1: nothing was injected" || { fail "THREATS 1: nothing was injected"; diag "$(pending)"; }
+expect_probe "THREATS 2: TIOCSTI with high bits in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti-high $'id\n'
+[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "THREATS 2: nothing was injected with high bits" || fail "THREATS 2: nothing was injected with high bits"
+expect_probe "THREATS 2: TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
 
 # The command is in its terminal's foreground process group (the run's
 # own pty): it can read what is typed, and job control works.
@@ -195,6 +195,47 @@ for where in outside jail; do
 		pass "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7" ;;
 	*) fail "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7"; diag "$out" ;; esac
 done
+
+# The list of terminal requests keeps everyday tools working, on the
+# terminal and off it (sockets, pipes, files: FIONBIO, FIONREAD,
+# FICLONE): each says ok, and the report has no ioctl refused.
+echo data >"$W/copy-me"
+tools_session() {
+	"$PTYRUN" --timeout 60 --send '2500:q' -- "$@" sh -c '
+		stty size >/dev/null && tput cols >/dev/null && echo stty-tput-ok
+		seq 200 | less && echo less-ok
+		python3 -c "
+import fcntl, os, socket, struct, termios
+s = socket.socket(socket.AF_UNIX); s.setblocking(False)
+r, w = os.pipe(); os.write(w, b\"abc\")
+assert struct.unpack(\"i\", fcntl.ioctl(r, termios.FIONREAD, b\"\\0\" * 4))[0] == 3
+fcntl.ioctl(0, termios.TIOCGWINSZ, b\"\\0\" * 8)
+termios.tcsetattr(0, termios.TCSADRAIN, termios.tcgetattr(0))
+print(\"python-ok\")"
+		node -e "process.stdout.write(process.stdout.isTTY ? \"node-ok\\n\" : \"node-no-tty\\n\")"
+		cp --reflink=auto copy-me copied && echo cp-ok' 2>&1
+}
+tools_ok() {
+	case $1 in *stty-tput-ok*less-ok*python-ok*node-ok*cp-ok*) return 0 ;; esac
+	return 1
+}
+if command -v python3 >/dev/null && command -v node >/dev/null && command -v less >/dev/null; then
+	out=$(cd "$W" && tools_session)
+	tools_ok "$out" && pass "control: outside, stty, tput, less, python, node and cp work on the terminal" ||
+		{ fail "control: outside, stty, tput, less, python, node and cp work on the terminal"; diag "$out"; }
+	rm -f "$W/copied" "$T/tools.json"
+	out=$(cd "$W" && tools_session "${JAIL[@]}" -q --net off -C "$W" --report "$T/tools.json" --)
+	tools_ok "$out" && pass "jailed: stty, tput, less, python, node and cp work on the run's pty" ||
+		{ fail "jailed: stty, tput, less, python, node and cp work on the run's pty"; diag "$out"; }
+	if [ -s "$T/tools.json" ] && ! grep -q '"what": "ioctl' "$T/tools.json"; then
+		pass "no ioctl of theirs was refused"
+	else
+		fail "no ioctl of theirs was refused"
+		diag "$(cat "$T/tools.json" 2>/dev/null)"
+	fi
+else
+	skip "python3, node and less are needed for the tools' session"
+fi
 
 # THREATS 4: output injection (an OSC 52 clipboard write, a title). The
 # relay passes what the command writes as it wrote it, and stockade(1)
