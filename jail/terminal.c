@@ -274,7 +274,9 @@ void terminal_ready(struct terminal *t, const struct pollfd *fds, size_t n)
 				read_master(t);
 			if (fds[i].revents & POLLOUT)
 				flush_in(t);
-		} else if (fds[i].fd == t->user_in) {
+		} else if (fds[i].fd == t->user_in && (fds[i].events & POLLIN)) {
+			/* (By what was asked: the user's terminal on fd 0 alone,
+			 * not reopened, is both ends.) */
 			ssize_t r = read(t->user_in, t->in, sizeof(t->in));
 			if (r > 0) {
 				t->in_at = 0;
