@@ -97,6 +97,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 			first = first ? first : r;
 			values[n_values++] = r->args[0].value;
 		}
+		if (!first)
+			return -EINVAL;	/* cannot be: the widest refusal is within none */
 		int ret = add_complement(ctx, nr, first->args[0].arg, first->args[0].mask, values, n_values, 0, 0);
 		/* Then the exceptions the table allows inside what it refuses:
 		 * the terminal requests on the list. */
