@@ -17,9 +17,9 @@ in_jail() {
 	jail --net off -C "$W" "$@"
 }
 
-# wait_for FILE: until it exists (10 s at most).
+# wait_for FILE [SECONDS]: until it exists (10 s at most, or SECONDS).
 wait_for() {
-	for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done
+	for _ in $(seq $((${2:-10} * 20))); do [ -s "$1" ] && return 0; sleep 0.05; done
 	return 1
 }
 
@@ -133,7 +133,9 @@ in_jail -- sh -c '
 	echo made >"$0/b.made"
 	while [ ! -e "$0/b.go" ]; do sleep 0.05; done' "$W" >"$T/b.out" 2>&1 &
 jpid=$!
-wait_for "$W/b.made"
+# 2,000 directories, a fork and exec each: seconds, and more on a loaded
+# machine; what counts is that they are all made.
+wait_for "$W/b.made" 120
 run=$(dirname "$(cat "$W/b.home")")
 for place in home tmp; do
 	n=$(find "$run/$place" -type d -name d 2>/dev/null | wc -l)
