@@ -18,11 +18,20 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBRARIES) 2>/dev/null)
 # only (tools/gen-filters), and inih comes with stockade.ini. The unit
 # tests link what the modules they test need.
 LIBCAP_STATIC := -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs --static libcap 2>/dev/null) -Wl,-Bdynamic
-RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null) $(LIBCAP_STATIC)
+# inih too (Debian ships libinih.a): loading libinih.so.1 cost a run
+# 0.13 ms (make bench's figure, against this static link).
+INIH_STATIC := -Wl,-Bstatic $(shell $(PKG_CONFIG) --libs --static inih 2>/dev/null) -Wl,-Bdynamic
+# Debian's inih takes its settings at run time (ini_max_line and the like);
+# upstream's has them fixed at its build.
+INIH_RUNTIME := $(shell grep -qs ini_max_line "$$($(PKG_CONFIG) --variable=includedir inih 2>/dev/null)/ini.h" && echo -DSTOCKADE_INIH_RUNTIME)
+RUN_LIBS := $(shell $(PKG_CONFIG) --libs libmnl 2>/dev/null) $(LIBCAP_STATIC) $(INIH_STATIC)
 GEN_LIBS := $(shell $(PKG_CONFIG) --libs libseccomp 2>/dev/null)
 TEST_LIBS := $(GEN_LIBS) $(RUN_LIBS)
+UNAME := $(shell uname -s)
+ifneq ($(UNAME),Darwin)
 ifeq ($(shell $(PKG_CONFIG) --exists $(LIBRARIES) && echo ok),)
 $(error missing build dependencies: $(LIBRARIES) (on Debian: apt-get install pkg-config libseccomp-dev libmnl-dev libcap-dev libinih-dev))
+endif
 endif
 
 WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
@@ -35,15 +44,21 @@ WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. \
 	$(WARNINGS) -Os -g -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections \
 	-fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE
-ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(INIH_RUNTIME) $(CFLAGS)
 # Relative relocations packed (DT_RELR, binutils 2.38 and glibc 2.36):
 # 7 KiB less to map and to relocate at every start, where the linker
 # knows the option.
 RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
 ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
-MODULES := lib policy landlock mount netns seccomp supervise guard jail
-SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+MODULES := lib policy conf landlock mount netns seccomp supervise guard seatbelt jail
+# What macOS builds: lib/, policy/, seatbelt/ and jail/'s verbs that are
+# no Linux mechanism, with jail/main-macos.c for a main (make check-macos
+# holds them to it on Linux).
+MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c lib/sha256.c $(wildcard policy/*.c) $(wildcard conf/*.c) \
+	$(wildcard seatbelt/*.c) jail/cli.c jail/config.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
+# jail/main-macos.c is macOS's main.
+SRCS := $(filter-out jail/main-macos.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 MAIN_SRC := jail/main.c
 # The runtime binary does without libseccomp's compiler: its filters come
 # compiled from tools/gen-filters. The unit tests and the generator link
@@ -61,15 +76,22 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 PROBE_SRCS := $(wildcard tests/helpers/probe/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS)) $(BUILD)/tests/probe
 
-.PHONY: all tests check asan bench install uninstall analyze clean
+.PHONY: all tests check check-macos regen-golden asan bench fuzz install uninstall analyze clean
 
 all: stockade
 
 stockade: $(BUILD)/stockade
 	@if [ "$(BUILD)" = build ]; then cp -f $< $@; fi
 
+ifeq ($(UNAME),Darwin)
+# macOS: the seatbelt backend alone, from the sources MACOS_SRCS names
+# (below); no library, and the linker's own defaults.
+$(BUILD)/stockade: $(patsubst %.c,$(BUILD)/%.o,$(MACOS_SRCS))
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^
+else
 $(BUILD)/stockade: $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(RUN_LIBS)
+endif
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -105,7 +127,43 @@ $(BUILD)/tests/probe: $(PROBE_SRCS) tests/helpers/probe/probe.h
 
 tests: $(BUILD)/stockade $(UNIT_BINS) $(HELPER_BINS)
 
-check: tests
+# `make check-macos`, run by `make check` on Linux, compiles each of
+# MACOS_SRCS as macOS sees it (__linux__ undefined, __APPLE__ defined),
+# the Linux-only headers shadowed by ones that stop the build and the
+# Linux- and glibc-only names poisoned (tests/portable/poison.h), then
+# links them into one program: nothing they call lives outside the set.
+MACOS_VIEW := -std=gnu11 -D_GNU_SOURCE -U__linux__ -U__linux -Ulinux -U__gnu_linux__ -D__APPLE__ -D__MACH__ \
+	-Itests/portable/shadow -include tests/portable/poison.h -I. -DSTOCKADE_VERSION='"$(VERSION)"' $(WARNINGS) -Werror
+MACOS_OBJS := $(patsubst %.c,$(BUILD)/macos-view/%.o,$(MACOS_SRCS))
+
+$(BUILD)/macos-view/%.o: %.c tests/portable/poison.h
+	@mkdir -p $(dir $@)
+	$(CC) $(MACOS_VIEW) -MMD -MP -c -o $@ $<
+
+$(BUILD)/macos-view/stockade: $(MACOS_OBJS)
+	$(CC) -o $@ $^ $(shell $(PKG_CONFIG) --libs inih 2>/dev/null)
+
+# The check's own controls: each of these must stop the macOS view, or
+# the check proves nothing.
+MACOS_MUST_FAIL := '\#include <sys/prctl.h>' '\#include <linux/openat2.h>' '\#include <sys/mount.h>' \
+	'\#include <seccomp.h>' '\#include <sys/capability.h>' '\#include <sys/syscall.h>' '\#include <libmnl/libmnl.h>' \
+	'\#include <malloc.h>' 'int f(int *p) { return pipe2(p, 0); }' 'long f(void) { return syscall(0); }' \
+	'int f(void) { return O_PATH; }' 'const char *f(const char *s) { return strchrnul(s, 47); }' \
+	'long f(void *b) { return getrandom(b, 1, 0); }' 'int f(void) { return close_range(3, 9, 0); }'
+
+check-macos: $(BUILD)/macos-view/stockade
+	@n=0; for c in $(MACOS_MUST_FAIL); do \
+		if printf '%s\n' "$$c" | $(CC) $(MACOS_VIEW) -x c -fsyntax-only - 2>/dev/null; then \
+			echo "check-macos: the macOS view let through: $$c"; exit 1; fi; n=$$((n + 1)); done; \
+	echo "check-macos: $(words $(MACOS_SRCS)) sources built as macOS builds them, no Linux-only header or call; $$n controls refused"
+
+# Rewrites every golden file from what the code renders now, for review
+# (git diff tests/golden) before it is committed.
+regen-golden: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do STOCKADE_REGEN_GOLDEN=1 $$t >/dev/null || exit 1; done
+	@git status --short tests/golden
+
+check: tests check-macos
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/run-tests.sh
 
 asan:
@@ -119,6 +177,42 @@ $(BUILD)/tools/bench-plan: tools/bench-plan.c $(LIB_OBJS)
 $(BUILD)/tools/dump-filter: tools/dump-filter.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $< $(LIB_OBJS) $(RUN_LIBS)
+
+# make fuzz: every harness in tests/fuzz/*.c, built with clang's libFuzzer,
+# ASan and UBSan against the modules (built again with them), run for
+# FUZZ_TIME seconds each on its corpus tests/fuzz/NAME/ (read, never
+# written: what a run finds new goes to $(BUILD)/fuzz/NAME-new/). A crash
+# fails the target and leaves its input in $(BUILD)/fuzz/.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DSTOCKADE_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) -g -O1 \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_HARNESSES := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out $(MAIN_SRC) $(COMPILE_SRC),$(SRCS))) \
+	$(BUILD)/fuzz/obj/gen/filters.o
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/obj/gen/filters.o: $(BUILD)/gen/filters.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(RUN_LIBS) -pthread
+
+fuzz: $(FUZZ_HARNESSES)
+	@set -e; for h in $(FUZZ_HARNESSES); do \
+		n=$$(basename $$h); mkdir -p $(BUILD)/fuzz/$$n-new tests/fuzz/$$n; \
+		echo "== fuzz $$n, $(FUZZ_TIME) s"; \
+		st=0; (cd $(BUILD)/fuzz && ./$$n -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			$$n-new $(abspath tests/fuzz)/$$n >$$n.log 2>&1) || st=$$?; \
+		grep -E '^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' $(BUILD)/fuzz/$$n.log || true; \
+		if [ $$st -ne 0 ]; then echo "fuzz $$n: failed (status $$st), see $(BUILD)/fuzz/$$n.log"; exit 1; fi; \
+		echo "fuzz $$n: no crash"; \
+	done
 
 # make bench BASE=REV also measures the stockade of REV (a commit, a
 # branch, main), built from git's own copy of it in $(BUILD)/base/REV.
@@ -137,18 +231,29 @@ $(BUILD)/base/%/build/stockade:
 	git archive --format=tar $* | tar -x -C $(BUILD)/base/$*
 	$(MAKE) -C $(BUILD)/base/$* -s build/stockade
 
+# make bench's peer for the static link of inih: the same stockade with
+# libinih.so loaded at every start.
+$(BUILD)/tools/stockade-inih-shared: $(MAIN_OBJ) $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs libmnl) $(LIBCAP_STATIC) \
+		$(shell $(PKG_CONFIG) --libs inih)
+
 $(BUILD)/tools/bench-dirs: tools/bench-dirs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
-bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/dump-filter $(BASE_STOCKADE)
+bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/dump-filter \
+	$(BUILD)/tools/stockade-inih-shared $(BASE_STOCKADE)
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(if $(BASE_STOCKADE),$(abspath $(BASE_STOCKADE))) \
 		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 
+# Static analysis, clean or failing: cppcheck (its false findings listed
+# in tests/cppcheck.suppress) and gcc's -fanalyzer on stockade itself.
 analyze:
-	cppcheck --quiet --enable=warning,performance,portability --inline-suppr \
-		--suppress=missingIncludeSystem -I. -D_GNU_SOURCE $(MODULES) tests
-	$(MAKE) BUILD=build-analyze CFLAGS="$(CFLAGS) -fanalyzer" $(BUILD)/stockade
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --inline-suppr \
+		--suppress=missingIncludeSystem --suppressions-list=tests/cppcheck.suppress \
+		-I. -D_GNU_SOURCE $(MODULES) tests
+	$(MAKE) BUILD=build-analyze CFLAGS="$(CFLAGS) -fanalyzer -Werror" build-analyze/stockade
 
 install: stockade
 	install -Dm755 stockade $(DESTDIR)$(BINDIR)/stockade
@@ -163,4 +268,5 @@ uninstall:
 clean:
 	rm -rf build build-asan build-analyze stockade
 
+-include $(patsubst %.c,$(BUILD)/macos-view/%.d,$(MACOS_SRCS))
 -include $(patsubst %.c,$(BUILD)/%.d,$(SRCS)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%.d,$(UNIT_SRCS))

@@ -349,7 +349,7 @@ static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry
 		}
 
 		_cleanup_free_ char *data = NULL;
-		size_t len;
+		size_t len = 0;
 		int r = read_fd_from_start(fd, e->fp.size, &data, &len);
 		if (r < 0)
 			return r;

@@ -262,7 +262,7 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 	_cleanup_strv_ char **subdirs = strv_new();
 	uint8_t git = 0;
 	struct dir_iter it = { .fd = fd, .buf = rf->buf };
-	const struct dirent64 *de;
+	const dir_entry *de;
 	int err;
 	while ((de = dir_next(&it, &err))) {
 		unsigned char type = de->d_type;

@@ -130,6 +130,11 @@ int state_file_store(int dirfd, const char *name, const struct wbuf *w);
 int state_file_load(int dirfd, const char *name, const char *magic, struct wbuf *ret_raw, struct rbuf *ret_r);
 
 int manifest_load(int dirfd, struct baseline *ret, struct wbuf *ret_raw);
+/* The bytes of a manifest: magic, content, checksum; and the content
+ * read back (tests/fuzz/manifest.c fuzzes it). */
+#define MANIFEST_MAGIC "stockade guard manifest\n"
+void manifest_render(const struct baseline *b, struct wbuf *w);
+int manifest_parse(struct rbuf r, struct baseline *ret);
 bool manifest_current(const struct baseline *prev, const struct wbuf *raw, struct baseline *next);
 int manifest_store(int dirfd, const struct baseline *b);
 /* Removes the objects the manifest does not name. */

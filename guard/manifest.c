@@ -13,7 +13,6 @@
  * refused rather than believed.
  * ------------------------------------------------------------------ */
 
-#define MANIFEST_MAGIC "stockade guard manifest\n"
 #define MANIFEST_VERSION 3
 #define NO_STRING UINT32_MAX
 
@@ -114,7 +113,7 @@ static bool object_name_valid(const char *s)
 	return true;
 }
 
-static void manifest_render(const struct baseline *b, struct wbuf *w)
+void manifest_render(const struct baseline *b, struct wbuf *w)
 {
 	wbuf_put(w, MANIFEST_MAGIC, strlen(MANIFEST_MAGIC));
 	wb_u32(w, MANIFEST_VERSION);
@@ -145,7 +144,7 @@ static void manifest_render(const struct baseline *b, struct wbuf *w)
 }
 
 /* What follows the magic, the checksum already checked. */
-static int manifest_parse(struct rbuf r, struct baseline *ret)
+int manifest_parse(struct rbuf r, struct baseline *ret)
 {
 	if (rb_u32(&r) != MANIFEST_VERSION)
 		return -EBADMSG;

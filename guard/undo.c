@@ -231,7 +231,7 @@ static int restore_entry(struct undo *u, int dfd, const char *name, const char *
 			return 0;
 		}
 		if (r == 0)
-			r = put_in_place(dfd, tmp, name);
+			r = tmp ? put_in_place(dfd, tmp, name) : -EIO;
 		if (r < 0) {
 			/* no space, most likely: the old content waits in the
 			 * quarantine, nothing of the run's is in effect */

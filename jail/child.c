@@ -1,7 +1,10 @@
 #include "jail/child.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -157,6 +160,29 @@ static void reap_exited(const struct child *c, pid_t pid, int *status)
 /* The jail's init, pid 1 of its pid namespace and already confined: forks
  * the command, reaps every process, forwards the signals stockade sends
  * it, and hands the command's status back. */
+/* --publish: a socket of the jail's network for stockade, which connects
+ * it to the run's listener. A byte with no descriptor says it could not
+ * be made. The factory, or -1 once stockade has closed its end. */
+static int serve_factory(int sock)
+{
+	char family;
+	ssize_t n = recv(sock, &family, 1, MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(sock);
+		return -1;
+	}
+	if (n != 1)
+		return sock;
+	int fd = socket(family == '6' ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		(void)!send(sock, "E", 1, MSG_NOSIGNAL);
+		return sock;
+	}
+	(void)fd_send(sock, fd);
+	close(fd);
+	return sock;
+}
+
 static _Noreturn void be_init(const struct child *c)
 {
 	sigset_t mask;
@@ -176,7 +202,15 @@ static _Noreturn void be_init(const struct child *c)
 	close(c->err_fd);
 
 	int status = -1;
+	int factory = c->factory;
 	while (status == -1) {
+		struct pollfd fds[2] = { { .fd = sig_fd, .events = POLLIN }, { .fd = factory, .events = POLLIN } };
+		if (poll(fds, 2, -1) < 0)
+			continue;
+		if (fds[1].revents)
+			factory = serve_factory(factory);
+		if (!(fds[0].revents & POLLIN))
+			continue;
 		struct signalfd_siginfo si;
 		ssize_t n = read(sig_fd, &si, sizeof(si));
 		if (n != sizeof(si))
@@ -234,6 +268,33 @@ _Noreturn void child_main(const struct child *c)
 		if (r < 0)
 			fail(c, CHILD_STEP_NETLINK, r, "lo", 125);
 	}
+	/* 4b. The name responder's socket, bound in the jail's network
+	 *     namespace while init may still bind port 53 there; stockade
+	 *     serves it from outside. */
+	if (c->responder) {
+		int fd = netns_responder_open();
+		if (fd < 0)
+			fail(c, CHILD_STEP_NETLINK, fd, "127.0.0.1:53", 125);
+		int r = fd_send(c->sock, fd);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		close(fd);
+	}
+	/* 4c. --connect: a listener where the command will look for the
+	 *     host's service, listening before the command starts. */
+	for (size_t i = 0; i < c->n_listens; i++) {
+		const struct child_listen *l = &c->listens[i];
+		int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int one = 1;
+		if (fd >= 0 && l->addr.ss_family == AF_INET6)
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (fd < 0 || bind(fd, (const struct sockaddr *)&l->addr, l->len) < 0 || listen(fd, 128) < 0)
+			fail(c, CHILD_STEP_NETLINK, errno, "--connect", 125);
+		int r = fd_send(c->sock, fd);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		close(fd);
+	}
 	/* 5. The new root, pivoted into. */
 	if (c->mounts) {
 		struct mount_failure mf;
@@ -272,7 +333,14 @@ _Noreturn void child_main(const struct child *c)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
 		_exit(125);
-	/* 9. The jail's init forks the command and stays as pid 1; the
+	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
+	 *    soft and hard, and without capabilities nothing raises it. */
+	if (c->nproc) {
+		struct rlimit rl = { .rlim_cur = c->nproc, .rlim_max = c->nproc };
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", 125);
+	}
+	/* 10. The jail's init forks the command and stays as pid 1; the
 	 *    landlock backend's process is the command. */
 	if (c->init)
 		be_init(c);

@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "jail/terminal.h"
@@ -40,6 +41,11 @@ struct child_error {
 	char path[512];
 };
 
+struct child_listen {
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
 struct child {
 	/* What runs, and where. */
 	const char *cwd;
@@ -61,12 +67,24 @@ struct child {
 	 * the jail, confines itself, forks the command and reaps. */
 	bool init;
 	bool loopback;		/* bring lo up */
+	bool responder;		/* and hand stockade the name responder's socket */
+	/* --connect in the namespace jail: listeners bound in the jail's
+	 * network namespace before the command starts, handed to stockade
+	 * (after the responder's), which carries each connection out. */
+	const struct child_listen *listens;
+	size_t n_listens;
+	/* --publish in the namespace jail: init makes a socket of the jail's
+	 * network for each byte stockade sends here ('4' or '6'), and sends
+	 * it back; -1: none. */
+	int factory;
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
 
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */
 	int cgroup_procs;
+	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none. */
+	unsigned long nproc;
 
 	/* Confinement; jail false for --mode off, which runs it plain. */
 	bool jail;

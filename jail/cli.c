@@ -10,6 +10,8 @@ enum {
 	OPT_WRITE,
 	OPT_HIDE,
 	OPT_NET,
+	OPT_PUBLISH,
+	OPT_CONNECT,
 	OPT_BACKEND,
 	OPT_MODE,
 	OPT_ENV,
@@ -19,7 +21,12 @@ enum {
 	OPT_REPORT,
 	OPT_CONFIG,
 	OPT_JSON,
+	OPT_LIST,
+	OPT_REVOKE,
 	OPT_VERSION,
+	OPT_MAX_PROCS,
+	OPT_MEMORY,
+	OPT_TMP_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -30,6 +37,8 @@ static const struct option long_options[] = {
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "net", required_argument, NULL, OPT_NET },
+	{ "publish", required_argument, NULL, OPT_PUBLISH },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "env", required_argument, NULL, OPT_ENV },
@@ -38,10 +47,15 @@ static const struct option long_options[] = {
 	{ "hide-ignored", no_argument, NULL, OPT_HIDE_IGNORED },
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "revoke", required_argument, NULL, OPT_REVOKE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
 	{ 0 },
 };
 
@@ -49,8 +63,8 @@ void cli_usage(FILE *f)
 {
 	fputs("usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       stockade doctor [--json]\n"
-	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
-	      "       stockade trust [FILE]\n"
+	      "       stockade explain [-v | --json] [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
 	      "\n"
@@ -65,6 +79,11 @@ void cli_usage(FILE *f)
 	      "      --write PATH        let the command write PATH (repeatable)\n"
 	      "      --hide PATH         keep PATH from the command, even inside a grant\n"
 	      "      --net MODE          off, loopback (default) or on\n"
+	      "      --publish [HOST_ADDR:]PORT[:JAIL_PORT]\n"
+	      "                          make the run's listener on JAIL_PORT reachable\n"
+	      "                          from the host on HOST_ADDR:PORT (127.0.0.1)\n"
+	      "      --connect HOST:PORT | unix:PATH\n"
+	      "                          let the command reach this one service of the host\n"
 	      "      --backend NAME      auto (default), namespaces, landlock or seatbelt\n"
 	      "      --mode MODE         auto (default), required (refuse if anything is\n"
 	      "                          unenforced) or off (run without a jail)\n"
@@ -72,6 +91,9 @@ void cli_usage(FILE *f)
 	      "      --unset NAME        remove NAME from the environment\n"
 	      "      --home DIR          keep this home across runs instead of a fresh one\n"
 	      "      --hide-ignored      hide the files git ignores in the workspace\n"
+	      "      --max-procs N       the run's processes and threads (default 8192)\n"
+	      "      --memory SIZE       the run's memory, as 4G or 50% (default 75%)\n"
+	      "      --tmp-size SIZE     /tmp, home and /dev/shm together (default 50%)\n"
 	      "      --report FILE       write what was enforced and refused as JSON\n"
 	      "  -q, --quiet             say nothing unless something fails\n"
 	      "  -v, --verbose           say what is enforced and what is not\n"
@@ -155,15 +177,25 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			l->net_set = true;
 			l->net_source = SOURCE_OPTION_OF("--net");
 			break;
+		case OPT_PUBLISH:
+		case OPT_CONNECT: {
+			const char *why, *opt = c == OPT_PUBLISH ? "--publish" : "--connect";
+			if (layer_add_grant(l, c == OPT_PUBLISH ? GRANT_PUBLISH : GRANT_CONNECT, optarg,
+					    SOURCE_OPTION_OF(c == OPT_PUBLISH ? "--publish" : "--connect"), &why) < 0)
+				USAGE_ERROR("invalid %s '%s': %s", opt, optarg, why);
+			break;
+		}
 		case OPT_BACKEND:
 			if (backend_from_name(optarg, &l->backend) < 0)
 				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
 			l->backend_set = true;
+			l->backend_source = SOURCE_OPTION_OF("--backend");
 			break;
 		case OPT_MODE:
 			if (run_mode_from_name(optarg, &l->mode) < 0)
 				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
 			l->mode_set = true;
+			l->mode_source = SOURCE_OPTION_OF("--mode");
 			break;
 		case OPT_ENV: {
 			const char *eq = strchr(optarg, '=');
@@ -186,6 +218,29 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_HIDE_IGNORED:
 			o->hide_ignored = true;
+			l->hide_ignored_set = true;
+			l->hide_ignored = true;
+			l->hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
+			break;
+		case OPT_MAX_PROCS: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || *end || n < 2 || n > (1UL << 22) || optarg[0] == '-')
+				USAGE_ERROR("invalid --max-procs '%s': use a number of processes from 2 to 4194304", optarg);
+			l->max_procs = n;
+			l->max_procs_source = SOURCE_OPTION_OF("--max-procs");
+			break;
+		}
+		case OPT_MEMORY:
+			if (size_spec_parse(optarg, &l->memory) < 0)
+				USAGE_ERROR("invalid --memory '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
+			l->memory_source = SOURCE_OPTION_OF("--memory");
+			break;
+		case OPT_TMP_SIZE:
+			if (size_spec_parse(optarg, &l->tmp_size) < 0)
+				USAGE_ERROR("invalid --tmp-size '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
+			l->tmp_size_source = SOURCE_OPTION_OF("--tmp-size");
 			break;
 		case OPT_REPORT:
 			free(o->report);
@@ -193,6 +248,13 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_LIST:
+			o->trust_list = true;
+			break;
+		case OPT_REVOKE:
+			free(o->revoke);
+			o->revoke = xstrdup(optarg);
 			break;
 		case 'q':
 			o->verbosity = -1;
@@ -220,8 +282,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	}
 
 	int rest = first - 1 + optind;
-	if (o->json && o->command != CMD_DOCTOR)
-		USAGE_ERROR("--json goes with 'stockade doctor'");
+	if (o->json && o->command != CMD_DOCTOR && o->command != CMD_EXPLAIN)
+		USAGE_ERROR("--json goes with 'stockade doctor' and 'stockade explain'");
 	if (o->command == CMD_WHY) {
 		/* stockade why TARGET [-- COMMAND] */
 		if (rest >= argc || streq(argv[rest], "--"))
@@ -237,6 +299,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		USAGE_ERROR("no command given");
 	if (o->command == CMD_DOCTOR && o->argv[0])
 		USAGE_ERROR("'stockade doctor' takes no command");
+	if ((o->trust_list || o->revoke) && o->command != CMD_TRUST)
+		USAGE_ERROR("%s goes with 'stockade trust'", o->trust_list ? "--list" : "--revoke");
+	if (o->command == CMD_TRUST &&
+	    (strv_length(o->argv) > 1 || ((o->trust_list || o->revoke) && o->argv[0]) || (o->trust_list && o->revoke)))
+		USAGE_ERROR("usage: stockade trust [FILE] | --list | --revoke FILE");
 	if (o->command == CMD_QUARANTINE) {
 		size_t n = strv_length(o->argv);
 		bool list = n == 0 || (n == 1 && streq(o->argv[0], "list"));
@@ -253,6 +320,7 @@ void options_free(struct options *o)
 	free(o->report);
 	free(o->config);
 	free(o->profile);
+	free(o->revoke);
 	free(o->why_target);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };

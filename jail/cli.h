@@ -27,6 +27,8 @@ struct options {
 	bool hide_ignored;
 	int verbosity;		/* -1 quiet, 0, 1 verbose */
 	bool json;
+	bool trust_list;	/* stockade trust --list */
+	char *revoke;		/* stockade trust --revoke FILE */
 	char **argv;		/* the command, NULL-terminated; may be empty */
 	char *why_target;	/* stockade why TARGET */
 };

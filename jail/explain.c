@@ -1,41 +1,14 @@
 #include "jail/explain.h"
 
+#include "jail/explain-policy.h"
+
 #include "lib/log.h"
 #include "lib/util.h"
 
-static void print_rule(FILE *f, const struct policy *p, const struct rule *r)
-{
-	const struct rule *w = policy_rule_for(p, r->path);
-	fprintf(f, "  %-8s %s  (%s)%s\n", access_name(r->access), r->path, r->origin,
-		w != r && streq(w->path, r->path) ? " [overridden on this path]" : "");
-}
-
-static void print_env(FILE *f, const struct env *e)
-{
-	fputs("environment changes:\n", f);
-	for (size_t i = 0; i < e->n_changes; i++) {
-		const struct env_change *c = &e->changes[i];
-		if (c->value)
-			fprintf(f, "  %s=%s  (%s)\n", c->name, c->value, c->why);
-		else
-			fprintf(f, "  -%s  (removed: %s)\n", c->name, c->why);
-	}
-}
-
 void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
 {
-	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
-		backend_name(pl->backend), why, net_mode_name(p->net), pl->places.home,
-		p->home ? " (kept, --home)" : " (fresh, removed after the run)", pl->places.tmpdir);
-	if (p->argv)
-		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
-	fputs("path rules (the deepest wins; on one path hide > protect > read > write):\n", f);
-	for (size_t i = 0; i < p->n_rules; i++)
-		print_rule(f, p, &p->rules[i]);
-	fputs("the backend's own places (made for each run, gone after it):\n", f);
-	for (size_t i = 0; i < pl->places.n_rules; i++)
-		fprintf(f, "  %-8s %s  (%s)\n", access_name(pl->places.rules[i].access), pl->places.rules[i].path,
-			pl->places.rules[i].origin);
+	explain_print_head(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir);
+	explain_print_rules(f, p, pl->places.rules, pl->places.n_rules);
 	if (pl->backend == BACKEND_NAMESPACES)
 		mount_plan_print(f, &pl->mounts);
 	if (pl->backend != BACKEND_NONE) {
@@ -43,13 +16,64 @@ void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const
 			landlock_plan_print(f, &pl->landlock);
 		seccomp_plan_print(f, &pl->seccomp);
 	}
-	print_env(f, &pl->places.env);
-	fputs("enforced:\n", f);
-	for (size_t i = 0; rep->enforced[i]; i++)
-		fprintf(f, "  %s\n", rep->enforced[i]);
-	fputs("unenforced:\n", f);
-	for (size_t i = 0; i < rep->n_gaps; i++)
-		fprintf(f, "  %s: %s\n", rep->gaps[i].what, rep->gaps[i].why);
+	explain_print_env(f, &pl->places.env);
+	explain_print_report(f, rep);
+}
+
+void explain_summary(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
+{
+	explain_print_head(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir);
+	explain_print_rules_summary(f, p, pl->places.rules, pl->places.n_rules);
+	fprintf(f, "plans: %zu mounts, %zu Landlock rules, %zu seccomp rows; %zu environment changes (explain -v)\n",
+		pl->backend == BACKEND_NAMESPACES ? pl->mounts.n_entries : 0, pl->landlock.n_rules, pl->seccomp.n_rules,
+		pl->places.env.n_changes);
+	explain_print_report(f, rep);
+	fputs("explain -v prints every rule and plan; explain --json the same as JSON\n", f);
+}
+
+/* A module's own print of its plan, as one JSON string. */
+static void json_plan(FILE *f, const char *name, void (*print)(FILE *, const void *), const void *plan)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (m) {
+		print(m, plan);
+		fclose(m);
+	}
+	fprintf(f, ",\n  \"%s\": ", name);
+	json_string(f, buf ? buf : "");
+	free(buf);
+}
+
+static void print_mounts(FILE *f, const void *plan)
+{
+	mount_plan_print(f, plan);
+}
+
+static void print_landlock(FILE *f, const void *plan)
+{
+	landlock_plan_print(f, plan);
+}
+
+static void print_seccomp(FILE *f, const void *plan)
+{
+	seccomp_plan_print(f, plan);
+}
+
+void explain_json(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
+{
+	fputs("{\n", f);
+	explain_json_policy(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir, pl->places.rules,
+			    pl->places.n_rules, &pl->places.env, rep);
+	if (pl->backend == BACKEND_NAMESPACES)
+		json_plan(f, "mounts", print_mounts, &pl->mounts);
+	if (pl->backend != BACKEND_NONE) {
+		if (pl->landlock.abi)
+			json_plan(f, "landlock", print_landlock, &pl->landlock);
+		json_plan(f, "seccomp", print_seccomp, &pl->seccomp);
+	}
+	fputs("\n}\n", f);
 }
 
 int explain(struct run *r)
@@ -71,7 +95,12 @@ int explain(struct run *r)
 		return 125;
 	}
 	plan_describe(&pl, r->p, r->h, false, r->rep);
-	explain_print(stdout, r->p, &pl, r->why, r->rep);
+	if (r->explain_detail == 2)
+		explain_json(stdout, r->p, &pl, r->why, r->rep);
+	else if (r->explain_detail == 1)
+		explain_print(stdout, r->p, &pl, r->why, r->rep);
+	else
+		explain_summary(stdout, r->p, &pl, r->why, r->rep);
 	plan_free(&pl);
 	return fflush(stdout) == 0 ? 0 : 125;
 }

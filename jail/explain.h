@@ -14,3 +14,6 @@ int explain(struct run *r);
 /* Prints a plan made for p, with what it enforces (rep, from
  * plan_describe). */
 void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep);
+/* The same in one screen, and as one JSON object. */
+void explain_summary(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep);
+void explain_json(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep);

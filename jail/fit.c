@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "jail/cgroup.h"
+#include "jail/limits.h"
 #include "jail/ids.h"
 #include "policy/report.h"
 #include "seccomp/seccomp.h"
@@ -291,8 +292,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 		fprintf(f, "},\n  \"apparmor_userns\": {\"restricted\": %s, \"profile_loaded\": %s",
 			h->apparmor_userns < 0 ? "null" : h->apparmor_userns ? "true" : "false",
 			h->apparmor_profile ? "true" : "false");
-		fprintf(f, "},\n  \"yama_ptrace_scope\": %d,\n  \"legacy_tiocsti\": %d,\n", h->yama,
-			h->legacy_tiocsti);
+		fputs("},\n", f);
+		limits_doctor(f, true);
+		fprintf(f, "  \"yama_ptrace_scope\": %d,\n  \"legacy_tiocsti\": %d,\n", h->yama, h->legacy_tiocsti);
 		fputs("  \"auto_backend\": ", f);
 		json_string(f, backend_name(auto_backend));
 		fputs(",\n  \"why\": ", f);
@@ -339,6 +341,7 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 	else
 		fprintf(f, "cgroup:                 not delegated here (%s): if stockade is killed, processes the command left may outlive it\n",
 			err_name(h->cgroup_err));
+	limits_doctor(f, false);
 	if (h->yama < 0)
 		fputs("yama ptrace_scope:      not present\n", f);
 	else

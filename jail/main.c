@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 
 #include "jail/cli.h"
+#include "jail/config.h"
 #include "jail/explain.h"
 #include "jail/fit.h"
+#include "jail/ignored.h"
 #include "jail/quarantine.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/sbverbs.h"
 #include "jail/why.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -17,26 +20,6 @@
 #include "policy/report.h"
 
 extern char **environ;
-
-/* Options whose mechanism comes in a later part: refused, never ignored. */
-static int refuse_unbuilt(const struct options *o)
-{
-	const char *what = NULL;
-	if (o->command == CMD_TRUST)
-		what = "'stockade trust': stockade.ini files are not read yet";
-	else if (o->config)
-		what = "--config: stockade.ini files are not read yet";
-	else if (o->profile)
-		what = "--profile: stockade.ini files are not read yet";
-	else if (o->hide_ignored)
-		what = "--hide-ignored is not built yet";
-	else if (o->layer.backend_set && o->layer.backend == BACKEND_SEATBELT)
-		what = "--backend seatbelt: Seatbelt runs on macOS only";
-	if (!what)
-		return 0;
-	log_error("%s", what);
-	return -EOPNOTSUPP;
-}
 
 /* A backend this host cannot use at all: never tried. */
 static int refuse_unusable(enum backend backend, const struct host *h, const char *why)
@@ -81,21 +64,27 @@ static int add_listed_handoffs(struct policy *p)
 
 static int run_jailed(const struct options *o, unsigned long long start_us, struct report *rep)
 {
-	/* 1. The policy, from its layers: the built-in defaults, then the
-	 *    command line. Nothing is made and no process started. */
+	/* 1. The policy, from its layers: the built-in defaults, the
+	 *    settings files (the user's, the workspace's, the profile, the
+	 *    matching [command] sections), then the command line. Nothing
+	 *    is made and no process started. */
 	struct policy p;
-	struct policy_failure pf;
-	int e = policy_build(&o->layer, 1, o->argv, environ, &p, &pf);
-	if (e < 0) {
-		say_policy_failure(&pf);
-		policy_failure_free(&pf);
+	struct run_config rc;
+	int e = config_policy(o, environ, &rc, &p);
+	if (e) {
+		config_free(&rc);
+		return e;
+	}
+	if (ignored_hide(&p) < 0) {
 		policy_free(&p);
+		config_free(&rc);
 		return 125;
 	}
 	say_skipped(&p);
 	if (o->command == CMD_WHY) {
 		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, o->why_target);
 		policy_free(&p);
+		config_free(&rc);
 		return st;
 	}
 
@@ -113,12 +102,37 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
 	int status = 125;
+	/* 3. Seatbelt: its profile printed on any system, with the trust
+	 *    hand-offs as the guard's index knows them (the profile refuses
+	 *    writes to each, existing or not); a run on macOS only (the
+	 *    macOS build has its own main). */
+	if (r.backend == BACKEND_SEATBELT) {
+		if (add_listed_handoffs(&p) < 0)
+			goto out;
+		if (o->command == CMD_EXPLAIN) {
+			status = sbverb_explain(&p, environ, r.why);
+		} else if (!p.program) {
+			log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
+			status = p.program_error == ENOENT ? 127 : 126;
+		} else {
+			status = sbverb_run(&p, environ, rep);
+		}
+		goto out;
+	}
 	/* 3. explain: the plans, printed, with the trust hand-offs as the
 	 *    guard's index knows them. */
 	if (o->command == CMD_EXPLAIN) {
 		if (add_listed_handoffs(&p) < 0)
 			goto out;
-		status = refuse_unusable(r.backend, &h, r.why) < 0 ? 125 : explain(&r);
+		if (refuse_unusable(r.backend, &h, r.why) < 0) {
+			status = 125;
+			goto out;
+		}
+		/* the settings files first, then the plans */
+		r.explain_detail = o->json ? 2 : o->verbosity > 0 ? 1 : 0;
+		if (!o->json)
+			config_print(stdout, &rc, o, &p);
+		status = explain(&r);
 		goto out;
 	}
 	/* 4. A program that cannot be found or run is said before anything
@@ -154,6 +168,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 out:
 	host_free(&h);
 	policy_free(&p);
+	config_free(&rc);
 	return status;
 }
 
@@ -237,13 +252,13 @@ int main(int argc, char **argv)
 		break;
 	}
 	case CMD_TRUST:
+		status = config_trust_verb(&o, environ);
+		break;
 	case CMD_RUN:
 	case CMD_EXPLAIN:
 	case CMD_WHY:
-		if (refuse_unbuilt(&o) < 0) {
-			status = 125;
-			break;
-		}
+		/* --backend seatbelt: explain prints its profile on any system;
+		 * a run is refused off macOS (run_jailed) */
 		status = run(&o, start);
 		break;
 	}

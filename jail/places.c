@@ -278,7 +278,7 @@ static void sweep(struct places *pl, int base_fd, uid_t uid)
 	struct dir_iter it = { .fd = base_fd, .buf = buf };
 	struct leftover *left = NULL;
 	size_t n = 0;
-	const struct dirent64 *de;
+	const dir_entry *de;
 	int err = 0;
 	/* A few at a time, each lock held until its directory is gone: the
 	 * rest go with the next runs. */

@@ -21,8 +21,13 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 
 void plan_mounts(struct plan *pl, const struct policy *p)
 {
-	if (pl->backend == BACKEND_NAMESPACES)
-		mount_plan(p, pl->places.rules, pl->places.n_rules, &pl->mounts);
+	if (pl->backend != BACKEND_NAMESPACES)
+		return;
+	mount_plan(p, pl->places.rules, pl->places.n_rules, &pl->mounts);
+	/* Name lookups go to the jail's own responder (netns/): with no
+	 * resolver configured, the C libraries ask 127.0.0.1. */
+	if (p->net == NET_LOOPBACK)
+		mount_plan_cover(&pl->mounts, NETNS_RESOLV_CONF, "network loopback: the name responder");
 }
 
 int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)

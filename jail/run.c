@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -18,7 +19,9 @@
 
 #include "jail/cgroup.h"
 #include "jail/child.h"
+#include "jail/forwards.h"
 #include "jail/ids.h"
+#include "jail/limits.h"
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "jail/terminal.h"
@@ -27,6 +30,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
+#include "netns/netns.h"
 #include "supervise/supervise.h"
 
 /* The namespace jail was refused by the host and auto may fall back to
@@ -269,12 +273,16 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	seccomp_listener_answer(listener, req.id, err);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
 	/* A terminal request is named: the list refuses many. */
-	char what[48];
+	char ioctl_what[48];
 	if (rule && streq(rule->name, "ioctl")) {
-		snprintf(what, sizeof(what), "ioctl %s", seccomp_ioctl_name((uint32_t)req.data.args[1]));
-		name = what;
+		snprintf(ioctl_what, sizeof(ioctl_what), "ioctl %s", seccomp_ioctl_name((uint32_t)req.data.args[1]));
+		name = ioctl_what;
 	}
-	report_denial(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?");
+	const char *why = rule ? seccomp_why(rule) : NULL;
+	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
+	const char *fix = seccomp_fix(rule);
+	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
+			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
 
 /* The command's process as stockade holds it while it runs. */
@@ -283,7 +291,10 @@ struct process {
 	bool own_pgrp;		/* the command has a process group of its own */
 	bool via_init;		/* signals go to init, which passes them on */
 	int listener;		/* -1: none */
+	int responder;		/* the namespace jail's name responder; -1: none */
 	struct supervisor *super;
+	struct forward *forward;	/* --publish, --connect; NULL: none */
+	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
 	int init_sock;			/* the jail's init's reports (-1: none) */
@@ -340,17 +351,19 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	bool stopped = false;
 	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
-		struct pollfd fds[3 + TERMINAL_POLLFDS + 64] = {
+		struct pollfd fds[4 + TERMINAL_POLLFDS + 64 + 320] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
+			{ .fd = pr->responder, .events = POLLIN },
 			{ .fd = pr->init_sock, .events = POLLIN },
 		};
-		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 3) : 0;
-		struct pollfd *sv_fds = fds + 3 + n_term;
+		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 4) : 0;
+		struct pollfd *sv_fds = fds + 4 + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
+		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 3 + n_term + n_pending, n_pending ? 10 : -1);
+		int n = poll(fds, 4 + n_term + n_pending + n_forward, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -366,6 +379,10 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			read_init_report(pr);
 		if (n_pending)
 			supervisor_ready(pr->super, sv_fds, n_pending);
+		if (n_forward)
+			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
+		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
+			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -451,8 +468,10 @@ static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc
 size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS])
 {
 	size_t n = 0;
+	/* The settings files in effect that lie in the workspace are
+	 * hand-offs too: the next run reads them. */
 	ret[n++] = (struct guard_options){ .workspace = p->workspace, .state_dir = p->state_dir, .user_home = p->user_home,
-					   .writable = writable };
+					   .writable = writable, .extra = p->conf_handoffs };
 	const char *outer[] = { p->outer_gitdir, p->outer_commondir };
 	for (size_t i = 0; i < ARRAY_SIZE(outer); i++)
 		if (outer[i])
@@ -471,12 +490,55 @@ char **run_writable_trees(const struct policy *p)
 	return v;
 }
 
+/* stockade's own limits, which the guard needs once the run is over:
+ * descriptors, file sizes, memory, processes (its git) and CPU time. */
+static const struct {
+	int resource;
+	const char *name;
+} own_limits[] = {
+	{ RLIMIT_NOFILE, "RLIMIT_NOFILE" }, { RLIMIT_FSIZE, "RLIMIT_FSIZE" }, { RLIMIT_AS, "RLIMIT_AS" },
+	{ RLIMIT_DATA, "RLIMIT_DATA" },	    { RLIMIT_STACK, "RLIMIT_STACK" }, { RLIMIT_NPROC, "RLIMIT_NPROC" },
+	{ RLIMIT_CPU, "RLIMIT_CPU" },
+};
+_Static_assert(ARRAY_SIZE(own_limits) == ARRAY_SIZE(((struct run *)0)->own_limits), "struct run keeps each of them");
+
+/* Before the guard's end: each soft limit raised to its hard one (the
+ * run is over, nothing inherits them but stockade's own git), so that a
+ * caller's low descriptor limit does not leave a hand-off planted. One
+ * lowered below what stockade started with, by anyone, and not raised
+ * back: said, and false; the guard still does what it can. */
+static bool restore_own_limits(const struct rlimit before[])
+{
+	bool ok = true;
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++) {
+		struct rlimit now;
+		if (getrlimit(own_limits[i].resource, &now) < 0)
+			continue;
+		if (now.rlim_cur != now.rlim_max) {
+			struct rlimit raised = { .rlim_cur = now.rlim_max, .rlim_max = now.rlim_max };
+			if (setrlimit(own_limits[i].resource, &raised) == 0)
+				now = raised;
+		}
+		if (now.rlim_cur >= before[i].rlim_cur)
+			continue;
+		log_error("stockade's own %s was lowered during the run (to %llu, from %llu): the guard may not undo everything",
+			  own_limits[i].name, (unsigned long long)now.rlim_cur, (unsigned long long)before[i].rlim_cur);
+		ok = false;
+	}
+	return ok;
+}
+
 /* The guard's baselines, a killed run undone first; said, and failed on. */
 int run_begin_guard(struct run *r)
 {
 	if (r->n_guards)
 		return 0;
-	struct guard_options areas[RUN_GUARD_AREAS];
+	/* stockade's own limits, as the run starts: the guard's end checks
+	 * them (restore_own_limits). */
+	for (size_t i = 0; i < ARRAY_SIZE(own_limits); i++)
+		if (getrlimit(own_limits[i].resource, &r->own_limits[i]) < 0)
+			r->own_limits[i] = (struct rlimit){ 0, 0 };
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	_cleanup_strv_ char **writable = run_writable_trees(r->p);
 	size_t n = run_guard_areas(r->p, writable, areas);
 	for (size_t i = 0; i < n; i++) {
@@ -617,6 +679,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 		.close_fd = term->master,
 		.exec_mask = &sg->old,
 		.cgroup_procs = -1,
+		.factory = -1,
 		.jail = pl->backend != BACKEND_NONE,
 		.bpf = pl->backend != BACKEND_NONE ? &pl->bpf : NULL,
 	};
@@ -630,7 +693,13 @@ static int run_namespaces(struct run *r)
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
-	_cleanup_close_ int listener = -1, null_fd = -1;
+	struct run_limits lim = RUN_LIMITS_INIT;
+	struct run_cgroup cg = RUN_CGROUP_INIT;
+	_cleanup_close_ int listener = -1;
+	_cleanup_close_ int responder = -1;
+	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	_cleanup_free_ char *net_source = NULL;
+	_cleanup_close_ int null_fd = -1;
 	struct terminal term;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
@@ -651,7 +720,15 @@ static int run_namespaces(struct run *r)
 	plan_mounts(&pl, p);
 	if (plan_landlock_said(r, &pl) < 0)
 		goto out;
-	/* 4. What is enforced here; --mode required refuses the rest. */
+	/* 4. The limits, by the best mechanism here; what is enforced;
+	 *    --mode required refuses the rest. */
+	/*    A cgroup of the run's own where one can be made: the jail is
+	 *    cloned into it, so that its cgroup namespace (and the tree it
+	 *    mounts) is rooted there, and its limits go on it. */
+	if (cgroup_create(&cg) < 0)
+		cgroup_release(&cg);
+	limits_setup(p, BACKEND_NAMESPACES, cg.dir, &lim);
+	limits_describe(&lim, p, NULL, rep);
 	if (say_enforced(r, &pl, false) < 0)
 		goto out;
 	/* 5. Signals blocked, the pipes to the jail's init. */
@@ -659,6 +736,10 @@ static int run_namespaces(struct run *r)
 		log_error("cannot set up the pipes to the command's process: %m");
 		goto out;
 	}
+	/* 5b. --publish's listeners on the host, and what --connect binds
+	 *     inside. */
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
+		goto out;
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
 	 *    It makes the jail's pty itself, in the new root; until then
 	 *    /dev/null stands in for the user's terminal. */
@@ -669,21 +750,37 @@ static int run_namespaces(struct run *r)
 	struct child c = child_of(p, &pl, &sg, &term);
 	c.tty_stand_in = null_fd;
 	c.init = true;
+	c.factory = fwd.factory_child;
+	c.listens = fwd.listens;
+	c.n_listens = fwd.n_listens;
 	c.loopback = p->net == NET_LOOPBACK;
+	c.responder = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
-	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	pid_t pid = -1;
+	if (cg.dir_fd >= 0) {
+		struct clone_args args = { .flags = flags | CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+					   .cgroup = (uint64_t)cg.dir_fd };
+		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	}
+	if (pid < 0)
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
 		link_child_side(&ln);
 		child_main(&c);
 	}
 	int clone_err = errno;
 	link_parent_side(&ln);
+	if (fwd.factory_child >= 0) {
+		close(fwd.factory_child);
+		fwd.factory_child = -1;
+	}
 	if (pid < 0) {
 		set_fallback(rep, "user namespaces refused: clone", clone_err);
 		if (clone_refused(clone_err) && r->may_fall_back) {
@@ -708,15 +805,25 @@ static int run_namespaces(struct run *r)
 			log_error("cannot write the jail's uid and gid maps: %s", strerror(-e));
 		goto out;
 	}
+	/* The limits' groups, before anything runs in the jail. */
+	e = limits_join(&lim, pid);
+	if (e < 0) {
+		kill_and_reap(pid);
+		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
+		goto out;
+	}
 	if (child_go(ln.sock[0], -1) < 0) {
 		log_error("cannot start the jail's init: %m");
 		kill_and_reap(pid);
 		goto out;
 	}
-	/* 8. The pty's master, once init has built the root; the listener,
-	 *    once it has loaded its filter; then EOF on the error pipe says
-	 *    the command has exec'd. */
-	bool failed = (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
+	/* 8. What init hands over, in its order: the name responder's
+	 *    socket and --connect's listeners (before the new root), the
+	 *    pty's master (once the root is built), the listener (once it
+	 *    has loaded its filter); then EOF on the error pipe says the
+	 *    command has exec'd. */
+	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+		      (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		      fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
@@ -750,7 +857,10 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .watch = &w, .term = &term, .init_sock = ln.sock[0], .init_status = -1 };
+			      .responder = responder, .forward = fwd.fw, .watch = &w, .term = &term,
+			      .init_sock = ln.sock[0], .init_status = -1 };
+	net_source = source_text(&p->net_source);
+	pr.net_source = net_source;
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
@@ -773,12 +883,16 @@ static int run_namespaces(struct run *r)
 	 * the user's terminal as it was. */
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
+	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;
 }
@@ -791,7 +905,9 @@ static int run_landlock(struct run *r)
 	struct signals sg = { .fd = -1 };
 	struct link ln = { { -1, -1 }, { -1, -1 } };
 	struct run_cgroup cg = RUN_CGROUP_INIT;
+	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
+	struct forwards fwd = { .factory = -1, .factory_child = -1 };
 	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;
@@ -819,8 +935,15 @@ static int run_landlock(struct run *r)
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
 		cgroup_release(&cg);
-	/* 2a. The run's own pty, from the host's devpts, its slave alone
-	 *     granted; after the cgroup's watcher, which must not hold it. */
+	/*    The limits: in that cgroup where the host gave it the
+	 *    controllers, else by the best mechanism here. */
+	limits_setup(p, r->backend, cg.dir, &lim);
+	/* 2b. --publish's listeners on the host, before the command starts. */
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
+		goto out;
+	/* 2c. The run's own pty, from the host's devpts, its slave alone
+	 *     granted; after the cgroup's watcher and --publish's factory,
+	 *     which must not hold it. */
 	if (jail && terminal_wanted(&term)) {
 		int e = terminal_open_host_pty(&term);
 		if (e < 0) {
@@ -840,6 +963,7 @@ static int run_landlock(struct run *r)
 	struct child c = child_of(p, &pl, &sg, &term);
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
+	c.nproc = lim.nproc;
 	bool in_cgroup;
 	pid = fork_into(&cg, &in_cgroup);
 	if (pid == 0) {
@@ -860,6 +984,11 @@ static int run_landlock(struct run *r)
 		close(TAKE_FD(term.slave));
 	if (!jail && c.own_pgrp)
 		(void)setpgid(pid, pid);
+	int le = limits_join(&lim, pid);
+	if (le < 0) {
+		log_error("cannot put the command into the cgroup of its limits: %s", strerror(-le));
+		goto out;
+	}
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
 		goto out;
@@ -881,6 +1010,8 @@ static int run_landlock(struct run *r)
 		}
 	}
 	/* 7. What is enforced here; --mode required refuses the rest. */
+	if (jail)
+		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
 	/* 8. Go, with the ruleset: the process restricts itself and execs. A
@@ -913,7 +1044,9 @@ static int run_landlock(struct run *r)
 		.pid = pid,
 		.own_pgrp = c.own_pgrp,
 		.listener = TAKE_FD(listener),
+		.responder = -1,
 		.super = NULL,
+		.forward = fwd.fw,
 		.term = &term,
 		.init_sock = -1,
 		.init_status = -1,
@@ -929,6 +1062,7 @@ static int run_landlock(struct run *r)
 	pid = -1;
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
+	limits_after(&lim, p, rep);
 	if (pr.super) {
 		supervisor_drain(pr.super);
 		if (!supervisor_whole_run(pr.super))
@@ -942,9 +1076,11 @@ static int run_landlock(struct run *r)
 out:
 	if (pid > 0)
 		kill_and_reap(pid);
+	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
+	limits_release(&lim);
 	cgroup_release(&cg);
 	plan_free(&pl);
 	return status;
@@ -972,8 +1108,11 @@ int run_command(struct run *r)
 int run_end_guard(struct run *r, int status)
 {
 	/* Every process of the run is gone: the guard undoes what it changed,
-	 * in the workspace and in a git directory around it. */
-	struct guard_options areas[RUN_GUARD_AREAS];
+	 * in the workspace and in a git directory around it, with stockade's
+	 * own limits checked first (fails closed: 122). */
+	if (!restore_own_limits(r->own_limits) && status != 125)
+		status = RUN_CLEANUP_FAILED;
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	run_guard_areas(r->p, NULL, areas);
 	for (size_t i = 0; i < r->n_guards; i++) {
 		struct guard_report gr = { 0 };

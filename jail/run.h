@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/resource.h>
 
 #include "guard/guard.h"
 #include "jail/fit.h"
@@ -18,10 +19,15 @@ struct run {
 	bool may_fall_back;	/* auto: a refused namespace jail falls back to landlock */
 	unsigned long long start_us;
 	struct report *rep;
+	/* explain: one screen (0), everything (-v, 1), or JSON (--json, 2) */
+	int explain_detail;
 	/* begun by the first backend that gets that far: the workspace's, and
 	 * those of a git directory around it (run_guard_areas) */
 	struct guard *guards[3];
 	size_t n_guards;
+	/* stockade's own limits when the guard began (jail/run.c's
+	 * own_limits), checked before it ends */
+	struct rlimit own_limits[7];
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory

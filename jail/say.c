@@ -5,122 +5,13 @@
 #include "lib/util.h"
 #include "mount/mount.h"
 
-/* How a source reads after the thing it named: "on the command line",
- * "in FILE line N (KEY)". */
-static char *where(const struct source *s)
-{
-	if (s->kind == SOURCE_OPTION)
-		return xstrdup("on the command line");
-	_cleanup_free_ char *t = source_text(s);
-	return xstrcat3("in ", t, "");
-}
-
-/* The option or key of a source, for "invalid --read": the name the user
- * wrote. */
-static const char *key_of(const struct source *s, const char *fallback)
-{
-	return s->key ? s->key : fallback;
-}
-
-static const char *private_reason(int err, const char *what)
-{
-	return err == EPERM ? what : strerror(err);
-}
-
-void say_policy_failure(const struct policy_failure *f)
-{
-	_cleanup_free_ char *at = where(&f->source);
-	const char *key = key_of(&f->source, "path");
-	const char *path = f->path ? f->path : "";
-	switch (f->fault) {
-	case POLICY_OK:
-		break;
-	case POLICY_NO_HOME:
-		log_error("cannot find your home directory: HOME is unset and the user database has none");
-		break;
-	case POLICY_NO_CWD:
-		log_error("cannot find the current directory: %s", strerror(f->err));
-		break;
-	case POLICY_CWD_UNRESOLVED:
-		log_error("cannot resolve the current directory '%s': %s", path, strerror(f->err));
-		break;
-	case POLICY_PATH_CONTROL:
-		log_error("invalid %s '%s' %s: the path has a control character", key, path, at);
-		break;
-	case POLICY_PATH_EMPTY:
-		log_error("invalid %s '' %s: empty path", key, at);
-		break;
-	case POLICY_PATH_MISSING:
-		log_error("cannot %s '%s' %s: %s", access_name(f->access), path, at, strerror(f->err));
-		if (f->err == ENOENT)
-			log_hint("a read or write target must exist; a --hide target that does not is skipped");
-		break;
-	case POLICY_WORKSPACE_UNUSABLE:
-		log_error("cannot use --workspace '%s': %s", path, strerror(f->err));
-		break;
-	case POLICY_WORKSPACE_NOT_DIR:
-		log_error("cannot use --workspace '%s': not a directory", path);
-		break;
-	case POLICY_WORKSPACE_IS_ROOT:
-	case POLICY_WORKSPACE_HOLDS_HOME:
-		log_error("refusing to use '%s' as the workspace: %s", path,
-			  f->fault == POLICY_WORKSPACE_IS_ROOT ? "it is the root directory" : "it is your home or holds it");
-		log_hint("run stockade in a project directory, or pass --workspace DIR");
-		break;
-	case POLICY_HOME_UNUSABLE:
-		log_error("cannot use --home '%s': %s", path,
-			  private_reason(f->err, "not a private directory of yours (mode 0700, owned by you)"));
-		break;
-	case POLICY_HOME_HOLDS_HOME:
-		log_error("refusing --home '%s': it is your home or holds it", path);
-		log_hint("--home keeps a home of the jail's own across runs: name a directory of its own");
-		break;
-	case POLICY_HANDOFFS:
-		log_error("cannot look for trust hand-offs in '%s': %s", path, strerror(f->err));
-		break;
-	case POLICY_SELF_WRITABLE:
-		log_error("refusing to run: stockade itself ('%s') would be writable from the jail", path);
-		log_hint("install stockade outside the workspace (make install), or choose another --workspace");
-		break;
-	case POLICY_STATE_WRITABLE:
-		log_error("refusing to run: stockade's state directory '%s' would be writable from the jail", path);
-		log_hint("choose a workspace that does not hold it, or set XDG_STATE_HOME elsewhere");
-		break;
-	case POLICY_STATE_LINK:
-		log_error("refusing to run: stockade's state directory is reached through the symlink '%s', which the "
-			  "jail could change",
-			  path);
-		log_hint("point XDG_STATE_HOME at the real directory, outside the workspace and anything the jail may write");
-		break;
-	}
-}
-
-void say_skipped(const struct policy *p)
-{
-	for (size_t i = 0; i < p->n_lifted; i++) {
-		const struct rule *r = &p->lifted[i];
-		_cleanup_free_ char *at = source_text(&r->source);
-		log_note("'%s' is a credential stockade hides: the command may %s it, as %s asks", r->path,
-			 r->access == ACCESS_WRITE ? "write" : "read", at);
-	}
-	for (size_t i = 0; i < p->n_skipped; i++) {
-		const struct rule *r = &p->skipped[i];
-		if (r->source.kind == SOURCE_OPTION) {
-			log_note("%s '%s' does not exist: skipped", key_of(&r->source, "--hide"), r->path);
-		} else {
-			_cleanup_free_ char *at = where(&r->source);
-			log_note("%s '%s' (%s) does not exist: skipped", key_of(&r->source, "hide"), r->path, at);
-		}
-	}
-}
-
 void say_places_failure(const struct places_failure *f)
 {
 	const char *path = f->path ? f->path : "";
 	switch (f->fault) {
 	case PLACES_BASE:
 		log_error("cannot use '%s' for the run's private directories: %s", path,
-			  private_reason(f->err, "not a private directory of yours"));
+			  say_private_reason(f->err, "not a private directory of yours"));
 		break;
 	case PLACES_RUN_DIR:
 	case PLACES_MKDIR:
@@ -128,15 +19,15 @@ void say_places_failure(const struct places_failure *f)
 		break;
 	case PLACES_KEPT_HOME:
 		log_error("cannot use --home '%s': %s", path,
-			  private_reason(f->err, "not a private directory of yours (mode 0700, owned by you)"));
+			  say_private_reason(f->err, "not a private directory of yours (mode 0700, owned by you)"));
 		break;
 	case PLACES_CACHE:
 		log_error("cannot use the cache directory '%s': %s", path,
-			  private_reason(f->err, "not a private directory of yours"));
+			  say_private_reason(f->err, "not a private directory of yours"));
 		break;
 	case PLACES_STATE:
 		log_error("cannot use the state directory '%s': %s", path,
-			  private_reason(f->err, "not a private directory of yours"));
+			  say_private_reason(f->err, "not a private directory of yours"));
 		break;
 	case PLACES_LINK:
 		log_error("cannot link '%s' into the jail's home: %s", path, strerror(f->err));
@@ -152,7 +43,10 @@ void say_handoff_refused(const char *workspace, const char *path, struct report 
 			report_denial(rep, "handoff", rel, "read-only during the run");
 			return;
 		}
-	report_denial(rep, "handoff", rel, "read-only during the run");
+	report_denial_ruled(rep, "handoff", rel, "read-only during the run",
+			    "trust hand-off, bound read-only in the namespace jail while the run goes on",
+			    "built in: the trust hand-offs (stockade.1, TRUST HAND-OFFS)",
+			    "none from inside the jail: make the change outside it (git config, git remote add)");
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	log_error("refused: a rename over trust hand-off '%s': it is read-only while the run goes on in the namespace jail",
@@ -255,7 +149,10 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 				  "'%s' (stockade quarantine restore %s)",
 				  c->path, c->old_id ? c->old_id : "?", c->old_id ? c->old_id : "ID");
 		any_aside |= c->id != NULL && !c->beside;
-		report_denial(rep, "handoff", c->path, kind);
+		_cleanup_free_ char *fix = c->id ? xstrcat3("stockade quarantine restore ", c->id, " puts it back, outside "
+							    "the jail; read it first") : NULL;
+		report_denial_ruled(rep, "handoff", c->path, kind, "trust hand-off: what the run writes there runs later outside",
+				    "built in: the trust hand-offs (stockade.1, TRUST HAND-OFFS)", fix);
 	}
 	if (any_aside)
 		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back");

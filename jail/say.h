@@ -7,12 +7,10 @@
 #include "guard/guard.h"
 #include "jail/child.h"
 #include "jail/places.h"
+#include "jail/say-policy.h"
 #include "policy/build.h"
 #include "policy/report.h"
 
-void say_policy_failure(const struct policy_failure *f);
-/* The hide targets that did not exist, one note each. */
-void say_skipped(const struct policy *p);
 void say_places_failure(const struct places_failure *f);
 /* ending: at the end of the run (undoing), not at its start. */
 /* A rename over a trust hand-off the namespace jail binds read-only,

@@ -1,10 +1,12 @@
 #include "lib/fd.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <linux/openat2.h>
 #include <sys/syscall.h>
+#endif
 
 #include "lib/path.h"
 #include "lib/util.h"
@@ -95,7 +97,9 @@ int read_small_fd(int fd, size_t max, char **ret, size_t *ret_len)
 	return 0;
 }
 
+#ifdef __linux__
 static bool openat2_missing;
+#endif
 
 /* Component by component, for kernels before 5.6 or a seccomp filter
  * that refuses openat2: each step refuses a symlink, so the result is the
@@ -107,7 +111,7 @@ static int open_walk(int dirfd, const char *path, int flags, mode_t mode, unsign
 	if (absolute && (how & OPEN_BENEATH))
 		return -EXDEV;
 	_cleanup_close_ int cur = openat(absolute ? AT_FDCWD : dirfd, absolute ? "/" : ".",
-					 O_PATH | O_DIRECTORY | O_CLOEXEC);
+					 OPEN_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
 		return -errno;
 	const char *p = path;
@@ -118,7 +122,7 @@ static int open_walk(int dirfd, const char *path, int flags, mode_t mode, unsign
 		return fd < 0 ? -errno : fd;
 	}
 	for (;;) {
-		const char *end = strchrnul(p, '/');
+		const char *end = str_chrnul(p, '/');
 		_cleanup_free_ char *comp = xstrndup(p, (size_t)(end - p));
 		if (streq(comp, "..") || !*comp)
 			return -EXDEV;
@@ -126,7 +130,7 @@ static int open_walk(int dirfd, const char *path, int flags, mode_t mode, unsign
 			int fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 			return fd < 0 ? -errno : fd;
 		}
-		int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int next = openat(cur, comp, OPEN_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			return -errno;
 		struct stat st;
@@ -148,6 +152,7 @@ int open_nofollow(int dirfd, const char *path, int flags, mode_t mode, unsigned 
 {
 	if (!*path)
 		path = ".";
+#ifdef __linux__
 	if (!openat2_missing) {
 		struct open_how oh = {
 			.flags = (uint64_t)(flags | O_CLOEXEC),
@@ -163,6 +168,7 @@ int open_nofollow(int dirfd, const char *path, int flags, mode_t mode, unsigned 
 			return -errno;
 		openat2_missing = true;
 	}
+#endif
 	return open_walk(dirfd, path, flags, mode, how);
 }
 
@@ -171,7 +177,7 @@ int open_parent_beneath(int dirfd, const char *rel, const char **ret_name)
 	_cleanup_free_ char *parent = path_parent(rel, ret_name);
 	if (!parent)
 		return -EINVAL;
-	return open_nofollow(dirfd, parent, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	return open_nofollow(dirfd, parent, OPEN_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 }
 
 int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_name)
@@ -189,7 +195,7 @@ int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_
 		close(c->fd);
 	free(c->path);
 	c->path = xstrndup(rel, n);
-	c->fd = open_nofollow(c->dirfd, c->path, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	c->fd = open_nofollow(c->dirfd, c->path, OPEN_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	return c->fd;
 }
 
@@ -233,7 +239,7 @@ int fd_send(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+	return sendmsg(sock, &msg, SEND_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 int fd_recv(int sock, int *ret_fd)
@@ -252,7 +258,7 @@ int fd_recv(int sock, int *ret_fd)
 	};
 	ssize_t n;
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &msg, RECV_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -262,15 +268,47 @@ int fd_recv(int sock, int *ret_fd)
 	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -EBADMSG;
 	memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
+#ifndef __linux__
+	/* No MSG_CMSG_CLOEXEC: marked now, before anything could exec. */
+	fcntl(*ret_fd, F_SETFD, FD_CLOEXEC);
+#endif
 	return 0;
 }
 
-const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err)
+const dir_entry *dir_next(struct dir_iter *it, int *ret_err)
 {
 	*ret_err = 0;
+#ifndef __linux__
+	/* macOS: readdir on a copy of the descriptor (getdents64 is
+	 * Linux's). The copy is closed at the end of the listing; a caller
+	 * that stops early leaves it open until exit. */
+	if (!it->dir) {
+		int copy = dup(it->fd);
+		if (copy < 0 || !(it->dir = fdopendir(copy))) {
+			*ret_err = -errno;
+			if (copy >= 0)
+				close(copy);
+			return NULL;
+		}
+		rewinddir(it->dir);
+	}
+	for (;;) {
+		errno = 0;
+		const dir_entry *de = readdir(it->dir);
+		if (!de) {
+			*ret_err = errno ? -errno : 0;
+			closedir(it->dir);
+			it->dir = NULL;
+			return NULL;
+		}
+		const char *name = de->d_name;
+		if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+			return de;
+	}
+#else
 	for (;;) {
 		while (it->off < it->len) {
-			const struct dirent64 *de = (const struct dirent64 *)(it->buf + it->off);
+			const dir_entry *de = (const dir_entry *)(it->buf + it->off);
 			it->off += de->d_reclen;
 			const char *name = de->d_name;
 			if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
@@ -287,6 +325,7 @@ const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err)
 		if (it->len == 0)
 			return NULL;
 	}
+#endif
 }
 
 static int strcmp_ptr(const void *a, const void *b)
@@ -300,7 +339,7 @@ int dir_list(int fd, char ***ret)
 	size_t n = 0;
 	_cleanup_free_ char *buf = xmalloc(DIR_BUF);
 	struct dir_iter it = { .fd = fd, .buf = buf };
-	const struct dirent64 *de;
+	const dir_entry *de;
 	int err;
 	while ((de = dir_next(&it, &err))) {
 		strv_add(&v, de->d_name);

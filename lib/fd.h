@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/compat.h"
+
 /* Retrying on EINTR and short counts. */
 int write_all(int fd, const void *buf, size_t n);
 int read_all(int fd, void *buf, size_t n, size_t *ret_read);
@@ -65,9 +67,12 @@ struct dir_iter {
 	int fd;
 	char *buf;
 	ssize_t len, off;
+#ifndef __linux__
+	DIR *dir;	/* readdir's, from a copy of fd, closed at the end */
+#endif
 };
 /* The next entry but "." and "..", NULL at the end (*ret_err 0) or on a
  * failure (*ret_err -errno). */
-const struct dirent64 *dir_next(struct dir_iter *it, int *ret_err);
+const dir_entry *dir_next(struct dir_iter *it, int *ret_err);
 /* A directory's entry names, sorted. */
 int dir_list(int fd, char ***ret);

@@ -14,6 +14,8 @@ int path_find_program(const char *word, const char *path_env, const char *cwd, c
  * checks that it is a directory owned by uid, not a symlink, and not
  * writable by anyone else. */
 int mkdir_private(const char *dir, uid_t uid);
+/* Linux only (lib/fs-linux.c), from here on. */
+
 /* Removes a tree without following any symlink inside it, making
  * read-only directories writable on the way, at any depth and with a
  * bounded number of descriptors; nothing on another mount inside it is

@@ -1,5 +1,6 @@
 #include "lib/path.h"
 
+#include "lib/compat.h"
 #include "lib/util.h"
 
 char *path_join(const char *a, const char *b)
@@ -49,7 +50,7 @@ char *path_normalize(const char *p)
 			p++;
 		if (!*p)
 			break;
-		const char *end = strchrnul(p, '/');
+		const char *end = str_chrnul(p, '/');
 		size_t seg = (size_t)(end - p);
 		if (seg == 1 && p[0] == '.') {
 			/* nothing */

@@ -1,6 +1,8 @@
 #include "lib/util.h"
 
+#ifdef __linux__
 #include <malloc.h>
+#endif
 #include <time.h>
 
 static _Noreturn void out_of_memory(void)
@@ -36,7 +38,10 @@ void *xrealloc(void *p, size_t n)
 
 void *xreallocarray(void *p, size_t n, size_t size)
 {
-	p = reallocarray(p, n ? n : 1, size ? size : 1);
+	size_t bytes;
+	if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &bytes))
+		out_of_memory();
+	p = realloc(p, bytes);
 	if (!p)
 		out_of_memory();
 	return p;
@@ -118,16 +123,31 @@ size_t strv_length(char *const *v)
 	return n;
 }
 
+/* gcc's -fanalyzer loses the string once the vector is reallocated
+ * (malloc_usable_size is opaque to it) and calls it leaked: make analyze. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
 void strv_push(char ***v, char *s)
 {
 	size_t n = strv_length(*v);
 	/* Doubled when full, however the vector was made: malloc knows
 	 * its size. */
+#ifdef __linux__
 	if ((n + 2) * sizeof(char *) > malloc_usable_size(*v))	/* 0 for NULL */
 		*v = xreallocarray(*v, 2 * (n + 2), sizeof(char *));
+#else
+	/* macOS's C library has no malloc_usable_size (malloc_size is
+	 * its own header's): grown every time, as realloc allows. */
+	*v = xreallocarray(*v, n + 2, sizeof(char *));
+#endif
 	(*v)[n] = s;
 	(*v)[n + 1] = NULL;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 void strv_add(char ***v, const char *s)
 {

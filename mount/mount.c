@@ -78,7 +78,13 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 	add(plan, MOUNT_TMPFS, 0, NULL, "/dev", "mode=0755,size=64k,nr_inodes=64", "a minimal /dev");
 	add(plan, MOUNT_DEVPTS, 0, NULL, "/dev/pts", "newinstance,ptmxmode=0666,mode=0620", "a devpts of the jail's own");
 	add(plan, MOUNT_SYMLINK, 0, "pts/ptmx", "/dev/ptmx", NULL, "a devpts of the jail's own");
-	add(plan, MOUNT_TMPFS, 0, NULL, "/dev/shm", "mode=1777,size=25%", "a private /dev/shm");
+	/* The home, /tmp and /dev/shm: directories of one tmpfs, so that
+	 * --tmp-size bounds them together. */
+	const struct size_spec *ts = &p->limits.tmp_size;
+	char num[21];
+	plan->shared_options = ts->bytes ? xstrcat3("size=", fmt_u64(num, ts->bytes), ",nr_inodes=1m")
+					 : xstrcat3("size=", fmt_u64(num, ts->percent ? ts->percent : 50), "%,nr_inodes=1m");
+	add(plan, MOUNT_TMPFS, MOUNT_SHARED, NULL, "/dev/shm", "mode=1777", "a private /dev/shm");
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd", "/dev/fd", NULL, "a minimal /dev");
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/0", "/dev/stdin", NULL, "a minimal /dev");
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/1", "/dev/stdout", NULL, "a minimal /dev");
@@ -99,9 +105,17 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 		}
 		if (beneath_special(r->path))
 			continue;
+		/* The cgroup tree a runtime reads its limits from: the jail's
+		 * own cgroup namespace's, never the host's whole tree. */
+		if (streq(r->path, "/sys/fs/cgroup") && r->access == ACCESS_READ) {
+			add(plan, MOUNT_CGROUP, MOUNT_READONLY, NULL, r->path, NULL, r->origin);
+			continue;
+		}
+		if (path_is_beneath(r->path, "/sys/fs/cgroup") && policy_effect_with(p, extra, n_extra, "/sys/fs/cgroup") == EFFECT_READ)
+			continue;
 		if (r->flags & RULE_FRESH) {
-			add(plan, MOUNT_TMPFS, 0, NULL, r->path,
-			    streq(r->path, "/tmp") ? "mode=1777,size=25%" : "mode=0700,size=25%", r->origin);
+			add(plan, MOUNT_TMPFS, MOUNT_SHARED, NULL, r->path, streq(r->path, "/tmp") ? "mode=1777" : "mode=0700",
+			    r->origin);
 			continue;
 		}
 
@@ -161,6 +175,21 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 	return 0;
 }
 
+void mount_plan_cover(struct mount_plan *plan, const char *path, const char *origin)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	/* Only inside what the plan binds: covering adds nothing elsewhere. */
+	bool inside = false;
+	for (size_t i = 0; i < plan->n_entries && !inside; i++)
+		inside = plan->entries[i].kind == MOUNT_BIND && path_is_beneath(path, plan->entries[i].target);
+	if (!inside)
+		return;
+	add(plan, MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE | MOUNT_READABLE, NULL, path, NULL, origin);
+	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+}
+
 void mount_plan_free(struct mount_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_entries; i++) {
@@ -170,17 +199,21 @@ void mount_plan_free(struct mount_plan *plan)
 	}
 	free(plan->entries);
 	free(plan->workspace);
+	free(plan->shared_options);
 	*plan = (struct mount_plan){ 0 };
 }
 
 static const char *const kind_names[] = {
 	[MOUNT_BIND] = "bind",	   [MOUNT_TMPFS] = "tmpfs",	    [MOUNT_PROC] = "proc",
 	[MOUNT_DEVPTS] = "devpts", [MOUNT_EMPTY_FILE] = "empty-file", [MOUNT_SYMLINK] = "symlink",
+	[MOUNT_CGROUP] = "cgroup2",
 };
 
 void mount_plan_print(FILE *f, const struct mount_plan *plan)
 {
 	fputs("mounts (in order; the root is a fresh tmpfs, read-only once built):\n", f);
+	if (plan->shared_options)
+		fprintf(f, "  (shared: the home, /tmp and /dev/shm are directories of one tmpfs, %s)\n", plan->shared_options);
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
 		fprintf(f, "  %-10s %s", kind_names[e->kind], e->target);
@@ -189,8 +222,9 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
 			fprintf(f, " from %s", e->source);
 		if (e->kind != MOUNT_SYMLINK)
-			fprintf(f, " %s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
-				e->flags & MOUNT_DEVICE ? ",dev" : "");
+			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
+				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
+				e->flags & MOUNT_READABLE ? ",readable" : "");
 		if (e->options)
 			fprintf(f, " %s", e->options);
 		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
@@ -232,7 +266,7 @@ bool mount_step_is_path(enum mount_step step)
 void mount_describe(struct report *rep)
 {
 	report_enforced(rep, "filesystem: a new root of read-only and read-write binds; hidden paths not bound or covered");
-	report_enforced(rep, "a fresh home, /tmp and /dev/shm on tmpfs; a minimal /dev; the jail's own /proc");
+	report_enforced(rep, "a fresh home, /tmp and /dev/shm on one tmpfs; a minimal /dev; the jail's own /proc and cgroup tree");
 }
 
 /* ---- applying, in the jail's init ---- */
@@ -314,6 +348,43 @@ static int new_fs(const char *type, const char *options, unsigned attrs, int tar
 	return attach(mnt, target);
 }
 
+static int bind_tree(int source, unsigned flags, int target, enum mount_step *ret_step);
+
+/* The run's one tmpfs, mounted at /.stockade-shared in the new root until
+ * its directories are bound (cloning a tree from a mount that is not
+ * attached needs Linux 6.15). */
+#define SHARED_NAME ".stockade-shared"
+static int shared_open(int root, const char *options, int *ret, enum mount_step *ret_step)
+{
+	*ret_step = MOUNT_STEP_TARGET;
+	if (mkdirat(root, SHARED_NAME, 0700) < 0)
+		return -errno;
+	_cleanup_close_ int at = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	if (at < 0)
+		return at;
+	int r = new_fs("tmpfs", options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, at, ret_step);
+	if (r < 0)
+		return r;
+	*ret_step = MOUNT_STEP_OPEN_SOURCE;
+	*ret = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	return *ret < 0 ? *ret : 0;
+}
+
+/* Directory n of the shared tmpfs, with the entry's mode, bound at target. */
+static int shared_bind(int shared, size_t n, const char *options, int target, enum mount_step *ret_step)
+{
+	char name[21];
+	const char *num = fmt_u64(name, n);
+	mode_t mode = options && str_has_prefix(options, "mode=") ? (mode_t)strtoul(options + 5, NULL, 8) : 0700;
+	*ret_step = MOUNT_STEP_TARGET;
+	if (mkdirat(shared, num, 0700) < 0 || fchmodat(shared, num, mode, 0) < 0)
+		return -errno;
+	_cleanup_close_ int src = open_nofollow(shared, num, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	if (src < 0)
+		return src;
+	return bind_tree(src, 0, target, ret_step);
+}
+
 static int bind_tree(int source, unsigned flags, int target, enum mount_step *ret_step)
 {
 	*ret_step = MOUNT_STEP_OPEN_TREE;
@@ -359,7 +430,8 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 		if (ws < 0)
 			FAIL(MOUNT_STEP_OPEN_WORKSPACE, plan->workspace, ws);
 	}
-	_cleanup_close_ int empty = -1;
+	_cleanup_close_ int empty = -1, shared = -1;
+	_cleanup_close_ int empty_readable = -1;
 
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
@@ -397,6 +469,12 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			break;
 		}
 		case MOUNT_TMPFS:
+			if (e->flags & MOUNT_SHARED) {
+				if (shared < 0 && (r = shared_open(root, plan->shared_options, &shared, &step)) < 0)
+					break;
+				r = shared_bind(shared, i, e->options, target, &step);
+				break;
+			}
 			r = new_fs("tmpfs", e->options,
 				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					   (e->flags & MOUNT_READONLY ? MOUNT_ATTR_RDONLY : 0),
@@ -405,23 +483,38 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 		case MOUNT_PROC:
 			r = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, target, &step);
 			break;
+		case MOUNT_CGROUP:
+			r = new_fs("cgroup2", NULL,
+				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, target, &step);
+			break;
 		case MOUNT_DEVPTS:
 			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &step);
 			break;
-		case MOUNT_EMPTY_FILE:
-			if (empty < 0) {
-				/* Mode 0: refused like the rest of what is hidden,
-				 * root included once its capabilities are gone. */
-				int fd = openat(root, ".stockade-empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+		case MOUNT_EMPTY_FILE: {
+			/* Mode 0: refused like the rest of what is hidden, root
+			 * included once its capabilities are gone; a readable
+			 * one (the resolver configuration) is mode 0444. */
+			bool readable = e->flags & MOUNT_READABLE;
+			int *which = readable ? &empty_readable : &empty;
+			const char *path = readable ? "/.stockade-empty-readable" : "/.stockade-empty";
+			const char *name = path + 1;
+			if (*which < 0) {
+				int fd = openat(root, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, readable ? 0444 : 0);
 				if (fd < 0)
-					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, -errno);
+				if (readable && fchmod(fd, 0444) < 0) {
+					int err = -errno;
+					close(fd);
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, err);
+				}
 				close(fd);
-				empty = open_nofollow(root, ".stockade-empty", O_PATH, 0, OPEN_BENEATH);
-				if (empty < 0)
-					FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", empty);
+				*which = open_nofollow(root, name, O_PATH, 0, OPEN_BENEATH);
+				if (*which < 0)
+					FAIL(MOUNT_STEP_EMPTY_FILE, path, *which);
 			}
-			r = bind_tree(empty, MOUNT_READONLY | MOUNT_FILE, target, &step);
+			r = bind_tree(*which, MOUNT_READONLY | MOUNT_FILE, target, &step);
 			break;
+		}
 		case MOUNT_SYMLINK:
 			break;
 		}
@@ -430,6 +523,15 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 	}
 	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
 		FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
+	if (shared >= 0) {
+		/* Its directories stay where they are bound; its root goes. */
+		close(TAKE_FD(shared));
+		_cleanup_free_ char *at = path_join(root_dir, SHARED_NAME);
+		if (umount2(at, MNT_DETACH) < 0)
+			FAIL(MOUNT_STEP_DETACH, "/" SHARED_NAME, -errno);
+		if (unlinkat(root, SHARED_NAME, AT_REMOVEDIR) < 0)
+			FAIL(MOUNT_STEP_TARGET, "/" SHARED_NAME, -errno);
+	}
 
 	/* pivot_root onto itself, then detach the old root stacked beneath:
 	 * no directory of the host's root stays reachable. */

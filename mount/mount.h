@@ -18,12 +18,15 @@ enum mount_kind {
 	MOUNT_DEVPTS,		/* a devpts instance of the jail's own */
 	MOUNT_EMPTY_FILE,	/* an empty read-only file covers a hidden file */
 	MOUNT_SYMLINK,		/* a symlink in the new root (/bin -> usr/bin) */
+	MOUNT_CGROUP,		/* a cgroup2 of the jail's own cgroup namespace, read-only */
 };
 
 #define MOUNT_READONLY (1u << 0)
 #define MOUNT_DEVICE (1u << 1)	/* a device node: not nodev */
 #define MOUNT_FILE (1u << 2)	/* the target is not a directory */
 #define MOUNT_BENEATH (1u << 3)	/* source resolved beneath the workspace */
+#define MOUNT_SHARED (1u << 4)	/* tmpfs: a directory of the run's one tmpfs (options: its mode) */
+#define MOUNT_READABLE (1u << 5)	/* an empty file anyone may read (mode 0444) */
 
 struct mount_entry {
 	enum mount_kind kind;
@@ -38,6 +41,7 @@ struct mount_plan {
 	struct mount_entry *entries;
 	size_t n_entries;
 	char *workspace;	/* for sources resolved beneath it */
+	char *shared_options;	/* the one tmpfs of the home, /tmp and /dev/shm: its size */
 };
 
 /* The new root for the policy and the jail's own places (extra, with
@@ -45,6 +49,10 @@ struct mount_plan {
  * they are; changes nothing. */
 int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret);
 void mount_plan_free(struct mount_plan *plan);
+/* Covers a regular file the plan binds with an empty read-only one (the
+ * jail's resolver configuration, for the name responder). A symlink or a
+ * path nothing binds is left as it is. */
+void mount_plan_cover(struct mount_plan *plan, const char *path, const char *origin);
 void mount_plan_print(FILE *f, const struct mount_plan *plan);
 
 enum mount_step {

@@ -132,6 +132,8 @@ void netns_describe(enum net_mode net, struct report *rep)
 {
 	if (net == NET_LOOPBACK)
 		report_enforced(rep, "network loopback: a network namespace whose own lo is up");
+	if (net == NET_LOOPBACK)
+		report_enforced(rep, "name lookups: answered at once (NXDOMAIN) by the jail's own responder on 127.0.0.1:53, each name recorded");
 	else if (net == NET_OFF)
 		report_enforced(rep, "network off: a network namespace with nothing up");
 }

@@ -28,6 +28,23 @@ int netns_send(const struct nlmsghdr *req);
 /* Brings lo up in the current network namespace. 0 or -errno. */
 int netns_loopback_up(void);
 
+/* The name responder (responder.c). In the jail's init, after lo is up:
+ * a UDP socket bound to 127.0.0.1:53 of the jail's network namespace,
+ * for stockade to serve from outside. The descriptor, or -errno. */
+int netns_responder_open(void);
+/* The answer to one DNS query: NXDOMAIN for its one question, FORMERR for
+ * a question it cannot read; the question's name (as text) into name.
+ * Pure. The reply's length, or -EINVAL for what is not a standard query
+ * (no answer is sent), -ENOSPC. */
+int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, char *name, size_t name_size);
+/* Answers every query waiting on the responder's socket and records each
+ * name asked in the report, with the network mode's source (where
+ * loopback was chosen). 0, or -errno from the socket. */
+int netns_responder_serve(int fd, const char *source, struct report *rep);
+/* Where the jail's resolver configuration is covered, so that lookups go
+ * to the responder: an empty file makes the C libraries ask 127.0.0.1. */
+#define NETNS_RESOLV_CONF "/etc/resolv.conf"
+
 /* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
 void netns_print(FILE *f, const struct nlmsghdr *req);
 

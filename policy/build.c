@@ -30,8 +30,29 @@ void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, con
 	};
 }
 
+int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
+		    const char **ret_why)
+{
+	struct net_grant g;
+	int r = net_grant_parse(kind, spec, &g, ret_why);
+	if (r < 0)
+		return r;
+	g.source = source;
+	/* A socket file: readable where it lies, which is what both backends
+	 * need to reach it (the namespace jail binds it, the supervisor
+	 * checks the grant). */
+	if (g.kind == GRANT_CONNECT_UNIX)
+		layer_add_rule(l, g.path, ACCESS_READ, source);
+	l->grants = xgrow(l->grants, l->n_grants, sizeof(*l->grants));
+	l->grants[l->n_grants++] = g;
+	return 0;
+}
+
 void layer_free(struct layer *l)
 {
+	for (size_t i = 0; i < l->n_grants; i++)
+		net_grant_free(&l->grants[i]);
+	free(l->grants);
 	for (size_t i = 0; i < l->n_rules; i++)
 		free(l->rules[i].path);
 	free(l->rules);
@@ -49,6 +70,7 @@ void layer_free(struct layer *l)
 void policy_failure_free(struct policy_failure *f)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){ 0 };
 }
 
@@ -56,6 +78,7 @@ static int fail(struct policy_failure *f, enum policy_fault fault, int err, cons
 		const struct source *source)
 {
 	free(f->path);
+	free(f->other);
 	*f = (struct policy_failure){
 		.fault = fault,
 		.err = err,
@@ -77,10 +100,64 @@ struct settings {
 	size_t n_env_ops;
 };
 
+static void add_widening(struct policy *p, const struct source *source, const char *value, const char *before)
+{
+	p->widenings = xgrow(p->widenings, p->n_widenings, sizeof(*p->widenings));
+	p->widenings[p->n_widenings++] = (struct widening){
+		.source = *source,
+		.value = xstrdup(value),
+		.before = xstrdup(before),
+	};
+}
+
+/* How strict a run mode is: required refuses more than auto, auto more
+ * than off. */
+static int mode_strictness(enum run_mode m)
+{
+	return m == MODE_REQUIRED ? 2 : m == MODE_AUTO ? 1 : 0;
+}
+
+/* The settings of an untrusted layer that widen what the layers before
+ * it say: a wider network, a less strict mode, any backend, a kept home
+ * (written, outside the workspace), a variable the scrub would take
+ * away. Each is named; none is applied. */
+static bool settings_widen(struct policy *p, const struct layer *l)
+{
+	bool widened = false;
+	if (l->net_set && l->net > p->net) {
+		add_widening(p, &l->net_source, net_mode_name(l->net), net_mode_name(p->net));
+		widened = true;
+	}
+	if (l->mode_set && mode_strictness(l->mode) < mode_strictness(p->mode)) {
+		add_widening(p, &l->mode_source, l->mode == MODE_OFF ? "off" : "auto",
+			     p->mode == MODE_REQUIRED ? "required" : "auto");
+		widened = true;
+	}
+	if (l->backend_set) {
+		add_widening(p, &l->backend_source, backend_name(l->backend), backend_name(p->backend));
+		widened = true;
+	}
+	if (l->home) {
+		add_widening(p, &l->home_source, l->home, "a fresh home");
+		widened = true;
+	}
+	for (size_t k = 0; k < l->n_env_ops; k++)
+		if (l->env_ops[k].kind == ENV_PASS && env_is_secret(l->env_ops[k].name)) {
+			add_widening(p, &l->env_ops[k].source, l->env_ops[k].name, "removed");
+			widened = true;
+		}
+	return widened;
+}
+
 static void collect(const struct layer *layers, size_t n, struct policy *p, struct settings *s)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct layer *l = &layers[i];
+		/* An untrusted layer that widens a setting gives none of its
+		 * settings: the run is refused anyway, and explain must not
+		 * show what it was not given. */
+		if (l->needs_trust && settings_widen(p, l))
+			continue;
 		if (l->workspace) {
 			s->workspace = l->workspace;
 			s->workspace_source = &l->workspace_source;
@@ -89,14 +166,41 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			p->net = l->net;
 			p->net_source = l->net_source;
 		}
-		if (l->backend_set)
+		if (l->backend_set) {
 			p->backend = l->backend;
-		if (l->mode_set)
+			p->backend_source = l->backend_source;
+		}
+		if (l->mode_set) {
 			p->mode = l->mode;
+			p->mode_source = l->mode_source;
+		}
+		if (l->hide_ignored_set) {
+			p->hide_ignored = l->hide_ignored;
+			p->hide_ignored_source = l->hide_ignored_source;
+		}
+		if (l->max_procs) {
+			p->limits.max_procs = l->max_procs;
+			p->limits.max_procs_source = l->max_procs_source;
+		}
+		if (l->memory.bytes || l->memory.percent) {
+			p->limits.memory = l->memory;
+			p->limits.memory_source = l->memory_source;
+		}
+		if (l->tmp_size.bytes || l->tmp_size.percent) {
+			p->limits.tmp_size = l->tmp_size;
+			p->limits.tmp_size_source = l->tmp_size_source;
+		}
 		if (l->home) {
 			s->home = l->home;
 			s->home_source = &l->home_source;
 			s->home_dir = l->dir;
+		}
+		for (size_t k = 0; k < l->n_grants; k++) {
+			struct net_grant g = l->grants[k];
+			g.host = g.host ? xstrdup(g.host) : NULL;
+			g.path = g.path ? xstrdup(g.path) : NULL;
+			p->grants = xgrow(p->grants, p->n_grants, sizeof(*p->grants));
+			p->grants[p->n_grants++] = g;
 		}
 		for (size_t k = 0; k < l->n_env_ops; k++) {
 			s->env_ops = xgrow(s->env_ops, s->n_env_ops, sizeof(*s->env_ops));
@@ -269,6 +373,23 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 	return 0;
 }
 
+/* Whether path lies at or beneath a trust hand-off of the workspace (a
+ * name of the table at its top, or anything in a .git): a write there,
+ * deeper than the hand-off's own protect rule, would win over it. */
+static bool in_handoff(const struct policy *p, const char *path)
+{
+	if (!path_is_beneath(path, p->workspace) || streq(path, p->workspace))
+		return false;
+	const char *rel = path_below(path, p->workspace);
+	for (size_t i = 0; i < handoff_table_len; i++)
+		if (handoff_table[i].place == HANDOFF_AT_TOP && path_is_beneath(rel, handoff_table[i].name))
+			return true;
+	for (const char *c = rel; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+		if (str_has_prefix(c, ".git") && (c[4] == '\0' || c[4] == '/'))
+			return true;
+	return false;
+}
+
 /* A read or write of the user's on the very path a built-in hide keeps
  * (--read ~/.ssh) is the user's own choice: it stands, said once, where
  * on one path hide would otherwise win. A wider one (--read ~) leaves
@@ -282,6 +403,7 @@ static void lift_default_hide(struct policy *p, const char *canon, const struct 
 			continue;
 		free(h->path);
 		p->rules[i] = p->rules[--p->n_rules];
+		p->rules_changed++;	/* the index by path is stale */
 		p->lifted = xgrow(p->lifted, p->n_lifted, sizeof(*p->lifted));
 		p->lifted[p->n_lifted++] = (struct rule){ .path = xstrdup(canon), .access = lr->access, .source = lr->source };
 		return;
@@ -290,6 +412,12 @@ static void lift_default_hide(struct policy *p, const char *canon, const struct 
 
 static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
 {
+	/* An untrusted layer's rules are measured against the layers before
+	 * it, all of them before any is added: its own hide on a path does
+	 * not make its read there a widening, nor its own read a later one
+	 * look narrower. */
+	_cleanup_free_ bool *widens = l->needs_trust && l->n_rules ? xcalloc(l->n_rules, sizeof(bool)) : NULL;
+	_cleanup_strv_ char **canons = strv_new();
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (str_has_control(lr->path) || str_empty(lr->path)) {
@@ -299,7 +427,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			return r;
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
-		_cleanup_free_ char *canon = NULL;
+		char *canon = NULL;
 		int r = path_canonical(abs, &canon);
 		if (r < 0) {
 			if (lr->access == ACCESS_HIDE) {
@@ -307,16 +435,113 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 				p->skipped = xgrow(p->skipped, p->n_skipped, sizeof(*p->skipped));
 				p->skipped[p->n_skipped++] = (struct rule){ .path = xstrdup(lr->path), .access = lr->access,
 									    .source = lr->source };
+				strv_add(&canons, "");
 				continue;
 			}
 			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
 			f->access = lr->access;
 			return r;
 		}
-		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
-			lift_default_hide(p, canon, lr);
-		policy_add_rule(p, canon, lr->access, 0, lr->source, NULL);
+		/* A rule of an untrusted layer that gives its path more than
+		 * the layers before it did (a read where nothing was, a write
+		 * where a read was) widens the jail: named, not applied. What
+		 * decides a path beneath it is the deepest rule, so what the
+		 * path itself had is what everything the rule covers had. */
+		if (widens && (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)) {
+			enum effect had = policy_effect(p, canon);
+			enum effect gives = lr->access == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
+			if (gives > had) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, effect_name(had));
+			} else if (lr->access == ACCESS_WRITE && in_handoff(p, canon)) {
+				widens[i] = true;
+				add_widening(p, &lr->source, lr->path, "a trust hand-off, kept read-only");
+			}
+		}
+		strv_push(&canons, canon);
 	}
+	for (size_t i = 0; i < l->n_rules; i++) {
+		const struct layer_rule *lr = &l->rules[i];
+		if (!canons[i][0] || (widens && widens[i]))
+			continue;
+		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
+			lift_default_hide(p, canons[i], lr);
+		policy_add_rule(p, canons[i], lr->access, 0, lr->source, NULL);
+	}
+	return 0;
+}
+
+/* Whether what a path ends up with is what a rule on it asks for; a
+ * protect asks only that it is not written. */
+static bool honoured(enum access a, enum effect e)
+{
+	switch (a) {
+	case ACCESS_READ:
+		return e == EFFECT_READ;
+	case ACCESS_WRITE:
+		return e == EFFECT_WRITE;
+	case ACCESS_HIDE:
+		return e == EFFECT_NONE;
+	case ACCESS_PROTECT:
+		return e != EFFECT_WRITE;
+	}
+	return false;
+}
+
+static bool is_users(const struct rule *r)
+{
+	return r->source.kind != SOURCE_DEFAULT;
+}
+
+/* Every rule the user asked for is honoured, or the run is refused: a
+ * rule another decides on its own path (a --read of a credential the
+ * defaults hide, a --write of a trust hand-off), a hide that would take
+ * the workspace away (--hide /, --hide ..), a rule on the jail's own
+ * /proc or /dev. A hide of the user's takes away the built-in grants
+ * beneath it too (--hide ~ hides the toolchains the defaults read there);
+ * the user's own rules beneath it stand. */
+static int honour_user_rules(struct policy *p, struct policy_failure *f)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *u = &p->rules[i];
+		if (!is_users(u))
+			continue;
+		int fault = POLICY_OK;
+		const struct rule *w = NULL;
+		if (path_is_beneath(u->path, "/proc") || path_is_beneath(u->path, "/dev"))
+			fault = POLICY_RULE_SPECIAL;
+		else if (u->access == ACCESS_HIDE && path_is_beneath(p->workspace, u->path))
+			fault = POLICY_RULE_HOLDS_WORKSPACE;
+		else if ((w = policy_rule_for(p, u->path)) && w != u && streq(w->path, u->path) &&
+			 !honoured(u->access, policy_effect(p, u->path)))
+			fault = POLICY_RULE_OVERRULED;
+		else
+			w = NULL;
+		if (fault == POLICY_OK)
+			continue;
+		/* the path as the user wrote it is gone by now: the canonical one */
+		int r = fail(f, (enum policy_fault)fault, 0, u->path, &u->source);
+		f->access = u->access;
+		if (w) {
+			f->other = w->origin ? xstrdup(w->origin) : source_text(&w->source);
+			f->other_access = w->access;
+		}
+		return r;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct rule *r = &p->rules[i];
+		bool dropped = false;
+		if (!is_users(r) && (r->access == ACCESS_READ || r->access == ACCESS_WRITE))
+			for (size_t k = 0; k < p->n_rules && !dropped; k++)
+				dropped = is_users(&p->rules[k]) && p->rules[k].access == ACCESS_HIDE &&
+					  !streq(p->rules[k].path, r->path) && path_is_beneath(r->path, p->rules[k].path);
+		if (dropped)
+			free(r->path);
+		else
+			p->rules[kept++] = *r;
+	}
+	p->n_rules = kept;
 	return 0;
 }
 
@@ -408,6 +633,34 @@ static int check_own_files(struct policy *p, struct policy_failure *f)
 	return 0;
 }
 
+/* stockade's own build caches (GOCACHE, ccache's, npm's, XDG_CACHE_HOME),
+ * one set per workspace: what a run in one project writes there, no build
+ * of another project reads. The name says which workspace (its last
+ * component) and keeps two of the same name apart (a hash of its path). */
+static char *cache_dir_of(const struct policy *p, char *const *environ)
+{
+	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
+	_cleanup_free_ char *root =
+		xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	for (const char *c = p->workspace; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	const char *base = strrchr(p->workspace, '/');
+	base = base && base[1] ? base + 1 : "root";
+	char name[33];
+	size_t n = 0;
+	for (; *base && n < sizeof(name) - 1; base++)
+		name[n++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+					    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
+				    ? *base
+				    : '_';
+	name[n] = '\0';
+	if (name[0] == '.')
+		name[0] = '_';	/* never a hidden name, nor ".." */
+	char hex[17];
+	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
+}
+
 static char *state_dir_of(const struct policy *p, char *const *environ)
 {
 	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
@@ -484,6 +737,8 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	p->uid = getuid();
 	p->gid = getgid();
 	p->net_source = SOURCE_DEFAULT_OF("network");
+	p->backend_source = SOURCE_DEFAULT_OF("backend");
+	p->mode_source = SOURCE_DEFAULT_OF("mode");
 	struct settings s = { 0 };
 	collect(layers, n_layers, p, &s);
 	_cleanup_free_ struct env_op *ops = s.env_ops;
@@ -496,8 +751,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return fail(f, POLICY_NO_CWD, errno, NULL, NULL);
 	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
-	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
-	p->cache_dir = xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	p->cache_dir = cache_dir_of(p, environ);
 	p->state_dir = state_dir_of(p, environ);
 
 	env_begin(&p->env, environ, ops, s.n_env_ops);
@@ -516,7 +770,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)
 			return r;
 	add_program(p, argv);
-	if ((r = check_own_files(p, f)) < 0)
+	if ((r = honour_user_rules(p, f)) < 0 || (r = check_own_files(p, f)) < 0)
 		return r;
 	drop_narrowing_defaults(p);
 	policy_sort(p);

@@ -28,16 +28,33 @@ struct layer {
 	struct source net_source;
 	bool backend_set;
 	enum backend backend;
+	struct source backend_source;
 	bool mode_set;
 	enum run_mode mode;
+	struct source mode_source;
+	bool hide_ignored_set;
+	bool hide_ignored;	/* hide what git ignores in the workspace */
+	struct source hide_ignored_source;
+	/* A file nobody trusted: what it widens beyond the layers before it
+	 * is not applied but named (policy.widenings), and the run refused. */
+	bool needs_trust;
 	char *home;		/* a home kept across runs */
 	struct source home_source;
+	unsigned long max_procs;	/* 0: not set */
+	struct size_spec memory, tmp_size;	/* all 0: not set */
+	struct source max_procs_source, memory_source, tmp_size_source;
 	struct layer_rule *rules;
 	size_t n_rules;
 	struct env_op *env_ops;
 	size_t n_env_ops;
+	struct net_grant *grants;	/* --publish, --connect: added to every other layer's */
+	size_t n_grants;
 };
 
+/* Parses and adds a --publish or --connect value; -EINVAL with the reason
+ * in *ret_why. */
+int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
+		    const char **ret_why);
 void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source);
 void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
 		   struct source source);
@@ -62,6 +79,9 @@ enum policy_fault {
 	POLICY_SELF_WRITABLE,		/* stockade's own binary would be writable from the jail */
 	POLICY_STATE_WRITABLE,		/* stockade's state directory would be */
 	POLICY_STATE_LINK,		/* it is reached through a symlink the jail could change (path: the link) */
+	POLICY_RULE_OVERRULED,		/* a rule of the user's decided on its own path by another (other) */
+	POLICY_RULE_HOLDS_WORKSPACE,	/* a hide at or above the workspace, which the run writes */
+	POLICY_RULE_SPECIAL,		/* a rule beneath /proc or /dev, which the jail makes its own */
 };
 
 struct policy_failure {
@@ -69,7 +89,9 @@ struct policy_failure {
 	int err;		/* the errno that says why, where one does */
 	char *path;		/* the path as written, or as found */
 	struct source source;	/* the option or key that named it */
-	enum access access;	/* POLICY_PATH_*: the rule's */
+	enum access access;	/* POLICY_PATH_* and POLICY_RULE_*: the rule's */
+	char *other;		/* POLICY_RULE_OVERRULED: the rule that decides the path, as explain says it */
+	enum access other_access;
 };
 
 /* argv is the command (may be empty: explain). On failure returns -errno,

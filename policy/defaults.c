@@ -321,7 +321,7 @@ static void add_linked_trees(struct policy *p, const char *dir, const char *entr
 		return;
 	char buf[DIR_BUF];
 	struct dir_iter it = { .fd = fd, .buf = buf };
-	const struct dirent64 *de;
+	const dir_entry *de;
 	int err;
 	for (unsigned n = 0; n < LINKED_MAX && (de = dir_next(&it, &err)); n++) {
 		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
@@ -401,6 +401,15 @@ static void add_system(struct policy *p)
 	 * (escape sequences into another terminal, what the user types next
 	 * read): the run has a pty of its own, which the backend grants
 	 * (jail/terminal.h). */
+#ifdef __APPLE__
+	/* macOS: the seatbelt backend has no pty of the run's own, and the
+	 * command keeps the caller's terminal, reopened by name. */
+	for (int fd = 0; fd <= 2; fd++) {
+		char *tty = ttyname(fd);
+		if (tty && str_has_prefix(tty, "/dev/ttys"))
+			add_canonical(p, tty, ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: your terminal");
+	}
+#endif
 	/* With the network on, the resolver configuration may be a link
 	 * into /run (systemd-resolved); only that file is granted. */
 	if (p->net == NET_ON)

@@ -203,7 +203,7 @@ int handoff_relpath_valid(const char *rel)
 	if (str_empty(rel) || rel[0] == '/' || str_has_control(rel))
 		return -EINVAL;
 	for (const char *p = rel;;) {
-		const char *end = strchrnul(p, '/');
+		const char *end = str_chrnul(p, '/');
 		size_t n = (size_t)(end - p);
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
 			return -EINVAL;
@@ -255,7 +255,7 @@ static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned de
 	if (!w->bufs[depth])
 		w->bufs[depth] = xmalloc(DIR_BUF);
 	struct dir_iter it = { .fd = dfd, .buf = w->bufs[depth] };
-	const struct dirent64 *de;
+	const dir_entry *de;
 	int err;
 	while ((de = dir_next(&it, &err))) {
 		const char *name = de->d_name;
@@ -366,7 +366,7 @@ static unsigned char entry_type(struct discover *d, const char *rel)
 		}
 		char buf[DIR_BUF];
 		struct dir_iter it = { .fd = fd, .buf = buf };
-		const struct dirent64 *de;
+		const dir_entry *de;
 		int err;
 		while ((de = dir_next(&it, &err))) {
 			l->v = xgrow(l->v, l->n, sizeof(*l->v));
@@ -644,7 +644,7 @@ static void add_repo(struct discover *d, const char *worktree, unsigned char typ
 
 bool handoff_gitdir_plausible(int wfd, const char *rel)
 {
-	_cleanup_close_ int fd = open_nofollow(wfd, rel, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	_cleanup_close_ int fd = open_nofollow(wfd, rel, OPEN_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	struct stat st;
 	if (fd < 0 || fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
@@ -755,7 +755,7 @@ static char *symlink_target_beneath(struct discover *d, const char *rel)
 	buf[n] = '\0';
 	bool seen_name = false;
 	for (const char *p = buf; *p;) {
-		const char *end = strchrnul(p, '/');
+		const char *end = str_chrnul(p, '/');
 		size_t len = (size_t)(end - p);
 		if (len == 2 && p[0] == '.' && p[1] == '.') {
 			if (seen_name)

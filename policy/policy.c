@@ -1,5 +1,8 @@
 #include "policy/policy.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "policy/env.h"
 
 #include "lib/path.h"
@@ -103,6 +106,56 @@ int run_mode_from_name(const char *s, enum run_mode *ret)
 	return 0;
 }
 
+int size_spec_parse(const char *s, struct size_spec *ret)
+{
+	*ret = (struct size_spec){ 0 };
+	if (!s || !(*s >= '0' && *s <= '9'))
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || v == 0)
+		return -EINVAL;
+	if (streq(end, "%")) {
+		if (v > 100)
+			return -EINVAL;
+		ret->percent = (unsigned)v;
+		return 0;
+	}
+	static const char units[] = "KMGT";
+	unsigned shift = 0;
+	if (*end) {
+		const char *u = strchr(units, *end >= 'a' ? *end - 32 : *end);
+		if (!u || !*u || (end[1] && !streq(end + 1, "B") && !streq(end + 1, "iB")))
+			return -EINVAL;
+		shift = 10 * (unsigned)(u - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	ret->bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram)
+{
+	return s->bytes ? s->bytes : ram / 100 * s->percent + ram % 100 * s->percent / 100;
+}
+
+void size_spec_format(const struct size_spec *s, uint64_t ram, char *buf, size_t size)
+{
+	double b = (double)size_spec_bytes(s, ram);
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+	while (b >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		b /= 1024;
+		u++;
+	}
+	if (s->bytes)
+		snprintf(buf, size, "%.1f %s", b, units[u]);
+	else
+		snprintf(buf, size, "%u%% of memory (%.1f %s)", s->percent, b, units[u]);
+}
+
 void policy_init(struct policy *p)
 {
 	*p = (struct policy){
@@ -111,6 +164,14 @@ void policy_init(struct policy *p)
 		.mode = MODE_AUTO,
 		.uid = (uid_t)-1,
 		.gid = (gid_t)-1,
+		.limits = {
+			.max_procs = LIMIT_MAX_PROCS,
+			.memory = { .percent = LIMIT_MEMORY_PERCENT },
+			.tmp_size = { .percent = LIMIT_TMP_PERCENT },
+			.max_procs_source = SOURCE_DEFAULT_OF("limits"),
+			.memory_source = SOURCE_DEFAULT_OF("limits"),
+			.tmp_size_source = SOURCE_DEFAULT_OF("limits"),
+		},
 	};
 }
 
@@ -127,8 +188,134 @@ void env_free(struct env *e)
 	*e = (struct env){ 0 };
 }
 
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0 || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* A port: 1 to 65535, digits only. */
+static bool port_of(const char *s, size_t n, unsigned short *ret)
+{
+	if (!all_digits(s, n))
+		return false;
+	unsigned long v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	if (v == 0 || v > 65535)
+		return false;
+	*ret = (unsigned short)v;
+	return true;
+}
+
+/* A numeric IPv4 or IPv6 address, or "localhost" (resolved once, when the
+ * run starts). */
+static bool host_ok(const char *h)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	return streq(h, "localhost") || inet_pton(AF_INET, h, buf) == 1 || inet_pton(AF_INET6, h, buf) == 1;
+}
+
+/* "HOST:REST" or "[V6]:REST": the host (brackets dropped) and where REST
+ * starts; NULL when spec does not start with a host and a colon. */
+static char *split_host(const char *spec, const char **ret_rest)
+{
+	const char *colon;
+	char *host;
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+		if (!close || close[1] != ':')
+			return NULL;
+		host = xstrndup(spec + 1, (size_t)(close - spec - 1));
+		colon = close + 1;
+	} else {
+		colon = strchr(spec, ':');
+		if (!colon)
+			return NULL;
+		host = xstrndup(spec, (size_t)(colon - spec));
+	}
+	*ret_rest = colon + 1;
+	return host;
+}
+
+int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *ret, const char **ret_why)
+{
+	*ret = (struct net_grant){ .kind = kind };
+	*ret_why = NULL;
+	if (kind == GRANT_CONNECT && strncmp(spec, "unix:", 5) == 0) {
+		ret->kind = GRANT_CONNECT_UNIX;
+		if (spec[5] != '/') {
+			*ret_why = "a socket path must be absolute";
+			return -EINVAL;
+		}
+		ret->path = xstrdup(spec + 5);
+		return 0;
+	}
+	const char *rest = NULL;
+	_cleanup_free_ char *host = NULL;
+	if (kind == GRANT_PUBLISH) {
+		/* PORT, PORT:JAIL_PORT, HOST:PORT, HOST:PORT:JAIL_PORT: the
+		 * first part is the host unless it is a port. */
+		const char *colon = strchr(spec, ':');
+		if (spec[0] == '[' || (colon && !all_digits(spec, (size_t)(colon - spec)))) {
+			host = split_host(spec, &rest);
+		} else {
+			rest = spec;
+			host = xstrdup("127.0.0.1");
+		}
+		const char *second = rest ? strchr(rest, ':') : NULL;
+		size_t n = second ? (size_t)(second - rest) : (rest ? strlen(rest) : 0);
+		if (!host || !port_of(rest, n, &ret->port)) {
+			*ret_why = "use [HOST_ADDR:]PORT[:JAIL_PORT], ports 1 to 65535";
+			return -EINVAL;
+		}
+		ret->jail_port = ret->port;
+		if (second && !port_of(second + 1, strlen(second + 1), &ret->jail_port)) {
+			*ret_why = "use [HOST_ADDR:]PORT[:JAIL_PORT], ports 1 to 65535";
+			return -EINVAL;
+		}
+	} else {
+		host = split_host(spec, &rest);
+		if (!host || !port_of(rest, strlen(rest), &ret->port)) {
+			*ret_why = "use HOST:PORT or unix:PATH, ports 1 to 65535";
+			return -EINVAL;
+		}
+	}
+	if (!host_ok(host)) {
+		*ret_why = "the host must be a numeric address or localhost";
+		return -EINVAL;
+	}
+	ret->host = TAKE_PTR(host);
+	return 0;
+}
+
+void net_grant_free(struct net_grant *g)
+{
+	free(g->host);
+	free(g->path);
+	*g = (struct net_grant){ 0 };
+}
+
+char *net_grant_text(const struct net_grant *g)
+{
+	if (g->kind == GRANT_CONNECT_UNIX)
+		return xasprintf("unix:%s", g->path);
+	bool v6 = strchr(g->host, ':') != NULL;
+	if (g->kind == GRANT_PUBLISH && g->jail_port != g->port)
+		return xasprintf("%s%s%s:%u -> the run's port %u", v6 ? "[" : "", g->host, v6 ? "]" : "", g->port,
+				 g->jail_port);
+	return xasprintf("%s%s%s:%u", v6 ? "[" : "", g->host, v6 ? "]" : "", g->port);
+}
+
 void policy_free(struct policy *p)
 {
+	for (size_t i = 0; i < p->n_grants; i++)
+		net_grant_free(&p->grants[i]);
+	free(p->grants);
 	for (size_t i = 0; i < p->n_rules; i++)
 		free(p->rules[i].path);
 	strv_free(p->origins);
@@ -154,6 +341,13 @@ void policy_free(struct policy *p)
 		free(p->lifted[i].path);
 	free(p->lifted);
 	strv_free(p->files);
+	strv_free(p->conf_handoffs);
+	free(p->by_path);
+	for (size_t i = 0; i < p->n_widenings; i++) {
+		free(p->widenings[i].value);
+		free(p->widenings[i].before);
+	}
+	free(p->widenings);
 	policy_init(p);
 }
 
@@ -212,14 +406,87 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
 	return r;
 }
 
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source)
+{
+	p->rules = xgrow(p->rules, p->n_rules, sizeof(*p->rules));
+	p->rules[p->n_rules++] = (struct rule){
+		.path = path_normalize(path),
+		.access = a,
+		.source = source,
+		.origin = intern(p, source_text(&source)),
+	};
+}
+
 /* The policy's rules and, after them, a backend's own: looked through as
- * one, without a copy. */
+ * one, without a copy. by_path, when set, indexes a by path. */
 struct rule_set {
 	const struct rule *a;
 	size_t na;
 	const struct rule *b;
 	size_t nb;
+	const size_t *by_path;
 };
+
+/* Below this many rules a look-up reads them all: the index would cost
+ * more than it saves. */
+#define INDEX_FROM 64
+
+static const struct rule *sort_base;
+
+static int by_path_cmp(const void *x, const void *y)
+{
+	return strcmp(sort_base[*(const size_t *)x].path, sort_base[*(const size_t *)y].path);
+}
+
+/* The index of p's rules by path, made or remade when they changed; NULL
+ * for a policy of few rules. The policy is taken as const by its
+ * readers: the index is a cache, not a change to it. */
+static const size_t *rules_by_path(const struct policy *cp)
+{
+	struct policy *p = (struct policy *)cp;
+	if (p->n_rules < INDEX_FROM)
+		return NULL;
+	if (p->by_path && p->by_path_of == p->rules && p->by_path_n == p->n_rules && p->by_path_changed == p->rules_changed)
+		return p->by_path;
+	free(p->by_path);
+	p->by_path = xreallocarray(NULL, p->n_rules, sizeof(*p->by_path));
+	for (size_t i = 0; i < p->n_rules; i++)
+		p->by_path[i] = i;
+	sort_base = p->rules;
+	qsort(p->by_path, p->n_rules, sizeof(*p->by_path), by_path_cmp);
+	p->by_path_of = p->rules;
+	p->by_path_n = p->n_rules;
+	p->by_path_changed = p->rules_changed;
+	return p->by_path;
+}
+
+/* The strongest indexed rule exactly at path (n bytes of it), or NULL. */
+static const struct rule *indexed_at(const struct rule_set *s, const char *path, size_t n, bool skip_protect)
+{
+	size_t lo = 0, hi = s->na;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *mp = s->a[s->by_path[mid]].path;
+		int c = strncmp(mp, path, n);
+		if (c == 0 && mp[n] != '\0')
+			c = 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct rule *best = NULL;
+	for (size_t i = lo; i < s->na; i++) {
+		const struct rule *r = &s->a[s->by_path[i]];
+		if (strncmp(r->path, path, n) != 0 || r->path[n] != '\0')
+			break;
+		if (skip_protect && r->access == ACCESS_PROTECT)
+			continue;
+		if (!best || r->access > best->access)
+			best = r;
+	}
+	return best;
+}
 
 static const struct rule *set_rule(const struct rule_set *s, size_t i)
 {
@@ -230,7 +497,12 @@ static const struct rule *set_rule(const struct rule_set *s, size_t i)
 static const struct rule *rule_at(const struct rule_set *s, const char *path, bool skip_protect)
 {
 	const struct rule *best = NULL;
-	for (size_t i = 0; i < s->na + s->nb; i++) {
+	size_t from = 0;
+	if (s->by_path) {
+		best = indexed_at(s, path, strlen(path), skip_protect);
+		from = s->na;
+	}
+	for (size_t i = from; i < s->na + s->nb; i++) {
 		const struct rule *r = set_rule(s, i);
 		if (skip_protect && r->access == ACCESS_PROTECT)
 			continue;
@@ -244,7 +516,24 @@ static const struct rule *rule_for(const struct rule_set *s, const char *path)
 {
 	const struct rule *best = NULL;
 	size_t best_len = 0;
-	for (size_t i = 0; i < s->na + s->nb; i++) {
+	size_t from = 0;
+	if (s->by_path) {
+		/* The rules that cover path lie at it or at one of its
+		 * ancestors: the deepest of those that has one decides. */
+		size_t n = strlen(path);
+		for (;;) {
+			best = indexed_at(s, path, n == 0 ? 1 : n, false);
+			if (best || n <= 1)
+				break;
+			while (n > 1 && path[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;	/* the slash itself, but for the root's */
+		}
+		best_len = best ? strlen(best->path) : 0;
+		from = s->na;
+	}
+	for (size_t i = from; i < s->na + s->nb; i++) {
 		const struct rule *r = set_rule(s, i);
 		if (!path_is_beneath(path, r->path))
 			continue;
@@ -295,23 +584,66 @@ static enum effect effect(const struct rule_set *s, const char *path)
 
 const struct rule *policy_rule_for(const struct policy *p, const char *path)
 {
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
 }
 
 enum effect policy_effect(const struct policy *p, const char *path)
 {
-	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0 }, path);
+	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
 }
 
 const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
 					const char *path)
 {
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
+	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
 }
 
 enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path)
 {
-	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra }, path);
+	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
+}
+
+static const char *const path_op_names[] = {
+	[PATH_OP_READ] = "read",
+	[PATH_OP_EXEC] = "exec",
+	[PATH_OP_WRITE] = "write",
+	[PATH_OP_MOVE] = "move",
+	[PATH_OP_CONNECT] = "connect",
+	[PATH_OP_BIND] = "bind",
+};
+
+const char *path_op_name(enum path_op op)
+{
+	return path_op_names[op];
+}
+
+static bool kept_at_or_beneath(const struct rule_set *s, const char *path)
+{
+	for (size_t i = 0; i < s->na + s->nb; i++) {
+		const struct rule *r = set_rule(s, i);
+		if ((r->access == ACCESS_HIDE || r->access == ACCESS_PROTECT) && path_is_beneath(r->path, path))
+			return true;
+	}
+	return false;
+}
+
+bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
+			const char *path)
+{
+	const struct rule_set s = { p->rules, p->n_rules, extra, n_extra, rules_by_path(p) };
+	enum effect e = effect(&s, path);
+	switch (op) {
+	case PATH_OP_READ:
+	case PATH_OP_EXEC:
+	case PATH_OP_CONNECT:
+		return e != EFFECT_NONE;
+	case PATH_OP_WRITE:
+	case PATH_OP_BIND:
+		return e == EFFECT_WRITE;
+	case PATH_OP_MOVE:
+		return e == EFFECT_WRITE && !kept_at_or_beneath(&s, path);
+	}
+	return false;
 }
 
 bool policy_has_rule_beneath(const struct policy *p, const char *path)
@@ -336,5 +668,7 @@ static int rule_cmp(const void *a, const void *b)
 
 void policy_sort(struct policy *p)
 {
-	qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	if (p->n_rules > 1)	/* qsort's base may not be NULL, even for none */
+		qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	p->rules_changed++;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -82,6 +83,34 @@ enum run_mode {
 	MODE_OFF,
 };
 
+/* What a run may be given of the network beyond its mode, on both
+ * backends: a listener of its own made reachable from the host (--publish
+ * [HOST_ADDR:]PORT[:JAIL_PORT]), or one service of the host it may reach
+ * (--connect HOST:PORT, --connect unix:PATH). */
+enum grant_kind {
+	GRANT_PUBLISH,
+	GRANT_CONNECT,
+	GRANT_CONNECT_UNIX,
+};
+
+struct net_grant {
+	enum grant_kind kind;
+	char *host;		/* a numeric address (IPv6 without brackets) or "localhost";
+				 * publish: the host's side, "127.0.0.1" unless given */
+	unsigned short port;	/* publish: the host's port; connect: the service's */
+	unsigned short jail_port;	/* publish: the run's listener (PORT unless given) */
+	char *path;		/* connect unix: an absolute path */
+	struct source source;
+};
+
+/* Parses a --publish or --connect value (kind GRANT_PUBLISH or
+ * GRANT_CONNECT; "unix:PATH" gives GRANT_CONNECT_UNIX). Pure: 0, or
+ * -EINVAL with what is wrong in *ret_why (static text). */
+int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *ret, const char **ret_why);
+void net_grant_free(struct net_grant *g);
+/* "127.0.0.1:8080 -> jail port 80", "localhost:5432", "unix:/run/pg.sock". */
+char *net_grant_text(const struct net_grant *g);
+
 struct env_change {
 	char *name;
 	char *value;		/* NULL when the variable is removed */
@@ -96,6 +125,34 @@ struct env {
 	char **owned;		/* the strings it made */
 	struct env_change *changes;
 	size_t n_changes;
+};
+
+/* A size as written: bytes, or a share of the host's memory. */
+struct size_spec {
+	uint64_t bytes;
+	unsigned percent;	/* of the host's memory, when bytes is 0 */
+};
+
+/* The run's limits, each with where it was set. */
+struct limits {
+	unsigned long max_procs;	/* tasks of the run, threads included */
+	struct size_spec memory;	/* its memory, the tmpfs it writes included */
+	struct size_spec tmp_size;	/* the namespace jail's /tmp, home and /dev/shm, together */
+	struct source max_procs_source, memory_source, tmp_size_source;
+};
+
+/* The defaults: far above what a build or test suite needs, well below
+ * what takes a host down. */
+#define LIMIT_MAX_PROCS 8192
+#define LIMIT_MEMORY_PERCENT 75
+#define LIMIT_TMP_PERCENT 50
+
+/* A setting or rule of an untrusted layer that gives more than the
+ * layers before it did. */
+struct widening {
+	struct source source;
+	char *value;		/* as written */
+	char *before;		/* what the layers before it gave: "read", "loopback", ... */
 };
 
 struct policy {
@@ -118,8 +175,19 @@ struct policy {
 
 	enum net_mode net;
 	struct source net_source;
+	struct net_grant *grants;	/* --publish and --connect, every layer's */
+	size_t n_grants;
 	enum backend backend;	/* what was asked for */
+	struct source backend_source;
 	enum run_mode mode;
+	struct limits limits;
+	struct source mode_source;
+	bool hide_ignored;	/* hide what git ignores in the workspace */
+	struct source hide_ignored_source;
+	/* What layers nobody trusted would widen: the run is refused while
+	 * there is one. */
+	struct widening *widenings;
+	size_t n_widenings;
 
 	struct rule *rules;
 	size_t n_rules;
@@ -138,6 +206,18 @@ struct policy {
 	size_t n_lifted;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
+	/* The settings files in effect that lie in the workspace, relative
+	 * to it: trust hand-offs like its own stockade.ini (NULL-terminated,
+	 * may be NULL). */
+	char **conf_handoffs;
+	/* The rules by path, for the look-ups of a policy of many rules
+	 * (hide-ignored's thousands): a cache, made when first needed and
+	 * again whenever the rules have changed since. */
+	size_t *by_path;
+	const struct rule *by_path_of;	/* the rules it was made for, */
+	size_t by_path_n;		/* how many, */
+	unsigned by_path_changed;	/* and at which change of their order */
+	unsigned rules_changed;		/* counts sorts and removals */
 };
 
 const char *access_name(enum access a);
@@ -148,6 +228,13 @@ int access_from_name(const char *s, enum access *ret);
 int net_mode_from_name(const char *s, enum net_mode *ret);
 int backend_from_name(const char *s, enum backend *ret);
 int run_mode_from_name(const char *s, enum run_mode *ret);
+/* "512M", "4G", "1048576", "25%": -EINVAL for anything else, 0 or
+ * above 100%, or a byte count that overflows. */
+int size_spec_parse(const char *s, struct size_spec *ret);
+/* Its bytes on a host with ram bytes of memory. */
+uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram);
+/* "4.0 GiB", "50% of memory (12.0 GiB)". */
+void size_spec_format(const struct size_spec *s, uint64_t ram, char *buf, size_t size);
 
 /* How a source reads in a message or in explain: "default: credentials",
  * "--read on the command line", "stockade.ini line 4 (write)". */
@@ -161,6 +248,10 @@ void policy_free(struct policy *p);
 struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, unsigned flags,
 			     struct source source, const char *origin);
 
+/* The same for a rule known to be new (from a list without repeats, such
+ * as git's): no search for the same rule among the others. */
+void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source);
+
 /* The rule that decides path: the deepest rule at or above it, ties going
  * to the stronger access. NULL when no rule covers it. */
 const struct rule *policy_rule_for(const struct policy *p, const char *path);
@@ -171,6 +262,25 @@ enum effect policy_effect(const struct policy *p, const char *path);
 const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
 					const char *path);
 enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path);
+/* One operation on a path, as a backend meets it. */
+enum path_op {
+	PATH_OP_READ,		/* read a file, list a directory */
+	PATH_OP_EXEC,		/* run a file, map it executable */
+	PATH_OP_WRITE,		/* change a file, create or remove an entry there */
+	PATH_OP_MOVE,		/* rename or unlink the path itself */
+	PATH_OP_CONNECT,	/* connect to a Unix socket there */
+	PATH_OP_BIND,		/* make a Unix socket there */
+};
+const char *path_op_name(enum path_op op);
+/* Whether the policy (with a backend's own rules, extra) lets a command do
+ * op on path: the one answer each backend's rendering must give. Read and
+ * exec need read, write and bind need write, connect needs either (as the
+ * supervisor decides it), and moving a path needs write and no hide or
+ * protect rule at or beneath it: a folder renamed aside must not carry a
+ * secret out, nor take a trust hand-off from under its rule (as a bind
+ * in the namespace jail makes the rename fail). */
+bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
+			const char *path);
 /* True when some rule lies strictly beneath path. */
 bool policy_has_rule_beneath(const struct policy *p, const char *path);
 

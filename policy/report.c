@@ -33,6 +33,9 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->n_denials; i++) {
 		free(r->denials[i].kind);
 		free(r->denials[i].what);
+		free(r->denials[i].rule);
+		free(r->denials[i].source);
+		free(r->denials[i].fix);
 		free(r->denials[i].error);
 	}
 	free(r->denials);
@@ -67,7 +70,8 @@ void report_gap(struct report *r, const char *what, const char *why)
 	r->gaps[r->n_gaps++] = (struct gap){ .what = xstrdup(what), .why = xstrdup(why) };
 }
 
-void report_denial(struct report *r, const char *kind, const char *what, const char *error)
+void report_denial_ruled(struct report *r, const char *kind, const char *what, const char *error, const char *rule,
+			 const char *source, const char *fix)
 {
 	for (size_t i = 0; i < r->n_denials; i++) {
 		struct denial *d = &r->denials[i];
@@ -81,8 +85,16 @@ void report_denial(struct report *r, const char *kind, const char *what, const c
 		.kind = xstrdup(kind),
 		.what = xstrdup(what),
 		.error = xstrdup(error),
+		.rule = rule ? xstrdup(rule) : NULL,
+		.source = source ? xstrdup(source) : NULL,
+		.fix = fix ? xstrdup(fix) : NULL,
 		.count = 1,
 	};
+}
+
+void report_denial(struct report *r, const char *kind, const char *what, const char *error)
+{
+	report_denial_ruled(r, kind, what, error, NULL, NULL, NULL);
 }
 
 char *report_denials_line(const struct report *r)
@@ -92,12 +104,19 @@ char *report_denials_line(const struct report *r)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
+	const char *fix = NULL;
 	for (size_t i = 0; i < r->n_denials; i++) {
 		const struct denial *d = &r->denials[i];
 		fprintf(f, "%s%s %s (%s)", i ? ", " : "", d->kind, d->what, d->error);
 		if (d->count > 1)
 			fprintf(f, " x%u", d->count);
+		if (!fix && d->fix && !str_has_prefix(d->fix, "none"))
+			fix = d->fix;
 	}
+	/* the way to allow the first that can be allowed; the report has
+	 * each one's */
+	if (fix)
+		fprintf(f, "; to allow: %s", fix);
 	fclose(f);
 	return buf;
 }
@@ -167,6 +186,14 @@ void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void json_string_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_string(f, s);
+	else
+		fputs("null", f);
+}
+
 static void json_strv(FILE *f, char *const *v)
 {
 	fputc('[', f);
@@ -176,6 +203,28 @@ static void json_strv(FILE *f, char *const *v)
 		json_string(f, v[i]);
 	}
 	fputc(']', f);
+}
+
+/* A signal's name: the standard ones by their macros (their numbers
+ * differ between Linux and macOS); sigabbrev_np is glibc's alone. */
+static const char *signal_name(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "SIGHUP" },	{ SIGINT, "SIGINT" },	  { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
+		{ SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },	  { SIGBUS, "SIGBUS" },	  { SIGFPE, "SIGFPE" },
+		{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" },	  { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },	  { SIGTERM, "SIGTERM" }, { SIGCHLD, "SIGCHLD" },
+		{ SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" },	  { SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" },
+		{ SIGTTOU, "SIGTTOU" }, { SIGURG, "SIGURG" },	  { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
+		{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" }, { SIGSYS, "SIGSYS" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return "SIG?";
 }
 
 int report_write_json(const struct report *r, FILE *f)
@@ -211,6 +260,12 @@ int report_write_json(const struct report *r, FILE *f)
 		json_string(f, d->what);
 		fputs(", \"errno\": ", f);
 		json_string(f, d->error);
+		fputs(", \"rule\": ", f);
+		json_string_or_null(f, d->rule);
+		fputs(", \"source\": ", f);
+		json_string_or_null(f, d->source);
+		fputs(", \"fix\": ", f);
+		json_string_or_null(f, d->fix);
 		fprintf(f, ", \"count\": %u}", d->count);
 	}
 	fputs(r->n_denials ? "\n  ],\n" : "],\n", f);
@@ -219,10 +274,7 @@ int report_write_json(const struct report *r, FILE *f)
 		fputs("null", f);
 	} else if (r->signal) {
 		fputs("{\"signal\": ", f);
-		char name[32];
-		const char *abbrev = sigabbrev_np(r->signal);
-		snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "?");
-		json_string(f, name);
+		json_string(f, signal_name(r->signal));
 		fputc('}', f);
 	} else {
 		fprintf(f, "{\"code\": %d}", r->exit_code);

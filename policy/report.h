@@ -15,6 +15,11 @@ struct denial {
 	char *kind;		/* "syscall", "connect", "bind", "handoff" */
 	char *what;		/* the call, the address, the path */
 	char *error;		/* the errno answered, or what was done */
+	/* what refused it, where that comes from, and the smallest change
+	 * that would allow it (NULL: not known, or nothing allows it) */
+	char *rule;
+	char *source;
+	char *fix;
 	unsigned count;
 };
 
@@ -47,6 +52,10 @@ void report_reset_plan(struct report *r);
 void report_gap(struct report *r, const char *what, const char *why);
 /* Counts one more of the same denial. */
 void report_denial(struct report *r, const char *kind, const char *what, const char *error);
+/* The same with the rule that refused, its source and the fix (each may
+ * be NULL); the first record of a denial keeps them. */
+void report_denial_ruled(struct report *r, const char *kind, const char *what, const char *error, const char *rule,
+			 const char *source, const char *fix);
 /* The denials on one line, for stderr when the command failed. */
 char *report_denials_line(const struct report *r);
 /* One more line stockade said (an error or a hint). */

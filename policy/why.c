@@ -111,6 +111,22 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 	int e = parse_target(target, &loopback, &port);
 	if (e < 0)
 		return e;
+	/* --connect HOST:PORT as written (a spelling of the same address
+	 * is the supervisor's to match). */
+	for (size_t i = 0; i < p->n_grants && p->net != NET_OFF; i++) {
+		const struct net_grant *g = &p->grants[i];
+		if (g->kind != GRANT_CONNECT || g->port != port)
+			continue;
+		_cleanup_free_ char *text = net_grant_text(g);
+		_cleanup_free_ char *bare = xasprintf("%s:%u", g->host, g->port);
+		if (!streq(target, text) && !streq(target, bare))
+			continue;
+		ret->allowed = true;
+		ret->what = "this one service of the host";
+		ret->rule = xstrcat3("--connect ", text, "");
+		ret->source = source_text(&g->source);
+		return 0;
+	}
 	ret->rule = xstrcat3("network ", net_mode_name(p->net), "");
 	ret->source = source_text(&p->net_source);
 	switch (p->net) {
@@ -122,9 +138,10 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 		ret->what = loopback ? "loopback: the run's own servers only, not the host's" : "loopback only";
 		/* a server of the run's own answers; one outside it does not */
 		ret->allowed = false;
-		ret->fix = xstrdup(loopback ? "a server the command starts itself is reached; a service outside "
-					      "the run needs --net on, or in stockade.ini: network = on"
-					    : "--net on, or in stockade.ini: network = on");
+		ret->fix = xstrcat3(loopback ? "a server the command starts itself is reached; a service outside "
+					       "the run needs --connect "
+					     : "--connect ",
+				    target, " (this one service), or --net on, or in stockade.ini: network = on");
 		return 0;
 	case NET_OFF:
 		ret->what = "no network";

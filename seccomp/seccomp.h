@@ -80,6 +80,7 @@ enum sc_why {
 	WHY_KEYRING,
 	WHY_ATTACK_SURFACE,
 	WHY_MOUNT_TABLE,
+	WHY_OTHER_PROCESS,
 };
 
 struct sc_rule {
@@ -94,6 +95,9 @@ struct sc_rule {
 };
 
 const char *seccomp_why(const struct sc_rule *r);
+/* The option that would allow what a row refuses, or NULL: nothing does
+ * (stockade.1, BACKENDS, seccomp). */
+const char *seccomp_fix(const struct sc_rule *r);
 
 struct seccomp_plan {
 	const struct sc_rule **rules;

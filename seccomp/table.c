@@ -61,6 +61,24 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
 	{ .name = #call, .nr = (number), .action = SC_REFUSE, .err = (e), .why = (reason) }
 #define REFUSE_WHEN(call, e, cond, reason)                                     \
 	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .when = (cond), .why = (reason) }
+/* A call whose first argument is a pid (0: the caller): allowed in the
+ * namespace jail, and on the landlock backend for 0; the supervisor
+ * decides the rest. */
+#define ON_PROCESS(call)                                                       \
+	ALLOW_WHEN(call, SC_NAMESPACES),                                       \
+	{ .name = #call, .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 1, \
+	  .args = { ARG(0, MASK32, 0) } },                                     \
+	{ .name = #call, .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_OTHER_PROCESS }
+/* (which, who): who 0 of the kind `self` (a process) is the caller. */
+#define ON_WHICH(call, self)                                                   \
+	ALLOW_WHEN(call, SC_NAMESPACES),                                       \
+	{ .name = #call, .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 2, \
+	  .args = { ARG(0, MASK32, self), ARG(1, MASK32, 0) } },               \
+	{ .name = #call, .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_OTHER_PROCESS }
+/* A read of every process of a kind (the user's), which changes nothing. */
+#define READ_WHICH(call, which)                                                \
+	{ .name = #call, .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 1, \
+	  .args = { ARG(0, MASK32, which) } }
 
 /* Why a row refuses, supervises or answers in the filter: kept apart
  * from the table so that the table holds no pointer and needs no
@@ -83,7 +101,7 @@ static const char *const whys[] = {
 	[WHY_SOCKET_FAMILY] = "a socket family the network mode does not give",
 	[WHY_SUPERVISED_CONNECT] = "the address is checked, then the supervisor connects",
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
-	[WHY_SUPERVISED_LISTEN] = "only on a loopback address the socket is bound to",
+	[WHY_SUPERVISED_LISTEN] = "only on loopback, or 0.0.0.0 or :: bound to the loopback device",
 	[WHY_WATCHED_RENAME] = "watched: a refused rename over a trust hand-off is named",
 	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
 	[WHY_SYSV_IPC] = "the host's System V IPC",
@@ -94,6 +112,7 @@ static const char *const whys[] = {
 	[WHY_KEYRING] = "the kernel keyring is shared with the user's session",
 	[WHY_ATTACK_SURFACE] = "kernel attack surface",
 	[WHY_MOUNT_TABLE] = "the mount table",
+	[WHY_OTHER_PROCESS] = "carried out only on a process of the run",
 };
 
 static const struct sc_rule table[] = {
@@ -208,8 +227,16 @@ static const struct sc_rule table[] = {
 	ALLOW(pkey_mprotect), ALLOW(map_shadow_stack), ALLOW_NR(mseal, 462),
 	ALLOW(remap_file_pages), ALLOW(memfd_secret),
 
-	/* Processes. Landlock's domain keeps ptrace, process_vm_*, kcmp and
-	 * pidfd_getfd inside the run. */
+	/* Processes. Landlock's domain keeps ptrace, process_vm_*, kcmp,
+	 * pidfd_getfd, get_robust_list, move_pages, migrate_pages and
+	 * process_madvise (each asks ptrace_may_access) inside the run, and
+	 * (ABI 6) kill, tkill, tgkill, rt_*sigqueueinfo and
+	 * pidfd_send_signal. Nothing of Landlock's hooks the calls that set a
+	 * limit, a priority, a scheduler, an affinity or an I/O priority:
+	 * on the landlock backend, where pids are the host's, each goes to
+	 * the supervisor unless it names the caller (0), and is carried out
+	 * only on a process of the run. The namespace jail's pid namespace
+	 * shows no other. */
 	ALLOW(fork), ALLOW(vfork), ALLOW(execve), ALLOW(execveat), ALLOW(exit),
 	ALLOW(exit_group), ALLOW(wait4), ALLOW(waitid), ALLOW(waitpid), ALLOW(kill), ALLOW(tkill),
 	ALLOW(tgkill), ALLOW(getpid), ALLOW(getppid), ALLOW(gettid), ALLOW(getuid),
@@ -219,20 +246,31 @@ static const struct sc_rule table[] = {
 	ALLOW_WHEN(setresuid, SC_LANDLOCK), ALLOW_WHEN(setresgid, SC_LANDLOCK), ALLOW(setgroups), ALLOW(setfsuid),
 	ALLOW(setfsgid), ALLOW(capget), ALLOW(capset), ALLOW(getpgid), ALLOW(setpgid),
 	ALLOW(getpgrp), ALLOW(getsid), ALLOW(setsid), ALLOW(prctl), ALLOW(arch_prctl),
-	ALLOW(personality), ALLOW(getpriority), ALLOW(setpriority), ALLOW(sched_yield),
-	ALLOW(sched_getaffinity), ALLOW(sched_setaffinity), ALLOW(sched_getparam),
-	ALLOW(sched_setparam), ALLOW(sched_getscheduler), ALLOW(sched_setscheduler),
+	ALLOW(personality), ALLOW(sched_yield),
+	ON_PROCESS(sched_getaffinity), ON_PROCESS(sched_setaffinity), ON_PROCESS(sched_getparam),
+	ON_PROCESS(sched_setparam), ON_PROCESS(sched_getscheduler), ON_PROCESS(sched_setscheduler),
+	ON_PROCESS(sched_rr_get_interval), ON_PROCESS(sched_getattr), ON_PROCESS(sched_setattr),
+	ON_PROCESS(prlimit64),
+	/* (which, who): who 0 of PRIO_PROCESS is the caller; reading the
+	 * highest priority among the user's processes changes nothing. */
+	READ_WHICH(getpriority, 2 /* PRIO_USER */), ON_WHICH(getpriority, 0 /* PRIO_PROCESS */),
+	ON_WHICH(setpriority, 0 /* PRIO_PROCESS */),
+	READ_WHICH(ioprio_get, 3 /* IOPRIO_WHO_USER */), ON_WHICH(ioprio_get, 1 /* IOPRIO_WHO_PROCESS */),
+	ON_WHICH(ioprio_set, 1 /* IOPRIO_WHO_PROCESS */),
+	/* A pidfd of a process outside lets the caller watch it end, and
+	 * nothing Landlock does not check again. */
+	ALLOW_WHEN(pidfd_open, SC_NAMESPACES),
+	{ .name = "pidfd_open", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_OTHER_PROCESS },
 	ALLOW(sched_get_priority_max), ALLOW(sched_get_priority_min),
-	ALLOW(sched_rr_get_interval), ALLOW(sched_getattr), ALLOW(sched_setattr),
-	ALLOW(getrlimit), ALLOW(setrlimit), ALLOW(prlimit64), ALLOW(ugetrlimit),
+	ALLOW(getrlimit), ALLOW(setrlimit), ALLOW(ugetrlimit),
 	ALLOW(getrusage), ALLOW(times), ALLOW(uname), ALLOW(sysinfo), ALLOW(set_tid_address),
 	ALLOW(set_robust_list), ALLOW(get_robust_list), ALLOW(futex), ALLOW(futex_waitv),
 	ALLOW(futex_wake), ALLOW(futex_wait), ALLOW(futex_requeue), ALLOW(rseq),
-	ALLOW(restart_syscall), ALLOW(pidfd_open), ALLOW(pidfd_send_signal),
+	ALLOW(restart_syscall), ALLOW(pidfd_send_signal),
 	ALLOW(pidfd_getfd), ALLOW(process_vm_readv), ALLOW(process_vm_writev),
 	ALLOW(ptrace), ALLOW(kcmp), ALLOW(seccomp), ALLOW(landlock_create_ruleset),
 	ALLOW(landlock_add_rule), ALLOW(landlock_restrict_self), ALLOW(membarrier),
-	ALLOW(ioprio_get), ALLOW(ioprio_set), ALLOW(getcpu), ALLOW(getrandom),
+	ALLOW(getcpu), ALLOW(getrandom),
 	ALLOW_NR(statmount, 457), ALLOW_NR(listmount, 458), ALLOW_NR(lsm_get_self_attr, 459),
 	ALLOW_NR(lsm_list_modules, 461),
 
@@ -487,6 +525,27 @@ static const struct sc_rule table[] = {
 const char *seccomp_why(const struct sc_rule *r)
 {
 	return r->why > WHY_NONE && (size_t)r->why < ARRAY_SIZE(whys) ? whys[r->why] : NULL;
+}
+
+const char *seccomp_fix(const struct sc_rule *r)
+{
+	switch (r ? r->why : WHY_NONE) {
+	case WHY_UNIX_DATAGRAM:
+	case WHY_LOOPBACK_TCP_ONLY:
+	case WHY_SOCKET_FAMILY:
+	case WHY_FASTOPEN:
+		return "--net on, or in stockade.ini: network = on";
+	case WHY_TRUNCATE_READ_ONLY:
+	case WHY_OPENAT2_FLAGS:
+	case WHY_TRUNCATE_PATH:
+		return "none on this kernel: Landlock ABI 3 (Linux 6.2) governs truncation";
+	case WHY_SYSV_IPC:
+	case WHY_MQUEUE:
+		return "none on the landlock backend (the host's are shared with your other programs); the namespace "
+		       "jail gives the run its own";
+	default:
+		return NULL;
+	}
 }
 
 const struct sc_rule *seccomp_table(size_t *ret_n)

@@ -89,18 +89,24 @@ static bool takes(const struct inet_diag_msg *m, bool v6only, const struct net_a
 	return l.family == AF_INET6 && (net_addr_is_wildcard(&l) || net_addr_same_ip(&l, dst));
 }
 
+/* A listener's IPV6_V6ONLY, from its sock_diag message. */
+static bool v6only_of(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *attr;
+	mnl_attr_for_each(attr, nlh, sizeof(struct inet_diag_msg)) {
+		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
+			return mnl_attr_get_u8(attr);
+	}
+	return false;
+}
+
 static int scan_listener(const struct nlmsghdr *nlh, void *data)
 {
 	struct listener_scan *s = data;
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
 	if (ntohs(m->id.idiag_sport) != s->port)
 		return MNL_CB_OK;
-	bool v6only = false;
-	const struct nlattr *attr;
-	mnl_attr_for_each(attr, nlh, sizeof(*m)) {
-		if (mnl_attr_get_type(attr) == INET_DIAG_SKV6ONLY)
-			v6only = mnl_attr_get_u8(attr);
-	}
+	bool v6only = v6only_of(nlh);
 	if (takes(m, v6only, &s->dst) && !run_bound(s->sv, m->idiag_inode))
 		s->foreign = true;
 	return MNL_CB_OK;
@@ -128,9 +134,8 @@ static int diag_open(struct supervisor *sv)
 	return 0;
 }
 
-/* Dumps the TCP listeners of one family (sock_diag) and notes whether one
- * that is not the run's own would take a connection to s->dst. */
-static int scan_family(struct supervisor *sv, int family, struct listener_scan *s)
+/* Dumps the TCP listeners of one family (sock_diag), each to cb. */
+static int dump_listeners(struct supervisor *sv, int family, mnl_cb_t cb, void *data)
 {
 	int r = diag_open(sv);
 	char *buf = sv->diag_buf;
@@ -151,12 +156,62 @@ static int scan_family(struct supervisor *sv, int family, struct listener_scan *
 		ssize_t n = mnl_socket_recvfrom(sv->diag, buf, DIAG_BUF);
 		if (n < 0)
 			return errno == EINTR ? -EAGAIN : -errno;
-		r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, scan_listener, s);
+		r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, portid, cb, data);
 		if (r < 0)
 			return errno ? -errno : -EIO;
 		if (r == MNL_CB_STOP)
 			return 0;
 	}
+}
+
+/* Would a bind to b share its port with a listener at (m, v6only)? Both
+ * ways round: a wildcard on either side, the same address, a dual-stack
+ * :: and an IPv4 address, a mapped form. A bind to :: counts every
+ * listener on the port, whatever IPV6_V6ONLY the run's socket will have. */
+static bool shares(const struct inet_diag_msg *m, bool v6only, const struct net_addr *b)
+{
+	if (takes(m, v6only, b))
+		return true;
+	if (!net_addr_is_wildcard(b))
+		return false;
+	if (b->family == AF_INET6)
+		return true;
+	/* 0.0.0.0: every IPv4 listener, and IPv6 ones that take IPv4. */
+	struct net_addr l = { .family = m->idiag_family };
+	if (m->idiag_family == AF_INET)
+		return true;
+	memcpy(&l.v6, m->id.idiag_src, 16);
+	if (v6only)
+		return false;
+	net_addr_unmap(&l);
+	return l.family == AF_INET || net_addr_is_wildcard(&l);
+}
+
+struct held_scan {
+	struct net_addr b;
+	struct supervisor *sv;
+	bool held;
+};
+
+static int scan_held(const struct nlmsghdr *nlh, void *data)
+{
+	struct held_scan *s = data;
+	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	if (ntohs(m->id.idiag_sport) != s->b.port || run_bound(s->sv, m->idiag_inode))
+		return MNL_CB_OK;
+	bool v6only = v6only_of(nlh);
+	if (shares(m, v6only, &s->b))
+		s->held = true;
+	return MNL_CB_OK;
+}
+
+int sv_held_outside(struct supervisor *sv, const struct net_addr *b)
+{
+	struct held_scan s = { .b = *b, .sv = sv };
+	int r = dump_listeners(sv, AF_INET, scan_held, &s);
+	if (r == 0)
+		r = dump_listeners(sv, AF_INET6, scan_held, &s);
+	return r < 0 ? r : s.held;
 }
 
 static bool is_reuseport(const struct supervisor *sv, ino_t inode)
@@ -206,6 +261,10 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 		memcpy(req->id.idiag_src, &dst->v6, 16);
 		memcpy(req->id.idiag_dst, &dst->v6, 16);
 	}
+	/* Arriving on the loopback device, as a connection to any local
+	 * address does: a listener bound to it (0.0.0.0 with loopback) is
+	 * found too. */
+	req->id.idiag_if = LOOPBACK_IFINDEX;
 	req->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
 	req->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
 	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
@@ -249,9 +308,10 @@ int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 		return -1;
 	if (r == 0 && !is_reuseport(sv, inode))
 		return 0;
-	r = scan_family(sv, AF_INET, &s);
+	/* Every listener: does one that is not the run's own take dst? */
+	r = dump_listeners(sv, AF_INET, scan_listener, &s);
 	if (r == 0)
-		r = scan_family(sv, AF_INET6, &s);
+		r = dump_listeners(sv, AF_INET6, scan_listener, &s);
 	if (r < 0)
 		return r;
 	return s.foreign ? -1 : 0;

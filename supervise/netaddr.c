@@ -143,3 +143,39 @@ void net_addr_format(const struct net_addr *a, char *buf, size_t size)
 		snprintf(buf, size, "family %d", a->family);
 	}
 }
+
+socklen_t net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+		in->sin_family = AF_INET;
+		in->sin_port = htons(a->port);
+		in->sin_addr = a->v4;
+		return sizeof(*in);
+	}
+	if (a->family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(a->port);
+		in6->sin6_addr = a->v6;
+		in6->sin6_scope_id = a->scope;
+		return sizeof(*in6);
+	}
+	return 0;
+}
+
+int net_addr_from_text(const char *host, unsigned short port, struct net_addr *ret)
+{
+	*ret = (struct net_addr){ .family = AF_INET, .port = port };
+	if (strcmp(host, "localhost") == 0) {
+		ret->v4.s_addr = htonl(INADDR_LOOPBACK);
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, &ret->v4) == 1)
+		return 0;
+	ret->family = AF_INET6;
+	if (inet_pton(AF_INET6, host, &ret->v6) == 1)
+		return 0;
+	return -EINVAL;
+}

@@ -2,9 +2,11 @@
  * the call out on the command's behalf. */
 #include "supervise/internal.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +24,15 @@ static void respond(struct supervisor *sv, uint64_t id, int err)
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
+/* A call that names another process, checked: it goes on to the kernel
+ * with the registers it was made with (nothing of it is read again from
+ * the command's memory). */
+static void go_on(struct supervisor *sv, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
 static bool id_valid(const struct supervisor *sv, uint64_t id)
 {
 	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
@@ -30,6 +41,35 @@ static bool id_valid(const struct supervisor *sv, uint64_t id)
 static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
 	report_denial(sv->rep, kind, what, strerrorname_np(err) ? strerrorname_np(err) : "?");
+	respond(sv, id, err);
+}
+
+/* A refusal of the network mode's or of the squatting rule, with the rule,
+ * where the mode comes from and what would allow it: --connect names the
+ * one service, --net on the whole network. */
+static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, const struct net_addr *a,
+			const char *what, int err)
+{
+	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : "listen";
+	const char *errname = strerrorname_np(err) ? strerrorname_np(err) : "?";
+	_cleanup_free_ char *source = source_text(&sv->p->net_source);
+	_cleanup_free_ char *rule = NULL, *fix = NULL;
+	if (err == EADDRINUSE) {
+		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
+		fix = xstrdup("none: another port (a server outside the run holds this one)");
+	} else if (call == SV_CONNECT) {
+		char host[INET6_ADDRSTRLEN + 8];
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		net_addr_format(&d, host, sizeof(host));
+		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
+				 sv->p->net == NET_OFF ? "no network" : "the run's own listeners on this host only");
+		fix = xasprintf("--connect %s (this one service), or --net on", host);
+	} else {
+		rule = xasprintf("network %s: servers listen on loopback only", net_mode_name(sv->p->net));
+		fix = xstrdup("--net on, or in stockade.ini: network = on");
+	}
+	report_denial_ruled(sv->rep, kind, what, errname, rule, source, fix);
 	respond(sv, id, err);
 }
 
@@ -136,24 +176,63 @@ static bool fact_run_abstract(void *data, const struct net_addr *a)
 	return sv_run_abstract(data, a, sv_abstract_owner(a));
 }
 
-/* The verdict on q: carried out by act when allowed; a refusal reported;
- * an answer of the kernel's given as it would be. */
-static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+static int fact_held_outside(void *data, const struct net_addr *a)
+{
+	return sv_held_outside(data, a);
+}
+
+/* The verdict on q: carried out by the caller when allowed (with what
+ * the verdict asks, in ret_v); a refusal reported; an answer of the
+ * kernel's given as it would be. */
+static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind,
+		       const char *what, struct sv_verdict *ret_v)
 {
 	const struct sv_facts facts = {
 		.data = sv,
 		.host_address = fact_host_address,
 		.listener = fact_listener,
 		.run_abstract = fact_run_abstract,
+		.held_outside = fact_held_outside,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
+	if (ret_v)
+		*ret_v = v;
 	if (v.undecided)
 		sv->broken = true;
-	if (v.outcome == SV_REFUSE)
+	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
+	if (v.outcome == SV_REFUSE && inet && !v.undecided)
+		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
 		respond(sv, id, v.err);
 	return v.outcome == SV_ALLOW;
+}
+
+static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+{
+	return decided_as(sv, id, q, kind, what, NULL);
+}
+
+/* Binds the socket to the loopback device: once set, the command cannot
+ * change it without CAP_NET_RAW, which it never has. A device the
+ * command chose before (an unprivileged stockade cannot replace it) is a
+ * refusal. */
+static int to_loopback_device(int fd)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t len = sizeof(dev) - 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0 || strcmp(dev, "lo") != 0)
+		return SV_REFUSED;
+	return 0;
+}
+
+static bool on_loopback_device(int fd)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t len = sizeof(dev) - 1;
+	return getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) == 0 && strcmp(dev, "lo") == 0;
 }
 
 static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
@@ -225,8 +304,16 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 	net_addr_format(a, what, sizeof(what));
 	struct sv_query q = query_of(sv, SV_BIND, a);
 	if (!names_socket_file(a)) {
-		if (!decided(sv, id, &q, "bind", what))
+		struct sv_verdict v;
+		if (!decided_as(sv, id, &q, "bind", what, &v))
 			return;
+		if (v.on_loopback) {
+			int err = to_loopback_device(fd);
+			if (err) {
+				refuse(sv, id, "bind", what, err);
+				return;
+			}
+		}
 		if (perform_bind(sv, id, fd, ss, len) != 0)
 			return;
 		/* Its listener, if it becomes one, is the run's own. */
@@ -281,6 +368,7 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	if (net_addr_parse(&ss, len, &a) < 0)
 		a = (struct net_addr){ .family = AF_UNSPEC };
 	struct sv_query q = query_of(sv, SV_LISTEN, &a);
+	q.loopback_device = on_loopback_device(fd);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
 	if (!decided(sv, id, &q, "listen", what))
@@ -291,14 +379,68 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 
 /* ---- the notification ---- */
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* The thread group of a thread, from /proc/TID/status; 0 when it cannot
+ * be read (the thread is gone). */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], num[21], line[256];
+	stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(num, (uint64_t)tid)), "/status");
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && !tgid && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Tgid:", 5) == 0)
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+	return tgid;
+}
+
+/* A pidfd for the caller of a notification, which names a thread: any
+ * thread of the run may bind or connect, not only a process's main one
+ * (tornado's resolver threads, a Java server). A thread's own pidfd where
+ * the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its thread
+ * group, found through /proc. Either way the caller's notification is
+ * checked still valid afterwards: while it waits the thread lives, so its
+ * id and its group's cannot have been reused in between. */
+static int caller_pidfd(pid_t tid)
+{
+	/* A process's main thread, the usual caller: its group's pidfd. */
+	int fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	/* Another thread: its own pidfd (6.9), or its group's. */
+	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	pid_t tgid = tgid_of(tid);
+	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
-	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen;
+	struct sv_process_call c;
+	static const uint64_t none[6];
+	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int nr = req->data.nr;
+	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen) {
+		char what[96];
+		int err = sv_process_call(req, what, sizeof(what));
+		if (err) {
+			report_denial_ruled(sv->rep, "process", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
+					    "a call that names a process goes on only for a process of the run",
+					    "built in: the supervisor (landlock backend)",
+					    "none: no option allows it (stockade.1, other processes)");
+			respond(sv, req->id, err);
+		} else
+			go_on(sv, req->id);
+		return;
+	}
 	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : "listen";
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
@@ -306,7 +448,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	/* The pidfd first; the notification is checked still valid once
 	 * the address is read too: the caller was alive all along, so the
 	 * pid was not reused in between and the memory read was its own. */
-	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	_cleanup_close_ int pidfd = caller_pidfd(pid);
 	if (pidfd < 0) {
 		respond(sv, id, SV_REFUSED);
 		return;
@@ -458,11 +600,14 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
 	report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
 	if (net == NET_LOOPBACK)
-		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only");
+		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
+	if (net != NET_OFF)
+		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");
 	if (!pidfd_getfd)
 		report_gap(rep, "network and unix sockets",
 			   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");
-	static const char *const decides[] = { "connect", "bind", "unix socket paths" };
+	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of a process outside the run (stockade included) is refused; of every process of the user, refused");
+	static const char *const decides[] = { "connect", "bind", "unix socket paths", "calls naming a process" };
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);

@@ -5,13 +5,16 @@
  * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
  * carries the call out itself and answers with the result: the kernel
  * never reads the address again, so a second thread cannot swap it after
- * the check. No decision is ever answered with CONTINUE. */
+ * the check. No decision on an address is ever answered with CONTINUE;
+ * the calls that name a process (processes.c) are, once their pid, held
+ * in a register and not in memory, was checked. */
 #pragma once
 
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -52,6 +55,10 @@ bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b);
 
 /* "127.0.0.1:5432", "[::1]:80", "unix:/run/docker.sock", "unix:@name". */
 void net_addr_format(const struct net_addr *a, char *buf, size_t size);
+/* An inet address as a sockaddr: its length, or 0 for another family. */
+socklen_t net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage *ss);
+/* A numeric address and a port ("localhost" is 127.0.0.1): 0 or -EINVAL. */
+int net_addr_from_text(const char *host, unsigned short port, struct net_addr *ret);
 
 /* ---- the verdict: an address, the policy and what can be found out
  * about the address, to allow or refuse. Pure: every fact comes from the
@@ -82,6 +89,11 @@ struct sv_facts {
 	int (*listener)(void *data, const struct net_addr *a);
 	/* An abstract name a process of this run bound, and still holds. */
 	bool (*run_abstract)(void *data, const struct net_addr *a);
+	/* Does a socket outside the run listen on an address and port that a
+	 * bind to a would share (a wildcard, the other family's dual-stack
+	 * socket, a mapped form): 1, 0, or -errno when stockade cannot tell.
+	 * SO_REUSEPORT would let the run join it and take its connections. */
+	int (*held_outside)(void *data, const struct net_addr *a);
 };
 
 struct sv_query {
@@ -100,6 +112,9 @@ struct sv_query {
 	const char *path_real;
 	const char *path_name;	/* bind: the file's name in path_real */
 	bool path_is_socket;	/* connect */
+	/* listen: the socket is bound to the loopback device (SO_BINDTODEVICE
+	 * "lo"), as stockade binds 0.0.0.0 and :: with loopback. */
+	bool loopback_device;
 };
 
 enum sv_outcome {
@@ -112,6 +127,9 @@ struct sv_verdict {
 	enum sv_outcome outcome;
 	int err;
 	bool undecided;		/* refused because stockade could not tell */
+	/* bind, allowed: the socket is bound to the loopback device first
+	 * (0.0.0.0 or :: with loopback: it serves this host, never the LAN). */
+	bool on_loopback;
 };
 
 struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts);
@@ -139,6 +157,29 @@ void supervisor_drain(struct supervisor *sv);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 
+/* ---- forwards (forward.c): --publish and --connect ---- */
+
+struct forward;
+/* A non-blocking socket of family, made where the forward's target is
+ * (the jail's network namespace, or here): the descriptor or -errno. */
+typedef int (*forward_socket_fn)(void *data, int family);
+struct forward *forward_new(void);
+void forward_free(struct forward *fw);
+/* A socket made here (for a target in stockade's own network). */
+int forward_socket_here(void *data, int family);
+/* Listens here on a (IPv6 alone for an IPv6 address): the descriptor or
+ * -errno. */
+int forward_listen_here(const struct net_addr *a);
+/* A loopback target refused on its family's loopback is tried on the
+ * other's (a server on [::1] alone, or 127.0.0.1 alone). */
+#define FORWARD_EITHER_LOOPBACK (1u << 0)
+/* Each connection listen_fd accepts is carried to target, through a
+ * socket make_socket gives. The forward owns listen_fd. */
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, unsigned flags,
+		 forward_socket_fn make_socket, void *data);
+size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max);
+void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
+
 /* ---- renames in the namespace jail, watched (renames.c) ---- */
 
 bool supervise_is_rename(int nr);
@@ -147,6 +188,26 @@ bool supervise_is_rename(int nr);
 int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);
 /* The trust hand-off rule that holds path (the deepest), or NULL. Pure. */
 const struct rule *supervise_rename_handoff(const struct policy *p, const char *path);
+
+/* ---- calls that name a process, on the landlock backend (processes.c) ---- */
+
+enum sv_target {
+	SV_TARGET_NONE,		/* a kind the kernel refuses (EINVAL) */
+	SV_TARGET_PROCESS,	/* a pid or tid; 0 the caller */
+	SV_TARGET_PGRP,		/* a process group; 0 the caller's */
+	SV_TARGET_USER,		/* every process of a user */
+};
+
+struct sv_process_call {
+	const char *name;
+	enum sv_target kind;
+	long id;
+	bool changes;		/* sets something, rather than reads it */
+};
+
+/* What a call names: false when nr is not one of the calls that take a
+ * pid, a process group or a user. Pure. */
+bool supervise_process_call(int nr, const uint64_t args[6], struct sv_process_call *ret);
 
 /* What the supervisor enforces and what it cannot on this host (pidfd_getfd
  * refused: it cannot act for the command), into the report. */

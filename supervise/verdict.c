@@ -5,9 +5,10 @@
 #include "lib/path.h"
 #include "lib/util.h"
 
-static enum effect effect_of(const struct sv_query *q, const char *path)
+/* The policy's one answer, as every backend asks it (policy.h). */
+static bool allows(const struct sv_query *q, enum path_op op, const char *path)
 {
-	return policy_effect_with(q->policy, q->places, q->n_places, path);
+	return policy_allows_with(q->policy, q->places, q->n_places, op, path);
 }
 
 static struct sv_verdict allow(void)
@@ -40,6 +41,29 @@ static struct sv_verdict unresolved(int err)
 	return err == ENOENT || err == ENOTDIR ? answer(err) : refuse();
 }
 
+/* --connect HOST:PORT: the one service of the host the run may reach,
+ * whoever listens there. localhost is 127.0.0.1 and ::1. */
+static bool connect_granted(const struct sv_query *q, const struct net_addr *d)
+{
+	for (size_t i = 0; q->policy && i < q->policy->n_grants; i++) {
+		const struct net_grant *g = &q->policy->grants[i];
+		if (g->kind != GRANT_CONNECT || g->port != d->port)
+			continue;
+		struct net_addr a;
+		if (streq(g->host, "localhost")) {
+			if (net_addr_is_loopback(d) && (d->family == AF_INET6 || ntohl(d->v4.s_addr) == INADDR_LOOPBACK))
+				return true;
+			continue;
+		}
+		if (net_addr_from_text(g->host, g->port, &a) == 0) {
+			net_addr_unmap(&a);
+			if (net_addr_same_ip(&a, d))
+				return true;
+		}
+	}
+	return false;
+}
+
 static struct sv_verdict decide_connect(const struct sv_query *q, const struct sv_facts *f)
 {
 	const struct net_addr *a = &q->addr;
@@ -50,7 +74,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		net_addr_unmap(&d);
 		if (q->net == NET_OFF)
 			return refuse();
-		if (q->net == NET_ON)
+		if (q->net == NET_ON || connect_granted(q, &d))
 			return allow();
 		if (!is_local(f, &d))
 			return refuse();
@@ -71,7 +95,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			return f->run_abstract(f->data, a) ? allow() : refuse();
 		if (q->path_err)
 			return unresolved(q->path_err);
-		if (!q->path_real || effect_of(q, q->path_real) == EFFECT_NONE)
+		if (!q->path_real || !allows(q, PATH_OP_CONNECT, q->path_real))
 			return refuse();
 		return q->path_is_socket ? allow() : answer(ECONNREFUSED);
 	default:
@@ -80,7 +104,28 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 	}
 }
 
-static struct sv_verdict decide_bind(const struct sv_query *q)
+/* A port a socket outside the run listens on is refused as the kernel
+ * refuses it without SO_REUSEPORT and SO_REUSEADDR (EADDRINUSE: a server
+ * that tries the next port goes on), so the run never joins an outside
+ * service's port group and takes its connections. Port 0 is the
+ * kernel's to pick, and it never picks a port in use. */
+static struct sv_verdict squatting(const struct net_addr *d, const struct sv_facts *f, bool *ret_held)
+{
+	*ret_held = false;
+	if (d->port == 0)
+		return allow();
+	int held = f->held_outside(f->data, d);
+	if (held < 0) {
+		struct sv_verdict v = refuse();
+		v.undecided = true;
+		*ret_held = true;
+		return v;
+	}
+	*ret_held = held > 0;
+	return held > 0 ? (struct sv_verdict){ .outcome = SV_REFUSE, .err = EADDRINUSE } : allow();
+}
+
+static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_facts *f)
 {
 	const struct net_addr *a = &q->addr;
 	switch (a->family) {
@@ -92,7 +137,16 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 			return refuse();
 		if (q->net == NET_LOOPBACK && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
 			return refuse();
-		return allow();
+		bool held;
+		struct sv_verdict v = squatting(&d, f, &held);
+		if (held)
+			return v;
+		/* 0.0.0.0 and :: with loopback: bound to the loopback device,
+		 * so the server answers this host on every local address (a
+		 * dual-stack :: keeps both 127.0.0.1 and ::1, which a client
+		 * of Node's listen() expects) and nobody on the LAN. */
+		v.on_loopback = q->net == NET_LOOPBACK && net_addr_is_wildcard(&d);
+		return v;
 	}
 	case AF_UNIX: {
 		if (a->unnamed || a->abstract)
@@ -104,8 +158,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 		/* The socket file is made where the policy lets the command
 		 * write. */
 		_cleanup_free_ char *full = path_join(q->path_real, q->path_name);
-		if (effect_of(q, q->path_real) != EFFECT_WRITE ||
-		    effect_of(q, full) != EFFECT_WRITE)
+		if (!allows(q, PATH_OP_BIND, q->path_real) || !allows(q, PATH_OP_BIND, full))
 			return refuse();
 		return allow();
 	}
@@ -114,16 +167,22 @@ static struct sv_verdict decide_bind(const struct sv_query *q)
 	}
 }
 
-/* With loopback, a server listens on a loopback address it bound, never
- * on 0.0.0.0, ::, an address of the LAN, or a port listen() would pick
- * for an unbound socket: it must not serve the network. */
-static struct sv_verdict decide_listen(const struct sv_query *q)
+/* With loopback, a server listens on a loopback address it bound, or on
+ * 0.0.0.0 or :: bound to the loopback device, never on an address of the
+ * LAN or a port listen() would pick for an unbound socket: it must not
+ * serve the network. Nor on a port an outside socket has begun to listen
+ * on since the bind. */
+static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv_facts *f)
 {
 	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6))
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);
-	return net_addr_is_loopback(&d) && d.port != 0 ? allow() : refuse();
+	bool local = net_addr_is_loopback(&d) || (net_addr_is_wildcard(&d) && q->loopback_device);
+	if (!local || d.port == 0)
+		return refuse();
+	bool held;
+	return squatting(&d, f, &held);
 }
 
 struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts)
@@ -132,9 +191,9 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 	case SV_CONNECT:
 		return decide_connect(q, facts);
 	case SV_BIND:
-		return decide_bind(q);
+		return decide_bind(q, facts);
 	case SV_LISTEN:
-		return decide_listen(q);
+		return decide_listen(q, facts);
 	}
 	return refuse();
 }

@@ -129,6 +129,74 @@ echo "                  $(ratio "$st_med" "$wt_med")x the fork-exec-wait floor, 
 echo "peak memory:      ${st_rss} KiB median of the runs, ${st_rss_max} KiB the largest, stockade and the command   (target: under 4096 KiB)"
 echo
 
+echo "== a stockade.ini of 200 lines, against the same run without one"
+# 40 profiles of three keys, a [sandbox] and ten [command] sections that
+# do not match: every line parsed, checked, each command's program
+# looked up on PATH; the file untrusted (its trust record looked for).
+mkdir -p "$tmp/ini"
+{
+	echo "; 200 lines"
+	printf '[sandbox]\nhide = .env, secrets, private\nnetwork = loopback\n\n'
+	for c in "cargo fetch" "npm ci" "go mod download" "pip install" "make dist" sh ls cat env git; do
+		printf '[command "%s"]\nnetwork = off\n\n' "$c"
+	done
+	i=0
+	while [ "$i" -lt 32 ]; do
+		printf '; profile %s\n[profile p%s]\nhide = a%s, b%s\nnetwork = off\nhide-ignored = false\n' "$i" "$i" "$i" "$i"
+		i=$((i + 1))
+	done
+	printf '; end\n; of\n; the file\n'
+} >"$tmp/ini/stockade.ini"
+echo "lines: $(wc -l <"$tmp/ini/stockade.ini")"
+# The file is a trust hand-off the guard keeps, as it keeps any: the same
+# bytes as an .mcp.json, which stockade does not read, separate the
+# loader's cost from the guard's.
+mkdir -p "$tmp/ini-peer"
+cp "$tmp/ini/stockade.ini" "$tmp/ini-peer/.mcp.json"
+for backend in landlock namespaces; do
+	for w in ini ini-peer; do "$STOCKADE" -q --backend $backend --net off -C "$tmp/$w" -- /bin/true; done
+	read -r e_med _ _ _ p_med _ _ _ i_med _ _ _ sh_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ws" -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ini-peer" -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ini" -- /bin/true :: \
+		"$BUILD/tools/stockade-inih-shared" -q --backend $backend --net off -C "$tmp/ini" -- /bin/true | tr '\n' ' ')
+	echo "$backend: with the file ${i_med} us; the same bytes as a hand-off stockade does not read ${p_med} us: $(ratio "$i_med" "$p_med")x   (target: under 1.05x)"
+	echo "  against an empty workspace (${e_med} us, no hand-off for the guard to keep): $(ratio "$i_med" "$e_med")x"
+	echo "  inih loaded as a shared library instead: ${sh_med} us, $(ratio "$sh_med" "$i_med")x the static link"
+done
+echo
+
+echo "== hide-ignored: a repository with 10,000 ignored files in 100 folders, and one ignored folder of them"
+mkdir -p "$tmp/ign"
+git -C "$tmp/ign" init -q
+printf '*.o\n' >"$tmp/ign/.gitignore"
+python3 - "$tmp/ign" <<'PY'
+import os, sys
+base = sys.argv[1]
+for d in range(100):
+    p = os.path.join(base, "src%d" % d)
+    os.mkdir(p)
+    for f in range(100):
+        open(os.path.join(p, "f%d.o" % f), "w").close()
+    open(os.path.join(p, "keep.c"), "w").close()
+PY
+mkdir -p "$tmp/ign1/build"
+git -C "$tmp/ign1" init -q
+printf 'build/\n' >"$tmp/ign1/.gitignore"
+for i in $(seq 10000); do : >"$tmp/ign1/build/f$i"; done 2>/dev/null
+git_ms=$(python3 -c 'import subprocess,sys,time; t=time.monotonic(); subprocess.run(["git","-C",sys.argv[1],"-c","core.fsmonitor=false","ls-files","-oi","--exclude-standard","--directory","-z"],stdout=subprocess.DEVNULL); print("%.1f" % ((time.monotonic()-t)*1000))' "$tmp/ign")
+for backend in landlock namespaces; do
+	"$STOCKADE" -q --backend $backend --net off -C "$tmp/ign" -- /bin/true
+	"$STOCKADE" -q --backend $backend --net off -C "$tmp/ign1" -- /bin/true
+	read -r n_med _ _ _ h_med _ _ _ o_med _ _ _ < <("$BENCHRUN" 20 \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ign" -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ign" --hide-ignored -- /bin/true :: \
+		"$STOCKADE" -q --backend $backend --net off -C "$tmp/ign1" --hide-ignored -- /bin/true | tr '\n' ' ')
+	echo "$backend: without ${n_med} us; 10,000 files hidden one by one $((h_med / 1000)) ms ($(ratio "$h_med" "$n_med")x); one ignored folder of 10,000 files ${o_med} us ($(ratio "$o_med" "$n_med")x)"
+done
+echo "git ls-files alone on the 10,000: ${git_ms} ms"
+echo
+
 echo "== planning the carve-outs: 100,000 files, 1,000 of them hidden"
 make_tree "$tmp/big"
 read -r rules ms < <("$BUILD/tools/bench-plan" "$tmp/big" 1000 100 1000)
@@ -198,6 +266,34 @@ echo "supervised, loopback:      ${sup} us a cycle"
 echo "supervised, --net on:      ${on} us a cycle (Unix socket paths still checked)"
 echo "unsupervised (--mode off): ${off} us a cycle"
 echo "added per connect:         $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$sup" "$off") us against no supervisor   (target: under 20 us)"
+echo
+
+echo "== forwards (--publish): 5,000 connect-response cycles and 2,000 MiB through the forward, beside the same on plain loopback"
+probe=$(realpath "$BUILD")/tests/probe
+fwd_port() { "$probe" bind-tcp 127.0.0.1 0 | sed -n 's/^bound //p'; }
+sub() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$2"; }
+for backend in namespaces landlock; do
+	hp=$(fwd_port) jp=$(fwd_port) pp=$(fwd_port)
+	"$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --publish "$hp:$jp" -- "$probe" listen-tcp 127.0.0.1 "$jp" 60 >/dev/null 2>&1 &
+	srv=$!
+	"$probe" listen-tcp 127.0.0.1 "$pp" 60 >/dev/null 2>&1 &
+	plain_srv=$!
+	for _ in $(seq 100); do "$probe" connect-tcp 127.0.0.1 "$hp" >/dev/null 2>&1 && break; sleep 0.05; done
+	plain=$("$probe" cycles 127.0.0.1 "$pp" 5000 | sed -n 's/^us per round //p')
+	fwd=$("$probe" cycles 127.0.0.1 "$hp" 5000 | sed -n 's/^us per round //p')
+	kill "$srv" "$plain_srv" 2>/dev/null
+	wait "$srv" "$plain_srv" 2>/dev/null
+	hp=$(fwd_port) jp=$(fwd_port) pp=$(fwd_port)
+	"$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --publish "$hp:$jp" -- "$probe" sink 127.0.0.1 "$jp" >/dev/null 2>&1 &
+	srv=$!
+	"$probe" sink 127.0.0.1 "$pp" >/dev/null 2>&1 &
+	plain_srv=$!
+	sleep 0.5
+	plain_mb=$("$probe" blast 127.0.0.1 "$pp" 2000 | sed -n 's/^MB\/s //p')
+	fwd_mb=$("$probe" blast 127.0.0.1 "$hp" 2000 | sed -n 's/^MB\/s //p')
+	wait "$srv" "$plain_srv" 2>/dev/null
+	echo "$backend: a cycle ${fwd} us forwarded, ${plain} us plain (added $(sub "$fwd" "$plain") us; target: under 50); bulk ${fwd_mb} MB/s forwarded, ${plain_mb} MB/s plain (target: at least 1000)"
+done
 echo
 
 echo "== a real test suite with worker processes (node --test, 6 files of loopback servers and clients)"

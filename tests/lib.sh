@@ -279,6 +279,21 @@ expect_control() {
 	expect_probe "$desc" ok "$@"
 }
 
+# fails DESC PATTERN -- CMD...: stockade refused (exit 125, nothing run),
+# and its stderr matches PATTERN (an extended regular expression).
+fails() {
+	local desc=$1 pattern=$2 out st
+	shift 3
+	out=$("$@" 2>&1 >/dev/null)
+	st=$?
+	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
+		pass "$desc"
+	else
+		fail "$desc (status $st)"
+		diag "$out"
+	fi
+}
+
 # -------------------------------------------------------------- the jail
 
 # The backend under test; run-tests.sh runs the integration suite once

@@ -4,19 +4,6 @@
 
 new_places
 
-# fails DESC PATTERN -- CMD...: exit 125, and stderr matches PATTERN.
-fails() {
-	local desc=$1 pattern=$2 out st
-	shift 3
-	out=$("$@" 2>&1 >/dev/null)
-	st=$?
-	if [ "$st" -eq 125 ] && printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
-		pass "$desc"
-	else
-		fail "$desc (status $st)"
-		diag "$out"
-	fi
-}
 
 # doctor: found by asking and by trying.
 out=$("$STOCKADE" doctor 2>&1)
@@ -50,13 +37,30 @@ case $out in *"landlock:               not enforced (EOPNOTSUPP)"*) pass "doctor
 # explain: every rule with where it came from, the Landlock rules with
 # their rights, the seccomp rules, the environment changes.
 mkdir -p "$T/extra"
-out=$(GITHUB_TOKEN=x "$STOCKADE" explain --backend "$TEST_BACKEND" --net off -C "$W" --read "$T/extra" -- true 2>&1)
+out=$(GITHUB_TOKEN=x "$STOCKADE" explain -v --backend "$TEST_BACKEND" --net off -C "$W" --read "$T/extra" -- true 2>&1)
 st=$?
-[ $st -eq 0 ] && pass "explain runs" || { fail "explain runs (status $st)"; diag "$out"; }
+[ $st -eq 0 ] && pass "explain -v runs" || { fail "explain -v runs (status $st)"; diag "$out"; }
 for want in "write    $W  (workspace)" "read     $T/extra  (--read on the command line)" "(default: system)" \
 	"landlock abi" "handled fs:" "seccomp" "refuse EPERM" "environment changes:" "-GITHUB_TOKEN" "HOME=" "unenforced:"; do
-	case $out in *"$want"*) pass "explain shows '$want'" ;; *) fail "explain shows '$want'" ;; esac
+	case $out in *"$want"*) pass "explain -v shows '$want'" ;; *) fail "explain -v shows '$want'" ;; esac
 done
+# Without -v: one screen, each kind of rule on a line with its source.
+out=$("$STOCKADE" explain --backend "$TEST_BACKEND" --net off -C "$W" --read "$T/extra" -- make test 2>&1)
+n=$(printf '%s\n' "$out" | wc -l)
+[ "$n" -le 60 ] && pass "explain fits one screen ($n lines)" || { fail "explain fits one screen ($n lines)"; diag "$out"; }
+for want in "write    workspace: $W" "read     --read on the command line: $T/extra" "explain -v prints every rule"; do
+	case $out in *"$want"*) pass "explain's summary shows '$want'" ;; *) fail "explain's summary shows '$want'"; diag "$out" ;; esac
+done
+if "$STOCKADE" explain --json --backend "$TEST_BACKEND" --net off -C "$W" --read "$T/extra" -- true 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert any(r["path"].endswith("/extra") and r["access"] == "read" and "--read" in r["source"] for r in d["rules"])
+assert d["seccomp"] and d["network"] == "off" and "enforced" in d and "unenforced" in d
+'; then
+	pass "explain --json: every rule with its source, and the plans"
+else
+	fail "explain --json: every rule with its source, and the plans"
+fi
 
 # Bad input: exit 125, a message naming the thing, and nothing run.
 fails "an unknown option" "unknown option '--bogus'" -- "$STOCKADE" --bogus -- true
@@ -85,12 +89,13 @@ fails "a workspace holding stockade's state" "state directory .* would be writab
 cp "$STOCKADE" "$W/stockade-copy"
 fails "stockade inside the workspace" "stockade itself .* would be writable" -- "$W/stockade-copy" --backend "$TEST_BACKEND" --net off -C "$W" -- true
 rm -f "$W/stockade-copy"
-# What is not built yet says so.
-fails "trust is not built yet" "stockade.ini files are not read yet" -- "$STOCKADE" trust
-fails "--config is not built yet" "--config" -- "$STOCKADE" --config "$W/x.ini" -- true
-fails "--profile is not built yet" "--profile" -- "$STOCKADE" --profile lint -- true
-fails "--hide-ignored is not built yet" "--hide-ignored" -- "$STOCKADE" --hide-ignored -- true
-fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -- true
+# The settings files' options, when there is nothing to read.
+fails "trust without a file" "no stockade.ini or .stockade.ini in" -- "$STOCKADE" trust -C "$W"
+fails "--config of a missing file" "x.ini: cannot read it: No such file" -- "$STOCKADE" --config "$W/x.ini" -- true
+fails "--profile without a file" "cannot use --profile 'lint': no stockade.ini" -- "$STOCKADE" -C "$W" --profile lint -- true
+fails "--list with a file" "usage: stockade trust" -- "$STOCKADE" trust --list x.ini
+fails "--revoke elsewhere" "--revoke goes with 'stockade trust'" -- "$STOCKADE" --revoke x.ini -- true
+fails "--backend seatbelt off macOS" "Seatbelt runs on macOS only" -- "$STOCKADE" --backend seatbelt -C "$W" -- true
 
 # Help and version.
 "$STOCKADE" --help | grep -q '^usage: stockade \[OPTION\]... \[--\] COMMAND \[ARG\]...' && pass "--help shows the synopsis" || fail "--help shows the synopsis"

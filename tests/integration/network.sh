@@ -70,12 +70,14 @@ fi
 # abstract name it bound.
 cat >"$W/own.sh" <<'SH'
 probe=$1 kind=$2 where=$3
+# The last run's own.out must not be read as this one's.
+rm -f own.out
 case $kind in
-tcp) "$probe" listen-tcp "$where" 0 3 >own.out 2>&1 & ;;
-unix) "$probe" listen-unix "$where" 3 >own.out 2>&1 & ;;
-abstract) "$probe" listen-abstract "$where" 3 >own.out 2>&1 & ;;
+tcp) "$probe" listen-tcp "$where" 0 20 >own.out 2>&1 & ;;
+unix) "$probe" listen-unix "$where" 20 >own.out 2>&1 & ;;
+abstract) "$probe" listen-abstract "$where" 20 >own.out 2>&1 & ;;
 esac
-for i in $(seq 60); do grep -q listening own.out && break; sleep 0.05; done
+for i in $(seq 400); do grep -q listening own.out && break; sleep 0.05; done
 port=$(sed -n 's/^listening //p' own.out)
 case $kind in
 tcp) exec "$probe" connect-tcp "$where" "$port" ;;
@@ -85,6 +87,13 @@ esac
 SH
 for where in 127.0.0.1 ::1; do
 	expect_probe "its own listener on $where is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" tcp "$where"
+done
+# A thread that is not its process's main one binds, listens and connects
+# (tornado's and a Java server's threads): the supervisor decides its
+# calls as any other's.
+expect_control "outside: a second thread serves itself" -- "$PROBE" thread-server 127.0.0.1
+for where in 127.0.0.1 ::1; do
+	expect_probe "a second thread binds, listens and connects on $where" ok -- in_jail --net loopback -- "$PROBE" thread-server "$where"
 done
 expect_probe "its own Unix socket in its tmp is reachable" ok -- \
 	in_jail --net loopback --read "$PROBE" -- sh -c 'exec sh own.sh "$0" unix "$TMPDIR/own.sock"' "$PROBE"
@@ -121,9 +130,12 @@ fi
 expect_probe "TCP Fast Open is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" fastopen 127.0.0.1 "$PW4"
 [ "$(counts)" = "$base" ] && pass "no SYN reached the host's listeners" || fail "no SYN reached the host's listeners"
 
-# A server in the jail serves the run, never the network.
+# A server in the jail serves the run, never the network. One on 0.0.0.0
+# or :: works (the landlock backend binds it to the loopback device).
+for where in 0.0.0.0 ::; do
+	expect_probe "listening on $where works" ok -- in_jail --net loopback -- "$PROBE" listen-tcp "$where" 0 0
+done
 if $LL; then
-	expect_probe "listening on 0.0.0.0 is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" listen-tcp 0.0.0.0 0 1
 	expect_probe "binding the host's own address is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" bind-tcp "$host_ip" 0
 	expect_probe "listening on a socket never bound (listen() would pick 0.0.0.0) is refused" "errno $REFUSED" -- \
 		in_jail --net loopback -- "$PROBE" listen-unbound
@@ -161,27 +173,26 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555
 		kill "$plain" 2>/dev/null
 		wait "$plain" 2>/dev/null
-		# In the jail: one on 0.0.0.0 (the landlock backend refuses its
-		# listen; the namespace jail's 0.0.0.0 is its own loopback's) and
-		# one on 127.0.0.1, each started and listening, or refused, before
-		# the remote host tries.
-		for where in 0.0.0.0 127.0.0.1; do
-			in_jail --net loopback -- "$PROBE" listen-tcp "$where" 47556 3 >"$T/lan.out" 2>&1 &
+		# In the jail: servers on 0.0.0.0, :: and 127.0.0.1 (the landlock
+		# backend binds the first two to the loopback device; the
+		# namespace jail's addresses are its own loopback's), each
+		# listening before the remote host tries; on the landlock backend
+		# the host itself reaches them.
+		lan_port=47556
+		for where in 0.0.0.0 :: 127.0.0.1; do
+			lan_port=$((lan_port + 1))
+			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$T/lan.out" 2>&1 &
 			lan=$!
-			for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
-			if grep -q '^listening' "$T/lan.out"; then
-				state="listening"
-			elif $LL && [ "$where" = 0.0.0.0 ] && grep -q '^probe: errno EACCES' "$T/lan.out"; then
-				state="refused its listen"
-			else
-				state=""
-			fi
-			if [ -z "$state" ]; then
-				fail "a jailed server on $where started (listening, or refused with EACCES)"
+			for _ in $(seq 200); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
+			if ! grep -q '^listening' "$T/lan.out"; then
+				fail "a jailed server on $where is listening"
 				diag "$(cat "$T/lan.out")"
 			else
-				expect_probe "a jailed server on $where ($state) is not reachable from the remote host" "errno ECONNREFUSED" -- \
-					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47556
+				expect_probe "a jailed server on $where is not reachable from the remote host" "errno ECONNREFUSED" -- \
+					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$lan_port"
+				if $LL; then
+					expect_probe "and the host reaches it on 127.0.0.1" ok -- "$PROBE" connect-tcp 127.0.0.1 "$lan_port"
+				fi
 			fi
 			kill "$lan" 2>/dev/null
 			wait "$lan" 2>/dev/null
@@ -192,6 +203,235 @@ else
 	# unprivileged run (and there a skip is a failure).
 	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
 fi
+
+# Servers as developers start them, and their clients in the run: Python's
+# http.server and Node's listen(0) bind :: and are reached on 127.0.0.1
+# (supertest's way) and on ::1.
+cat >"$W/servers.sh" <<'SH'
+python3 -u -m http.server 0 --bind :: >http.out 2>&1 &
+srv=$!
+for i in $(seq 100); do grep -q '^Serving' http.out && break; sleep 0.05; done
+port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.out)
+curl -s -o /dev/null -w 'http.server v4 %{http_code}\n' "http://127.0.0.1:$port/"
+curl -s -o /dev/null -w 'http.server v6 %{http_code}\n' "http://[::1]:$port/"
+kill "$srv"
+node -e '
+const http = require("http");
+const s = http.createServer((q, r) => r.end("hi")).listen(0, () => {
+	const p = s.address().port;
+	http.get("http://127.0.0.1:" + p, (r) => {
+		console.log("node v4 " + r.statusCode);
+		http.get("http://[::1]:" + p, (r) => { console.log("node v6 " + r.statusCode); s.close(); });
+	});
+});'
+SH
+want_servers="http.server v4 200 http.server v6 200 node v4 200 node v6 200"
+got=$(cd "$W" && sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $//')
+[ "$got" = "$want_servers" ] && pass "outside: http.server and node's listen(0) answer on 127.0.0.1 and ::1" ||
+	{ fail "outside: http.server and node's listen(0) answer on 127.0.0.1 and ::1"; diag "got: $got"; }
+got=$(in_jail --net loopback -q -- sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $//')
+[ "$got" = "$want_servers" ] && pass "in the jail: http.server and node's listen(0) answer on 127.0.0.1 and ::1" ||
+	{ fail "in the jail: http.server and node's listen(0) answer on 127.0.0.1 and ::1"; diag "got: $got"; }
+
+# Squatting: a service outside listens with SO_REUSEPORT; a jailed server
+# of the same user tries to join its port and take half its connections.
+# Without stockade the join works (the control); in the jail it is
+# refused (landlock: EADDRINUSE, every spelling; the namespace jail's
+# port is on its own loopback), and the outside listener gets every one
+# of 100 connections.
+"$PROBE" listen-reuseport 127.0.0.1 0 30 >"$T/squat-host.out" 2>&1 &
+squat_host=$!
+for _ in $(seq 100); do grep -q '^listening' "$T/squat-host.out" && break; sleep 0.05; done
+SQ=$(sed -n 's/^listening //p' "$T/squat-host.out")
+expect_control "outside: a second SO_REUSEPORT listener joins the port (the attack, without stockade)" -- \
+	"$PROBE" listen-reuseport 127.0.0.1 "$SQ" 0
+if $LL; then
+	for where in 127.0.0.1 0.0.0.0 :: ::ffff:127.0.0.1; do
+		expect_probe "squatting $where port $SQ with SO_REUSEPORT is refused" "errno EADDRINUSE" -- \
+			in_jail --net loopback -- "$PROBE" listen-reuseport "$where" "$SQ" 3
+	done
+	expect_probe "and with --net on" "errno EADDRINUSE" -- in_jail --net on -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 3
+fi
+in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 20 >"$T/squat-jail.out" 2>&1 &
+squat_jail=$!
+for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/squat-jail.out" && break; sleep 0.05; done
+if $LL; then
+	grep -q '^probe: errno EADDRINUSE' "$T/squat-jail.out" && pass "the squatter is refused its bind" ||
+		{ fail "the squatter is refused its bind"; diag "$(cat "$T/squat-jail.out")"; }
+else
+	grep -q '^listening' "$T/squat-jail.out" && pass "the squatter listens on its own loopback" ||
+		{ fail "the squatter listens on its own loopback"; diag "$(cat "$T/squat-jail.out")"; }
+fi
+for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$SQ" >/dev/null 2>&1; done
+kill "$squat_jail" "$squat_host" 2>/dev/null
+wait "$squat_jail" "$squat_host" 2>/dev/null
+got=$(sed -n 's/^accepted //p' "$T/squat-host.out")
+[ "$got" = 100 ] && pass "the outside listener got every one of 100 connections" ||
+	{ fail "the outside listener got every one of 100 connections"; diag "accepted: '$got'"; }
+# An outside listener on the other family's dual-stack ::.
+if $LL; then
+	"$PROBE" listen-reuseport :: 0 5 >"$T/squat6.out" 2>&1 &
+	squat6=$!
+	for _ in $(seq 100); do grep -q '^listening' "$T/squat6.out" && break; sleep 0.05; done
+	SQ6=$(sed -n 's/^listening //p' "$T/squat6.out")
+	expect_probe "squatting 127.0.0.1 beside an outside dual-stack :: listener is refused" "errno EADDRINUSE" -- \
+		in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ6" 3
+	kill "$squat6" 2>/dev/null
+	wait "$squat6" 2>/dev/null
+fi
+
+# A name lookup is refused at once, never left to time out, and named:
+# the namespace jail's responder answers NXDOMAIN and records the name;
+# the landlock backend refuses the resolver's UDP socket. Either way the
+# report says so, and one stderr line does when the command then fails.
+expect_probe "localhost still resolves (the hosts file)" ok -- in_jail --net loopback -- "$PROBE" resolve localhost
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^resolved' && pass "and it resolved" || { fail "and it resolved"; diag "$PROBE_OUTPUT"; }
+name="stockade-$$-nonce.example.test"
+out=$(in_jail --net loopback --read "$PROBE" --report "$T/dns.json" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "$name" 2>&1)
+printf '%s\n' "$out" | grep -q '^probe: started resolve' && pass "the lookup ran in the jail" || { fail "the lookup ran in the jail"; diag "$out"; }
+ms=$(printf '%s\n' "$out" | sed -n 's/^ms //p')
+[ -n "$ms" ] && [ "$ms" -lt 100 ] && pass "it was answered at once (${ms} ms, under 100)" || { fail "it was answered at once (under 100 ms)"; diag "$out"; }
+if $LL; then
+	printf '%s\n' "$out" | grep -q -E '^gai EAI_(AGAIN|SYSTEM|FAIL)' && pass "the lookup failed" || { fail "the lookup failed"; diag "$out"; }
+	grep -q '"what": *"socket"' "$T/dns.json" && pass "the report names the refused resolver socket" ||
+		{ fail "the report names the refused resolver socket"; diag "$(cat "$T/dns.json")"; }
+	printf '%s\n' "$out" | grep -q '^stockade: refused: .*syscall socket (EPROTONOSUPPORT)' && pass "one stderr line names it" ||
+		{ fail "one stderr line names it"; diag "$out"; }
+else
+	printf '%s\n' "$out" | grep -q '^gai EAI_NONAME' && pass "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)" ||
+		{ fail "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
+	grep -q "\"what\": *\"$name\"" "$T/dns.json" && pass "the report names the name asked" ||
+		{ fail "the report names the name asked"; diag "$(cat "$T/dns.json")"; }
+	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN).*to allow: --net on" && pass "one stderr line names it and --net on" ||
+		{ fail "one stderr line names it and --net on"; diag "$out"; }
+fi
+
+# --publish: a jailed dev server opened from the host, on the host's
+# loopback only. PORT:JAIL_PORT forwards; on the landlock backend the same
+# port needs no forward (the run's listener is on the host's loopback).
+free_port() {
+	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
+}
+cat >"$W/serve.sh" <<'SH'
+python3 -m http.server "$1" --bind :: >serve.out 2>&1 &
+srv=$!
+sleep "$2"
+kill "$srv"
+SH
+wait_http() {
+	for _ in $(seq 100); do curl -s -o /dev/null -m 1 "$1" && return 0; sleep 0.05; done
+	return 1
+}
+HP=$(free_port)
+JP=$(free_port)
+in_jail --net loopback -q --publish "$HP:$JP" -- sh serve.sh "$JP" 6 >/dev/null 2>&1 &
+pub=$!
+if wait_http "http://127.0.0.1:$HP/"; then
+	pass "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
+	got=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HP/serve.sh")
+	[ "$got" = 200 ] && pass "a file of the workspace comes through it" || fail "a file of the workspace comes through it (got $got)"
+	expect_probe "and not on the host's $host_ip" "errno ECONNREFUSED" -- "$PROBE" connect-tcp "$host_ip" "$HP"
+	if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+		expect_probe "nor from the remote host" "errno ECONNREFUSED" -- \
+			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$HP"
+	fi
+else
+	fail "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
+fi
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
+# A server on [::1] alone (Vite's "localhost" with a recent Node): the
+# forward finds it on the other family's loopback.
+HP=$(free_port)
+JP=$(free_port)
+in_jail --net loopback -q --publish "$HP:$JP" -- "$PROBE" listen-tcp ::1 "$JP" 6 >/dev/null 2>&1 &
+pub=$!
+for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^probe$' && break; sleep 0.05; done
+expect_probe "--publish $HP:$JP reaches a jailed server on [::1] alone" ok -- "$PROBE" connect-tcp 127.0.0.1 "$HP"
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^probe$' && pass "and the server answered through it" || { fail "and the server answered through it"; diag "$PROBE_OUTPUT"; }
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
+SP=$(free_port)
+in_jail --net loopback -q --publish "$SP" -- sh serve.sh "$SP" 6 >/dev/null 2>&1 &
+pub=$!
+wait_http "http://127.0.0.1:$SP/" && pass "--publish $SP: the same port on the host" || fail "--publish $SP: the same port on the host"
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
+# Without --publish, the namespace jail's server is its own.
+if ! $LL; then
+	NP=$(free_port)
+	in_jail --net loopback -q -- sh serve.sh "$NP" 3 >/dev/null 2>&1 &
+	pub=$!
+	sleep 1
+	expect_probe "without --publish the host does not reach the jailed server" "errno ECONNREFUSED" -- \
+		"$PROBE" connect-tcp 127.0.0.1 "$NP"
+	kill "$pub" 2>/dev/null
+	wait "$pub" 2>/dev/null
+fi
+# On purpose on another address: it works there, and stderr says so.
+if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+	LP=$(free_port)
+	in_jail --net loopback --publish "10.203.0.1:$LP:$LP" -- sh serve.sh "$LP" 5 >"$T/lanpub.err" 2>&1 &
+	pub=$!
+	for _ in $(seq 100); do ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$LP" >/dev/null 2>&1 && break; sleep 0.05; done
+	expect_probe "--publish 10.203.0.1:$LP: the remote host reaches it, as asked" ok -- \
+		ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$LP"
+	kill "$pub" 2>/dev/null
+	wait "$pub" 2>/dev/null
+	grep -q "^stockade: --publish 10.203.0.1:$LP: reachable from other hosts" "$T/lanpub.err" && pass "and stderr names it" ||
+		{ fail "and stderr names it"; diag "$(cat "$T/lanpub.err")"; }
+fi
+# refused_at_start DESC PATTERN -- CMD...: exit 125, the message, and the
+# probe never started.
+refused_at_start() {
+	local desc=$1 pattern=$2 out st
+	shift 3
+	out=$("$@" 2>&1)
+	st=$?
+	if [ "$st" = 125 ] && printf '%s\n' "$out" | grep -q -- "$pattern" && ! printf '%s\n' "$out" | grep -q '^probe: started'; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "status $st: $out"
+	fi
+}
+refused_at_start "a bad --publish is refused before anything runs" "invalid --publish '70000': use" -- \
+	in_jail --publish 70000 -- "$PROBE" cwd
+refused_at_start "--publish of a port in use is refused before anything runs" "cannot publish on '127.0.0.1:$P4'" -- \
+	in_jail --publish "$P4:$(free_port)" -- "$PROBE" cwd
+refused_at_start "a --connect host by name is refused" "the host must be a numeric address or localhost" -- \
+	in_jail --connect db.example:5432 -- "$PROBE" cwd
+
+# --connect: one host service reached, a second one still not.
+netpeer_start tcp 127.0.0.1 0
+CP=$PEER_PORT
+CC=$PEER_COUNT
+netpeer_start tcp 127.0.0.1 0
+OP=$PEER_PORT
+OC=$PEER_COUNT
+netpeer_start unix "$T/pg.sock"
+UC=$PEER_COUNT
+cbase="$(cat "$CC") $(cat "$OC") $(cat "$UC")"
+for spelled in "127.0.0.1:$CP" "localhost:$CP"; do
+	expect_probe "--connect $spelled reaches that service" ok -- \
+		in_jail --net loopback --connect "$spelled" -- "$PROBE" connect-tcp 127.0.0.1 "$CP"
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^netpeer' && pass "and it answered" || { fail "and it answered"; diag "$PROBE_OUTPUT"; }
+done
+expect_probe "a second host service stays unreachable" "errno $($LL && echo $REFUSED || echo ECONNREFUSED)" -- \
+	in_jail --net loopback --connect "127.0.0.1:$CP" -- "$PROBE" connect-tcp 127.0.0.1 "$OP"
+if $LL; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$OP (EACCES); to allow: --connect 127.0.0.1:$OP" &&
+		pass "the refused line names --connect for it" || { fail "the refused line names --connect for it"; diag "$PROBE_OUTPUT"; }
+fi
+expect_probe "--connect unix:PATH reaches that socket" ok -- \
+	in_jail --net loopback --connect "unix:$T/pg.sock" -- "$PROBE" connect-unix "$T/pg.sock"
+expect_probe "without it, the socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+	in_jail --net loopback -- "$PROBE" connect-unix "$T/pg.sock"
+[ "$(cat "$CC") $(cat "$OC") $(cat "$UC")" = "$(( ${cbase%% *} + 2 )) $(echo "$cbase" | cut -d' ' -f2) $(( ${cbase##* } + 1 ))" ] &&
+	pass "the services counted exactly those connections" ||
+	fail "the services counted exactly those connections (before: $cbase, after: $(cat "$CC") $(cat "$OC") $(cat "$UC"))"
+refused_at_start "--connect with the network off is refused before anything runs" "the network is off" -- \
+	in_jail --net off --connect "127.0.0.1:$CP" -- "$PROBE" cwd
 
 # A second thread rewriting the address during connect: the kernel never
 # reads it again after the supervisor's check.

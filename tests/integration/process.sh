@@ -97,7 +97,7 @@ expect_control "outside: the probe can signal a process of the user" -- "$PROBE"
 expect_probe "a process outside the run cannot be signalled" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" kill "$outside" TERM
 kill -0 "$outside" && pass "the outside process is alive" || fail "the outside process is alive"
 expect_probe "a process outside the run cannot be traced" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" ptrace "$outside"
-expect_probe "a descriptor of a process outside cannot be taken" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
+expect_probe "a descriptor of a process outside cannot be taken" "errno ESRCH" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
 expect_probe "another process's memory cannot be read" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
 	in_jail -- "$PROBE" read-mem "$outside"
 
@@ -210,7 +210,22 @@ else
 	diag "$(cat "$T/failed.json")"
 fi
 # -q hides notes, not the line that says a refusal made the command fail
-out=$(in_jail -q -- unshare -U true 2>&1 >/dev/null)
+out=$(in_jail -q --report "$T/denied.json" -- unshare -U true 2>&1 >/dev/null)
+if python3 - "$T/denied.json" <<'PY'; then
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x["what"] == "unshare"]
+assert d, "no unshare denial"
+d = d[0]
+assert d["kind"] == "syscall" and d["errno"] == "EPERM", d
+assert "system call table" in d["rule"] and "new namespace" in d["rule"], d
+assert d["source"].startswith("built in"), d
+assert d["fix"].startswith("none"), d
+PY
+	pass "the report's denial names the rule, its source, and that no option allows it"
+else
+	fail "the report's denial names the rule, its source and the fix"
+	diag "$(cat "$T/denied.json")"
+fi
 case $out in *"refused:"*) pass "-q: the refused line is still said when the command fails" ;;
 *) fail "-q: the refused line is still said when the command fails"; diag "$out" ;; esac
 
@@ -229,5 +244,24 @@ if [ "$TEST_BACKEND" = landlock ]; then
 		diag "$(cat "$T/g1.err")"; diag "--"; diag "$(cat "$T/g2.err")"
 	fi
 fi
+
+# A failed start changes nothing on disk: no cache, state or run
+# directory is made for a run that never started.
+fh=$(tmpdir_new)
+for bad in "--read $T/no-such-path" "--report $T/no/such/dir/r.json" "--hide /" "--net sideways"; do
+	# shellcheck disable=SC2086 # the words are the options
+	HOME=$fh in_jail $bad -- true 2>/dev/null
+	st=$?
+	left=$(find "$fh" -mindepth 1 | head -3)
+	if [ $st -eq 125 ] && [ -z "$left" ]; then
+		pass "a failed start ($bad) leaves nothing in the home"
+	else
+		fail "a failed start ($bad) leaves nothing in the home (status $st)"
+		diag "$left"
+	fi
+done
+HOME=$fh in_jail -- /no/such/program 2>/dev/null
+[ $? -eq 127 ] && [ -z "$(find "$fh" -mindepth 1 | head -1)" ] && pass "a missing program (127) leaves nothing in the home" ||
+	fail "a missing program (127) leaves nothing in the home"
 
 plan_done

@@ -17,7 +17,8 @@ in_jail() {
 	jail --net off -C "$W" "$@"
 }
 
-# wait_for FILE [SECONDS]: until it exists (10 s at most, or SECONDS).
+# wait_for FILE [SECONDS]: until FILE has something in it (10 s unless
+# given: 2,000 mkdirs on a loaded machine take longer).
 wait_for() {
 	for _ in $(seq $((${2:-10} * 20))); do [ -s "$1" ] && return 0; sleep 0.05; done
 	return 1
@@ -133,8 +134,6 @@ in_jail -- sh -c '
 	echo made >"$0/b.made"
 	while [ ! -e "$0/b.go" ]; do sleep 0.05; done' "$W" >"$T/b.out" 2>&1 &
 jpid=$!
-# 2,000 directories, a fork and exec each: seconds, and more on a loaded
-# machine; what counts is that they are all made.
 wait_for "$W/b.made" 120
 run=$(dirname "$(cat "$W/b.home")")
 for place in home tmp; do

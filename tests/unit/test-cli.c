@@ -177,6 +177,21 @@ static void test_subcommands(void)
 	is_int(p.r, 0, "'stockade trust stockade.ini' parses");
 	ok(p.o.command == CMD_TRUST && ARGV_IS(p.o.argv, "stockade.ini"), "trust with a file");
 	parsed_free(&p);
+	p = PARSE("trust", "--list");
+	ok(p.r == 0 && p.o.trust_list && !p.o.argv[0], "trust --list");
+	parsed_free(&p);
+	p = PARSE("trust", "--revoke", "x.ini");
+	ok(p.r == 0 && streq(p.o.revoke, "x.ini") && !p.o.argv[0], "trust --revoke FILE");
+	parsed_free(&p);
+	p = PARSE("trust", "--list", "x.ini");
+	ok(p.r == -EINVAL && strstr(p.error, "usage: stockade trust"), "trust --list FILE: a usage error");
+	parsed_free(&p);
+	p = PARSE("trust", "a.ini", "b.ini");
+	ok(p.r == -EINVAL, "trust of two files: a usage error");
+	parsed_free(&p);
+	p = PARSE("--list", "--", "true");
+	ok(p.r == -EINVAL && strstr(p.error, "goes with 'stockade trust'"), "--list outside trust: a usage error");
+	parsed_free(&p);
 
 	p = PARSE("--help");
 	ok(p.r == 0 && p.o.command == CMD_HELP, "--help");
@@ -255,7 +270,7 @@ static void test_usage(void)
 	ok(text && str_has_prefix(text, "usage: stockade [OPTION]... [--] COMMAND [ARG]...\n"
 					"       stockade doctor [--json]\n"
 					"       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
-					"       stockade trust [FILE]\n"),
+					"       stockade trust [FILE] | --list | --revoke FILE\n"),
 	   "the usage starts with DESIGN.md's synopsis");
 	static const char *const options[] = {
 		"--workspace", "--config", "--profile", "--read", "--write", "--hide", "--net", "--backend",

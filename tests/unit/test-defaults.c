@@ -123,7 +123,13 @@ static void test_defaults(void)
 	expect_rule(&p, "ws/.git/config", ACCESS_PROTECT, "default: trust hand-off");
 	expect_rule(&p, "ws/.envrc", ACCESS_PROTECT, "default: trust hand-off");
 	expect_rule(&p, "ws/.claude", ACCESS_PROTECT, "default: trust hand-off");
-	expect_rule(&p, "home/.cache/stockade", ACCESS_WRITE, "stockade's own build caches");
+	/* one set of caches per workspace, named after it */
+	ok(p.cache_dir && str_has_prefix(p.cache_dir, tree_base) &&
+		   strstr(p.cache_dir, "/home/.cache/stockade/ws/ws-") && strlen(strrchr(p.cache_dir, '-')) == 17,
+	   "stockade's own build caches: one set per workspace (%s)", p.cache_dir ? p.cache_dir : "-");
+	const struct rule *c = p.cache_dir ? policy_rule_for(&p, p.cache_dir) : NULL;
+	ok(c && c->access == ACCESS_WRITE && streq(c->path, p.cache_dir) && strstr(c->origin, "stockade's own build caches"),
+	   "write them (stockade's own build caches)");
 	expect_rule(&p, "extra", ACCESS_READ, "--read on the command line");
 	const struct rule *x = rule_on(&p, "extra", ACCESS_READ);
 	ok(x && x->source.kind == SOURCE_OPTION && streq(x->source.key, "--read"), "its source: the option --read");
@@ -137,7 +143,7 @@ static void test_defaults(void)
 
 	ok(!env_get(p.env.envp, "GITHUB_TOKEN"), "a token is not in the environment");
 	is_str(env_get(p.env.envp, "FOO"), "1", "--env FOO=1");
-	_cleanup_free_ char *cargo_home = tree_at("home/.cargo"), *xdg = tree_at("home/.cache/stockade/xdg");
+	_cleanup_free_ char *cargo_home = tree_at("home/.cargo"), *xdg = path_join(p.cache_dir, "xdg");
 	is_str(env_get(p.env.envp, "CARGO_HOME"), cargo_home, "CARGO_HOME points at the real toolchain");
 	is_str(env_get(p.env.envp, "XDG_CACHE_HOME"), xdg, "XDG_CACHE_HOME: stockade's own cache");
 	is_str(env_get(p.env.envp, "HOME"), home, "HOME is the caller's until a backend's places say otherwise");

@@ -126,12 +126,13 @@ static void test_plan(void)
 	expect(&plan, "ws/ro", MOUNT_BIND, MOUNT_READONLY, "a read tree inside the workspace: read-only");
 	expect(&plan, "ws/ro/inner", MOUNT_BIND, 0, "a write tree inside that: read-write again");
 	expect_none(&plan, "nowhere/secret", "hidden where nothing is granted: nothing to cover");
-	expect(&plan, "home", MOUNT_TMPFS, 0, "the fresh home: a tmpfs");
+	expect(&plan, "home", MOUNT_TMPFS, MOUNT_SHARED, "the fresh home: a directory of the one tmpfs");
 	expect(&plan, "home/.gitconfig", MOUNT_BIND, MOUNT_READONLY | MOUNT_FILE, "a file read from the real home, bound into it");
 	expect_none(&plan, "home/.ssh", "a credential under the fresh home: not there to hide");
-	expect(&plan, "tmp", MOUNT_TMPFS, 0, "the private tmp: a tmpfs");
+	expect(&plan, "tmp", MOUNT_TMPFS, MOUNT_SHARED, "the private tmp: a directory of the one tmpfs");
 	const struct mount_entry *t = find(&plan, "tmp");
-	ok(t && streq(t->options, "mode=0700,size=25%"), "a private place is 0700 (only /tmp itself is 1777)");
+	ok(t && streq(t->options, "mode=0700"), "a private place is 0700 (only /tmp itself is 1777)");
+	ok(plan.shared_options && streq(plan.shared_options, "size=50%,nr_inodes=1m"), "the one tmpfs: --tmp-size's default, half of memory");
 
 	bool ordered = true;
 	for (size_t i = 1; i < plan.n_entries; i++)

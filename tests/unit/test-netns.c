@@ -341,8 +341,59 @@ static void test_kernel(void)
 	is_int(received, KERNEL_REPORTS, "the child reported every check");
 }
 
+/* The responder's answers: a question as the C library sends it (id,
+ * RD, one question for "Stockade.example." type A class IN). */
+static void test_responder(void)
+{
+	static const uint8_t query[] = {
+		0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		8, 'S', 't', 'o', 'c', 'k', 'a', 'd', 'e', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0,
+		0x00, 0x01, 0x00, 0x01,
+	};
+	uint8_t reply[512];
+	char name[256];
+	int n = netns_dns_refusal(query, sizeof(query), reply, sizeof(reply), name, sizeof(name));
+	is_int(n, (int)sizeof(query), "the answer is the header and the question");
+	is_str(name, "Stockade.example", "the name asked, as text");
+	ok(reply[0] == 0x12 && reply[1] == 0x34, "the query's id");
+	ok(reply[2] == 0x81, "a response, RD as asked");
+	ok((reply[3] & 0x0f) == 3, "NXDOMAIN");
+	ok(reply[5] == 1 && reply[7] == 0 && reply[9] == 0 && reply[11] == 0, "one question, no records");
+	ok(memcmp(reply + 12, query + 12, sizeof(query) - 12) == 0, "the question as asked");
+
+	/* A label with a dot and a control byte in it: escaped, as dig does. */
+	uint8_t odd[] = { 0, 1, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, 'a', '.', '\n', 0, 0, 1, 0, 1 };
+	n = netns_dns_refusal(odd, sizeof(odd), reply, sizeof(reply), name, sizeof(name));
+	ok(n > 0 && strcmp(name, "a\\046\\010") == 0, "a dot and a newline in a label are escaped (got '%s')", name);
+
+	/* A question cut short: FORMERR, and no name. */
+	n = netns_dns_refusal(query, 20, reply, sizeof(reply), name, sizeof(name));
+	ok(n == 12 && (reply[3] & 0x0f) == 1 && name[0] == '\0', "a torn question: FORMERR with the header only");
+	/* A label running past the end, a compression pointer. */
+	uint8_t ptr[] = { 0, 1, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 0x0c, 0, 1, 0, 1 };
+	n = netns_dns_refusal(ptr, sizeof(ptr), reply, sizeof(reply), name, sizeof(name));
+	ok(n == 12 && (reply[3] & 0x0f) == 1, "a compressed question name: FORMERR");
+	/* A response or another opcode is not answered (no loop between two
+	 * responders). */
+	uint8_t resp[sizeof(query)];
+	memcpy(resp, query, sizeof(query));
+	resp[2] |= 0x80;
+	is_int(netns_dns_refusal(resp, sizeof(resp), reply, sizeof(reply), name, sizeof(name)), -EINVAL,
+	       "a response is not answered");
+	resp[2] = 0x28; /* opcode 5, UPDATE */
+	is_int(netns_dns_refusal(resp, sizeof(resp), reply, sizeof(reply), name, sizeof(name)), -EINVAL,
+	       "an UPDATE is not answered");
+	is_int(netns_dns_refusal(query, 11, reply, sizeof(reply), name, sizeof(name)), -EINVAL, "shorter than a header");
+	is_int(netns_dns_refusal(query, sizeof(query), reply, 20, name, sizeof(name)), -ENOSPC, "a reply buffer too small");
+	/* The root itself. */
+	uint8_t root[] = { 0, 1, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1 };
+	n = netns_dns_refusal(root, sizeof(root), reply, sizeof(reply), name, sizeof(name));
+	ok(n == (int)sizeof(root) && strcmp(name, ".") == 0, "the root is '.'");
+}
+
 int main(void)
 {
+	test_responder();
 	test_golden();
 	test_buffer_bounds();
 	test_kernel();

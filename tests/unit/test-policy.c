@@ -2,7 +2,11 @@
  * protect beats read beats write), what protect leaves (read under a wider
  * read or write, nothing otherwise), duplicate rules, the sort order
  * backends walk, and the name tables. Pure: no system call. */
+#include <stdbool.h>
+
 #include "policy/policy.h"
+
+#include <errno.h>
 
 #include "lib/util.h"
 #include "tests/tap.h"
@@ -324,9 +328,165 @@ static void test_init(void)
 	policy_free(&p);
 }
 
+/* Sizes as --memory and --tmp-size take them. */
+static void test_sizes(void)
+{
+	static const struct {
+		const char *in;
+		int r;
+		uint64_t bytes;
+		unsigned percent;
+	} cases[] = {
+		{ "512M", 0, 512ULL << 20, 0 },	 { "4G", 0, 4ULL << 30, 0 },	  { "4GiB", 0, 4ULL << 30, 0 },
+		{ "64k", 0, 64ULL << 10, 0 },	 { "1048576", 0, 1048576, 0 },	  { "1T", 0, 1ULL << 40, 0 },
+		{ "50%", 0, 0, 50 },		 { "100%", 0, 0, 100 },		  { "101%", -EINVAL, 0, 0 },
+		{ "0", -EINVAL, 0, 0 },		 { "0%", -EINVAL, 0, 0 },	  { "", -EINVAL, 0, 0 },
+		{ "-1G", -EINVAL, 0, 0 },	 { "12Q", -EINVAL, 0, 0 },	  { "4GB", 0, 4ULL << 30, 0 },
+		{ "4Gx", -EINVAL, 0, 0 },	 { "99999999999T", -EINVAL, 0, 0 }, { " 4G", -EINVAL, 0, 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct size_spec s;
+		int r = size_spec_parse(cases[i].in, &s);
+		ok(r == cases[i].r && (r < 0 || (s.bytes == cases[i].bytes && s.percent == cases[i].percent)),
+		   "size '%s': %s", cases[i].in, cases[i].r ? "refused" : "parsed");
+	}
+	struct size_spec half = { .percent = 50 };
+	ok(size_spec_bytes(&half, 8ULL << 30) == 4ULL << 30, "50%% of 8 GiB is 4 GiB");
+	char buf[64];
+	size_spec_format(&half, 8ULL << 30, buf, sizeof(buf));
+	is_str(buf, "50% of memory (4.0 GiB)", "said as a share, with its bytes");
+}
+
+/* --publish and --connect values, as the command line (and the INI keys
+ * that mirror it) give them. */
+static void test_grants(void)
+{
+	static const struct {
+		enum grant_kind kind;
+		const char *spec;
+		bool ok;
+		enum grant_kind got;
+		const char *host;
+		unsigned port, jail_port;
+		const char *text;
+	} rows[] = {
+		{ GRANT_PUBLISH, "8080", true, GRANT_PUBLISH, "127.0.0.1", 8080, 8080, "127.0.0.1:8080" },
+		{ GRANT_PUBLISH, "8080:80", true, GRANT_PUBLISH, "127.0.0.1", 8080, 80, "127.0.0.1:8080 -> the run's port 80" },
+		{ GRANT_PUBLISH, "127.0.0.2:8080", true, GRANT_PUBLISH, "127.0.0.2", 8080, 8080, "127.0.0.2:8080" },
+		{ GRANT_PUBLISH, "10.1.2.3:8080:3000", true, GRANT_PUBLISH, "10.1.2.3", 8080, 3000, NULL },
+		{ GRANT_PUBLISH, "[::1]:8080", true, GRANT_PUBLISH, "::1", 8080, 8080, "[::1]:8080" },
+		{ GRANT_PUBLISH, "[::1]:8080:80", true, GRANT_PUBLISH, "::1", 8080, 80, NULL },
+		{ GRANT_PUBLISH, "localhost:8080", true, GRANT_PUBLISH, "localhost", 8080, 8080, NULL },
+		{ GRANT_PUBLISH, "0", .ok = false },
+		{ GRANT_PUBLISH, "65536", .ok = false },
+		{ GRANT_PUBLISH, "8080:", .ok = false },
+		{ GRANT_PUBLISH, "8080:80:1", .ok = false },
+		{ GRANT_PUBLISH, "example.com:80", .ok = false },
+		{ GRANT_PUBLISH, "[::1:80", .ok = false },
+		{ GRANT_PUBLISH, "", .ok = false },
+		{ GRANT_PUBLISH, "+80", .ok = false },
+		{ GRANT_CONNECT, "127.0.0.1:5432", true, GRANT_CONNECT, "127.0.0.1", 5432, 0, "127.0.0.1:5432" },
+		{ GRANT_CONNECT, "localhost:6379", true, GRANT_CONNECT, "localhost", 6379, 0, NULL },
+		{ GRANT_CONNECT, "[fd00::1]:5432", true, GRANT_CONNECT, "fd00::1", 5432, 0, "[fd00::1]:5432" },
+		{ GRANT_CONNECT, "unix:/run/postgresql/.s.PGSQL.5432", true, GRANT_CONNECT_UNIX, NULL, 0, 0, "unix:/run/postgresql/.s.PGSQL.5432" },
+		{ GRANT_CONNECT, "unix:pg.sock", .ok = false },
+		{ GRANT_CONNECT, "5432", .ok = false },
+		{ GRANT_CONNECT, "db:5432", .ok = false },
+		{ GRANT_CONNECT, "127.0.0.1:0", .ok = false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct net_grant g;
+		const char *why = NULL;
+		int r = net_grant_parse(rows[i].kind, rows[i].spec, &g, &why);
+		if (!rows[i].ok) {
+			ok(r == -EINVAL && why, "'%s' is refused, with why (%s)", rows[i].spec, why ? why : "none");
+			continue;
+		}
+		bool same = r == 0 && g.kind == rows[i].got && g.port == rows[i].port && g.jail_port == rows[i].jail_port &&
+			    (rows[i].host ? g.host && streq(g.host, rows[i].host) : !g.host);
+		_cleanup_free_ char *text = r == 0 ? net_grant_text(&g) : NULL;
+		if (rows[i].text)
+			same = same && text && streq(text, rows[i].text);
+		ok(same, "'%s' parses (%s)", rows[i].spec, text ? text : "?");
+		net_grant_free(&g);
+	}
+}
+
+/* A policy of many rules is looked up through an index by path: the
+ * same answers as reading every rule, for every path, before and after a
+ * sort and an added rule. */
+static const struct rule *linear_rule_for(const struct rule *v, size_t n, const char *path)
+{
+	const struct rule *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i].path);
+		bool beneath = len == 1 ? path[0] == '/' : strncmp(path, v[i].path, len) == 0 && (path[len] == '\0' || path[len] == '/');
+		if (beneath && (!best || len > best_len || (len == best_len && v[i].access > best->access))) {
+			best = &v[i];
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+static void test_index(void)
+{
+	static const char *const parts[] = { "a", "b", "ab", "a.b", "c-d" };
+	struct policy p;
+	policy_init(&p);
+	unsigned seed = 12345;
+	char **paths = strv_new();
+	for (int i = 0; i < 400; i++) {
+		char path[64] = "";
+		int depth = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
+		for (int d = 0; d < depth; d++) {
+			strcat(path, "/");
+			strcat(path, parts[((seed = seed * 1103515245 + 12345) >> 16) % ARRAY_SIZE(parts)]);
+		}
+		strv_add(&paths, path);
+		if (i < 300)
+			policy_add_rule(&p, path, (enum access)(((seed = seed * 1103515245 + 12345) >> 16) % 4), 0,
+					SOURCE_DEFAULT_OF("test"), NULL);
+	}
+	policy_add_rule(&p, "/", ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), NULL);
+	strv_add(&paths, "/");
+	strv_add(&paths, "/zz/a");
+	struct rule extra[] = { { .path = "/a/b", .access = ACCESS_HIDE }, { .path = "/ab", .access = ACCESS_WRITE } };
+	size_t wrong = 0, checked = 0;
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			policy_sort(&p);
+		if (round == 2)
+			policy_add_rule_new(&p, "/c-d/c-d/c-d/c-d/c-d", ACCESS_HIDE, SOURCE_DEFAULT_OF("test"));
+		for (size_t i = 0; paths[i]; i++) {
+			const struct rule *want = linear_rule_for(p.rules, p.n_rules, paths[i]);
+			const struct rule *got = policy_rule_for(&p, paths[i]);
+			checked++;
+			if (want != got && !(want && got && streq(want->path, got->path) && want->access == got->access))
+				wrong++;
+			const struct rule *w2 = policy_rule_for_with(&p, extra, ARRAY_SIZE(extra), paths[i]);
+			const struct rule *e = linear_rule_for(extra, ARRAY_SIZE(extra), paths[i]);
+			const struct rule *want2 = !e ? want : !want ? e
+						: strlen(e->path) > strlen(want->path) ||
+								  (strlen(e->path) == strlen(want->path) && e->access > want->access)
+							  ? e
+							  : want;
+			if (w2 != want2 && !(w2 && want2 && streq(w2->path, want2->path) && w2->access == want2->access))
+				wrong++;
+		}
+	}
+	ok(p.n_rules > 64 && wrong == 0, "%zu rules through the index: the same answers as reading them all (%zu paths, %zu wrong)",
+	   p.n_rules, checked, wrong);
+	strv_free(paths);
+	policy_free(&p);
+}
+
 int main(void)
 {
+	test_grants();
 	test_init();
+	test_sizes();
 	test_deepest_wins();
 	test_same_path_precedence();
 	test_protect();
@@ -335,5 +495,6 @@ int main(void)
 	test_duplicates();
 	test_sort();
 	test_names();
+	test_index();
 	return tap_done();
 }

@@ -255,7 +255,8 @@ static void fill(struct report *r)
 	strv_add(&r->supervises, "connect");
 	strv_add(&r->supervises, "bind");
 	report_denial(r, "syscall", "keyctl", "EPERM");
-	report_denial(r, "connect", "10.0.0.1:443", "EHOSTUNREACH");
+	report_denial_ruled(r, "connect", "10.0.0.1:443", "EHOSTUNREACH", "network loopback", "--net on the command line",
+			    "--net on, or in stockade.ini: network = on");
 	report_denial(r, "syscall", "keyctl", "EPERM");
 	report_denial(r, "syscall", "keyctl", "EPERM");
 	report_denial(r, "syscall", "keyctl", "ENOSYS");	/* another errno: another entry */
@@ -286,10 +287,16 @@ static void test_golden(void)
 	/* The fields, so that a wrong golden file cannot be blessed unseen. */
 	ok(!!strstr(got, "\"backend\": \"landlock\""), "backend");
 	ok(!!strstr(got, "\"network\": \"loopback\""), "network");
-	ok(!!strstr(got, "{\"kind\": \"syscall\", \"what\": \"keyctl\", \"errno\": \"EPERM\", \"count\": 3}"),
+	ok(!!strstr(got, "{\"kind\": \"syscall\", \"what\": \"keyctl\", \"errno\": \"EPERM\", \"rule\": null, "
+		       "\"source\": null, \"fix\": null, \"count\": 3}"),
 	   "keyctl EPERM counted three times in one entry");
-	ok(!!strstr(got, "{\"kind\": \"syscall\", \"what\": \"keyctl\", \"errno\": \"ENOSYS\", \"count\": 1}"),
+	ok(!!strstr(got, "{\"kind\": \"syscall\", \"what\": \"keyctl\", \"errno\": \"ENOSYS\", \"rule\": null, "
+		       "\"source\": null, \"fix\": null, \"count\": 1}"),
 	   "keyctl ENOSYS is another entry");
+	ok(!!strstr(got, "{\"kind\": \"connect\", \"what\": \"10.0.0.1:443\", \"errno\": \"EHOSTUNREACH\", "
+		       "\"rule\": \"network loopback\", \"source\": \"--net on the command line\", "
+		       "\"fix\": \"--net on, or in stockade.ini: network = on\", \"count\": 1}"),
+	   "a denial with its rule, source and fix");
 	ok(!!strstr(got, "\"exit\": {\"code\": 3}"), "exit code 3");
 	ok(!!strstr(got, "\"ms\": {\"setup\": 1.234, \"run\": 56789.012}"), "setup and run in ms");
 	ok(!!strstr(got, "\"enforced\": [\"filesystem (Landlock ABI 6)\", \"seccomp allowlist\", "

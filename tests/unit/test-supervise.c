@@ -6,6 +6,7 @@
 #include "supervise/supervise.h"
 
 #include <arpa/inet.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "lib/util.h"
@@ -149,6 +150,7 @@ struct facts {
 	bool host;		/* the address is one of this host's */
 	int listener;		/* what the listener look-up answers */
 	bool own_abstract;	/* the run bound the abstract name */
+	int held;		/* a listener outside the run holds the port */
 };
 
 static bool fact_host(void *data, const struct net_addr *a)
@@ -166,10 +168,17 @@ static bool fact_abstract(void *data, const struct net_addr *a)
 	return ((const struct facts *)data)->own_abstract;
 }
 
-#define ALLOW { SV_ALLOW, 0, false }
-#define REFUSE { SV_REFUSE, SV_REFUSED, false }
-#define UNDECIDED { SV_REFUSE, SV_REFUSED, true }
-#define ANSWER(e) { SV_ANSWER, (e), false }
+static int fact_held(void *data, const struct net_addr *a)
+{
+	return ((const struct facts *)data)->held;
+}
+
+#define ALLOW { SV_ALLOW, 0, false, false }
+#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true }
+#define REFUSE { SV_REFUSE, SV_REFUSED, false, false }
+#define IN_USE { SV_REFUSE, EADDRINUSE, false, false }
+#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false }
+#define ANSWER(e) { SV_ANSWER, (e), false, false }
 #define OWN SV_LISTENER_NONE
 #define OTHER SV_LISTENER_OTHER
 
@@ -184,6 +193,7 @@ static const struct row {
 	const char *name;	/* bind: the file's name */
 	bool is_socket;
 	struct sv_verdict want;
+	bool loopback_device;	/* listen: the socket is bound to lo */
 } rows[] = {
 	/* connect, inet */
 	{ "off: loopback is refused", SV_CONNECT, NET_OFF, "127.0.0.1:80", { .listener = OWN }, .want = REFUSE },
@@ -204,36 +214,45 @@ static const struct row {
 	{ "an unnamed Unix address", SV_CONNECT, NET_OFF, "unix:", { 0 }, .want = ALLOW },
 	{ "an abstract name the run bound", SV_CONNECT, NET_OFF, "unix:@run", { .own_abstract = true }, .want = ALLOW },
 	{ "an abstract name of the host's", SV_CONNECT, NET_ON, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
-	{ "a socket file in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, ALLOW },
-	{ "a socket file in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, ALLOW },
-	{ "a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE },
-	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE },
-	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE },
-	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED) },
-	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT) },
-	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR) },
-	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE },
+	{ "a socket file in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, ALLOW, false },
+	{ "a socket file in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, ALLOW, false },
+	{ "a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
+	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
+	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false },
+	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false },
+	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
+	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false },
+	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE, false },
 	/* bind, inet */
 	{ "off: a bind is refused", SV_BIND, NET_OFF, "127.0.0.1:0", { 0 }, .want = REFUSE },
 	{ "loopback: 127.0.0.1", SV_BIND, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = ALLOW },
 	{ "loopback: ::1", SV_BIND, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
-	{ "loopback: 0.0.0.0 (listen decides)", SV_BIND, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = ALLOW },
+	{ "loopback: 0.0.0.0, on the loopback device", SV_BIND, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = ALLOW_ON_LOOPBACK },
+	{ "loopback: ::, on the loopback device", SV_BIND, NET_LOOPBACK, "[::]:0", { 0 }, .want = ALLOW_ON_LOOPBACK },
+	{ "loopback: a port an outside listener holds (SO_REUSEPORT squatting)", SV_BIND, NET_LOOPBACK, "127.0.0.1:5432", { .held = 1 }, .want = IN_USE },
+	{ "loopback: 0.0.0.0 on a port an outside listener holds", SV_BIND, NET_LOOPBACK, "0.0.0.0:5432", { .held = 1 }, .want = IN_USE },
+	{ "loopback: cannot tell who holds the port", SV_BIND, NET_LOOPBACK, "[::1]:5432", { .held = -EIO }, .want = UNDECIDED },
+	{ "on: a port an outside listener holds", SV_BIND, NET_ON, "[::ffff:127.0.0.1]:5432", { .held = 1 }, .want = IN_USE },
+	{ "on: 0.0.0.0 stays 0.0.0.0", SV_BIND, NET_ON, "0.0.0.0:8080", { 0 }, .want = ALLOW },
 	{ "loopback: the host's LAN address", SV_BIND, NET_LOOPBACK, "10.9.9.9:8080", { .host = true }, .want = REFUSE },
 	{ "loopback: a mapped 127.0.0.1", SV_BIND, NET_LOOPBACK, "[::ffff:127.0.0.1]:0", { 0 }, .want = ALLOW },
 	{ "on: any address", SV_BIND, NET_ON, "10.9.9.9:8080", { 0 }, .want = ALLOW },
 	/* bind, unix */
 	{ "an abstract name", SV_BIND, NET_OFF, "unix:@mine", { 0 }, .want = ALLOW },
-	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW },
-	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE },
-	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE },
-	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE },
-	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT) },
-	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE },
+	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW, false },
+	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE, false },
+	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE, false },
+	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false },
+	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
+	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false },
 	/* listen */
 	{ "loopback: on 127.0.0.1:8080", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { 0 }, .want = ALLOW },
 	{ "loopback: on [::1]:8080", SV_LISTEN, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
 	{ "loopback: on 0.0.0.0 (would serve the LAN)", SV_LISTEN, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = REFUSE },
 	{ "loopback: on :: (would serve the LAN)", SV_LISTEN, NET_LOOPBACK, "[::]:8080", { 0 }, .want = REFUSE },
+	{ "loopback: on 0.0.0.0 bound to lo", SV_LISTEN, NET_LOOPBACK, "0.0.0.0:8080", { 0 }, .want = ALLOW, .loopback_device = true },
+	{ "loopback: on :: bound to lo", SV_LISTEN, NET_LOOPBACK, "[::]:8080", { 0 }, .want = ALLOW, .loopback_device = true },
+	{ "loopback: on a port an outside listener took since the bind", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { .held = 1 }, .want = IN_USE },
 	{ "loopback: never bound (port 0: listen picks 0.0.0.0)", SV_LISTEN, NET_LOOPBACK, "0.0.0.0:0", { 0 }, .want = REFUSE },
 	{ "loopback: 127.0.0.1 port 0 (not bound by the run)", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = REFUSE },
 	{ "loopback: a Unix socket", SV_LISTEN, NET_LOOPBACK, "unix:/ws/s", { 0 }, .want = ALLOW },
@@ -258,6 +277,7 @@ static void test_verdicts(void)
 			.host_address = fact_host,
 			.listener = fact_listener,
 			.run_abstract = fact_abstract,
+			.held_outside = fact_held,
 		};
 		struct sv_query q = {
 			.call = r->call,
@@ -268,13 +288,16 @@ static void test_verdicts(void)
 			.path_real = r->real,
 			.path_name = r->name,
 			.path_is_socket = r->is_socket,
+			.loopback_device = r->loopback_device,
 		};
 		struct sv_verdict v = supervise_verdict(&q, &facts);
 		static const char *const call[] = { "connect", "bind", "listen" };
-		if (!ok(v.outcome == r->want.outcome && v.err == r->want.err && v.undecided == r->want.undecided,
+		if (!ok(v.outcome == r->want.outcome && v.err == r->want.err && v.undecided == r->want.undecided &&
+			    v.on_loopback == r->want.on_loopback,
 			"%s %s: %s", call[r->call], r->addr, r->what))
-			diag("got outcome %d err %d undecided %d, want %d %d %d", v.outcome, v.err, v.undecided,
-			     r->want.outcome, r->want.err, r->want.undecided);
+			diag("got outcome %d err %d undecided %d on_loopback %d, want %d %d %d %d", v.outcome, v.err,
+			     v.undecided, v.on_loopback, r->want.outcome, r->want.err, r->want.undecided,
+			     r->want.on_loopback);
 	}
 
 	/* The backend's own places count as the policy's grants: a socket in
@@ -282,7 +305,7 @@ static void test_verdicts(void)
 	struct rule tmp = { .path = (char *)"/run/stockade/tmp", .access = ACCESS_WRITE, .flags = RULE_FRESH };
 	struct facts none = { 0 };
 	const struct sv_facts facts = { .data = &none, .host_address = fact_host, .listener = fact_listener,
-					.run_abstract = fact_abstract };
+					.run_abstract = fact_abstract, .held_outside = fact_held };
 	struct sv_query q = { .call = SV_BIND, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of("unix:/run/stockade/tmp/s"),
 			      .path_real = "/run/stockade/tmp", .path_name = "s" };
 	ok(supervise_verdict(&q, &facts).outcome == SV_REFUSE, "bind in the jail's tmp, the places left out: refused");
@@ -293,7 +316,75 @@ static void test_verdicts(void)
 	q.path_real = "/run/stockade/tmp/s";
 	q.path_is_socket = true;
 	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "connect to it, with the places: allowed");
+
+	/* --connect: that one service, whoever listens there; nothing else. */
+	struct net_grant grants[] = {
+		{ .kind = GRANT_CONNECT, .host = (char *)"127.0.0.1", .port = 5432 },
+		{ .kind = GRANT_CONNECT, .host = (char *)"localhost", .port = 6379 },
+		{ .kind = GRANT_CONNECT, .host = (char *)"10.203.0.2", .port = 7 },
+	};
+	p.grants = grants;
+	p.n_grants = ARRAY_SIZE(grants);
+	struct facts other = { .listener = OTHER };
+	const struct sv_facts ofacts = { .data = &other, .host_address = fact_host, .listener = fact_listener,
+					 .run_abstract = fact_abstract, .held_outside = fact_held };
+	static const struct {
+		const char *addr;
+		enum sv_outcome want;
+	} connects[] = {
+		{ "127.0.0.1:5432", SV_ALLOW },	    { "[::ffff:127.0.0.1]:5432", SV_ALLOW },
+		{ "127.0.0.1:5433", SV_REFUSE },    { "127.0.0.2:5432", SV_REFUSE },
+		{ "[::1]:5432", SV_REFUSE },	    { "127.0.0.1:6379", SV_ALLOW },
+		{ "[::1]:6379", SV_ALLOW },	    { "127.0.0.2:6379", SV_REFUSE },
+		{ "10.203.0.2:7", SV_ALLOW },	    { "10.203.0.2:8", SV_REFUSE },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(connects); i++) {
+		struct sv_query cq = { .call = SV_CONNECT, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of(connects[i].addr) };
+		ok(supervise_verdict(&cq, &ofacts).outcome == connects[i].want, "--connect 127.0.0.1:5432 localhost:6379 10.203.0.2:7: %s %s",
+		   connects[i].addr, connects[i].want == SV_ALLOW ? "allowed" : "refused");
+	}
+	p.grants = NULL;
+	p.n_grants = 0;
 	policy_free(&p);
+}
+
+/* What a call that names a process names: its kind of target and id. */
+static void test_process_calls(void)
+{
+	static const struct {
+		int nr;
+		uint64_t args[6];
+		enum sv_target kind;
+		long id;
+		bool changes;
+	} cases[] = {
+		{ SYS_prlimit64, { 4242, 7 }, SV_TARGET_PROCESS, 4242, true },
+		/* a pid is an int: the upper half is the kernel's to ignore */
+		{ SYS_prlimit64, { 0xffffffff00001234ULL }, SV_TARGET_PROCESS, 0x1234, true },
+		{ SYS_prlimit64, { 0xffffffffULL }, SV_TARGET_PROCESS, -1, true },
+		{ SYS_sched_getaffinity, { 99 }, SV_TARGET_PROCESS, 99, false },
+		{ SYS_sched_setattr, { 5 }, SV_TARGET_PROCESS, 5, true },
+		{ SYS_pidfd_open, { 77 }, SV_TARGET_PROCESS, 77, false },
+		{ SYS_setpriority, { 0, 12, 5 }, SV_TARGET_PROCESS, 12, true },
+		{ SYS_setpriority, { 1, 0, 5 }, SV_TARGET_PGRP, 0, true },
+		{ SYS_setpriority, { 2, 1000, 5 }, SV_TARGET_USER, 1000, true },
+		{ SYS_setpriority, { 9, 1 }, SV_TARGET_NONE, 1, true },
+		{ SYS_getpriority, { 1, 33 }, SV_TARGET_PGRP, 33, false },
+		{ SYS_ioprio_set, { 1, 8 }, SV_TARGET_PROCESS, 8, true },
+		{ SYS_ioprio_set, { 2, 8 }, SV_TARGET_PGRP, 8, true },
+		{ SYS_ioprio_set, { 3, 0 }, SV_TARGET_USER, 0, true },
+		{ SYS_ioprio_get, { 0, 8 }, SV_TARGET_NONE, 8, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sv_process_call c;
+		bool is = supervise_process_call(cases[i].nr, cases[i].args, &c);
+		ok(is && c.kind == cases[i].kind && c.id == cases[i].id && c.changes == cases[i].changes,
+		   "%s(%#llx, %#llx): target %d id %ld", is ? c.name : "?", (unsigned long long)cases[i].args[0],
+		   (unsigned long long)cases[i].args[1], is ? (int)c.kind : -1, is ? c.id : 0);
+	}
+	struct sv_process_call c;
+	ok(!supervise_process_call(SYS_kill, (uint64_t[6]){ 1 }, &c), "kill is Landlock's to scope, not one of these");
+	ok(!supervise_process_call(SYS_connect, (uint64_t[6]){ 0 }, &c), "nor is connect");
 }
 
 int main(void)
@@ -301,5 +392,6 @@ int main(void)
 	test_parse();
 	test_spellings();
 	test_verdicts();
+	test_process_calls();
 	return tap_done();
 }

@@ -65,6 +65,9 @@ static const struct op ops[] = {
 	{ "orphan", 2, 2, op_orphan, "FILE SECONDS" },
 	{ "spawn-wait", 1, 1, op_spawn_wait, "SECONDS" },
 	{ "pgrp", 0, 0, op_pgrp, "" },
+	{ "spawn-many", 1, 2, op_spawn_many, "N [HOLD]" },
+	{ "alloc", 1, 1, op_alloc, "MIB" },
+	{ "on-process", 2, 2, op_on_process, "prlimit|setpriority|setpriority-pgrp|setpriority-user|affinity|ioprio|scheduler|pidfd PID|self|child|parent" },
 	{ "signals", 1, 1, op_signals, "SECONDS" },
 
 	{ "chown", 3, 3, op_chown, "PATH UID GID" },
@@ -132,6 +135,12 @@ static const struct op ops[] = {
 	{ "sendmsg-fastopen", 2, 2, op_sendmsg_fastopen, "HOST PORT" },
 	{ "sendmmsg-fastopen", 2, 2, op_sendmmsg_fastopen, "HOST PORT" },
 	{ "connect-race", 5, 5, op_connect_race, "HOST1 PORT1 HOST2 PORT2 N" },
+	{ "thread-server", 1, 1, op_thread_server, "HOST" },
+	{ "cycles", 3, 3, op_cycles, "HOST PORT N" },
+	{ "sink", 2, 2, op_sink, "HOST PORT" },
+	{ "blast", 3, 3, op_blast, "HOST PORT MIB" },
+	{ "resolve", 1, 1, op_resolve, "NAME" },
+	{ "listen-reuseport", 3, 3, op_listen_reuseport, "HOST PORT SECONDS" },
 };
 
 static void usage(FILE *out)

@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -147,6 +148,12 @@ int op_clone3(char **a);
 int op_connect_abstract(char **a);
 int op_connect_cycles(char **a);
 int op_connect_race(char **a);
+int op_thread_server(char **a);
+int op_cycles(char **a);
+int op_sink(char **a);
+int op_blast(char **a);
+int op_resolve(char **a);
+int op_listen_reuseport(char **a);
 int op_connect_tcp(char **a);
 int op_connect_unix(char **a);
 int op_cwd(char **a);
@@ -185,7 +192,10 @@ int op_mq_open(char **a);
 int op_msgget(char **a);
 int op_open_tree(char **a);
 int op_open_trunc(char **a);
+int op_on_process(char **a);
 int op_orphan(char **a);
+int op_spawn_many(char **a);
+int op_alloc(char **a);
 int op_perf_event_open(char **a);
 int op_personality(char **a);
 int op_pgrp(char **a);

@@ -371,3 +371,141 @@ int op_winsize(char **a)
 	printf("%s %dx%d\n", winched ? "winch" : "no winch", ws.ws_row, ws.ws_col);
 	return 0;
 }
+
+/* --------------------------------------- calls that name another process */
+
+/* on-process CALL TARGET: one call that changes the process TARGET names
+ * (a pid; self: the probe's own, by number; child: a child it forks;
+ * parent: its parent), in a way that harms nothing: RLIMIT_NOFILE's soft
+ * limit lowered to 64, niceness 5, affinity to the first CPU it may run
+ * on, the idle-ish best-effort I/O priority 7, SCHED_BATCH. The pgrp and
+ * user forms of setpriority and ioprio_set take TARGET as the group or
+ * uid (0: the caller's own). */
+int op_on_process(char **a)
+{
+	const char *call = a[0];
+	pid_t child = -1;
+	long pid;
+	int r, e;
+
+	if (strcmp(a[1], "self") == 0) {
+		pid = getpid();
+	} else if (strcmp(a[1], "parent") == 0) {
+		pid = getppid();
+	} else if (strcmp(a[1], "child") == 0) {
+		child = fork();
+		if (child < 0)
+			return errno;
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		pid = child;
+	} else {
+		pid = parse_long(a[1], "pid");
+	}
+
+	if (strcmp(call, "prlimit") == 0) {
+		struct rlimit old, lower;
+		r = (int)syscall(SYS_prlimit64, (pid_t)pid, RLIMIT_NOFILE, NULL, &old);
+		if (r == 0) {
+			lower = (struct rlimit){ .rlim_cur = 64, .rlim_max = old.rlim_max };
+			r = (int)syscall(SYS_prlimit64, (pid_t)pid, RLIMIT_NOFILE, &lower, NULL);
+		}
+	} else if (strcmp(call, "setpriority") == 0) {
+		r = setpriority(PRIO_PROCESS, (id_t)pid, 5);
+	} else if (strcmp(call, "setpriority-pgrp") == 0) {
+		r = setpriority(PRIO_PGRP, (id_t)pid, 5);
+	} else if (strcmp(call, "setpriority-user") == 0) {
+		r = setpriority(PRIO_USER, (id_t)pid, 5);
+	} else if (strcmp(call, "affinity") == 0) {
+		cpu_set_t set, one;
+		r = sched_getaffinity((pid_t)pid, sizeof(set), &set);
+		if (r == 0) {
+			CPU_ZERO(&one);
+			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+				if (CPU_ISSET(cpu, &set)) {
+					CPU_SET(cpu, &one);
+					break;
+				}
+			r = sched_setaffinity((pid_t)pid, sizeof(one), &one);
+		}
+	} else if (strcmp(call, "ioprio") == 0) {
+		/* IOPRIO_WHO_PROCESS; IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7) */
+		r = (int)syscall(SYS_ioprio_set, 1, (int)pid, (2 << 13) | 7);
+	} else if (strcmp(call, "scheduler") == 0) {
+		struct sched_param sp = { .sched_priority = 0 };
+		r = sched_setscheduler((pid_t)pid, SCHED_BATCH, &sp);
+	} else if (strcmp(call, "pidfd") == 0) {
+		r = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (r >= 0) {
+			close(r);
+			r = 0;
+		}
+	} else {
+		usage_error("unknown call '%s'", call);
+	}
+	e = errno;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	return r < 0 ? e : 0;
+}
+
+/* spawn-many N [HOLD]: forks N children that wait, or as many as it can:
+ * prints "started K", holds them HOLD seconds (touching the file
+ * $PROBE_HELD, if set, once they all run), then kills them; the result is
+ * the errno of the fork that failed. A fork bomb with an end. */
+int op_spawn_many(char **a)
+{
+	long n = parse_long(a[0], "count");
+	double hold = a[1] ? parse_seconds(a[1]) : 0;
+	const char *held = getenv("PROBE_HELD");
+	pid_t *pids = calloc((size_t)n, sizeof(*pids));
+	long k;
+	int e = 0;
+
+	if (!pids)
+		return ENOMEM;
+	for (k = 0; k < n; k++) {
+		pids[k] = fork();
+		if (pids[k] < 0) {
+			e = errno;
+			break;
+		}
+		if (pids[k] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	printf("started %ld\n", k);
+	fflush(stdout);
+	if (held) {
+		int fd = open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (hold > 0)
+		sleep_seconds(hold);
+	for (long i = 0; i < k; i++)
+		kill(pids[i], SIGKILL);
+	for (long i = 0; i < k; i++)
+		waitpid(pids[i], NULL, 0);
+	free(pids);
+	return e;
+}
+
+/* alloc MIB: allocates MIB mebibytes and touches every page. */
+int op_alloc(char **a)
+{
+	long mib = parse_long(a[0], "MiB");
+	for (long i = 0; i < mib; i++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			return ENOMEM;
+		memset(p, 1, 1 << 20);
+	}
+	printf("allocated %ld MiB\n", mib);
+	return 0;
+}

@@ -191,12 +191,22 @@ int op_bind_tcp(char **a)
 	return 0;
 }
 
-/* Accept for the given time; each connection gets "probe\n" and is closed. */
+static volatile sig_atomic_t listen_stopped;
+
+static void stop_listening(int sig)
+{
+	listen_stopped = 1;
+}
+
+/* Accept for the given time, or until SIGTERM; each connection gets
+ * "probe\n" and is closed; then the count is printed. */
 static int listen_and_count(int fd, double seconds)
 {
 	double end = now_monotonic() + seconds;
 	int accepted = 0;
+	struct sigaction sa = { .sa_handler = stop_listening };
 
+	sigaction(SIGTERM, &sa, NULL);
 	if (listen(fd, 64) < 0)
 		return errno;
 	if (bound_port(fd) >= 0)
@@ -209,7 +219,7 @@ static int listen_and_count(int fd, double seconds)
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		int conn;
 
-		if (left <= 0)
+		if (left <= 0 || listen_stopped)
 			break;
 		if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
 			continue;
@@ -286,6 +296,31 @@ int op_listen_tcp(char **a)
 	parse_inet(a[0], a[1], &ss, &len);
 	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &fd)))
 		return e;
+	e = listen_and_count(fd, parse_seconds(a[2]));
+	close(fd);
+	return e;
+}
+
+/* listen-reuseport HOST PORT SECONDS: listen-tcp with SO_REUSEPORT set
+ * before the bind: outside, the service whose port a squatter would
+ * join; inside, the squatter. */
+int op_listen_reuseport(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, e;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0) {
+		e = errno;
+		close(fd);
+		return e;
+	}
 	e = listen_and_count(fd, parse_seconds(a[2]));
 	close(fd);
 	return e;
@@ -501,5 +536,181 @@ int op_connect_race(char **a)
 	printf("connected-to-2 %ld\n", to2);
 	printf("connected-to-1 %ld\n", to1);
 	printf("failed %ld\n", failed);
+	return 0;
+}
+
+/* thread-server HOST: a second thread binds HOST:0, listens, connects to
+ * itself and exchanges a line, while the main thread only waits: the
+ * supervisor must decide calls made by any thread, not only a process's
+ * main one (tornado's, a Java server's). */
+struct thread_server {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int err;
+};
+
+static void *thread_server_run(void *arg)
+{
+	struct thread_server *t = arg;
+	int lfd, c = -1, s = -1;
+	char buf[8] = "";
+
+	if ((t->err = bind_socket((struct sockaddr *)&t->ss, t->len, SOCK_STREAM, &lfd)))
+		return NULL;
+	t->len = sizeof(t->ss);
+	if (listen(lfd, 4) < 0 || getsockname(lfd, (struct sockaddr *)&t->ss, &t->len) < 0 ||
+	    (c = socket(t->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    connect(c, (struct sockaddr *)&t->ss, t->len) < 0 ||
+	    (s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 || send(s, "hi\n", 3, MSG_NOSIGNAL) != 3 ||
+	    recv(c, buf, sizeof(buf) - 1, 0) != 3)
+		t->err = errno ? errno : EIO;
+	if (s >= 0)
+		close(s);
+	if (c >= 0)
+		close(c);
+	close(lfd);
+	return NULL;
+}
+
+int op_thread_server(char **a)
+{
+	struct thread_server t = { 0 };
+	pthread_t thread;
+	int e;
+
+	parse_inet(a[0], "0", &t.ss, &t.len);
+	if ((e = pthread_create(&thread, NULL, thread_server_run, &t)))
+		return e;
+	pthread_join(thread, NULL);
+	if (!t.err)
+		printf("served from a second thread\n");
+	return t.err;
+}
+
+/* resolve NAME: getaddrinfo(NAME) as any program asks (the C library's
+ * resolver, /etc/resolv.conf, nsswitch); prints "resolved" or "gai
+ * EAI_...", then "ms N", the time it took. The lookup itself is the thing
+ * tried: its answer is data, so the result is ok either way. */
+int op_resolve(char **a)
+{
+	static const struct { int code; const char *name; } codes[] = {
+		{ EAI_NONAME, "EAI_NONAME" }, { EAI_AGAIN, "EAI_AGAIN" }, { EAI_FAIL, "EAI_FAIL" },
+		{ EAI_SYSTEM, "EAI_SYSTEM" }, { EAI_NODATA, "EAI_NODATA" }, { EAI_ADDRFAMILY, "EAI_ADDRFAMILY" },
+	};
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	double t0 = now_monotonic();
+	int r = getaddrinfo(a[0], "80", &hints, &res);
+	double ms = (now_monotonic() - t0) * 1000;
+	const char *name = "EAI_OTHER";
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i].code == r)
+			name = codes[i].name;
+	if (r == 0) {
+		printf("resolved\n");
+		freeaddrinfo(res);
+	} else {
+		printf("gai %s\n", name);
+	}
+	printf("ms %.0f\n", ms);
+	return 0;
+}
+
+/* cycles HOST PORT N: N rounds of connect, read until the peer closes
+ * (listen-tcp's "probe\n"), close; prints the microseconds per round. For
+ * make bench: a connect-request-response cycle, plain or forwarded. */
+int op_cycles(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char buf[64];
+	long n = parse_long(a[2], "rounds");
+	struct timespec t0, t1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++) {
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return errno;
+		if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+			int e = errno;
+			close(fd);
+			return e;
+		}
+		while (recv(fd, buf, sizeof(buf), 0) > 0)
+			;
+		close(fd);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3;
+	printf("us per round %.2f\n", us / (double)n);
+	return 0;
+}
+
+/* sink HOST PORT: accepts one connection and reads it to its end;
+ * prints the bytes. blast HOST PORT MIB: sends MIB mebibytes and prints
+ * the rate once the sink has all of it (it closes). For make bench. */
+int op_sink(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e;
+	static char buf[1 << 20];
+	unsigned long long total = 0;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 4) < 0)
+		return errno;
+	printf("listening %d\n", bound_port(lfd));
+	fflush(stdout);
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			break;
+		total += (unsigned long long)n;
+	}
+	printf("received %llu\n", total);
+	close(fd);
+	close(lfd);
+	return 0;
+}
+
+int op_blast(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	static char buf[1 << 20];
+	long mib = parse_long(a[2], "MiB");
+	struct timespec t0, t1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < mib; i++) {
+		size_t off = 0;
+		while (off < sizeof(buf)) {
+			ssize_t n = send(fd, buf + off, sizeof(buf) - off, MSG_NOSIGNAL);
+			if (n < 0)
+				return errno;
+			off += (size_t)n;
+		}
+	}
+	shutdown(fd, SHUT_WR);
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("MB/s %.0f\n", (double)mib * 1048576.0 / 1e6 / s);
+	close(fd);
 	return 0;
 }

@@ -1,0 +1,558 @@
+/* stockade.ini through inih. inih is given the file a line at a time by a
+ * reader of ours, which counts lines (inih's handler has no line number
+ * in Debian's build), takes away leading blanks (so that no line is ever
+ * a continuation of the one before: a key is on one line), refuses a line
+ * longer than inih's buffer rather than have it cut, and reads each
+ * section header itself (inih says nothing of a section without keys,
+ * and an unknown one must not pass unseen). */
+#include "conf/conf.h"
+
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "lib/fd.h"
+#include "lib/path.h"
+#include "lib/sha256.h"
+#include "lib/util.h"
+
+const char *const conf_section_names[] = { "sandbox", "profile", "command", NULL };
+
+enum value_kind {
+	VALUE_NET,
+	VALUE_MODE,
+	VALUE_BACKEND,
+	VALUE_BOOL,
+	VALUE_PATHS,
+	VALUE_PATH,
+	VALUE_ENV,
+	VALUE_NAMES,
+};
+
+static const struct key_row {
+	const char *key;
+	enum value_kind kind;
+	const char *allowed;
+} key_table[] = {
+	{ "network", VALUE_NET, "off, loopback or on" },
+	{ "read", VALUE_PATHS, "paths, separated by commas" },
+	{ "write", VALUE_PATHS, "paths, separated by commas" },
+	{ "hide", VALUE_PATHS, "paths, separated by commas" },
+	{ "env", VALUE_ENV, "NAME or NAME=VALUE, separated by commas" },
+	{ "unset", VALUE_NAMES, "variable names, separated by commas" },
+	{ "home", VALUE_PATH, "one path" },
+	{ "hide-ignored", VALUE_BOOL, "true or false" },
+	{ "mode", VALUE_MODE, "auto, required or off" },
+	{ "backend", VALUE_BACKEND, "auto, namespaces, landlock or seatbelt" },
+};
+
+const char *const conf_keys[] = { "network", "read", "write", "hide", "env", "unset", "home",
+				  "hide-ignored", "mode", "backend", NULL };
+
+/* The longest line, in bytes, without its end. */
+#define CONF_MAX_LINE 4096
+/* The largest file: far beyond any real one, so that a hostile one
+ * cannot make a run read a disk's worth. */
+#define CONF_MAX_FILE (1u << 20)
+
+struct parser {
+	const char *path;
+	const char *text;
+	size_t len, off;
+	unsigned line;
+	struct conf_file *f;
+	struct conf_section *cur;	/* the section the lines belong to now */
+	struct conf_error *err;
+	bool failed;
+};
+
+static int set_error(struct parser *ps, unsigned line, const char *key, char *msg)
+{
+	if (ps->failed) {
+		free(msg);
+		return 0;
+	}
+	ps->failed = true;
+	*ps->err = (struct conf_error){
+		.file = xstrdup(ps->path),
+		.line = line,
+		.key = key ? xstrdup(key) : NULL,
+		.msg = msg,
+	};
+	return 0;
+}
+
+void conf_error_free(struct conf_error *e)
+{
+	free(e->file);
+	free(e->key);
+	free(e->msg);
+	*e = (struct conf_error){ 0 };
+}
+
+static char *allowed_sections(void)
+{
+	return xstrdup("[sandbox], [profile NAME] or [command \"WORDS\"]");
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+	       c == '.';
+}
+
+/* "sandbox", "profile NAME", "profile \"NAME\"", "command \"WORDS\"". */
+static int parse_header(struct parser *ps, const char *inner, size_t n)
+{
+	_cleanup_free_ char *s = xstrndup(inner, n);
+	/* blanks around the name, as inih strips them */
+	char *start = s;
+	while (*start == ' ' || *start == '\t')
+		start++;
+	char *end = start + strlen(start);
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	struct conf_section sec = { .line = ps->line };
+	const char *arg = NULL;
+	if (streq(start, "sandbox")) {
+		sec.kind = CONF_SANDBOX;
+	} else if (str_has_prefix(start, "profile ") || str_has_prefix(start, "profile\t")) {
+		sec.kind = CONF_PROFILE;
+		arg = start + 8;
+	} else if (str_has_prefix(start, "command ") || str_has_prefix(start, "command\t")) {
+		sec.kind = CONF_COMMAND;
+		arg = start + 8;
+	} else {
+		_cleanup_free_ char *allowed = allowed_sections();
+		return set_error(ps, ps->line, NULL, xasprintf("unknown section [%s]: use %s", start, allowed));
+	}
+	if (arg) {
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+		size_t an = strlen(arg);
+		bool quoted = an >= 2 && arg[0] == '"' && arg[an - 1] == '"';
+		_cleanup_free_ char *name = quoted ? xstrndup(arg + 1, an - 2) : xstrdup(arg);
+		if (sec.kind == CONF_PROFILE) {
+			bool ok = name[0] != '\0';
+			for (const char *c = name; *c; c++)
+				ok = ok && name_char(*c);
+			if (!ok)
+				return set_error(ps, ps->line, NULL,
+						 xasprintf("invalid section [%s]: a profile's name is letters, digits, '-', '_' and '.'",
+							   start));
+			sec.name = TAKE_PTR(name);
+		} else {
+			if (!quoted || strchr(name, '"') || str_has_control(name))
+				return set_error(ps, ps->line, NULL,
+						 xasprintf("invalid section [%s]: use [command \"PROGRAM ARG...\"], the words in double quotes",
+							   start));
+			sec.words = strv_new();
+			for (char *save = NULL, *w = strtok_r(name, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+				strv_add(&sec.words, w);
+			if (!sec.words[0]) {
+				strv_free(sec.words);
+				return set_error(ps, ps->line, NULL,
+						 xasprintf("invalid section [%s]: a command section names at least the program", start));
+			}
+			/* the words as one text, single-spaced */
+			struct text t = { 0 };
+			for (size_t i = 0; sec.words[i]; i++) {
+				if (i)
+					text_addc(&t, ' ');
+				text_adds(&t, sec.words[i]);
+			}
+			sec.name = text_take(&t);
+		}
+	}
+	for (size_t i = 0; i < ps->f->n; i++) {
+		const struct conf_section *o = &ps->f->v[i];
+		if (o->kind == sec.kind && (sec.kind == CONF_SANDBOX || streq(o->name, sec.name))) {
+			unsigned first = o->line;
+			free(sec.name);
+			strv_free(sec.words);
+			return set_error(ps, ps->line, NULL,
+					 xasprintf("section [%s] again: it began at line %u already; one section of a name", start,
+						   first));
+		}
+	}
+	ps->f->v = xgrow(ps->f->v, ps->f->n, sizeof(*ps->f->v));
+	ps->f->v[ps->f->n] = sec;
+	ps->cur = &ps->f->v[ps->f->n++];
+	return 1;
+}
+
+/* inih's reader: the next line, blanks in front taken away. */
+static char *next_line(char *str, int num, void *stream)
+{
+	struct parser *ps = stream;
+	if (ps->failed || ps->off >= ps->len)
+		return NULL;
+	const char *p = ps->text + ps->off;
+	const char *nl = memchr(p, '\n', ps->len - ps->off);
+	size_t n = nl ? (size_t)(nl - p) + 1 : ps->len - ps->off;
+	ps->off += n;
+	ps->line++;
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	if (n > (size_t)num - 1 || n - (nl ? 1 : 0) > CONF_MAX_LINE) {
+		set_error(ps, ps->line, NULL, xasprintf("the line is longer than %u bytes", CONF_MAX_LINE));
+		return NULL;
+	}
+	memcpy(str, p, n);
+	str[n] = '\0';
+	if (n && p[0] == '[') {
+		/* inih stops at the first ']' too, and ignores what follows */
+		const char *close = memchr(p, ']', n);
+		if (close) {
+			/* after the header, only blanks or a comment */
+			const char *rest = close + 1;
+			while (rest < p + n && (*rest == ' ' || *rest == '\t' || *rest == '\r' || *rest == '\n'))
+				rest++;
+			if (rest < p + n && *rest != ';' && *rest != '#') {
+				set_error(ps, ps->line, NULL,
+					  xstrdup("text after the section's ']': put a comment after ';' or '#'"));
+				return NULL;
+			}
+			if (parse_header(ps, p + 1, (size_t)(close - p - 1)) == 0)
+				return NULL;
+		}
+	}
+	return str;
+}
+
+static const struct key_row *find_key(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_table); i++)
+		if (streq(key_table[i].key, name))
+			return &key_table[i];
+	return NULL;
+}
+
+static bool valid_env_name(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '=' || (unsigned char)s[i] < 0x21 || s[i] == 0x7f || s[i] == ',')
+			return false;
+	return true;
+}
+
+/* The items of a comma-separated list, blanks around each taken away;
+ * NULL when one is empty. */
+static char **split_list(const char *value)
+{
+	char **v = strv_new();
+	const char *p = value;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n == 0) {
+			strv_free(v);
+			return NULL;
+		}
+		strv_push(&v, xstrndup(p, n));
+		if (!comma)
+			return v;
+		p = comma + 1;
+	}
+}
+
+/* NULL when value suits the key, or what is wrong. */
+static char *check_value(const struct key_row *k, const char *value)
+{
+	enum net_mode net;
+	enum run_mode mode;
+	enum backend backend;
+	switch (k->kind) {
+	case VALUE_NET:
+		return net_mode_from_name(value, &net) < 0 ? xstrdup("use off, loopback or on") : NULL;
+	case VALUE_MODE:
+		return run_mode_from_name(value, &mode) < 0 ? xstrdup("use auto, required or off") : NULL;
+	case VALUE_BACKEND:
+		return backend_from_name(value, &backend) < 0
+			       ? xstrdup("use auto, namespaces, landlock or seatbelt")
+			       : NULL;
+	case VALUE_BOOL:
+		return streq(value, "true") || streq(value, "false") ? NULL : xstrdup("use true or false");
+	case VALUE_PATH:
+		if (str_empty(value))
+			return xstrdup("use one path");
+		return str_has_control(value) ? xstrdup("the path has a control character") : NULL;
+	case VALUE_PATHS:
+	case VALUE_ENV:
+	case VALUE_NAMES:
+		break;
+	}
+	_cleanup_strv_ char **items = split_list(value);
+	if (!items)
+		return xasprintf("an empty item: use %s", k->allowed);
+	for (size_t i = 0; items[i]; i++) {
+		const char *it = items[i];
+		if (k->kind == VALUE_PATHS && str_has_control(it))
+			return xasprintf("'%s': the path has a control character", it);
+		if (k->kind == VALUE_ENV) {
+			const char *eq = strchr(it, '=');
+			if (!valid_env_name(it, eq ? (size_t)(eq - it) : strlen(it)))
+				return xasprintf("'%s': use NAME or NAME=VALUE", it);
+			if (str_has_control(it))
+				return xasprintf("'%s': the value has a control character", it);
+		}
+		if (k->kind == VALUE_NAMES && !valid_env_name(it, strlen(it)))
+			return xasprintf("'%s': use a variable name", it);
+	}
+	return NULL;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *ps = user;
+	if (ps->failed)
+		return 0;
+	if (!ps->cur)
+		return set_error(ps, ps->line, name,
+				 xstrdup("a key before any section: put it under [sandbox], [profile NAME] or [command \"WORDS\"]"));
+	const struct key_row *k = find_key(name);
+	if (!k) {
+		struct text t = { 0 };
+		for (size_t i = 0; conf_keys[i]; i++) {
+			text_adds(&t, i ? ", " : "");
+			text_adds(&t, conf_keys[i]);
+		}
+		_cleanup_free_ char *keys = text_take(&t);
+		return set_error(ps, ps->line, name, xasprintf("unknown key: the keys are %s", keys));
+	}
+	for (size_t i = 0; i < ps->cur->n; i++)
+		if (ps->cur->v[i].key == k->key)
+			return set_error(ps, ps->line, name,
+					 xasprintf("the key again in this section: it is set at line %u already; one value "
+						   "(a list, separated by commas) per key",
+						   ps->cur->v[i].line));
+	_cleanup_free_ char *wrong = check_value(k, value);
+	if (wrong)
+		return set_error(ps, ps->line, name, xasprintf("invalid value '%s': %s", value, wrong));
+	ps->cur->v = xgrow(ps->cur->v, ps->cur->n, sizeof(*ps->cur->v));
+	ps->cur->v[ps->cur->n++] = (struct conf_entry){ .key = k->key, .value = xstrdup(value), .line = ps->line };
+	return 1;
+}
+
+/* The first line holding a byte that is not part of well-formed UTF-8 (or
+ * a NUL), or 0. */
+static unsigned bad_utf8_line(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	unsigned line = 1;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		if (c == '\n')
+			line++;
+		if (c == 0)
+			return line;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n;
+		uint32_t cp;
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 2;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 3;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 4;
+			cp = c & 0x07;
+		} else {
+			return line;
+		}
+		if (i + n > len)
+			return line;
+		for (size_t k = 1; k < n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return line;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF */
+		if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+			return line;
+		i += n;
+	}
+	return 0;
+}
+
+void conf_file_free(struct conf_file *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct conf_section *s = &f->v[i];
+		for (size_t k = 0; k < s->n; k++)
+			free(s->v[k].value);
+		free(s->v);
+		free(s->name);
+		strv_free(s->words);
+	}
+	free(f->v);
+	free(f->path);
+	free(f->dir);
+	free(f->text);
+	*f = (struct conf_file){ 0 };
+}
+
+const char *conf_file_hash(struct conf_file *f)
+{
+	if (!f->hash[0])
+		sha256_hex(f->text ? f->text : "", f->len, f->hash);
+	return f->hash;
+}
+
+int conf_parse(const char *path, const char *text, size_t len, struct conf_file *ret, struct conf_error *err)
+{
+	*ret = (struct conf_file){ .path = xstrdup(path) };
+	*err = (struct conf_error){ 0 };
+	ret->dir = path_parent(path, NULL);
+	if (!ret->dir || !ret->dir[0]) {
+		free(ret->dir);
+		ret->dir = xstrdup(".");
+	}
+	ret->text = xmalloc(len + 1);
+	memcpy(ret->text, text, len);
+	ret->text[len] = '\0';
+	ret->len = len;
+	struct parser ps = { .path = path, .text = text, .len = len, .f = ret, .err = err };
+	unsigned bad = bad_utf8_line(text, len);
+	if (bad) {
+		set_error(&ps, bad, NULL, xstrdup("the line is not UTF-8 text"));
+		conf_file_free(ret);
+		return -EINVAL;
+	}
+#ifdef STOCKADE_INIH_RUNTIME
+	/* Debian's inih takes these at run time: a line as long as ours,
+	 * no continuation lines (the reader makes none anyway), the first
+	 * error ends the parse. Upstream's (Homebrew's, Fedora's) has them
+	 * fixed at its build: the reader strips leading blanks, so there is
+	 * no continuation line either, stops at the first error, and names a
+	 * line longer than that inih's buffer. */
+	ini_max_line = CONF_MAX_LINE + 3;
+	ini_allow_multiline = false;
+	ini_stop_on_first_error = true;
+	ini_allow_no_value = false;
+#endif
+	int r = ini_parse_stream(next_line, &ps, on_key, &ps);
+	if (!ps.failed && r > 0)
+		set_error(&ps, (unsigned)r, NULL,
+			  xstrdup("cannot parse the line: use [section], key = value, or a comment starting with ; or #"));
+	else if (!ps.failed && r < 0)
+		set_error(&ps, 0, NULL, xstrdup("cannot parse the file: out of memory"));
+	if (ps.failed) {
+		conf_file_free(ret);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int conf_read(const char *path, enum conf_origin origin, struct conf_file *ret, struct conf_error *err)
+{
+	*ret = (struct conf_file){ 0 };
+	*err = (struct conf_error){ 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		int e = errno;
+		*err = (struct conf_error){
+			.file = xstrdup(path),
+			.msg = e == ELOOP ? xstrdup("cannot read it: it is a symlink (stockade reads the file itself, not a link)")
+					  : xasprintf("cannot read it: %s", strerror(e)),
+		};
+		return -e;
+	}
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_small_fd(fd, CONF_MAX_FILE, &text, &len);
+	if (r < 0) {
+		*err = (struct conf_error){
+			.file = xstrdup(path),
+			.msg = r == -EFBIG ? xasprintf("cannot read it: larger than %u bytes", CONF_MAX_FILE)
+					   : xasprintf("cannot read it: %s", strerror(-r)),
+		};
+		return r;
+	}
+	r = conf_parse(path, text, len, ret, err);
+	if (r == 0)
+		ret->origin = origin;
+	return r;
+}
+
+const struct conf_section *conf_find_section(const struct conf_file *f, enum conf_kind kind, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].kind == kind && (kind == CONF_SANDBOX || streq(f->v[i].name, name)))
+			return &f->v[i];
+	return NULL;
+}
+
+void conf_section_layer(const struct conf_file *f, const struct conf_section *s, struct layer *l)
+{
+	*l = (struct layer){ .dir = xstrdup(f->dir), .needs_trust = !f->trusted };
+	for (size_t i = 0; i < s->n; i++) {
+		const struct conf_entry *e = &s->v[i];
+		struct source src = { .kind = SOURCE_FILE, .file = f->path, .line = e->line, .key = e->key };
+		const struct key_row *k = find_key(e->key);
+		switch (k->kind) {
+		case VALUE_NET:
+			(void)net_mode_from_name(e->value, &l->net);
+			l->net_set = true;
+			l->net_source = src;
+			break;
+		case VALUE_MODE:
+			(void)run_mode_from_name(e->value, &l->mode);
+			l->mode_set = true;
+			l->mode_source = src;
+			break;
+		case VALUE_BACKEND:
+			(void)backend_from_name(e->value, &l->backend);
+			l->backend_set = true;
+			l->backend_source = src;
+			break;
+		case VALUE_BOOL:
+			l->hide_ignored_set = true;
+			l->hide_ignored = streq(e->value, "true");
+			l->hide_ignored_source = src;
+			break;
+		case VALUE_PATH:
+			free(l->home);
+			l->home = xstrdup(e->value);
+			l->home_source = src;
+			break;
+		case VALUE_PATHS: {
+			enum access a = streq(e->key, "read") ? ACCESS_READ : streq(e->key, "write") ? ACCESS_WRITE : ACCESS_HIDE;
+			_cleanup_strv_ char **items = split_list(e->value);
+			for (size_t j = 0; items && items[j]; j++)
+				layer_add_rule(l, items[j], a, src);
+			break;
+		}
+		case VALUE_ENV:
+		case VALUE_NAMES: {
+			_cleanup_strv_ char **items = split_list(e->value);
+			for (size_t j = 0; items && items[j]; j++) {
+				if (k->kind == VALUE_NAMES) {
+					layer_add_env(l, ENV_UNSET, items[j], NULL, src);
+					continue;
+				}
+				char *eq = strchr(items[j], '=');
+				if (eq)
+					*eq = '\0';
+				layer_add_env(l, eq ? ENV_SET : ENV_PASS, items[j], eq ? eq + 1 : NULL, src);
+			}
+			break;
+		}
+		}
+	}
+}

@@ -1,0 +1,29 @@
+/* A run's settings files: found, read, trusted or not, turned into the
+ * layers of its policy in their order (the user's file, the workspace's
+ * or --config, the profile, the matching [command] sections, the command
+ * line), and the policy built from them; the verb stockade trust. */
+#pragma once
+
+#include <stdio.h>
+
+#include "conf/conf.h"
+#include "jail/cli.h"
+
+struct run_config {
+	struct conf_set files;
+	struct conf_matches matches;
+	char *state_dir;
+};
+
+/* Builds p from the files and the command line. 0, or the exit status
+ * (125) once what failed has been said; p is then freed. */
+int config_policy(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p);
+void config_free(struct run_config *rc);
+
+/* For explain: the files read and whether each is trusted, the sections
+ * taken, the [command] sections and why each matched or did not, and
+ * where the settings came from. */
+void config_print(FILE *f, struct run_config *rc, const struct options *o, const struct policy *p);
+
+/* stockade trust [FILE] | --list | --revoke FILE: the exit status. */
+int config_trust_verb(const struct options *o, char *const *environ);

@@ -1,0 +1,201 @@
+#include "jail/explain-policy.h"
+
+#include "lib/util.h"
+
+static void print_rule(FILE *f, const struct policy *p, const struct rule *r)
+{
+	const struct rule *w = policy_rule_for(p, r->path);
+	fprintf(f, "  %-8s %s  (%s)%s\n", access_name(r->access), r->path, r->origin,
+		w != r && streq(w->path, r->path) ? " [overridden on this path]" : "");
+}
+
+void explain_print_head(FILE *f, const struct policy *p, enum backend backend, const char *why, const char *home,
+			const char *tmpdir)
+{
+	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
+		backend_name(backend), why, net_mode_name(p->net), home,
+		p->home ? " (kept, --home)" : " (fresh, removed after the run)", tmpdir);
+	for (size_t i = 0; i < p->n_grants; i++) {
+		_cleanup_free_ char *text = net_grant_text(&p->grants[i]);
+		_cleanup_free_ char *src = source_text(&p->grants[i].source);
+		fprintf(f, "%s: %s  (%s)\n", p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect", text, src);
+	}
+	if (p->argv)
+		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
+	/* As written, not in bytes: the share of memory is the host's. */
+	const struct limits *lim = &p->limits;
+	_cleanup_free_ char *procs_src = source_text(&lim->max_procs_source);
+	_cleanup_free_ char *mem_src = source_text(&lim->memory_source);
+	_cleanup_free_ char *tmp_src = source_text(&lim->tmp_size_source);
+	char num[21], num2[21];
+	fprintf(f, "limits: processes %lu (%s); memory %s%s (%s); tmpfs %s%s (%s)\n", lim->max_procs, procs_src,
+		lim->memory.bytes ? fmt_u64(num, lim->memory.bytes) : fmt_u64(num, lim->memory.percent),
+		lim->memory.bytes ? " bytes" : "% of memory", mem_src,
+		lim->tmp_size.bytes ? fmt_u64(num2, lim->tmp_size.bytes) : fmt_u64(num2, lim->tmp_size.percent),
+		lim->tmp_size.bytes ? " bytes" : "% of memory", tmp_src);
+}
+
+void explain_print_rules(FILE *f, const struct policy *p, const struct rule *places, size_t n_places)
+{
+	fputs("path rules (the deepest wins; on one path hide > protect > read > write):\n", f);
+	for (size_t i = 0; i < p->n_rules; i++)
+		print_rule(f, p, &p->rules[i]);
+	fputs("the backend's own places (made for each run, gone after it):\n", f);
+	for (size_t i = 0; i < n_places; i++)
+		fprintf(f, "  %-8s %s  (%s)\n", access_name(places[i].access), places[i].path, places[i].origin);
+}
+
+void explain_print_env(FILE *f, const struct env *e)
+{
+	fputs("environment changes:\n", f);
+	for (size_t i = 0; i < e->n_changes; i++) {
+		const struct env_change *c = &e->changes[i];
+		if (c->value)
+			fprintf(f, "  %s=%s  (%s)\n", c->name, c->value, c->why);
+		else
+			fprintf(f, "  -%s  (removed: %s)\n", c->name, c->why);
+	}
+}
+
+void explain_print_report(FILE *f, const struct report *rep)
+{
+	fputs("enforced:\n", f);
+	for (size_t i = 0; rep->enforced[i]; i++)
+		fprintf(f, "  %s\n", rep->enforced[i]);
+	fputs("unenforced:\n", f);
+	for (size_t i = 0; i < rep->n_gaps; i++)
+		fprintf(f, "  %s: %s\n", rep->gaps[i].what, rep->gaps[i].why);
+}
+
+/* Up to this many paths a line, in the summary. */
+#define SUMMARY_PATHS 4
+
+static void summary_line(FILE *f, const char *access, const char *origin, const struct rule *v, size_t n,
+			 const bool *done, size_t from, bool *mark)
+{
+	size_t count = 0;
+	fprintf(f, "  %-8s %s:", access, origin);
+	for (size_t j = from; j < n; j++) {
+		if (done[j] || mark[j] || !streq(access_name(v[j].access), access) || !streq(v[j].origin ? v[j].origin : "?", origin))
+			continue;
+		mark[j] = true;
+		if (count++ < SUMMARY_PATHS)
+			fprintf(f, " %s", v[j].path);
+	}
+	if (count > SUMMARY_PATHS)
+		fprintf(f, " (and %zu more)", count - SUMMARY_PATHS);
+	fputc('\n', f);
+}
+
+static void summarise(FILE *f, const struct rule *v, size_t n)
+{
+	_cleanup_free_ bool *done = xcalloc(n + 1, sizeof(bool));
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		summary_line(f, access_name(v[i].access), v[i].origin ? v[i].origin : "?", v, n, done, i, done);
+	}
+}
+
+void explain_print_rules_summary(FILE *f, const struct policy *p, const struct rule *places, size_t n_places)
+{
+	fprintf(f, "path rules: %zu (the deepest wins; explain -v lists each, with the mounts, Landlock rules and "
+		   "seccomp filter):\n", p->n_rules);
+	summarise(f, p->rules, p->n_rules);
+	fputs("the backend's own places:\n", f);
+	summarise(f, places, n_places);
+}
+
+static void json_rules(FILE *f, const char *name, const struct rule *v, size_t n)
+{
+	fprintf(f, ",\n  \"%s\": [", name);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", f);
+		json_string(f, v[i].path);
+		fputs(", \"access\": ", f);
+		json_string(f, access_name(v[i].access));
+		fputs(", \"origin\": ", f);
+		json_string(f, v[i].origin ? v[i].origin : "?");
+		_cleanup_free_ char *src = source_text(&v[i].source);
+		fputs(", \"source\": ", f);
+		json_string(f, src);
+		fprintf(f, ", \"handoff\": %s}", v[i].flags & RULE_HANDOFF ? "true" : "false");
+	}
+	fputs(n ? "\n  ]" : "]", f);
+}
+
+void explain_json_policy(FILE *f, const struct policy *p, enum backend backend, const char *why, const char *home,
+			 const char *tmpdir, const struct rule *places, size_t n_places, const struct env *env,
+			 const struct report *rep)
+{
+	fputs("  \"workspace\": ", f);
+	json_string(f, p->workspace);
+	fputs(",\n  \"backend\": ", f);
+	json_string(f, backend_name(backend));
+	fputs(",\n  \"why\": ", f);
+	json_string(f, why);
+	fputs(",\n  \"network\": ", f);
+	json_string(f, net_mode_name(p->net));
+	_cleanup_free_ char *net_src = source_text(&p->net_source);
+	fputs(",\n  \"network_source\": ", f);
+	json_string(f, net_src);
+	fputs(",\n  \"home\": ", f);
+	json_string(f, home);
+	fprintf(f, ",\n  \"home_kept\": %s,\n  \"tmp\": ", p->home ? "true" : "false");
+	json_string(f, tmpdir);
+	fputs(",\n  \"program\": ", f);
+	if (p->program)
+		json_string(f, p->program);
+	else
+		fputs("null", f);
+	fputs(",\n  \"grants\": [", f);
+	for (size_t i = 0; i < p->n_grants; i++) {
+		_cleanup_free_ char *text = net_grant_text(&p->grants[i]);
+		_cleanup_free_ char *src = source_text(&p->grants[i].source);
+		fputs(i ? ", {\"kind\": " : "{\"kind\": ", f);
+		json_string(f, p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect");
+		fputs(", \"what\": ", f);
+		json_string(f, text);
+		fputs(", \"source\": ", f);
+		json_string(f, src);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	const struct limits *lim = &p->limits;
+	fprintf(f, ",\n  \"limits\": {\"max_procs\": %lu, \"memory\": {\"bytes\": %llu, \"percent\": %u}, "
+		   "\"tmp_size\": {\"bytes\": %llu, \"percent\": %u}}",
+		lim->max_procs, (unsigned long long)lim->memory.bytes, lim->memory.percent,
+		(unsigned long long)lim->tmp_size.bytes, lim->tmp_size.percent);
+	json_rules(f, "rules", p->rules, p->n_rules);
+	json_rules(f, "places", places, n_places);
+	fputs(",\n  \"environment_changes\": [", f);
+	for (size_t i = 0; i < env->n_changes; i++) {
+		const struct env_change *c = &env->changes[i];
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+		json_string(f, c->name);
+		fputs(", \"value\": ", f);
+		if (c->value)
+			json_string(f, c->value);
+		else
+			fputs("null", f);
+		fputs(", \"why\": ", f);
+		json_string(f, c->why);
+		fputc('}', f);
+	}
+	fputs(env->n_changes ? "\n  ]" : "]", f);
+	fputs(",\n  \"enforced\": [", f);
+	for (size_t i = 0; rep->enforced[i]; i++) {
+		if (i)
+			fputs(", ", f);
+		json_string(f, rep->enforced[i]);
+	}
+	fputs("],\n  \"unenforced\": [", f);
+	for (size_t i = 0; i < rep->n_gaps; i++) {
+		fputs(i ? ", {\"what\": " : "{\"what\": ", f);
+		json_string(f, rep->gaps[i].what);
+		fputs(", \"why\": ", f);
+		json_string(f, rep->gaps[i].why);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}

@@ -1,0 +1,132 @@
+#include "jail/forwards.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/fd.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* A socket of the jail's network, from its init. */
+static int socket_from_init(void *data, int family)
+{
+	const int *factory = data;
+	char want = family == AF_INET6 ? '6' : '4';
+	if (send(*factory, &want, 1, MSG_NOSIGNAL) != 1)
+		return -errno;
+	int fd = -1;
+	int r = fd_recv(*factory, &fd);
+	return r < 0 ? r : fd;
+}
+
+static int add_publish(struct forwards *f, const struct net_grant *g, enum backend backend)
+{
+	_cleanup_free_ char *text = net_grant_text(g);
+	struct net_addr host, target;
+	if (net_addr_from_text(g->host, g->port, &host) < 0) {
+		log_error("cannot publish '%s': not a numeric address", text);
+		return -1;
+	}
+	/* The run's listener, on the loopback of the family asked for: a
+	 * server on 0.0.0.0, :: or 127.0.0.1 takes 127.0.0.1. */
+	net_addr_from_text(host.family == AF_INET6 ? "::1" : "127.0.0.1", g->jail_port, &target);
+	if (!net_addr_is_loopback(&host))
+		log_note("--publish %s: reachable from other hosts on the network, as asked", text);
+	/* The landlock backend shares the host's loopback: a listener of the
+	 * run on that port is the host's already. */
+	if (backend == BACKEND_LANDLOCK && net_addr_is_loopback(&host) && g->port == g->jail_port)
+		return 0;
+	int fd = forward_listen_here(&host);
+	if (fd < 0) {
+		char where[INET6_ADDRSTRLEN + 16];
+		net_addr_format(&host, where, sizeof(where));
+		log_error("cannot publish on '%s' (--publish %s): %s", where, text, strerror(-fd));
+		return -1;
+	}
+	if (!f->fw)
+		f->fw = forward_new();
+	if (backend == BACKEND_NAMESPACES)
+		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, socket_from_init, &f->factory);
+	else
+		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, forward_socket_here, NULL);
+	return 0;
+}
+
+int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend)
+{
+	*f = (struct forwards){ .factory = -1, .factory_child = -1 };
+	bool publish = false;
+	for (size_t i = 0; i < p->n_grants; i++)
+		publish |= p->grants[i].kind == GRANT_PUBLISH;
+	if (publish && backend == BACKEND_NAMESPACES) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+			log_error("cannot make the socket for --publish: %m");
+			return -1;
+		}
+		f->factory = sv[0];
+		f->factory_child = sv[1];
+	}
+	for (size_t i = 0; i < p->n_grants; i++) {
+		const struct net_grant *g = &p->grants[i];
+		if (g->kind == GRANT_PUBLISH && add_publish(f, g, backend) < 0)
+			return -1;
+		if (g->kind != GRANT_CONNECT)
+			continue;
+		_cleanup_free_ char *what = net_grant_text(g);
+		if (p->net == NET_OFF) {
+			log_error("cannot give '--connect %s': the network is off", what);
+			log_hint("--net loopback with --connect gives the command that one service");
+			return -1;
+		}
+		if (backend != BACKEND_NAMESPACES)
+			continue;
+		/* The namespace jail: a listener at the same address inside,
+		 * carried to the host's service. Its loopback is the only
+		 * network there. */
+		struct net_addr a;
+		_cleanup_free_ char *text = net_grant_text(g);
+		if (net_addr_from_text(g->host, g->port, &a) < 0 || !net_addr_is_loopback(&a)) {
+			log_error("cannot give '--connect %s' in the namespace jail: only a loopback address or localhost", text);
+			log_hint("--backend landlock gives any address");
+			return -1;
+		}
+		/* With --net on the jail has the host's network already. */
+		if (p->net != NET_LOOPBACK)
+			continue;
+		f->listens = xgrow(f->listens, f->n_listens, sizeof(*f->listens));
+		f->listen_targets = xgrow(f->listen_targets, f->n_listens, sizeof(*f->listen_targets));
+		struct child_listen *l = &f->listens[f->n_listens];
+		l->len = net_addr_to_sockaddr(&a, &l->addr);
+		f->listen_targets[f->n_listens++] = a;
+	}
+	return 0;
+}
+
+int forwards_take_listens(struct forwards *f, int sock)
+{
+	for (size_t i = 0; i < f->n_listens; i++) {
+		int fd = -1;
+		int r = fd_recv(sock, &fd);
+		if (r < 0)
+			return r;
+		if (!f->fw)
+			f->fw = forward_new();
+		forward_add(f->fw, fd, &f->listen_targets[i], 0, forward_socket_here, NULL);
+	}
+	return 0;
+}
+
+void forwards_end(struct forwards *f)
+{
+	forward_free(f->fw);
+	if (f->factory >= 0)
+		close(f->factory);
+	if (f->factory_child >= 0)
+		close(f->factory_child);
+	free(f->listens);
+	free(f->listen_targets);
+	*f = (struct forwards){ .factory = -1, .factory_child = -1 };
+}

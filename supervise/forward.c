@@ -1,0 +1,329 @@
+/* Forwards: a listener on one side, a connection made for each one it
+ * accepts to a target on the other side, and the bytes relayed between
+ * the two with splice(2) through a pipe each way, never copied through
+ * stockade's memory. --publish listens on the host and reaches the run's
+ * listener inside; --connect (the namespace jail) listens inside and
+ * reaches the host's service. Where the other side's socket comes from is
+ * the caller's: a socket made here, or one the jail's init made in the
+ * jail's network namespace. Nothing here blocks. */
+#include "supervise/supervise.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+#define FORWARD_MAX_CONNS 128
+/* A pipe starts at its own size (64 KiB: nothing to allocate for a short
+ * request) and grows once a direction fills it (a bulk transfer moves a
+ * megabyte a splice). */
+#define FORWARD_PIPE (64 * 1024)
+#define FORWARD_PIPE_BULK (1024 * 1024)
+
+struct direction {
+	int pipe[2];
+	size_t queued;		/* bytes in the pipe */
+	size_t cap;		/* what it holds */
+	bool eof;		/* the source said it is done */
+	bool shut;		/* and the destination was told */
+};
+
+struct fconn {
+	int client;		/* accepted */
+	int target;		/* made for it */
+	size_t listener;	/* whose */
+	bool connecting;
+	bool tried_other;	/* the other family's loopback, after a refusal */
+	struct direction up;	/* client to target */
+	struct direction down;	/* target to client */
+};
+
+struct flistener {
+	int fd;
+	struct net_addr target;
+	forward_socket_fn make_socket;
+	void *data;
+	bool either_loopback;	/* refused on one family's loopback: the other's */
+};
+
+struct forward {
+	struct flistener *listeners;
+	size_t n_listeners;
+	struct fconn *conns;
+	size_t n_conns;
+	unsigned long long accepted;
+};
+
+struct forward *forward_new(void)
+{
+	return xcalloc(1, sizeof(struct forward));
+}
+
+int forward_socket_here(void *data, int family)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+int forward_listen_here(const struct net_addr *a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = net_addr_to_sockaddr(a, &ss);
+	if (!len)
+		return -EAFNOSUPPORT;
+	int fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, unsigned flags,
+		 forward_socket_fn make_socket, void *data)
+{
+	(void)fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+	fw->listeners = xgrow(fw->listeners, fw->n_listeners, sizeof(*fw->listeners));
+	fw->listeners[fw->n_listeners++] = (struct flistener){
+		.fd = listen_fd,
+		.target = *target,
+		.make_socket = make_socket,
+		.data = data,
+		.either_loopback = (flags & FORWARD_EITHER_LOOPBACK) && net_addr_is_loopback(target),
+	};
+}
+
+static void direction_close(struct direction *d)
+{
+	for (int i = 0; i < 2; i++)
+		if (d->pipe[i] >= 0)
+			close(d->pipe[i]);
+}
+
+static void conn_close(struct forward *fw, size_t k)
+{
+	struct fconn *c = &fw->conns[k];
+	close(c->client);
+	if (c->target >= 0)
+		close(c->target);
+	direction_close(&c->up);
+	direction_close(&c->down);
+	fw->conns[k] = fw->conns[--fw->n_conns];
+}
+
+static int direction_open(struct direction *d)
+{
+	*d = (struct direction){ .pipe = { -1, -1 }, .cap = FORWARD_PIPE };
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The loopback of the other family, for a target that may listen on
+ * either (Vite's "localhost" is [::1] with a recent Node). */
+static struct net_addr other_loopback(const struct net_addr *a)
+{
+	struct net_addr o;
+	net_addr_from_text(a->family == AF_INET ? "::1" : "127.0.0.1", a->port, &o);
+	return o;
+}
+
+/* A socket connecting to `to`: the descriptor, with *ret_connecting when
+ * the handshake is still going; -errno (ECONNREFUSED: nobody listens). */
+static int start_target(const struct flistener *l, const struct net_addr *to, bool *ret_connecting)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = net_addr_to_sockaddr(to, &ss);
+	if (!len)
+		return -EAFNOSUPPORT;
+	int fd = l->make_socket(l->data, to->family);
+	if (fd < 0)
+		return fd;
+	int r = connect(fd, (struct sockaddr *)&ss, len);
+	if (r < 0 && errno != EINPROGRESS) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	/* On loopback the handshake is done by the time connect returns, as
+	 * a rule: asking at once saves a round of the loop. */
+	struct pollfd now = { .fd = fd, .events = POLLOUT };
+	*ret_connecting = r < 0 && !(poll(&now, 1, 0) == 1 && (now.revents & POLLOUT));
+	if (r < 0 && !*ret_connecting) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+			close(fd);
+			return err ? -err : -EIO;
+		}
+	}
+	return fd;
+}
+
+static void accept_one(struct forward *fw, struct flistener *l)
+{
+	int client = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (client < 0)
+		return;
+	fw->accepted++;
+	struct fconn c = { .client = client, .target = -1, .listener = (size_t)(l - fw->listeners),
+			   .up.pipe = { -1, -1 }, .down.pipe = { -1, -1 } };
+	c.target = start_target(l, &l->target, &c.connecting);
+	if (c.target == -ECONNREFUSED && l->either_loopback) {
+		struct net_addr other = other_loopback(&l->target);
+		c.target = start_target(l, &other, &c.connecting);
+		c.tried_other = true;
+	}
+	if (c.target < 0 || direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
+		/* Nobody listens there: the client sees its connection closed. */
+		direction_close(&c.up);
+		direction_close(&c.down);
+		close(client);
+		if (c.target >= 0)
+			close(c.target);
+		return;
+	}
+	fw->conns = xgrow(fw->conns, fw->n_conns, sizeof(*fw->conns));
+	fw->conns[fw->n_conns++] = c;
+}
+
+/* Moves what it can from src through d to dst; false when the connection
+ * is broken. */
+static bool pump(struct direction *d, int src, int dst)
+{
+	while (!d->eof && d->queued < d->cap) {
+		ssize_t n = splice(src, NULL, d->pipe[1], NULL, d->cap - d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			d->queued += (size_t)n;
+			if (d->queued == d->cap && d->cap < FORWARD_PIPE_BULK) {
+				int size = fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE_BULK);
+				if (size > 0)
+					d->cap = (size_t)size;
+			}
+			continue;
+		}
+		if (n == 0)
+			d->eof = true;
+		else if (errno != EAGAIN && errno != EINTR)
+			return false;
+		break;
+	}
+	while (d->queued) {
+		ssize_t n = splice(d->pipe[0], NULL, dst, NULL, d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			d->queued -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		return false;
+	}
+	if (d->eof && !d->queued && !d->shut) {
+		(void)shutdown(dst, SHUT_WR);
+		d->shut = true;
+	}
+	return true;
+}
+
+size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fw->n_listeners && n < max; i++)
+		if (fw->n_conns < FORWARD_MAX_CONNS)
+			fds[n++] = (struct pollfd){ .fd = fw->listeners[i].fd, .events = POLLIN };
+	for (size_t i = 0; i < fw->n_conns && n + 2 <= max; i++) {
+		const struct fconn *c = &fw->conns[i];
+		if (c->connecting) {
+			fds[n++] = (struct pollfd){ .fd = c->target, .events = POLLOUT };
+			continue;
+		}
+		short ce = 0, te = 0;
+		if (!c->up.eof && c->up.queued < c->up.cap)
+			ce |= POLLIN;
+		if (c->up.queued)
+			te |= POLLOUT;
+		if (!c->down.eof && c->down.queued < c->down.cap)
+			te |= POLLIN;
+		if (c->down.queued)
+			ce |= POLLOUT;
+		fds[n++] = (struct pollfd){ .fd = c->client, .events = ce };
+		fds[n++] = (struct pollfd){ .fd = c->target, .events = te };
+	}
+	return n;
+}
+
+void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!fds[i].revents)
+			continue;
+		for (size_t k = 0; k < fw->n_listeners; k++)
+			if (fw->listeners[k].fd == fds[i].fd)
+				accept_one(fw, &fw->listeners[k]);
+	}
+	/* Each connection that any of its descriptors woke: pumped both
+	 * ways (a pump that finds nothing to do costs two EAGAINs). */
+	for (size_t k = 0; k < fw->n_conns;) {
+		struct fconn *c = &fw->conns[k];
+		bool woke = false;
+		for (size_t i = 0; i < n && !woke; i++)
+			woke = fds[i].revents && (fds[i].fd == c->client || fds[i].fd == c->target);
+		if (!woke) {
+			k++;
+			continue;
+		}
+		if (c->connecting) {
+			int err = 0;
+			socklen_t el = sizeof(err);
+			if (getsockopt(c->target, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+				err = errno;
+			const struct flistener *l = &fw->listeners[c->listener];
+			if (err == ECONNREFUSED && l->either_loopback && !c->tried_other) {
+				/* Nobody on this family's loopback: the other's. */
+				struct net_addr other = other_loopback(&l->target);
+				close(c->target);
+				c->tried_other = true;
+				c->target = start_target(l, &other, &c->connecting);
+				if (c->target < 0) {
+					c->target = -1;
+					conn_close(fw, k);
+					continue;
+				}
+				if (c->connecting) {
+					k++;
+					continue;
+				}
+			} else if (err) {
+				conn_close(fw, k);
+				continue;
+			}
+			c->connecting = false;
+		}
+		if (!pump(&c->up, c->client, c->target) || !pump(&c->down, c->target, c->client) ||
+		    (c->up.shut && c->down.shut)) {
+			conn_close(fw, k);
+			continue;
+		}
+		k++;
+	}
+}
+
+void forward_free(struct forward *fw)
+{
+	if (!fw)
+		return;
+	while (fw->n_conns)
+		conn_close(fw, 0);
+	for (size_t i = 0; i < fw->n_listeners; i++)
+		close(fw->listeners[i].fd);
+	free(fw->listeners);
+	free(fw->conns);
+	free(fw);
+}

@@ -1,0 +1,1 @@
+#error "linux/rtnetlink.h is Linux-only: not in a source macOS builds (tests/portable/poison.h)"

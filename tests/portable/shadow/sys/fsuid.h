@@ -1,0 +1,1 @@
+#error "sys/fsuid.h is Linux-only: not in a source macOS builds (tests/portable/poison.h)"
