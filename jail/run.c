@@ -374,8 +374,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->listener < 0)
 			fds[1].revents = 0;
 		if (n_term)
-			terminal_ready(pr->term, fds + 3, n_term);
-		if (pr->init_sock >= 0 && fds[2].revents)
+			terminal_ready(pr->term, fds + 4, n_term);
+		if (pr->init_sock >= 0 && fds[3].revents)
 			read_init_report(pr);
 		if (n_pending)
 			supervisor_ready(pr->super, sv_fds, n_pending);
