@@ -17,7 +17,7 @@
 #include "seccomp/seccomp.h"
 
 /* The signals stockade forwards; the jail's init passes them on. */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 
 static _Noreturn void fail(const struct child *c, enum child_step step, int err, const char *path, int code)
 {
@@ -119,8 +119,13 @@ static void confine(const struct child *c)
 
 static _Noreturn void exec_command(const struct child *c)
 {
-	if (c->own_pgrp && setpgid(0, 0) < 0)
+	if (c->terminal) {
+		int r = terminal_enter(c->terminal);
+		if (r < 0)
+			fail(c, CHILD_STEP_SESSION, r, NULL, 125);
+	} else if (c->own_pgrp && setpgid(0, 0) < 0) {
 		fail(c, CHILD_STEP_PGRP, errno, NULL, 125);
+	}
 	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
@@ -134,14 +139,22 @@ static _Noreturn void exec_command(const struct child *c)
 }
 
 /* Reaps every child that has exited; *status takes the command's when it
- * is among them. */
-static void reap_exited(pid_t pid, int *status)
+ * is among them. A stop of the command's is reported to stockade, which
+ * stops too (run.c, suspend). */
+static void reap_exited(const struct child *c, pid_t pid, int *status)
 {
 	int st;
 	pid_t w;
-	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-		if (w == pid)
+	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (w != pid)
+			continue;
+		if (!WIFSTOPPED(st)) {
 			*status = st;
+			continue;
+		}
+		int stopped = -2;	/* INIT_REPORT_STOPPED */
+		(void)!write(c->sock, &stopped, sizeof(stopped));
+	}
 }
 
 /* The jail's init, pid 1 of its pid namespace and already confined: forks
@@ -204,13 +217,15 @@ static _Noreturn void be_init(const struct child *c)
 			continue;
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD) {
-			reap_exited(pid, &status);
+			reap_exited(c, pid, &status);
 			continue;
 		}
 		/* The terminal already reached the command in this group. */
 		if (!c->own_pgrp && si.ssi_code == SI_KERNEL)
 			continue;
-		kill(c->own_pgrp ? -pid : pid, sig);
+		/* Before its setsid the command has no group of its own yet. */
+		if (!c->own_pgrp || kill(-pid, sig) < 0)
+			kill(pid, sig);
 	}
 	/* Everything the command left, setsid or not: pid 1 sees the whole
 	 * namespace. */
@@ -226,6 +241,16 @@ _Noreturn void child_main(const struct child *c)
 	/* 1. It dies with stockade. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		_exit(125);
+	/* 1a. Out of the user's session, and not one descriptor of the
+	 *     user's terminal kept (the jail's init included: nothing in the
+	 *     jail holds one, whatever it is). */
+	if (c->close_fd >= 0)
+		close(c->close_fd);
+	if (c->terminal) {
+		int r = terminal_leave(c->terminal, c->tty_stand_in);
+		if (r < 0)
+			fail(c, CHILD_STEP_SESSION, r, NULL, 125);
+	}
 	/* 2. The jail's init waits for stockade's go before anything: its
 	 *    uid and gid maps are written by then. (The landlock backend's
 	 *    process waits in 8, for its ruleset.) A stockade gone before it
@@ -280,6 +305,24 @@ _Noreturn void child_main(const struct child *c)
 	/* 6. The working directory, as the jail sees it. */
 	if (chdir(c->cwd) < 0)
 		fail(c, CHILD_STEP_CHDIR, errno, c->cwd, 125);
+	/* 6a. The jail's terminal, from its own devpts: the master to
+	 *     stockade, which relays it; only the slave stays here, on the
+	 *     descriptors that were the user's terminal. */
+	if (c->init && c->terminal && c->terminal->tty_fds) {
+		int master = -1, slave = -1;
+		int r = terminal_open_jail_pty(c->terminal, &master, &slave);
+		if (r < 0)
+			fail(c, CHILD_STEP_TERMINAL, r, "/dev/ptmx", 125);
+		r = fd_send(c->sock, master);
+		close(master);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		for (int fd = 0; fd <= 2; fd++)
+			if ((c->terminal->tty_fds & (1u << fd)) && dup2(slave, fd) < 0)
+				fail(c, CHILD_STEP_TERMINAL, errno, "dup2", 125);
+		if (slave > 2)
+			close(slave);
+	}
 	/* 7. Not dumpable: the jail's /proc/1 (its exe, its memory) stays
 	 *    closed to the command (CVE-2019-5736); exec makes the command
 	 *    dumpable again. */

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "jail/terminal.h"
 #include "landlock/landlock.h"
 #include "mount/mount.h"
 
@@ -28,6 +29,8 @@ enum child_step {
 	CHILD_STEP_HANDOVER,
 	CHILD_STEP_INIT,
 	CHILD_STEP_PGRP,
+	CHILD_STEP_SESSION,
+	CHILD_STEP_TERMINAL,
 	CHILD_STEP_EXEC,
 };
 
@@ -50,6 +53,14 @@ struct child {
 	char *const *argv;
 	char *const *envp;
 	bool own_pgrp;		/* a process group of the command's own */
+	/* The jail's terminal: a session of the command's own, and each
+	 * terminal among 0 to 2 replaced (NULL: --mode off, which keeps
+	 * them). stand_in replaces them from the start: the pty's slave,
+	 * or /dev/null in the jail's init, which makes its pty in the new
+	 * root. close_fd: the master, never the command's. */
+	const struct terminal_child *terminal;
+	int tty_stand_in;
+	int close_fd;
 	const sigset_t *exec_mask;	/* the signal mask the command starts with */
 
 	/* The namespace jail: this process is its init (pid 1), which builds

@@ -330,6 +330,11 @@ static void sweep(struct places *pl, int base_fd, uid_t uid)
 	free(left);
 }
 
+void places_add_terminal(struct places *pl, const char *slave)
+{
+	add_place(pl, slave, RULE_SYSTEM | RULE_DEVICE, "default: the run's own terminal");
+}
+
 void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
 	*ret = (struct places){ .lock_fd = -1 };

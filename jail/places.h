@@ -59,6 +59,9 @@ struct places_failure {
  * the landlock backend (and --mode off): a fresh home and tmp under the
  * run directory, on a tmpfs unless TMPDIR says otherwise. */
 void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret);
+/* The landlock backend: the slave of the run's own pty, on the host's
+ * devpts, granted by path (a program reopens its terminal by name). */
+void places_add_terminal(struct places *pl, const char *slave);
 /* Makes them, and stockade's own directories where missing. The landlock
  * backend's home gets links to the toolchains, caches and git
  * configuration the policy lets it read, so that programs looking under

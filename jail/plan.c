@@ -92,6 +92,8 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		describe_processes(p, cgroup, rep);
 	}
 	seccomp_describe(&pl->seccomp, rep);
+	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
+			     "or stderr is a terminal; the user's terminal is never one of its descriptors");
 	report_enforced(rep, "capabilities dropped, no_new_privs");
 	report_enforced(rep, "environment: credentials and agent sockets removed");
 	report_enforced(rep, pl->backend == BACKEND_NAMESPACES

@@ -24,6 +24,7 @@
 #include "jail/limits.h"
 #include "jail/plan.h"
 #include "jail/say.h"
+#include "jail/terminal.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -53,6 +54,9 @@ static int signals_block(struct signals *s)
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&mask, forwarded[i]);
 	sigaddset(&mask, SIGCHLD);
+	/* Continued after a stop (a background stockade that touched the
+	 * terminal): the relay puts the terminal back in raw mode. */
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &s->old);
 	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s->fd < 0) {
@@ -71,9 +75,10 @@ static void signals_restore(struct signals *s)
 	sigprocmask(SIG_SETMASK, &s->old, NULL);
 }
 
-/* Does stockade have its terminal in the foreground? Then the command
- * stays in stockade's process group, so the terminal's job control and
- * its signals reach it as they would without stockade. */
+/* --mode off: does stockade have its terminal in the foreground? Then
+ * the command stays in stockade's process group, so the terminal's job
+ * control and its signals reach it as they would without stockade. A
+ * jailed command always has a session of its own (jail/terminal.h). */
 static bool on_foreground_terminal(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
@@ -145,14 +150,19 @@ static pid_t fork_into(const struct run_cgroup *cg, bool *ret_in_cgroup)
 }
 
 /* Reaps every child that has exited; *status takes pid's when it is among
- * them. */
-static void reap_exited(pid_t pid, int *status)
+ * them, and *stopped says whether pid has stopped. */
+static void reap_exited(pid_t pid, int *status, bool *stopped)
 {
 	int st;
 	pid_t w;
-	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-		if (w == pid)
+	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (w != pid)
+			continue;
+		if (WIFSTOPPED(st))
+			*stopped = true;
+		else
 			*status = st;
+	}
 }
 
 static void kill_and_reap(pid_t pid)
@@ -276,6 +286,12 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	int err = seccomp_answer(plan, req.data.nr, (const uint64_t *)req.data.args, &rule);
 	seccomp_listener_answer(listener, req.id, err);
 	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
+	/* A terminal request is named: the list refuses many. */
+	char ioctl_what[48];
+	if (rule && streq(rule->name, "ioctl")) {
+		snprintf(ioctl_what, sizeof(ioctl_what), "ioctl %s", seccomp_ioctl_name((uint32_t)req.data.args[1]));
+		name = ioctl_what;
+	}
 	const char *why = rule ? seccomp_why(rule) : NULL;
 	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
 	const char *fix = seccomp_fix(rule);
@@ -294,7 +310,47 @@ struct process {
 	struct forward *forward;	/* --publish, --connect; NULL: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
+	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
+	int init_sock;			/* the jail's init's reports (-1: none) */
+	int init_status;		/* the command's status init reported; -1: none yet */
 };
+
+/* What the jail's init reports on its socket before the command's status:
+ * the command stopped. */
+#define INIT_REPORT_STOPPED (-2)
+
+/* The command stopped (Ctrl-Z through its pty, to the session's own
+ * group): stockade stops too, with the user's mode back, so that the
+ * user's shell has its prompt as it would without stockade; continued
+ * (fg), it continues the command. (Where stockade's group is orphaned,
+ * as under a terminal with no job control, the kernel leaves it running
+ * and the command goes on at once.) */
+static void suspend(struct process *pr)
+{
+	if (!pr->term || !pr->term->child.controlling || pr->term->master < 0)
+		return;
+	terminal_restore(pr->term);
+	kill(getpid(), SIGTSTP);
+	terminal_resume(pr->term);
+	if (pr->via_init || kill(-pr->pid, SIGCONT) < 0)
+		kill(pr->pid, SIGCONT);
+}
+
+static void read_init_report(struct process *pr)
+{
+	int v;
+	size_t n = 0;
+	if (read_all(pr->init_sock, &v, sizeof(v), &n) < 0 || n != sizeof(v)) {
+		pr->init_sock = -1;
+		return;
+	}
+	if (v == INIT_REPORT_STOPPED) {
+		suspend(pr);
+		return;
+	}
+	pr->init_status = v;
+	pr->init_sock = -1;
+}
 
 /* Until the process exits: serves the listener and the supervisor's
  * connects in progress, forwards signals, reaps. The process's status,
@@ -306,18 +362,22 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	int status = -1;
 	/* The process may have ended before the signalfd saw SIGCHLD: look
 	 * once before waiting for the signal. */
-	reap_exited(pr->pid, &status);
+	bool stopped = false;
+	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
-		struct pollfd fds[3 + 64 + 320] = {
+		struct pollfd fds[4 + TERMINAL_POLLFDS + 64 + 320] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
+			{ .fd = pr->init_sock, .events = POLLIN },
 		};
-		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, fds + 3, 64) : 0;
-		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, fds + 3 + n_pending, 320) : 0;
+		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 4) : 0;
+		struct pollfd *sv_fds = fds + 4 + n_term;
+		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
+		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 3 + n_pending + n_forward, n_pending ? 10 : -1);
+		int n = poll(fds, 4 + n_term + n_pending + n_forward, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -327,10 +387,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		}
 		if (pr->listener < 0)
 			fds[1].revents = 0;
+		if (n_term)
+			terminal_ready(pr->term, fds + 4, n_term);
+		if (pr->init_sock >= 0 && fds[3].revents)
+			read_init_report(pr);
 		if (n_pending)
-			supervisor_ready(pr->super, fds + 3, n_pending);
+			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (n_forward)
-			forward_ready(pr->forward, fds + 3 + n_pending, n_forward);
+			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
@@ -346,17 +410,33 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		while (read(sg->fd, &si, sizeof(si)) == sizeof(si)) {
 			int sig = (int)si.ssi_signo;
 			if (sig == SIGCHLD) {
-				reap_exited(pr->pid, &status);
+				reap_exited(pr->pid, &status, &stopped);
+				if (stopped && status == -1)
+					suspend(pr);
+				stopped = false;
+				continue;
+			}
+			if (sig == SIGCONT) {
+				if (pr->term)
+					terminal_resume(pr->term);
 				continue;
 			}
 			if (status != -1 || (pid_t)si.ssi_pid == self)
 				continue;
+			/* The run's pty signals its own foreground group when its
+			 * size changes. */
+			if (sig == SIGWINCH && pr->term && terminal_wanted(pr->term)) {
+				terminal_winch(pr->term);
+				continue;
+			}
 			/* A signal the terminal sent already reached the command
 			 * in stockade's process group: once is enough. */
 			if (!pr->own_pgrp && si.ssi_code == SI_KERNEL)
 				continue;
-			/* The jail's init forwards it to the command. */
-			kill(pr->via_init ? pr->pid : pr->own_pgrp ? -pr->pid : pr->pid, sig);
+			/* The jail's init forwards it to the command, whose group
+			 * may not be its own yet (before its setsid). */
+			if (pr->via_init || !pr->own_pgrp || kill(-pr->pid, sig) < 0)
+				kill(pr->pid, sig);
 		}
 	}
 	return status;
@@ -596,15 +676,21 @@ static bool clone_refused(int err)
 	return err == EPERM || err == EACCES || err == ENOSYS || err == EINVAL || err == ENOSPC || err == EUSERS;
 }
 
+/* A jailed command has a session of its own and the terminal its run
+ * made; --mode off keeps the caller's. */
 static struct child child_of(const struct policy *p, const struct plan *pl, const struct signals *sg,
-				   bool own_pgrp)
+			     const struct terminal *term)
 {
+	bool jail = pl->backend != BACKEND_NONE;
 	return (struct child){
 		.cwd = p->cwd,
 		.program = p->program,
 		.argv = p->argv,
 		.envp = pl->places.env.envp,
-		.own_pgrp = own_pgrp,
+		.own_pgrp = jail || !on_foreground_terminal(),
+		.terminal = jail ? &term->child : NULL,
+		.tty_stand_in = term->slave,
+		.close_fd = term->master,
 		.exec_mask = &sg->old,
 		.cgroup_procs = -1,
 		.factory = -1,
@@ -627,8 +713,11 @@ static int run_namespaces(struct run *r)
 	_cleanup_close_ int responder = -1;
 	struct forwards fwd = { .factory = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
+	_cleanup_close_ int null_fd = -1;
+	struct terminal term;
 	int status = 125;
 	plan_init(&pl, BACKEND_NAMESPACES);
+	terminal_plan(&term);
 
 	/* 1. The guard first: what it undoes of a killed run must not be in
 	 *    the mounts. */
@@ -665,8 +754,15 @@ static int run_namespaces(struct run *r)
 	 *     inside. */
 	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
 		goto out;
-	/* 6. The jail's init, cloned into new namespaces; it waits for go. */
-	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
+	/* 6. The jail's init, cloned into new namespaces; it waits for go.
+	 *    It makes the jail's pty itself, in the new root; until then
+	 *    /dev/null stands in for the user's terminal. */
+	if (terminal_wanted(&term) && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+		log_error("cannot open '/dev/null': %m");
+		goto out;
+	}
+	struct child c = child_of(p, &pl, &sg, &term);
+	c.tty_stand_in = null_fd;
 	c.init = true;
 	c.factory = fwd.factory_child;
 	c.listens = fwd.listens;
@@ -735,9 +831,13 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
-	/* 8. The listener, handed over once init has loaded its filter;
-	 *    then EOF on the error pipe says the command has exec'd. */
+	/* 8. What init hands over, in its order: the name responder's
+	 *    socket and --connect's listeners (before the new root), the
+	 *    pty's master (once the root is built), the listener (once it
+	 *    has loaded its filter); then EOF on the error pipe says the
+	 *    command has exec'd. */
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+		      (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		      fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
@@ -771,25 +871,38 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .forward = fwd.fw, .watch = &w };
+			      .responder = responder, .forward = fwd.fw, .watch = &w, .term = &term,
+			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
+	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	if (pr.listener >= 0)
 		close(pr.listener);
-	int command_status;
-	size_t n = 0;
-	if (read_all(ln.sock[0], &command_status, sizeof(command_status), &n) == 0 && n == sizeof(command_status) &&
-	    command_status != -1)
-		st = command_status;
-	/* Otherwise init itself was killed: its status stands. */
+	/* The command's status, unless watch has read it already; a report
+	 * of a stop that came last is passed over. */
+	while (pr.init_sock >= 0 && pr.init_status == -1) {
+		int v;
+		size_t n = 0;
+		if (read_all(ln.sock[0], &v, sizeof(v), &n) < 0 || n != sizeof(v))
+			break;
+		if (v != INIT_REPORT_STOPPED)
+			pr.init_status = v;
+	}
+	if (pr.init_status != -1)
+		st = pr.init_status;
+	/* Otherwise init itself was killed: its status stands. Every
+	 * process of the jail is gone: the rest of the pty's output, and
+	 * the user's terminal as it was. */
+	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	forwards_end(&fwd);
+	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);
@@ -809,10 +922,12 @@ static int run_landlock(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
 	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;
 	bool jail = r->backend != BACKEND_NONE;
 	plan_init(&pl, r->backend);
+	terminal_plan(&term);
 
 	if (jail && r->h->landlock_abi == 0) {
 		/* Only where the namespace jail was refused: the first choice
@@ -840,6 +955,17 @@ static int run_landlock(struct run *r)
 	/* 2b. --publish's listeners on the host, before the command starts. */
 	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
 		goto out;
+	/* 2c. The run's own pty, from the host's devpts, its slave alone
+	 *     granted; after the cgroup's watcher and --publish's factory,
+	 *     which must not hold it. */
+	if (jail && terminal_wanted(&term)) {
+		int e = terminal_open_host_pty(&term);
+		if (e < 0) {
+			log_error("cannot open a terminal for the command: %s", strerror(-e));
+			goto out;
+		}
+		places_add_terminal(&pl.places, term.slave_path);
+	}
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -848,7 +974,7 @@ static int run_landlock(struct run *r)
 		log_error("cannot set up the command's process: %m");
 		goto out;
 	}
-	struct child c = child_of(p, &pl, &sg, !on_foreground_terminal());
+	struct child c = child_of(p, &pl, &sg, &term);
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
@@ -866,7 +992,11 @@ static int run_landlock(struct run *r)
 		log_error("cannot fork: %s", strerror(fork_err));
 		goto out;
 	}
-	if (c.own_pgrp)
+	/* The slave is the command's alone. A jailed command makes its own
+	 * session, which a group made for it here would forbid. */
+	if (term.slave >= 0)
+		close(TAKE_FD(term.slave));
+	if (!jail && c.own_pgrp)
 		(void)setpgid(pid, pid);
 	int le = limits_join(&lim, pid);
 	if (le < 0) {
@@ -931,15 +1061,20 @@ static int run_landlock(struct run *r)
 		.responder = -1,
 		.super = NULL,
 		.forward = fwd.fw,
+		.term = &term,
+		.init_sock = -1,
+		.init_status = -1,
 	};
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
 	pid = -1;
+	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
 	if (pr.super) {
@@ -956,6 +1091,7 @@ out:
 	if (pid > 0)
 		kill_and_reap(pid);
 	forwards_end(&fwd);
+	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);

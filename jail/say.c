@@ -190,6 +190,12 @@ void say_child_error(const struct child_error *e, const char *argv0)
 	case CHILD_STEP_PGRP:
 		log_error("cannot give the command a process group of its own: %s", err);
 		break;
+	case CHILD_STEP_SESSION:
+		log_error("cannot give the command a session and terminal of its own: %s", err);
+		break;
+	case CHILD_STEP_TERMINAL:
+		log_error("cannot open the jail's terminal '%s': %s", e->path, err);
+		break;
 	case CHILD_STEP_CGROUP:
 		log_error("cannot move the command into the cgroup '%s': %s", e->path, err);
 		break;

@@ -397,13 +397,19 @@ static void add_system(struct policy *p)
 		add_canonical(p, system_reads[i], ACCESS_READ, RULE_SYSTEM, "default: system");
 	for (size_t i = 0; i < ARRAY_SIZE(devices); i++)
 		add_canonical(p, devices[i], ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: device");
-	/* The caller's own terminal, so a program can reopen it; never the
-	 * others of the same user (escape sequences into another terminal). */
+	/* Never the caller's terminal, nor another of the same user's
+	 * (escape sequences into another terminal, what the user types next
+	 * read): the run has a pty of its own, which the backend grants
+	 * (jail/terminal.h). */
+#ifdef __APPLE__
+	/* macOS: the seatbelt backend has no pty of the run's own, and the
+	 * command keeps the caller's terminal, reopened by name. */
 	for (int fd = 0; fd <= 2; fd++) {
 		char *tty = ttyname(fd);
-		if (tty && (str_has_prefix(tty, "/dev/pts/") || str_has_prefix(tty, "/dev/ttys")))
+		if (tty && str_has_prefix(tty, "/dev/ttys"))
 			add_canonical(p, tty, ACCESS_WRITE, RULE_SYSTEM | RULE_DEVICE, "default: your terminal");
 	}
+#endif
 	/* With the network on, the resolver configuration may be a link
 	 * into /run (systemd-resolved); only that file is granted. */
 	if (p->net == NET_ON)

@@ -47,10 +47,18 @@ static int add_complement(scmp_filter_ctx ctx, int nr, unsigned arg, uint64_t ma
 	return add_complement(ctx, nr, arg, mask, values, n_values, fixed_mask | bit, fixed_value | bit);
 }
 
+/* Is refusal r inside refusal q's region (q's mask within r's, and r's
+ * value agrees with q's on it)? Then q's complement leaves r out already. */
+static bool refusal_within(const struct sc_rule *r, const struct sc_rule *q)
+{
+	const struct sc_arg *a = &r->args[0], *b = &q->args[0];
+	return a->arg == b->arg && (b->mask & a->mask) == b->mask && (a->value & b->mask) == b->value;
+}
+
 static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int nr)
 {
 	bool allow_all = false;
-	const struct sc_rule *refusals[8];
+	const struct sc_rule *refusals[16];
 	size_t n_refusals = 0;
 
 	for (size_t i = 0; i < plan->n_rules; i++) {
@@ -67,17 +75,43 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 	}
 
 	if (allow_all && n_refusals) {
+		/* The refusals that no wider one holds: TIOCSTI's row is
+		 * within the terminal requests' for the filter, and only the
+		 * listener's answer tells them apart. */
 		uint64_t values[ARRAY_SIZE(refusals)];
+		const struct sc_rule *first = NULL;
+		size_t n_values = 0;
 		for (size_t i = 0; i < n_refusals; i++) {
+			const struct sc_rule *r = refusals[i];
+			bool within = false;
+			for (size_t j = 0; j < n_refusals && !within; j++)
+				within = j != i && refusals[j]->n_args == 1 && refusal_within(r, refusals[j]) &&
+					 (!refusal_within(refusals[j], r) || j < i);
+			if (within)
+				continue;
 			/* One argument under one mask: what the table uses,
 			 * and all the complement can express. */
-			if (refusals[i]->n_args != 1 || refusals[i]->args[0].arg != refusals[0]->args[0].arg ||
-			    refusals[i]->args[0].mask != refusals[0]->args[0].mask)
+			if (r->n_args != 1 || (first && (r->args[0].arg != first->args[0].arg ||
+							 r->args[0].mask != first->args[0].mask)))
 				return -EINVAL;
-			values[i] = refusals[i]->args[0].value;
+			first = first ? first : r;
+			values[n_values++] = r->args[0].value;
 		}
-		return add_complement(ctx, nr, refusals[0]->args[0].arg, refusals[0]->args[0].mask,
-				      values, n_refusals, 0, 0);
+		if (!first)
+			return -EINVAL;	/* cannot be: the widest refusal is within none */
+		int ret = add_complement(ctx, nr, first->args[0].arg, first->args[0].mask, values, n_values, 0, 0);
+		/* Then the exceptions the table allows inside what it refuses:
+		 * the terminal requests on the list. */
+		for (size_t i = 0; i < plan->n_rules && ret == 0; i++) {
+			const struct sc_rule *r = plan->rules[i];
+			if (plan->nrs[i] != nr || r->action != SC_ALLOW || r->n_args == 0)
+				continue;
+			struct scmp_arg_cmp cmp[3];
+			for (unsigned a = 0; a < r->n_args; a++)
+				cmp[a] = SCMP_CMP(r->args[a].arg, SCMP_CMP_MASKED_EQ, r->args[a].mask, r->args[a].value);
+			ret = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ALLOW, nr, r->n_args, cmp);
+		}
+		return ret;
 	}
 
 	for (size_t i = 0; i < plan->n_rules; i++) {

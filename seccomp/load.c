@@ -91,7 +91,7 @@ void seccomp_listener_continue(int listener, uint64_t id)
 void seccomp_describe(const struct seccomp_plan *plan, struct report *rep)
 {
 	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");
-	report_enforced(rep, "terminal injection (TIOCSTI, TIOCLINUX)");
+	report_enforced(rep, "terminal ioctls: a list of those programs use; TIOCSTI, TIOCLINUX, TIOCSETD, TIOCCONS and the rest refused");
 	if (plan->backend == BACKEND_LANDLOCK) {
 		report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
 		if (plan->net == NET_OFF)

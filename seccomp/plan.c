@@ -136,6 +136,47 @@ const char *seccomp_syscall_name(int nr)
 	return buf;
 }
 
+/* The terminal requests by name: the refused ones for the report, the
+ * listed ones for explain. */
+static const struct {
+	uint32_t nr;
+	const char *name;
+} ioctl_names[] = {
+	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
+	{ 0x5405, "TCGETA" }, { 0x5406, "TCSETA" }, { 0x5407, "TCSETAW" }, { 0x5408, "TCSETAF" },
+	{ 0x5409, "TCSBRK" }, { 0x540A, "TCXONC" }, { 0x540B, "TCFLSH" }, { 0x540C, "TIOCEXCL" },
+	{ 0x540D, "TIOCNXCL" }, { 0x540E, "TIOCSCTTY" }, { 0x540F, "TIOCGPGRP" }, { 0x5410, "TIOCSPGRP" },
+	{ 0x5411, "TIOCOUTQ" }, { 0x5412, "TIOCSTI" }, { 0x5413, "TIOCGWINSZ" }, { 0x5414, "TIOCSWINSZ" },
+	{ 0x5418, "TIOCMSET" }, { 0x541B, "FIONREAD" }, { 0x541C, "TIOCLINUX" }, { 0x541D, "TIOCCONS" },
+	{ 0x541E, "TIOCGSERIAL" }, { 0x541F, "TIOCSSERIAL" }, { 0x5420, "TIOCPKT" }, { 0x5421, "FIONBIO" },
+	{ 0x5422, "TIOCNOTTY" }, { 0x5423, "TIOCSETD" }, { 0x5424, "TIOCGETD" }, { 0x5425, "TCSBRKP" },
+	{ 0x5427, "TIOCSBRK" }, { 0x5428, "TIOCCBRK" }, { 0x5429, "TIOCGSID" }, { 0x802C542A, "TCGETS2" },
+	{ 0x402C542B, "TCSETS2" }, { 0x402C542C, "TCSETSW2" }, { 0x402C542D, "TCSETSF2" },
+	{ 0x80045430, "TIOCGPTN" }, { 0x40045431, "TIOCSPTLCK" }, { 0x80045432, "TIOCGDEV" },
+	{ 0x40045436, "TIOCSIG" }, { 0x5437, "TIOCVHANGUP" }, { 0x80045438, "TIOCGPKT" },
+	{ 0x80045439, "TIOCGPTLCK" }, { 0x80045440, "TIOCGEXCL" }, { 0x5441, "TIOCGPTPEER" },
+	{ 0x5450, "FIONCLEX" }, { 0x5451, "FIOCLEX" }, { 0x5452, "FIOASYNC" }, { 0x5457, "TIOCSLCKTRMIOS" },
+	{ 0x5460, "FIOQSIZE" },
+};
+
+static const char *ioctl_known(uint32_t request)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ioctl_names); i++)
+		if (ioctl_names[i].nr == request)
+			return ioctl_names[i].name;
+	return NULL;
+}
+
+const char *seccomp_ioctl_name(uint32_t request)
+{
+	static char buf[16];
+	const char *name = ioctl_known(request);
+	if (name)
+		return name;
+	snprintf(buf, sizeof(buf), "%#x", request);
+	return buf;
+}
+
 static void print_args(FILE *f, const struct sc_rule *r)
 {
 	for (unsigned i = 0; i < r->n_args; i++) {
@@ -161,6 +202,12 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 		if (r->action != SC_ALLOW && r->action != SC_SUPERVISE)
 			fprintf(f, " %s", strerrorname_np(r->err));
 		print_args(f, r);
+		/* A listed terminal request, by name. */
+		bool listed = r->action == SC_ALLOW && streq(r->name, "ioctl") && r->n_args == 1 &&
+			      r->args[0].mask == 0xffffffffU;
+		const char *req = listed ? ioctl_known(r->args[0].value) : NULL;
+		if (req)
+			fprintf(f, "  %s", req);
 		if (r->why)
 			fprintf(f, "  (%s)", seccomp_why(r));
 		fputc('\n', f);

@@ -57,6 +57,10 @@ enum sc_why {
 	WHY_TRUNCATE_PATH,
 	WHY_TIOCSTI,
 	WHY_TIOCLINUX,
+	WHY_TIOCSETD,
+	WHY_TIOCCONS,
+	WHY_TTY_SERIAL,
+	WHY_TTY_IOCTL,
 	WHY_NEW_NAMESPACE,
 	WHY_CLONE3,
 	WHY_SETNS,
@@ -170,6 +174,10 @@ void seccomp_describe(const struct seccomp_plan *plan, struct report *rep);
  * the first refusing row that matches, or ENOSYS. */
 int seccomp_answer(const struct seccomp_plan *plan, int nr, const uint64_t args[6],
 		   const struct sc_rule **ret_rule);
+
+/* A terminal request's name for the report ("TIOCSETD"), or its number in
+ * hex (static buffer). */
+const char *seccomp_ioctl_name(uint32_t request);
 
 /* The name of a system call number on this architecture (static buffer
  * for unknown ones). */

@@ -9,12 +9,33 @@
 #include <sys/prctl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #include "lib/util.h"
 
 #define TIOCSTI_NR 0x5412
 #define TIOCLINUX_NR 0x541C
+/* The terminal requests, type 'T' in bits 8 to 15: the numbering of
+ * x86, arm64 and every architecture on the generic ioctl numbers (the
+ * build fails elsewhere, below). The C library's headers lack the
+ * termios2 ones. */
+#define TTY_TYPE_MASK 0xff00U
+#define TTY_TYPE 0x5400U
+#define TCGETS2_NR 0x802C542AU
+#define TCSETS2_NR 0x402C542BU
+#define TCSETSW2_NR 0x402C542CU
+#define TCSETSF2_NR 0x402C542DU
+#define TIOCGPTN_NR 0x80045430U
+#define TIOCSPTLCK_NR 0x40045431U
+#define TIOCGDEV_NR 0x80045432U
+#define TIOCSIG_NR 0x40045436U
+#define TIOCGPKT_NR 0x80045438U
+#define TIOCGPTLCK_NR 0x80045439U
+#define TIOCGEXCL_NR 0x80045440U
+#define TIOCGPTPEER_NR 0x5441U
+_Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCSTI == TIOCSTI_NR,
+	       "the terminal ioctls are numbered differently on this architecture");
 #define MASK32 0xffffffffULL
 /* Namespace flags of clone (whose low byte is the exit signal, so
  * CLONE_NEWTIME cannot be asked for there) and of unshare. */
@@ -30,6 +51,7 @@
 #define ARG(n, m, v) { .arg = (n), .mask = (m) + FITS32(m), .value = (v) + FITS32(v) }
 
 #define ALLOW(call) { .name = #call, .nr = -1, .action = SC_ALLOW }
+#define ALLOW_IOCTL(req) { .name = "ioctl", .nr = -1, .action = SC_ALLOW, .n_args = 1, .args = { ARG(1, MASK32, (req)) } }
 /* Calls newer than the libseccomp this is built against: the generic
  * numbering every architecture shares since Linux 5.1. */
 #define ALLOW_NR(call, number) { .name = #call, .nr = (number), .action = SC_ALLOW }
@@ -67,6 +89,10 @@ static const char *const whys[] = {
 	[WHY_TRUNCATE_PATH] = "truncation by path (Landlock ABI < 3)",
 	[WHY_TIOCSTI] = "TIOCSTI pushes input into the terminal",
 	[WHY_TIOCLINUX] = "TIOCLINUX pastes into the console",
+	[WHY_TIOCSETD] = "TIOCSETD sets a line discipline that outlives the run",
+	[WHY_TIOCCONS] = "TIOCCONS redirects the console",
+	[WHY_TTY_SERIAL] = "serial port and modem settings",
+	[WHY_TTY_IOCTL] = "a terminal request not on the list of those programs use",
 	[WHY_NEW_NAMESPACE] = "a new namespace",
 	[WHY_CLONE3] = "its flags cannot be checked; callers fall back to clone",
 	[WHY_SETNS] = "entering another namespace",
@@ -158,10 +184,49 @@ static const struct sc_rule table[] = {
 	REFUSE_WHEN(truncate, EPERM, SC_ABI_LT3, WHY_TRUNCATE_PATH),
 
 	/* Terminal injection: the request is an int, compared on 32 bits. */
+	/* ioctl: every request but the terminal's (type 'T') as the kernel
+	 * and Landlock decide (sockets, FIONBIO's kin of other types,
+	 * FICLONE, FS_IOC_*, BLK*); of the terminal's, only this list. The
+	 * filter cannot tell a terminal from another descriptor: the list
+	 * holds the generic requests numbered among the terminal's too
+	 * (FIONREAD, FIONBIO, FIOCLEX, FIOASYNC, FIOQSIZE). A terminal of
+	 * the run's own is the only one it holds (jail/terminal.h); the
+	 * list keeps what could outlive the run or reach beyond it. The
+	 * named refusals come first, for the report's reason; the first row
+	 * that matches decides. */
 	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
 	  .args = { ARG(1, MASK32, TIOCSTI_NR) }, .why = WHY_TIOCSTI },
 	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
 	  .args = { ARG(1, MASK32, TIOCLINUX_NR) }, .why = WHY_TIOCLINUX },
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCSETD) }, .why = WHY_TIOCSETD },
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCCONS) }, .why = WHY_TIOCCONS },
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCSSERIAL) }, .why = WHY_TTY_SERIAL },
+	/* Modes, the size, the foreground group (on the run's own pty: the
+	 * user's never reaches it), queues, breaks and flow. */
+	ALLOW_IOCTL(TCGETS), ALLOW_IOCTL(TCSETS), ALLOW_IOCTL(TCSETSW), ALLOW_IOCTL(TCSETSF),
+	ALLOW_IOCTL(TCGETA), ALLOW_IOCTL(TCSETA), ALLOW_IOCTL(TCSETAW), ALLOW_IOCTL(TCSETAF),
+	ALLOW_IOCTL(TCGETS2_NR), ALLOW_IOCTL(TCSETS2_NR), ALLOW_IOCTL(TCSETSW2_NR), ALLOW_IOCTL(TCSETSF2_NR),
+	ALLOW_IOCTL(TCSBRK), ALLOW_IOCTL(TCSBRKP), ALLOW_IOCTL(TIOCSBRK), ALLOW_IOCTL(TIOCCBRK),
+	ALLOW_IOCTL(TCXONC), ALLOW_IOCTL(TCFLSH), ALLOW_IOCTL(TIOCOUTQ),
+	ALLOW_IOCTL(TIOCGWINSZ), ALLOW_IOCTL(TIOCSWINSZ),
+	ALLOW_IOCTL(TIOCGPGRP), ALLOW_IOCTL(TIOCSPGRP), ALLOW_IOCTL(TIOCGSID),
+	ALLOW_IOCTL(TIOCSCTTY), ALLOW_IOCTL(TIOCNOTTY), ALLOW_IOCTL(TIOCGETD),
+	ALLOW_IOCTL(TIOCEXCL), ALLOW_IOCTL(TIOCNXCL), ALLOW_IOCTL(TIOCGEXCL_NR),
+	/* A pty a program makes for itself (script, tmux, expect, test
+	 * runners): unlock, number, peer, packet mode, a signal to its
+	 * slave's group. */
+	ALLOW_IOCTL(TIOCGPTN_NR), ALLOW_IOCTL(TIOCSPTLCK_NR), ALLOW_IOCTL(TIOCGPTLCK_NR),
+	ALLOW_IOCTL(TIOCGPTPEER_NR), ALLOW_IOCTL(TIOCPKT), ALLOW_IOCTL(TIOCGPKT_NR),
+	ALLOW_IOCTL(TIOCSIG_NR), ALLOW_IOCTL(TIOCGDEV_NR),
+	/* Generic requests in the terminal's numbering. */
+	ALLOW_IOCTL(FIONREAD), ALLOW_IOCTL(FIONBIO), ALLOW_IOCTL(FIOASYNC), ALLOW_IOCTL(FIOCLEX),
+	ALLOW_IOCTL(FIONCLEX), ALLOW_IOCTL(FIOQSIZE),
+	/* The first row that matches decides: the rest of the terminal's. */
+	{ .name = "ioctl", .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1,
+	  .args = { ARG(1, TTY_TYPE_MASK, TTY_TYPE) }, .why = WHY_TTY_IOCTL },
 	ALLOW(ioctl),
 
 	/* Memory. */

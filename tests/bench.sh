@@ -310,3 +310,42 @@ if command -v node >/dev/null; then
 else
 	echo "node is not installed: no suite to run"
 fi
+echo
+
+echo "== the terminal relay: a pty made by the harness (python's pty module), the command's own under stockade"
+# A keystroke's echo (the program in raw mode echoes each byte, as an
+# editor does), and cat of a file to the terminal: the same program on
+# the harness's pty, and under stockade, whose relay copies between that
+# pty and the run's own. Rounds alternate, so that the machine's load
+# falls on each alike; the file is sparse (zeros), read from the cache.
+: "${BENCH_TTY_MIB:=1024}"
+big="$tmp/ws/big"
+truncate -s "${BENCH_TTY_MIB}M" "$big"
+pty_bench() {
+	python3 tools/bench-pty.py "$@"
+}
+declare -A echo_med echo_p99
+for round in 1 2 3; do
+	for v in bare landlock namespaces; do
+		case $v in
+		bare) read -r m p < <(pty_bench echo 1000 --) ;;
+		*) read -r m p < <(pty_bench echo 1000 -- "$STOCKADE" -q --backend "$v" -C "$tmp/ws" --) ;;
+		esac
+		echo_med[$v]+="$m "
+		echo_p99[$v]+="$p "
+	done
+done
+median3() {
+	python3 -c "import sys; v=sorted(map(float, sys.argv[1:])); print('%.1f' % v[len(v)//2])" $1
+}
+for v in bare landlock namespaces; do
+	printf 'echo, %-12s median %s us, 99th percentile %s us (medians of 3 rounds of 1000 keys)\n' "$v:" \
+		"$(median3 "${echo_med[$v]}")" "$(median3 "${echo_p99[$v]}")"
+done
+echo "echo latency:     $(ratio "$(median3 "${echo_med[landlock]}")" "$(median3 "${echo_med[bare]}")")x without stockade (landlock), $(ratio "$(median3 "${echo_med[namespaces]}")" "$(median3 "${echo_med[bare]}")")x (namespaces)"
+read -r cb_s cb_r < <(pty_bench cat "$big" --)
+read -r cl_s cl_r < <(pty_bench cat "$big" -- "$STOCKADE" -q --backend landlock -C "$tmp/ws" --)
+read -r cn_s cn_r < <(pty_bench cat "$big" -- "$STOCKADE" -q --backend namespaces -C "$tmp/ws" --)
+echo "cat ${BENCH_TTY_MIB} MiB, bare:       ${cb_s} s (${cb_r} MiB/s)"
+echo "cat ${BENCH_TTY_MIB} MiB, landlock:   ${cl_s} s (${cl_r} MiB/s), $(ratio "$cl_s" "$cb_s")x the time without stockade"
+echo "cat ${BENCH_TTY_MIB} MiB, namespaces: ${cn_s} s (${cn_r} MiB/s), $(ratio "$cn_s" "$cb_s")x"

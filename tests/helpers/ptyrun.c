@@ -1,19 +1,26 @@
 /* ptyrun: run a command on a fresh terminal, as an interactive shell would,
  * and show what it left in the terminal's input queue.
  *
- *     ptyrun [--send MS:BYTES]... [--timeout SECONDS] -- COMMAND [ARG]...
+ *     ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]...
+ *            [--timeout SECONDS] -- COMMAND [ARG]...
  *
  * The command runs as the session leader of a new session, with the pty's
  * slave as its controlling terminal and stdin/stdout/stderr, in the
  * terminal's foreground process group. Everything it writes is copied to
  * ptyrun's stdout. Each --send writes BYTES (with C escapes: \x03 is Ctrl-C,
- * \n, \r, \t, \\) to the terminal MS milliseconds after the start.
+ * \n, \r, \t, \\) to the terminal MS milliseconds after the start; each
+ * --winch sets the terminal's size then (the kernel sends SIGWINCH to its
+ * foreground group, as a terminal emulator's resize does); each --signal
+ * sends SIG (a name, TERM) to the command's process.
  *
  * When the command has exited, ptyrun does what the shell would do next: it
  * reads the terminal's input. Bytes a jailed command pushed with TIOCSTI
- * sit there, and a shell would run them as the user's next command line.
- * The output ends with these two lines:
+ * sit there, and a shell would run them as the user's next command line;
+ * what was typed and nobody took is there too. The output ends with
+ * these lines:
  *
+ *     ptyrun: mode same | changed      the terminal's mode, against the start's
+ *     ptyrun: ldisc N                  its line discipline (0: N_TTY)
  *     ptyrun: pending input: <escaped bytes> | none
  *     ptyrun: exit N | ptyrun: signal SIGNAME
  *
@@ -44,10 +51,15 @@
 #define POLL_MS 20
 #define DRAIN_QUIET_MS 100
 
+enum event_kind { EV_SEND, EV_WINCH, EV_SIGNAL };
+
 struct send {
 	long at_ms;
+	enum event_kind kind;
 	char *bytes;
 	size_t len;
+	struct winsize ws;	/* EV_WINCH */
+	int sig;		/* EV_SIGNAL */
 	bool done;
 };
 
@@ -123,22 +135,43 @@ static size_t unescape(const char *in, char *out)
 	return len;
 }
 
-static void parse_send(const char *arg)
+static void parse_event(const char *opt, const char *arg, enum event_kind kind)
 {
+	struct send *e = &sends[n_sends];
 	char *end;
 	long ms;
 
 	errno = 0;
 	ms = strtol(arg, &end, 10);
 	if (errno || end == arg || *end != ':' || ms < 0)
-		die("bad --send '%s': want MS:BYTES", arg);
+		die("bad %s '%s': want MS:...", opt, arg);
 	if (n_sends == MAX_SENDS)
-		die("too many --send");
-	sends[n_sends].at_ms = ms;
-	sends[n_sends].bytes = malloc(strlen(end + 1) + 1);
-	if (!sends[n_sends].bytes)
-		die("out of memory");
-	sends[n_sends].len = unescape(end + 1, sends[n_sends].bytes);
+		die("too many events");
+	e->at_ms = ms;
+	e->kind = kind;
+	end++;
+	switch (kind) {
+	case EV_SEND:
+		e->bytes = malloc(strlen(end) + 1);
+		if (!e->bytes)
+			die("out of memory");
+		e->len = unescape(end, e->bytes);
+		break;
+	case EV_WINCH: {
+		unsigned rows, cols;
+		if (sscanf(end, "%ux%u", &rows, &cols) != 2 || !rows || !cols)
+			die("bad --winch '%s': want MS:ROWSxCOLS", arg);
+		e->ws = (struct winsize){ .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+		break;
+	}
+	case EV_SIGNAL:
+		for (int sig = 1; sig < NSIG && !e->sig; sig++)
+			if (sigabbrev_np(sig) && strcmp(sigabbrev_np(sig), end) == 0)
+				e->sig = sig;
+		if (!e->sig)
+			die("bad --signal '%s': want MS:NAME (TERM, INT...)", arg);
+		break;
+	}
 	n_sends++;
 }
 
@@ -207,7 +240,7 @@ int main(int argc, char **argv)
 	long timeout_ms = 60000, start;
 	unsigned char pending[4096];
 	size_t n_pending = 0;
-	struct termios tio;
+	struct termios tio, start_tio;
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char slave_name[128];
 	int master, slave, err_pipe[2], status, err, i;
@@ -219,7 +252,14 @@ int main(int argc, char **argv)
 			i++;
 			break;
 		} else if (strcmp(argv[i], "--send") == 0 && i + 1 < argc) {
-			parse_send(argv[++i]);
+			parse_event(argv[i], argv[i + 1], EV_SEND);
+			i++;
+		} else if (strcmp(argv[i], "--winch") == 0 && i + 1 < argc) {
+			parse_event(argv[i], argv[i + 1], EV_WINCH);
+			i++;
+		} else if (strcmp(argv[i], "--signal") == 0 && i + 1 < argc) {
+			parse_event(argv[i], argv[i + 1], EV_SIGNAL);
+			i++;
 		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
 			char *end;
 			double s = strtod(argv[++i], &end);
@@ -227,11 +267,11 @@ int main(int argc, char **argv)
 				die("bad --timeout '%s'", argv[i]);
 			timeout_ms = (long)(s * 1000);
 		} else {
-			die("usage: ptyrun [--send MS:BYTES]... [--timeout SECONDS] -- COMMAND [ARG]...");
+			die("usage: ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
 		}
 	}
 	if (i >= argc)
-		die("usage: ptyrun [--send MS:BYTES]... [--timeout SECONDS] -- COMMAND [ARG]...");
+		die("usage: ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
@@ -246,7 +286,8 @@ int main(int argc, char **argv)
 		die("cannot read the terminal's settings: %s", strerror(errno));
 	tio.c_oflag &= ~(tcflag_t)ONLCR;
 	tio.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL);
-	if (tcsetattr(slave, TCSANOW, &tio) < 0 || ioctl(master, TIOCSWINSZ, &ws) < 0)
+	if (tcsetattr(slave, TCSANOW, &tio) < 0 || ioctl(master, TIOCSWINSZ, &ws) < 0 ||
+	    tcgetattr(slave, &start_tio) < 0)
 		die("cannot set up the terminal: %s", strerror(errno));
 	if (pipe2(err_pipe, O_CLOEXEC) < 0)
 		die("cannot make a pipe: %s", strerror(errno));
@@ -272,8 +313,12 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < n_sends; k++) {
 			if (!sends[k].done && sends[k].at_ms <= elapsed) {
-				if (write(master, sends[k].bytes, sends[k].len) < 0)
+				if (sends[k].kind == EV_SEND && write(master, sends[k].bytes, sends[k].len) < 0)
 					fprintf(stderr, "ptyrun: cannot send: %s\n", strerror(errno));
+				if (sends[k].kind == EV_WINCH && ioctl(master, TIOCSWINSZ, &sends[k].ws) < 0)
+					fprintf(stderr, "ptyrun: cannot resize: %s\n", strerror(errno));
+				if (sends[k].kind == EV_SIGNAL)
+					kill(child, sends[k].sig);
 				sends[k].done = true;
 			} else if (!sends[k].done && sends[k].at_ms - elapsed < wait_ms) {
 				wait_ms = sends[k].at_ms - elapsed;
@@ -301,6 +346,19 @@ int main(int argc, char **argv)
 		putchar('\n');
 	if (timed_out)
 		printf("ptyrun: timeout\n");
+
+	/* What the command left of the terminal: its mode (a raw mode not
+	 * undone leaves the user's shell unusable) and line discipline. */
+	if (tcgetattr(slave, &tio) == 0)
+		printf("ptyrun: mode %s\n",
+		       tio.c_iflag == start_tio.c_iflag && tio.c_oflag == start_tio.c_oflag &&
+				       tio.c_cflag == start_tio.c_cflag && tio.c_lflag == start_tio.c_lflag &&
+				       memcmp(tio.c_cc, start_tio.c_cc, sizeof(tio.c_cc)) == 0
+			       ? "same"
+			       : "changed");
+	int ldisc = -1;
+	if (ioctl(slave, TIOCGETD, &ldisc) == 0)
+		printf("ptyrun: ldisc %d\n", ldisc);
 
 	/* The shell's next read: non-canonical, so a partial line (no newline)
 	 * counts too, and non-blocking. */

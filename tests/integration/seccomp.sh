@@ -74,9 +74,10 @@ fi
 
 # TIOCSTI and TIOCLINUX, compared on 32 bits (CVE-2019-10063); the
 # terminal tests show the injection itself failing.
-refused "TIOCSTI is refused" EPERM ioctl -- tiocsti
-refused "TIOCSTI with high bits set is refused" EPERM ioctl -- tiocsti-high
-refused "TIOCLINUX is refused" EPERM ioctl -- tioclinux
+refused "TIOCSTI is refused" EPERM "ioctl TIOCSTI" -- tiocsti
+refused "TIOCSTI with high bits set is refused" EPERM "ioctl TIOCSTI" -- tiocsti-high
+refused "TIOCLINUX is refused" EPERM "ioctl TIOCLINUX" -- tioclinux
+refused "TIOCSETD is refused" EPERM "ioctl TIOCSETD" -- tiocsetd 0 27
 
 # Sockets the network mode does not give, and TCP Fast Open.
 refused "a packet socket is refused" EAFNOSUPPORT socket -- socket packet raw all

@@ -1,6 +1,9 @@
-# The terminal: the command keeps it and its job control, cannot inject
-# input into it, and a Ctrl-C reaches it once. Run on a pty that ptyrun
-# owns, as a shell would.
+# The terminal: the command never holds the user's terminal (THREATS 1-3,
+# 62). It gets a pty of its own, with job control, the window size and
+# the exit status passed through and the user's mode restored; it cannot
+# inject input, steal what the user types, or change the terminal for
+# after the run. Run on a pty that ptyrun owns (the user's terminal, as a
+# shell would have it); each attack tried outside first.
 . tests/lib.sh
 
 new_places
@@ -14,18 +17,18 @@ pending() {
 if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" = 0 ]; then
 	skip "TIOCSTI is disabled by the kernel here (dev.tty.legacy_tiocsti=0): nothing to inject"
 else
-	expect_probe "outside: TIOCSTI injects into the terminal" ok -- "$PTYRUN" -- "$PROBE" tiocsti $'id\n'
+	expect_probe "THREATS 1 control: outside, TIOCSTI injects into the terminal" ok -- "$PTYRUN" -- "$PROBE" tiocsti $'id\n'
 	[ "$(pending)" = 'ptyrun: pending input: id\n' ] && pass "outside: the shell would read 'id'" ||
 		{ fail "outside: the shell would read 'id'"; diag "$(pending)"; }
 fi
-expect_probe "TIOCSTI in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti $'id\n'
-[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "nothing was injected" || { fail "nothing was injected"; diag "$(pending)"; }
-expect_probe "TIOCSTI with high bits in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti-high $'id\n'
-[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "nothing was injected with high bits" || fail "nothing was injected with high bits"
-expect_probe "TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
+expect_probe "THREATS 1: TIOCSTI in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti $'id\n'
+[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "THREATS 1: nothing was injected" || { fail "THREATS 1: nothing was injected"; diag "$(pending)"; }
+expect_probe "THREATS 2: TIOCSTI with high bits in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsti-high $'id\n'
+[ "$(pending)" = 'ptyrun: pending input: none' ] && pass "THREATS 2: nothing was injected with high bits" || fail "THREATS 2: nothing was injected with high bits"
+expect_probe "THREATS 2: TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
 
-# The command is in the terminal's foreground process group: it can read
-# the terminal, and job control works as without stockade.
+# The command is in its terminal's foreground process group (the run's
+# own pty): it can read what is typed, and job control works.
 expect_probe "the command is in the foreground" ok -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" pgrp
 pgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^pgrp //p')
 tpgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^tpgrp //p')
@@ -45,22 +48,207 @@ out=$("$PTYRUN" --send '700:\x03' -- "${JAIL[@]}" --net off -C "$W" -- sleep 30 
 case $out in *"ptyrun: exit 130"*) pass "Ctrl-C ends a command that does not catch it, status 130" ;;
 *) fail "Ctrl-C ends a command that does not catch it, status 130"; diag "$out" ;; esac
 
-# Another terminal of the same user is out of reach.
+# With stdin not a terminal, the Ctrl-C the terminal sends reaches
+# stockade, in the terminal's foreground, which forwards it once to the
+# command's own session.
+expect_probe "Ctrl-C reaches a command whose stdin is not the terminal" ok -- "$PTYRUN" --send '900:\x03' -- \
+	sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" signals 2
+n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
+[ "$n" -eq 1 ] && pass "exactly once, forwarded" || { fail "exactly once, forwarded (got $n)"; diag "$PROBE_OUTPUT"; }
+
+# Another terminal of the user is out of reach (THREATS 3). The namespace
+# jail has a devpts of its own, where the run's own pty may hold the same
+# number as the other terminal on the host: what counts is that nothing
+# the jail writes reaches the other one.
 if [ -c /dev/pts/ptmx ]; then
-	sleep 30 </dev/null &
-	other=$!
-	at_exit kill "$other"
-	"$PTYRUN" -- sh -c 'tty; sleep 5' >"$T/other-tty" 2>&1 &
+	"$PTYRUN" --timeout 60 -- sh -c 'tty; sleep 50' >"$T/other-tty" 2>&1 &
 	at_exit kill $!
 	for _ in $(seq 50); do grep -q '^/dev/pts/' "$T/other-tty" 2>/dev/null && break; sleep 0.1; done
 	other_tty=$(grep -m1 '^/dev/pts/' "$T/other-tty" | tr -d '\r')
 	if [ -n "$other_tty" ]; then
-		expect_control "outside: another terminal of the user can be written" -- "$PROBE" append "$other_tty"
-		expect_probe "another terminal of the user cannot be opened" "errno EACCES" -- \
-			"$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" append "$other_tty"
+		expect_control "THREATS 3 control: outside, another terminal of the user can be written" -- "$PROBE" append "$other_tty"
+		before=$(grep -c '^probe' "$T/other-tty")
+		"$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" append "$other_tty" >"$T/other-try" 2>&1
+		sleep 0.3
+		after=$(grep -c '^probe' "$T/other-tty")
+		result=$(grep -E '^probe: (ok|errno)' "$T/other-try")
+		# Landlock refuses it; the namespace jail has no such path, or
+		# that name is the run's own pty.
+		if ! grep -q '^probe: started' "$T/other-try"; then
+			fail "THREATS 3: another terminal of the user cannot be written from the jail"
+			diag "$(cat "$T/other-try")"
+		elif [ "$before" = "$after" ] && { [ "$result" = "probe: errno EACCES" ] || fresh_places; }; then
+			pass "THREATS 3: another terminal of the user cannot be written from the jail ($result)"
+		else
+			fail "THREATS 3: another terminal of the user cannot be written from the jail"
+			diag "$result; lines on the other terminal: $before, then $after"
+		fi
 	else
 		fail "could not start a second terminal to test with"
 	fi
 fi
+
+# THREATS 62, CVE-2016-2779: the user's terminal taken. An agent runs a
+# tool with stdin from /dev/null, its session's terminal a pty: the tool
+# opens /dev/tty, ignores SIGTTOU, makes itself the foreground and reads
+# what the user types next (a password at the shell's prompt).
+nonce=$(nonce_new)
+# typed_outside OP ARG...: the probe's OP on the user's terminal, stdin
+# from /dev/null, while the user types the nonce; typed_inside: the same
+# jailed, which then stays a moment (the user types while it runs).
+typed_outside() {
+	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$@" </dev/null' sh "$PROBE" "$@"
+}
+typed_inside() {
+	"$PTYRUN" --send "700:$nonce\n" -- sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" --read "$PROBE" -- \
+		sh -c '"$0" "$@"; r=$?; sleep 1.5; exit $r' "$PROBE" "$@"
+}
+expect_probe "THREATS 62 control: outside, /dev/tty opened and the foreground taken, the user's next line read" ok -- typed_outside tty-steal 3
+case $PROBE_OUTPUT in *"stole: $nonce"*) pass "THREATS 62 control: what the user typed was stolen" ;;
+*) fail "THREATS 62 control: what the user typed was stolen"; diag "$PROBE_OUTPUT" ;; esac
+expect_probe "THREATS 62: in the jail /dev/tty is no terminal (no controlling terminal)" "errno ENXIO" -- typed_inside tty-steal 3
+case $PROBE_OUTPUT in *"stole:"*) fail "THREATS 62: the jail read nothing the user typed"; diag "$PROBE_OUTPUT" ;;
+*) pass "THREATS 62: the jail read nothing the user typed" ;; esac
+[ "$(pending)" = "ptyrun: pending input: $nonce\n" ] && pass "THREATS 62: what the user typed is still the shell's" ||
+	{ fail "THREATS 62: what the user typed is still the shell's"; diag "$(pending)"; }
+
+# The same through a descriptor: stdout, the terminal, read as a process
+# with no controlling terminal may read any terminal it holds.
+expect_probe "THREATS 62 control: outside, the user's next line read through stdout" ok -- typed_outside read-fd 1 3
+expect_probe "THREATS 62: in the jail stdout is a pty of the run's own, where nobody types" "errno ETIMEDOUT" -- typed_inside read-fd 1 3
+[ "$(pending)" = "ptyrun: pending input: $nonce\n" ] && pass "THREATS 62: what the user typed is still the shell's (stdout)" ||
+	{ fail "THREATS 62: what the user typed is still the shell's (stdout)"; diag "$(pending)"; }
+out=$("$PTYRUN" -- sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" -- sh -c '[ -t 1 ] && echo stdout-a-terminal; [ -t 0 ] || echo stdin-not' 2>&1)
+case $out in *stdout-a-terminal*stdin-not*) pass "stdout that was the terminal is still one (the run's pty), stdin as it was" ;;
+*) fail "stdout that was the terminal is still one (the run's pty), stdin as it was"; diag "$out" ;; esac
+out=$("$PTYRUN" -- sh -c '"$@" >"$0"; cat "$0"' "$T/redirected" "${JAIL[@]}" --net off -C "$W" -- sh -c '[ -t 0 ] && echo stdin-a-terminal; [ -t 1 ] || echo stdout-a-file' 2>&1)
+case $out in *stdin-a-terminal*stdout-a-file*) pass "a redirected stdout stays as it was, stdin the run's pty" ;;
+*) fail "a redirected stdout stays as it was, stdin the run's pty"; diag "$out" ;; esac
+
+# THREATS 62: TIOCSETD, a line discipline that outlives the run (N_NULL
+# takes no input), refused; the terminal works afterwards.
+# (N_NULL swallows the probe's own lines too: they go to a file.)
+out=$("$PTYRUN" -- sh -c 'exec "$0" tiocsetd 0 27 >"$1" 2>&1' "$PROBE" "$T/setd.out" 2>&1)
+case $(cat "$T/setd.out")/$out in *"probe: ok"*/*"ptyrun: ldisc 27"*) pass "THREATS 62 control: outside, TIOCSETD sets N_NULL on the terminal, and it outlives the process" ;;
+*) fail "THREATS 62 control: outside, TIOCSETD sets N_NULL on the terminal, and it outlives the process"; diag "$(cat "$T/setd.out")" "$out" ;; esac
+rm -f "$T/setd.json"
+expect_probe "THREATS 62: TIOCSETD in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" --report "$T/setd.json" -- "$PROBE" tiocsetd 0 27
+case $PROBE_OUTPUT in *"ptyrun: ldisc 0"*) pass "THREATS 62: the terminal's line discipline is unchanged" ;;
+*) fail "THREATS 62: the terminal's line discipline is unchanged"; diag "$PROBE_OUTPUT" ;; esac
+grep -q '"what": "ioctl TIOCSETD"' "$T/setd.json" 2>/dev/null && pass "the report names the refused TIOCSETD" ||
+	{ fail "the report names the refused TIOCSETD"; diag "$(cat "$T/setd.json" 2>/dev/null)"; }
+out=$("$PTYRUN" --send '1500:typed after\n' -- sh -c '"$@"; head -n 1' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsetd 0 27 2>&1)
+case $out in *"probe: errno EPERM"*"typed after"*) pass "THREATS 62: the terminal takes input after the run" ;;
+*) fail "THREATS 62: the terminal takes input after the run"; diag "$out" ;; esac
+
+# The window size: the start's, and each change (SIGWINCH) after.
+expect_probe "control: outside, a resize reaches the command" ok -- "$PTYRUN" --winch 800:40x100 -- "$PROBE" winsize 4
+case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "control: 24x80, then SIGWINCH and 40x100" ;;
+*) fail "control: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
+expect_probe "a resize reaches the jailed command" ok -- "$PTYRUN" --winch 1500:40x100 -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" winsize 5
+case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "the jail's pty: 24x80, then SIGWINCH and 40x100" ;;
+*) fail "the jail's pty: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
+
+# The exit status, passed through.
+for cmd in 'exit 42' 'kill -TERM $$'; do
+	want=$("$PTYRUN" -- sh -c "$cmd" 2>&1 | grep -E '^ptyrun: (exit|signal)')
+	got=$("$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- sh -c "$cmd" 2>&1 | grep -E '^ptyrun: (exit|signal)')
+	case $want/$got in
+	"ptyrun: exit 42/ptyrun: exit 42" | "ptyrun: signal SIGTERM/ptyrun: exit 143")
+		pass "the status of '$cmd' passes through ($want outside, $got)" ;;
+	*) fail "the status of '$cmd' passes through"; diag "outside: $want; jailed: $got" ;;
+	esac
+done
+
+# The user's terminal is in raw mode while the command runs, and as it
+# was at every end stockade sees. The control: a SIGKILL, which nothing
+# can catch, leaves it raw (so the check sees a mode not restored).
+expect_probe "control: stockade killed with SIGKILL leaves the terminal raw" "signal SIGKILL" -- \
+	"$PTYRUN" --signal 1500:KILL -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
+case $PROBE_OUTPUT in *"ptyrun: mode changed"*) pass "control: the mode was changed, and not restored" ;;
+*) fail "control: the mode was changed, and not restored"; diag "$PROBE_OUTPUT" ;; esac
+expect_probe "a SIGTERM to stockade ends the command" "exit 143" -- \
+	"$PTYRUN" --signal 1500:TERM -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
+case $PROBE_OUTPUT in *"ptyrun: mode same"*) pass "the terminal's mode is restored after a SIGTERM to stockade" ;;
+*) fail "the terminal's mode is restored after a SIGTERM to stockade"; diag "$PROBE_OUTPUT" ;; esac
+out=$("$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- /nonexistent/program 2>&1)
+case $out in *"ptyrun: mode same"*"ptyrun: exit 127"*) pass "and after a command that cannot start (127)" ;;
+*) fail "and after a command that cannot start (127)"; diag "$out" ;; esac
+
+# A command that stops itself (or is stopped): stockade stops too, with
+# the user's mode back, and continues it when continued. Under ptyrun,
+# with no job control, the kernel leaves stockade running, and the
+# command goes on at once instead of hanging the run.
+out=$("$PTYRUN" --timeout 20 -- "${JAIL[@]}" --net off -C "$W" -- sh -c 'kill -STOP $$; echo resumed' 2>&1)
+case $out in *resumed*"ptyrun: exit 0"*) pass "a stopped command is continued, not left hanging" ;;
+*) fail "a stopped command is continued, not left hanging"; diag "$out" ;; esac
+
+# An interactive shell in the jail: its prompt, its terminal, its own job
+# control (Ctrl-Z through the pty's line discipline stops its job).
+bash_session() {
+	"$PTYRUN" --timeout 30 --send '1500:echo $((6*7)); tty\n' --send '2200:sleep 30\n' --send '3500:\x1a' \
+		--send '4500:jobs; kill -9 %1\n' --send '5500:exit 7\n' --send '6200:exit 7\n' -- "$@" bash --norc -i 2>&1
+}
+for where in outside jail; do
+	if [ $where = outside ]; then out=$(bash_session); else out=$(bash_session "${JAIL[@]}" --net off -C "$W" --); fi
+	case $out in *42*/dev/pts/*Stopped*"sleep 30"*"ptyrun: mode same"*"ptyrun: exit 7"*)
+		pass "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7" ;;
+	*) fail "bash -i $where: runs, has a terminal, stops a job with Ctrl-Z, exits 7"; diag "$out" ;; esac
+done
+
+# The list of terminal requests keeps everyday tools working, on the
+# terminal and off it (sockets, pipes, files: FIONBIO, FIONREAD,
+# FICLONE): each says ok, and the report has no ioctl refused.
+echo data >"$W/copy-me"
+tools_session() {
+	"$PTYRUN" --timeout 60 --send '2500:q' -- "$@" sh -c '
+		stty size >/dev/null && tput cols >/dev/null && echo stty-tput-ok
+		seq 200 | less && echo less-ok
+		python3 -c "
+import fcntl, os, socket, struct, termios
+s = socket.socket(socket.AF_UNIX); s.setblocking(False)
+r, w = os.pipe(); os.write(w, b\"abc\")
+assert struct.unpack(\"i\", fcntl.ioctl(r, termios.FIONREAD, b\"\\0\" * 4))[0] == 3
+fcntl.ioctl(0, termios.TIOCGWINSZ, b\"\\0\" * 8)
+termios.tcsetattr(0, termios.TCSADRAIN, termios.tcgetattr(0))
+print(\"python-ok\")"
+		node -e "process.stdout.write(process.stdout.isTTY ? \"node-ok\\n\" : \"node-no-tty\\n\")"
+		cp --reflink=auto copy-me copied && echo cp-ok' 2>&1
+}
+tools_ok() {
+	case $1 in *stty-tput-ok*less-ok*python-ok*node-ok*cp-ok*) return 0 ;; esac
+	return 1
+}
+if command -v python3 >/dev/null && command -v node >/dev/null && command -v less >/dev/null; then
+	out=$(cd "$W" && tools_session)
+	tools_ok "$out" && pass "control: outside, stty, tput, less, python, node and cp work on the terminal" ||
+		{ fail "control: outside, stty, tput, less, python, node and cp work on the terminal"; diag "$out"; }
+	rm -f "$W/copied" "$T/tools.json"
+	out=$(cd "$W" && tools_session "${JAIL[@]}" -q --net off -C "$W" --report "$T/tools.json" --)
+	tools_ok "$out" && pass "jailed: stty, tput, less, python, node and cp work on the run's pty" ||
+		{ fail "jailed: stty, tput, less, python, node and cp work on the run's pty"; diag "$out"; }
+	if [ -s "$T/tools.json" ] && ! grep -q '"what": "ioctl' "$T/tools.json"; then
+		pass "no ioctl of theirs was refused"
+	else
+		fail "no ioctl of theirs was refused"
+		diag "$(cat "$T/tools.json" 2>/dev/null)"
+	fi
+else
+	skip "python3, node and less are needed for the tools' session"
+fi
+
+# THREATS 4: output injection (an OSC 52 clipboard write, a title). The
+# relay passes what the command writes as it wrote it, and stockade(1)
+# says so (TERMINAL AND SIGNALS): the bytes reach the terminal unchanged,
+# as they would without stockade.
+osc=$'\e]52;c;c3RvY2thZGU=\a\e]0;title\a'
+want=$("$PTYRUN" -- printf '%s' "$osc" 2>&1 | head -c 64 | od -An -c | tr -d ' \n')
+got=$("$PTYRUN" -- "${JAIL[@]}" -q --net off -C "$W" -- printf '%s' "$osc" 2>&1 | head -c 64 | od -An -c | tr -d ' \n')
+case $want in *033]52\;c\;c3RvY2thZGU=\\a*) pass "THREATS 4 control: outside, the escape sequences reach the terminal" ;;
+*) fail "THREATS 4 control: outside, the escape sequences reach the terminal"; diag "$want" ;; esac
+[ -n "$got" ] && [ "$got" = "$want" ] && pass "THREATS 4: from the jail they pass unchanged, as documented" ||
+	{ fail "THREATS 4: from the jail they pass unchanged, as documented"; diag "outside: $want" "jailed: $got"; }
+tr '\n' ' ' <stockade.1 | grep -q 'escape sequences (a title, a clipboard write with OSC 52, links) are not filtered' && pass "THREATS 4: stockade.1 documents the pass-through" ||
+	fail "THREATS 4: stockade.1 documents the pass-through"
 
 plan_done

@@ -79,6 +79,10 @@ static const struct op ops[] = {
 	{ "tiocsti", 0, 1, op_tiocsti, "[TEXT]" },
 	{ "tiocsti-high", 0, 1, op_tiocsti_high, "[TEXT]" },
 	{ "tioclinux", 0, 0, op_tioclinux, "" },
+	{ "tty-steal", 1, 1, op_tty_steal, "SECONDS" },
+	{ "read-fd", 2, 2, op_read_fd, "FD SECONDS" },
+	{ "tiocsetd", 2, 2, op_tiocsetd, "FD LDISC" },
+	{ "winsize", 1, 1, op_winsize, "SECONDS" },
 
 	{ "io_uring_setup", 0, 0, op_io_uring_setup, "" },
 	{ "io_uring_enter", 0, 0, op_io_uring_enter, "" },

