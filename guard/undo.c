@@ -135,6 +135,58 @@ static int set_aside(struct undo *u, int dfd, const char *name, const char *rel,
 	return 0;
 }
 
+/* What a run left at a path, set aside as a copy of data (read under
+ * git's lock, below) while the file itself stays until the vetted text
+ * is renamed over it: the path is never missing in between. */
+static int set_aside_copy(struct undo *u, const char *rel, const char *data, size_t len, const char *why,
+			  const char *detail, struct aside *ret)
+{
+	*ret = (struct aside){ 0 };
+	struct qitem it;
+	int r = quarantine_item_new(&u->q, rel, &it);
+	if (r < 0)
+		return r;
+	int fd = openat(it.dirfd, it.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	r = fd < 0 ? -errno : write_all(fd, data, len);
+	if (fd >= 0 && close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r < 0) {
+		if (fd >= 0)
+			unlinkat(it.dirfd, it.name, 0);
+		qitem_done(&it);
+		return r;
+	}
+	ret->where = TAKE_PTR(it.abs);
+	ret->id = TAKE_PTR(it.id);
+	qitem_done(&it);
+	(void)quarantine_item_record(&u->q, ret->id,
+				     &(struct qrecord){ .path = rel, .why = why, .stored = ret->where, .detail = detail });
+	return 0;
+}
+
+/* git's own lock on a config, taken as git takes it (NAME.lock, made
+ * O_EXCL): neither the guard nor a git still going in another run (or the
+ * user's, outside) then writes over the other's config. Waits up to 2 s
+ * for a lock somebody holds; -EEXIST after that. */
+#define CONFIG_LOCK_WAIT_MS 2000
+
+static int config_lock(int dfd, const char *name, int *ret_fd, char **ret_lock)
+{
+	_cleanup_free_ char *lock = xstrcat3(name, ".lock", "");
+	for (int waited = 0;; waited += 10) {
+		int fd = openat(dfd, lock, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			*ret_fd = fd;
+			*ret_lock = TAKE_PTR(lock);
+			return 0;
+		}
+		if (errno != EEXIST || waited >= CONFIG_LOCK_WAIT_MS)
+			return -errno;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The old content of a file that could not be put back, kept in the
  * quarantine: a link to the baseline's copy, which needs no space. */
 static void keep_old_content(struct undo *u, const struct entry *b, size_t ci)
@@ -539,20 +591,33 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
+	/* Under git's lock, the config as it is now: what a git of a run
+	 * still going wrote is either all in it or not yet begun. Without
+	 * the lock (held for longer than a git takes), as before: the run's
+	 * version renamed aside, then the vetted text into its place. */
+	_cleanup_free_ char *lock = NULL;
+	_cleanup_close_ int lfd = -1;
+	bool locked = config_lock(dfd, name, &lfd, &lock) == 0;
 	size_t len = 0;
 	_cleanup_free_ char *now = read_now(dfd, name, CONFIG_VET_MAX, &len);
 	if (!now) {
 		/* unreadable or too large to vet: set aside whole */
+		if (locked)
+			unlinkat(dfd, lock, 0);
 		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	struct gitconfig_vetted v;
 	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
 	if (gitconfig_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
+		if (locked)
+			unlinkat(dfd, lock, 0);
 		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	if (v.keep) {
+		if (locked)
+			unlinkat(dfd, lock, 0);
 		gitconfig_vetted_free(&v);
 		return;
 	}
@@ -563,19 +628,37 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		detail = d;
 	}
 	_cleanup_free_ char *tmp = NULL;
-	int r = v.text ? write_tmp(u, dfd, v.text, v.n, st.st_mode, &tmp) : 0;
+	int r = 0;
+	if (v.text && locked) {
+		r = write_all(lfd, v.text, v.n);
+		if (r == 0 && fchmod(lfd, st.st_mode & 07777) < 0)
+			r = -errno;
+		if (r == 0)
+			tmp = xstrdup(lock);
+	} else if (v.text) {
+		r = write_tmp(u, dfd, v.text, v.n, st.st_mode, &tmp);
+	}
 	if (r < 0) {
 		/* no space for the vetted text: set aside whole, the
 		 * baseline's back */
+		if (locked)
+			unlinkat(dfd, lock, 0);
 		gitconfig_vetted_free(&v);
 		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	struct aside a = { 0 };
-	r = set_aside(u, dfd, name, rel, guard_change_kind_name(GUARD_VETTED), detail, &a);
+	const char *why = guard_change_kind_name(GUARD_VETTED);
+	/* the run's version: a copy where the vetted text replaces it (the
+	 * path never missing), moved where nothing does */
+	r = tmp && locked ? set_aside_copy(u, rel, now, len, why, detail, &a) : -EAGAIN;
+	if (r < 0)
+		r = set_aside(u, dfd, name, rel, why, detail, &a);
 	if (r < 0) {
 		if (tmp)
 			unlinkat(dfd, tmp, 0);
+		if (locked && (!tmp || !streq(tmp, lock)))
+			unlinkat(dfd, lock, 0);
 		gitconfig_vetted_free(&v);
 		undo_fail(u, r, rel);
 		return;
@@ -591,6 +674,8 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		bool unrestorable = false;
 		undo_fail(u, restore_entry(u, dfd, name, rel, b, &unrestorable, ci, 0), rel);
 	}
+	if (locked && (!tmp || !streq(tmp, lock)))
+		unlinkat(dfd, lock, 0);
 }
 
 /* What a pointer names, as an absolute path, or NULL: a `.git` file's
