@@ -505,6 +505,8 @@ void conf_section_layer(const struct conf_file *f, const struct conf_section *s,
 		const struct conf_entry *e = &s->v[i];
 		struct source src = { .kind = SOURCE_FILE, .file = f->path, .line = e->line, .key = e->key };
 		const struct key_row *k = find_key(e->key);
+		if (!k)
+			continue;	/* the loader took only known keys */
 		switch (k->kind) {
 		case VALUE_NET:
 			(void)net_mode_from_name(e->value, &l->net);
