@@ -208,10 +208,13 @@ fi
 # http.server and Node's listen(0) bind :: and are reached on 127.0.0.1
 # (supertest's way) and on ::1.
 cat >"$W/servers.sh" <<'SH'
-python3 -u -m http.server 0 --bind :: >http.out 2>&1 &
+# a file of this run's own: the outside run's, read before the server
+# writes this one, named its port
+out=http.out.$$
+python3 -u -m http.server 0 --bind :: >"$out" 2>&1 &
 srv=$!
-for i in $(seq 600); do grep -q '^Serving' http.out && break; sleep 0.05; done
-port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' http.out)
+for i in $(seq 600); do grep -q '^Serving' "$out" 2>/dev/null && break; sleep 0.05; done
+port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$out")
 curl -s -o /dev/null -w 'http.server v4 %{http_code}\n' "http://127.0.0.1:$port/"
 curl -s -o /dev/null -w 'http.server v6 %{http_code}\n' "http://[::1]:$port/"
 kill "$srv"
