@@ -371,7 +371,10 @@ static void add_path_dirs(struct policy *p, char *const *environ)
 		if (!matched) {
 			_cleanup_free_ char *origin = xstrcat3("default: PATH directory ", entry, "");
 			policy_add_rule(p, dir, ACCESS_READ, RULE_SYSTEM, DEFAULT, origin);
-			add_linked_trees(p, dir, entry);
+			/* only a directory of the user's own: the system's
+			 * links (/usr/bin's hundreds) lead where it is read */
+			if (path_is_beneath(dir, p->user_home))
+				add_linked_trees(p, dir, entry);
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
