@@ -654,16 +654,19 @@ bool policy_has_rule_beneath(const struct policy *p, const char *path)
 	return false;
 }
 
-static int rule_cmp(const void *a, const void *b)
+int rule_place_cmp(const struct rule *x, const struct rule *y)
 {
-	const struct rule *x = a, *y = b;
 	size_t dx = path_depth(x->path), dy = path_depth(y->path);
 	if (dx != dy)
 		return dx < dy ? -1 : 1;
-	int c = strcmp(x->path, y->path);
-	if (c)
-		return c;
-	return (int)y->access - (int)x->access;
+	return strcmp(x->path, y->path);
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct rule *x = a, *y = b;
+	int c = rule_place_cmp(x, y);
+	return c ? c : (int)y->access - (int)x->access;
 }
 
 void policy_sort(struct policy *p)

@@ -286,4 +286,7 @@ bool policy_has_rule_beneath(const struct policy *p, const char *path);
 
 /* Sorts the rules shallow to deep, then by path, then by precedence; the
  * order explain prints and backends walk. */
+/* Shallow to deep, then by path: where a rule stands in every ordering of
+ * rules (the policy's sort, the Seatbelt profile's lines). */
+int rule_place_cmp(const struct rule *x, const struct rule *y);
 void policy_sort(struct policy *p);

@@ -171,13 +171,8 @@ static int add_rule(struct render *r, const struct rule *rule)
 static int render_cmp(const void *a, const void *b)
 {
 	const struct rule *x = *(const struct rule *const *)a, *y = *(const struct rule *const *)b;
-	size_t dx = path_depth(x->path), dy = path_depth(y->path);
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
-	int c = strcmp(x->path, y->path);
-	if (c)
-		return c;
-	return (int)x->access - (int)y->access;
+	int c = rule_place_cmp(x, y);
+	return c ? c : (int)x->access - (int)y->access;
 }
 
 /* Every folder above a path some rule grants: stat on them lets
