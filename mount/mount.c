@@ -146,7 +146,9 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 			/* Only a writable tree needs the read-only hole; a
 			 * symlink is left to the guard. */
 			if (around == EFFECT_WRITE && !S_ISLNK(st.st_mode) && !outer_fresh)
-				add(plan, MOUNT_BIND, MOUNT_READONLY | file | beneath, r->path, r->path, NULL, r->origin);
+				add(plan, MOUNT_BIND,
+				    MOUNT_READONLY | file | beneath | (r->flags & RULE_HANDOFF ? MOUNT_IF_PRESENT : 0),
+				    r->path, r->path, NULL, r->origin);
 			break;
 		case ACCESS_HIDE:
 			if (around == EFFECT_NONE || S_ISLNK(st.st_mode) || outer_fresh)
@@ -274,8 +276,9 @@ void mount_describe(struct report *rep)
 /* Creates the mount point rel (a path below the new root) as a directory,
  * or an empty file, and returns it pinned as an O_PATH descriptor;
  * missing parents are made as directories on the way. Nothing here
- * follows a symlink. */
-static int make_target(int root, const char *rel, bool file, bool symlink_only)
+ * follows a symlink. An existing_only one is opened and never made: a
+ * hole in a tree already bound, whose path is the host's own. */
+static int make_target(int root, const char *rel, bool file, bool symlink_only, bool existing_only)
 {
 	_cleanup_free_ char *copy = xstrdup(rel);
 	_cleanup_close_ int dir = fcntl(root, F_DUPFD_CLOEXEC, 3);
@@ -288,7 +291,9 @@ static int make_target(int root, const char *rel, bool file, bool symlink_only)
 		bool last = !next;
 		if (last && symlink_only)
 			return TAKE_FD(dir);	/* the caller makes the link in dir */
-		if (last && file) {
+		if (existing_only) {
+			/* opened below */
+		} else if (last && file) {
 			int fd = openat(dir, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 			if (fd >= 0)
 				close(fd);
@@ -439,7 +444,7 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 		enum mount_step step = MOUNT_STEP_TARGET;
 
 		if (e->kind == MOUNT_SYMLINK) {
-			_cleanup_close_ int dir = make_target(root, rel, false, true);
+			_cleanup_close_ int dir = make_target(root, rel, false, true, false);
 			if (dir < 0)
 				FAIL(step, e->target, dir);
 			const char *name = strrchr(e->target, '/') + 1;
@@ -448,7 +453,13 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			continue;
 		}
 
-		_cleanup_close_ int target = make_target(root, rel, e->flags & MOUNT_FILE, false);
+		/* A hand-off's hole whose path another run's guard removed
+		 * since the plan listed it: nothing there to protect, and
+		 * what is made there later is the guard's to judge. */
+		bool if_present = e->flags & MOUNT_IF_PRESENT;
+		_cleanup_close_ int target = make_target(root, rel, e->flags & MOUNT_FILE, false, if_present);
+		if (target == -ENOENT && if_present)
+			continue;
 		if (target < 0)
 			FAIL(step, e->target, target);
 		int r = 0;
@@ -462,6 +473,8 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 				src = open_nofollow(ws, path_below(e->source, plan->workspace), O_PATH, 0, OPEN_BENEATH);
 			else
 				src = open_nofollow(AT_FDCWD, e->source, O_PATH, 0, 0);
+			if (src == -ENOENT && if_present)
+				continue;
 			if (src < 0)
 				FAIL(MOUNT_STEP_OPEN_SOURCE, e->source, src);
 			r = bind_tree(src, e->flags, target, &step);

@@ -10,7 +10,10 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lib/path.h"
 #include "lib/util.h"
@@ -117,8 +120,8 @@ static void test_plan(void)
 	expect(&plan, "sys", MOUNT_BIND, MOUNT_READONLY, "a read tree: bound read-only");
 	expect_none(&plan, "sys/sub", "a read rule inside a read tree adds nothing");
 	expect(&plan, "ws", MOUNT_BIND, 0, "the workspace: bound read-write");
-	expect(&plan, "ws/.git/hooks", MOUNT_BIND, MOUNT_READONLY | MOUNT_BENEATH,
-	       "a hand-off in the workspace: read-only, its source resolved beneath the workspace");
+	expect(&plan, "ws/.git/hooks", MOUNT_BIND, MOUNT_READONLY | MOUNT_BENEATH | MOUNT_IF_PRESENT,
+	       "a hand-off in the workspace: read-only, its source resolved beneath the workspace, skipped if gone");
 	expect_none(&plan, "ws/link", "a hand-off that is a symlink: the guard's, never bound");
 	expect(&plan, "ws/.env", MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE, "a hidden file inside a grant: covered");
 	expect(&plan, "ws/secrets", MOUNT_TMPFS, MOUNT_READONLY, "a hidden directory inside a grant: covered");
@@ -163,11 +166,89 @@ static void test_steps(void)
 	is_str(mount_step_name((enum mount_step)999), "mount", "an unknown step still has a name");
 }
 
+static int write_proc(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : write_all(fd, text, strlen(text));
+}
+
+/* The plan applied in a child of its own user and mount namespaces:
+ * 0 when mount_apply built the root, the failing step + 1 otherwise,
+ * 100 + errno when the namespaces could not be had. */
+static int apply_in_child(const struct mount_plan *plan, const char *root_dir)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			_exit(100 + errno);
+		_cleanup_free_ char *umap = xasprintf("0 %u 1", (unsigned)uid);
+		_cleanup_free_ char *gmap = xasprintf("0 %u 1", (unsigned)gid);
+		if (write_proc("/proc/self/setgroups", "deny") < 0 || write_proc("/proc/self/uid_map", umap) < 0 ||
+		    write_proc("/proc/self/gid_map", gmap) < 0)
+			_exit(100 + errno);
+		struct mount_failure f;
+		_exit(mount_apply(plan, root_dir, &f) < 0 ? 1 + (int)f.step : 0);
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A hand-off listed by the plan and removed before the jail binds it (a
+ * concurrent run's guard ended): the root is still built, and nothing is
+ * made on the host where the hand-off was. */
+static void test_vanished_handoff(void)
+{
+	tree_dir("v/ws/.vscode");
+	tree_dir("v/root");
+	struct policy p;
+	policy_init(&p);
+	p.workspace = tree_at("v/ws");
+	add(&p, "v/ws", ACCESS_WRITE, 0);
+	add(&p, "v/ws/.vscode", ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH);
+	policy_sort(&p);
+	struct mount_plan plan;
+	is_int(mount_plan(&p, NULL, 0, &plan), 0, "mount_plan with a hand-off");
+	/* Only the tree's binds: a procfs needs a pid namespace of its own. */
+	size_t kept = 0;
+	for (size_t i = 0; i < plan.n_entries; i++) {
+		if (path_is_beneath(plan.entries[i].target, tree_base)) {
+			struct mount_entry e = plan.entries[kept];
+			plan.entries[kept++] = plan.entries[i];
+			plan.entries[i] = e;
+		}
+	}
+	ok(kept == 2, "the plan binds the workspace and the hand-off's hole");
+	size_t all = plan.n_entries;
+	plan.n_entries = kept;
+	_cleanup_free_ char *handoff = tree_at("v/ws/.vscode"), *root = tree_at("v/root");
+
+	ok(access(handoff, F_OK) == 0, "control: the hand-off is there when planned");
+	is_int(apply_in_child(&plan, root), 0, "control: the root is built with the hand-off in place");
+	if (rmdir(handoff) < 0)
+		diag("rmdir: %m");
+	is_int(apply_in_child(&plan, root), 0, "a hand-off gone since the plan: the root is still built");
+	ok(access(handoff, F_OK) < 0 && errno == ENOENT, "and nothing was made where the hand-off was");
+
+	/* Without the mark, the hole's mount point is made on the host. */
+	for (size_t i = 0; i < plan.n_entries; i++)
+		plan.entries[i].flags &= ~MOUNT_IF_PRESENT;
+	is_int(apply_in_child(&plan, root), 0, "control: an unmarked bind of the same path is still applied");
+	ok(access(handoff, F_OK) == 0, "control: and its mount point was made on the host (what the mark prevents)");
+	plan.n_entries = all;
+	mount_plan_free(&plan);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	tree_begin("mount");
 	test_plan();
 	test_steps();
+	test_vanished_handoff();
 	tree_end();
 	return tap_done();
 }
