@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
+#include "policy/carried.h"
 #include "policy/report.h"
 
 extern char **environ;
@@ -63,6 +64,10 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	 *    settings files (the user's, the workspace's, the profile, the
 	 *    matching [command] sections), then the command line. Nothing
 	 *    is made and no process started. */
+	/* Inside a run, why answers from the run's own policy. */
+	const char *carried = o->command == CMD_WHY ? getenv(POLICY_CARRIED_ENV) : NULL;
+	if (carried && *carried)
+		return why_in_run(carried, o->why_target);
 	struct policy p;
 	struct run_config rc;
 	int e = config_policy(o, environ, &rc, &p);
@@ -77,7 +82,15 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	}
 	say_skipped(&p);
 	if (o->command == CMD_WHY) {
-		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, o->why_target);
+		/* With the places of the backend a run would get: its fresh
+		 * home and tmp, as inside the run. */
+		struct host wh;
+		host_probe(&wh, HOST_CHEAP);
+		const char *ignored_why = NULL;
+		struct places pl;
+		places_plan(&p, fit_choose(&p, &wh, &ignored_why), environ, &pl);
+		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, pl.rules, pl.n_rules, o->why_target);
+		places_remove(&pl);
 		policy_free(&p);
 		config_free(&rc);
 		return st;

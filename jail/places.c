@@ -12,6 +12,7 @@
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/carried.h"
 #include "policy/defaults.h"
 #include "policy/env.h"
 
@@ -330,6 +331,23 @@ static void sweep(struct places *pl, int base_fd, uid_t uid)
 	free(left);
 }
 
+/* The run's policy, for `stockade why` inside it: read-only, at a path
+ * of the jail's root in the namespace jail (written there by its init),
+ * in the run directory on the landlock backend. */
+static void add_policy_file(struct places *pl, const char *path)
+{
+	pl->policy_file = xstrdup(path);
+	pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
+	pl->rules[pl->n_rules++] = (struct rule){
+		.path = xstrdup(path),
+		.access = ACCESS_READ,
+		.flags = RULE_CARRIED | RULE_SYSTEM,
+		.source = SOURCE_DEFAULT_OF("the run's own policy"),
+		.origin = xstrdup("default: the run's own policy (stockade why)"),
+	};
+	env_put(&pl->env, POLICY_CARRIED_ENV, path, "the run's own policy, for stockade why");
+}
+
 void places_add_terminal(struct places *pl, const char *slave)
 {
 	add_place(pl, slave, RULE_SYSTEM | RULE_DEVICE, "default: the run's own terminal");
@@ -337,7 +355,7 @@ void places_add_terminal(struct places *pl, const char *slave)
 
 void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
-	*ret = (struct places){ .lock_fd = -1 };
+	*ret = (struct places){ .lock_fd = -1, .backend = backend };
 	struct places *pl = ret;
 	/* A name of the run's own, chosen now so that the plan names the
 	 * paths it grants before they exist; the folder it goes in is
@@ -373,6 +391,22 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 	}
 	env_copy(&pl->env, &p->env);
 	env_point_into_jail(&pl->env, pl->home, pl->tmpdir, p->cwd, p->env_decided);
+	if (backend == BACKEND_NAMESPACES)
+		add_policy_file(pl, POLICY_CARRIED_NS_PATH);
+	else if (backend == BACKEND_LANDLOCK) {
+		_cleanup_free_ char *path = path_join(pl->run_dir, "policy");
+		add_policy_file(pl, path);
+	}
+}
+
+/* The landlock backend's copy of the run's policy, read-only. */
+static int write_policy_file(const struct places *pl, const struct policy *p)
+{
+	_cleanup_free_ char *text = policy_carry(p, pl->rules, pl->n_rules, pl->backend);
+	_cleanup_close_ int fd = open(pl->policy_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, text, strlen(text));
 }
 
 int places_make(struct places *pl, const struct policy *p, struct places_failure *f)
@@ -400,9 +434,11 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 		return fail(f, PLACES_RUN_DIR, -r, pl->run_dir);
 	for (size_t i = 0; i < pl->n_rules; i++) {
 		const char *dir = pl->rules[i].path;
-		if (path_is_beneath(dir, pl->run_dir) && mkdir(dir, 0700) < 0)
+		if (!(pl->rules[i].flags & RULE_CARRIED) && path_is_beneath(dir, pl->run_dir) && mkdir(dir, 0700) < 0)
 			return fail(f, PLACES_MKDIR, errno, dir);
 	}
+	if (pl->policy_file && pl->backend != BACKEND_NAMESPACES && (r = write_policy_file(pl, p)) < 0)
+		return fail(f, PLACES_POLICY, -r, pl->policy_file);
 	if (pl->populate_home && (r = populate_home(p, pl->home, f)) < 0)
 		return r;
 	return 0;
@@ -429,5 +465,6 @@ void places_remove(struct places *pl)
 	free(pl->home);
 	free(pl->tmpdir);
 	free(pl->run_dir);
+	free(pl->policy_file);
 	*pl = (struct places){ 0 };
 }

@@ -32,6 +32,8 @@ struct places {
 	struct places_note *notes;	/* that housekeeping's failures */
 	size_t n_notes;
 	bool populate_home;	/* the fresh home gets links to what the policy reads there */
+	enum backend backend;
+	char *policy_file;	/* the run's policy as the jail carries it (STOCKADE_POLICY), or NULL */
 	struct rule *rules;	/* the places' own grants, for the backend's plans */
 	size_t n_rules;
 	struct env env;		/* the policy's environment, pointing at them */
@@ -45,6 +47,7 @@ enum places_fault {
 	PLACES_CACHE,		/* stockade's cache directory */
 	PLACES_STATE,		/* stockade's state directory */
 	PLACES_LINK,		/* a link in the fresh home to what the policy lets it read */
+	PLACES_POLICY,		/* the run's policy, for stockade why inside it */
 };
 
 struct places_failure {

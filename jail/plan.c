@@ -1,6 +1,7 @@
 #include "jail/plan.h"
 
 #include "guard/guard.h"
+#include "policy/carried.h"
 
 #include "lib/util.h"
 #include "netns/netns.h"
@@ -24,6 +25,10 @@ void plan_mounts(struct plan *pl, const struct policy *p)
 	if (pl->backend != BACKEND_NAMESPACES)
 		return;
 	mount_plan(p, pl->places.rules, pl->places.n_rules, &pl->mounts);
+	if (pl->places.policy_file) {
+		_cleanup_free_ char *text = policy_carry(p, pl->places.rules, pl->places.n_rules, pl->backend);
+		mount_plan_add_text(&pl->mounts, pl->places.policy_file, text, "default: the run's own policy (stockade why)");
+	}
 	/* Name lookups go to the jail's own responder (netns/): with no
 	 * resolver configured, the C libraries ask 127.0.0.1. */
 	if (p->net == NET_LOOPBACK)

@@ -15,6 +15,7 @@ void say_places_failure(const struct places_failure *f)
 		break;
 	case PLACES_RUN_DIR:
 	case PLACES_MKDIR:
+	case PLACES_POLICY:
 		log_error("cannot create '%s': %s", path, strerror(f->err));
 		break;
 	case PLACES_KEPT_HOME:

@@ -1,11 +1,15 @@
 #include "jail/why.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/carried.h"
 #include "policy/why.h"
 
 static void print_one(const char *head, const struct why *w)
@@ -29,13 +33,13 @@ static char *target_path(const struct policy *p, const char *arg)
 	return path_normalize(abs);
 }
 
-int why_verb(const struct policy *p, const char *target)
+int why_verb(const struct policy *p, const struct rule *extra, size_t n_extra, const char *target)
 {
 	struct why w;
 	if (str_has_prefix(target, "unix:")) {
 		/* a Unix socket is reached by its path: what the path rules say */
 		_cleanup_free_ char *path = target_path(p, target + 5);
-		why_path(p, path, WANT_WRITE, &w);
+		why_path(p, extra, n_extra, path, WANT_WRITE, &w);
 		_cleanup_free_ char *head = xstrcat3("connect to unix:", path, "");
 		print_one(head, &w);
 		why_free(&w);
@@ -53,11 +57,35 @@ int why_verb(const struct policy *p, const char *target)
 	}
 	_cleanup_free_ char *path = target_path(p, target);
 	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
-	why_path(p, path, WANT_READ, &w);
+	why_path(p, extra, n_extra, path, WANT_READ, &w);
 	print_one(rh, &w);
 	why_free(&w);
-	why_path(p, path, WANT_WRITE, &w);
+	why_path(p, extra, n_extra, path, WANT_WRITE, &w);
 	print_one(wh, &w);
 	why_free(&w);
 	return 0;
+}
+
+int why_in_run(const char *file, const char *target)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int e = read_file_at(AT_FDCWD, file, 64u << 20, &text, &len);
+	if (e < 0) {
+		log_error("cannot read the run's policy '%s' (%s): %s", file, POLICY_CARRIED_ENV, strerror(-e));
+		log_hint("unset " POLICY_CARRIED_ENV " to ask outside a run");
+		return 125;
+	}
+	struct policy p;
+	enum backend backend;
+	unsigned line;
+	if (strlen(text) != len || policy_uncarry(text, &p, &backend, &line) < 0) {
+		log_error("cannot read the run's policy '%s' (%s), line %u: not a policy stockade wrote", file,
+			  POLICY_CARRIED_ENV, line);
+		return 125;
+	}
+	printf("inside a run (%s backend): answered from the run's own policy, %s\n", backend_name(backend), file);
+	int st = why_verb(&p, NULL, 0, target);
+	policy_free(&p);
+	return st;
 }

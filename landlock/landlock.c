@@ -374,9 +374,9 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 		 * target is skipped. A backend's own place is a directory it
 		 * makes for the run, maybe after this plan. */
 		if (lstat(r->path, &st) < 0) {
-			if (!(r->flags & RULE_FRESH))
+			if (!(r->flags & (RULE_FRESH | RULE_CARRIED)))
 				continue;
-			st.st_mode = S_IFDIR | 0700;
+			st.st_mode = r->flags & RULE_CARRIED ? S_IFREG | 0444 : S_IFDIR | 0700;
 		} else if (S_ISLNK(st.st_mode)) {
 			continue;
 		}

@@ -5,7 +5,7 @@
 #endif
 #include <time.h>
 
-static _Noreturn void out_of_memory(void)
+_Noreturn void out_of_memory(void)
 {
 	static const char msg[] = "stockade: out of memory\n";
 	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);

@@ -70,6 +70,8 @@ static inline bool str_empty(const char *s)
 
 /* Allocation failure ends stockade with exit 125: a half-built policy is
  * never applied. */
+/* Says so and exits 125: what the x-functions do when memory runs out. */
+_Noreturn void out_of_memory(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

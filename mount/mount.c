@@ -103,7 +103,7 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 				add(plan, MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE, r->path, r->path, NULL, r->origin);
 			continue;
 		}
-		if (beneath_special(r->path))
+		if (beneath_special(r->path) || (r->flags & RULE_CARRIED))
 			continue;
 		/* The cgroup tree a runtime reads its limits from: the jail's
 		 * own cgroup namespace's, never the host's whole tree. */
@@ -192,6 +192,12 @@ void mount_plan_cover(struct mount_plan *plan, const char *path, const char *ori
 	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
 }
 
+void mount_plan_add_text(struct mount_plan *plan, const char *path, const char *text, const char *origin)
+{
+	add(plan, MOUNT_TEXT, MOUNT_READONLY | MOUNT_FILE | MOUNT_READABLE, NULL, path, text, origin);
+	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+}
+
 void mount_plan_free(struct mount_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_entries; i++) {
@@ -208,7 +214,7 @@ void mount_plan_free(struct mount_plan *plan)
 static const char *const kind_names[] = {
 	[MOUNT_BIND] = "bind",	   [MOUNT_TMPFS] = "tmpfs",	    [MOUNT_PROC] = "proc",
 	[MOUNT_DEVPTS] = "devpts", [MOUNT_EMPTY_FILE] = "empty-file", [MOUNT_SYMLINK] = "symlink",
-	[MOUNT_CGROUP] = "cgroup2",
+	[MOUNT_CGROUP] = "cgroup2", [MOUNT_TEXT] = "file",
 };
 
 void mount_plan_print(FILE *f, const struct mount_plan *plan)
@@ -227,7 +233,7 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
 				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
 				e->flags & MOUNT_READABLE ? ",readable" : "");
-		if (e->options)
+		if (e->options && e->kind != MOUNT_TEXT)
 			fprintf(f, " %s", e->options);
 		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
 	}
@@ -239,6 +245,7 @@ static const char *const step_names[] = {
 	[MOUNT_STEP_OPEN_ROOT] = "open the new root",
 	[MOUNT_STEP_OPEN_WORKSPACE] = "open the workspace",
 	[MOUNT_STEP_TARGET] = "create the mount point",
+	[MOUNT_STEP_TEXT] = "write the run's policy into the root",
 	[MOUNT_STEP_SYMLINK] = "symlink",
 	[MOUNT_STEP_OPEN_SOURCE] = "open",
 	[MOUNT_STEP_FSOPEN] = "fsopen",
@@ -424,7 +431,9 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 	 * host's later mounts (a USB stick, an sshfs) into the jail. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		FAIL(MOUNT_STEP_PRIVATE, "/", -errno);
-	if (mount("stockade", root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0)
+	/* Room for the run's policy (thousands of rules with --hide-ignored);
+	 * read-only once built, it holds nothing else. */
+	if (mount("stockade", root_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64m,nr_inodes=4096") < 0)
 		FAIL(MOUNT_STEP_NEW_ROOT, root_dir, -errno);
 	_cleanup_close_ int root = open_nofollow(AT_FDCWD, root_dir, O_PATH | O_DIRECTORY, 0, 0);
 	if (root < 0)
@@ -443,13 +452,21 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 		const char *rel = e->target + 1;
 		enum mount_step step = MOUNT_STEP_TARGET;
 
-		if (e->kind == MOUNT_SYMLINK) {
+		if (e->kind == MOUNT_SYMLINK || e->kind == MOUNT_TEXT) {
 			_cleanup_close_ int dir = make_target(root, rel, false, true, false);
 			if (dir < 0)
 				FAIL(step, e->target, dir);
 			const char *name = strrchr(e->target, '/') + 1;
-			if (symlinkat(e->source, dir, name) < 0 && errno != EEXIST)
-				FAIL(MOUNT_STEP_SYMLINK, e->target, -errno);
+			if (e->kind == MOUNT_SYMLINK) {
+				if (symlinkat(e->source, dir, name) < 0 && errno != EEXIST)
+					FAIL(MOUNT_STEP_SYMLINK, e->target, -errno);
+				continue;
+			}
+			/* In the root's own tmpfs, read-only once the root is. */
+			_cleanup_close_ int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+			int r = fd < 0 ? -errno : write_all(fd, e->options, strlen(e->options));
+			if (r < 0)
+				FAIL(MOUNT_STEP_TEXT, e->target, r);
 			continue;
 		}
 
@@ -529,6 +546,7 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			break;
 		}
 		case MOUNT_SYMLINK:
+		case MOUNT_TEXT:
 			break;
 		}
 		if (r < 0)

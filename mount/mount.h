@@ -19,6 +19,7 @@ enum mount_kind {
 	MOUNT_EMPTY_FILE,	/* an empty read-only file covers a hidden file */
 	MOUNT_SYMLINK,		/* a symlink in the new root (/bin -> usr/bin) */
 	MOUNT_CGROUP,		/* a cgroup2 of the jail's own cgroup namespace, read-only */
+	MOUNT_TEXT,		/* a read-only file of the root with options as its content (the run's policy) */
 };
 
 #define MOUNT_READONLY (1u << 0)
@@ -54,6 +55,9 @@ void mount_plan_free(struct mount_plan *plan);
  * jail's resolver configuration, for the name responder). A symlink or a
  * path nothing binds is left as it is. */
 void mount_plan_cover(struct mount_plan *plan, const char *path, const char *origin);
+/* A file of the new root, read-only, holding text (the run's policy as
+ * the jail carries it). */
+void mount_plan_add_text(struct mount_plan *plan, const char *path, const char *text, const char *origin);
 void mount_plan_print(FILE *f, const struct mount_plan *plan);
 
 enum mount_step {
@@ -75,6 +79,7 @@ enum mount_step {
 	MOUNT_STEP_PIVOT,
 	MOUNT_STEP_DETACH,
 	MOUNT_STEP_READ_ONLY,
+	MOUNT_STEP_TEXT,
 };
 
 struct mount_failure {

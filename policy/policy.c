@@ -461,6 +461,18 @@ static const size_t *rules_by_path(const struct policy *cp)
 }
 
 /* The strongest indexed rule exactly at path (n bytes of it), or NULL. */
+/* Between two rules on one path: the stronger access, but a backend's
+ * own place over a built-in hide (root's fresh home over "hide /root":
+ * the place is empty, so what the hide keeps away is not there). */
+static bool outranks(const struct rule *r, const struct rule *than)
+{
+	if ((r->flags & RULE_FRESH) && than->access == ACCESS_HIDE && (than->flags & RULE_SYSTEM))
+		return true;
+	if ((than->flags & RULE_FRESH) && r->access == ACCESS_HIDE && (r->flags & RULE_SYSTEM))
+		return false;
+	return r->access > than->access;
+}
+
 static const struct rule *indexed_at(const struct rule_set *s, const char *path, size_t n, bool skip_protect)
 {
 	size_t lo = 0, hi = s->na;
@@ -482,7 +494,7 @@ static const struct rule *indexed_at(const struct rule_set *s, const char *path,
 			break;
 		if (skip_protect && r->access == ACCESS_PROTECT)
 			continue;
-		if (!best || r->access > best->access)
+		if (!best || outranks(r, best))
 			best = r;
 	}
 	return best;
@@ -506,7 +518,7 @@ static const struct rule *rule_at(const struct rule_set *s, const char *path, bo
 		const struct rule *r = set_rule(s, i);
 		if (skip_protect && r->access == ACCESS_PROTECT)
 			continue;
-		if (streq(r->path, path) && (!best || r->access > best->access))
+		if (streq(r->path, path) && (!best || outranks(r, best)))
 			best = r;
 	}
 	return best;
@@ -538,7 +550,7 @@ static const struct rule *rule_for(const struct rule_set *s, const char *path)
 		if (!path_is_beneath(path, r->path))
 			continue;
 		size_t len = strlen(r->path);
-		if (!best || len > best_len || (len == best_len && r->access > best->access)) {
+		if (!best || len > best_len || (len == best_len && outranks(r, best))) {
 			best = r;
 			best_len = len;
 		}

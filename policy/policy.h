@@ -37,6 +37,9 @@ enum effect {
  * namespace jail's /dev/shm and devpts): never a rule of the policy
  * itself, only of a backend's plan. */
 #define RULE_FRESH (1u << 4)
+/* The run's own policy, as the jail carries it (policy/carried.h): a
+ * read-only file the backend writes for the run. */
+#define RULE_CARRIED (1u << 5)
 
 /* Where a rule or a setting came from. */
 enum source_kind {
