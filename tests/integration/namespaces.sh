@@ -116,4 +116,18 @@ done
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["backend"] == "namespaces" and any(g["what"] == "landlock" for g in r["unenforced"]), r' "$T/nolandlock.json" &&
 	pass "without Landlock the report names the missing layer" || { fail "without Landlock the report names the missing layer"; diag "$(cat "$T/nolandlock.json")"; }
 
+# The caller's own home from the user database (root's is /root, which
+# the defaults hide whole): the jail's home is a fresh tmpfs there, written
+# by the command, and nothing of it reaches the real one.
+real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
+if [ -d "$real_home" ]; then
+	name=stockade-fresh-home.$$
+	expect_control "outside: the real home ($real_home) is writable" -- "$PROBE" write "$real_home/$name"
+	rm -f "$real_home/$name"
+	expect_probe "the fresh home at $real_home is writable in the jail" ok -- \
+		env HOME="$real_home" "$STOCKADE" --backend namespaces --net off -C "$W" -- "$PROBE" write "$real_home/$name"
+	[ ! -e "$real_home/$name" ] && pass "and nothing was written to the real home" ||
+		{ fail "and nothing was written to the real home"; rm -f "$real_home/$name"; }
+fi
+
 plan_done
