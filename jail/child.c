@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "jail/caps.h"
+#include "jail/limits.h"
 #include "lib/fd.h"
 #include "lib/util.h"
 #include "netns/netns.h"
@@ -262,6 +263,15 @@ _Noreturn void child_main(const struct child *c)
 	/* 3. The run's cgroup, where clone3 could not put it at birth. */
 	if (c->cgroup_procs >= 0 && write(c->cgroup_procs, "0", 1) != 1)
 		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
+	for (size_t i = 0; i < c->n_join_procs; i++)
+		if (write(c->join_procs[i], "0", 1) != 1)
+			fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
+	/* The user's tasks but this one, which is the run's. */
+	unsigned long nproc = c->nproc;
+	if (nproc && c->nproc_plus_user) {
+		unsigned long others = limits_user_tasks(getuid());
+		nproc += others ? others - 1 : 0;
+	}
 	/* 4. The network namespace's own loopback. */
 	if (c->loopback) {
 		int r = netns_loopback_up();
@@ -333,10 +343,13 @@ _Noreturn void child_main(const struct child *c)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
 		_exit(125);
+	/* 8b. The namespace jail's init: in the limits' groups by now. */
+	if (c->join_go && wait_go(c, &ignored) < 0)
+		_exit(125);
 	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
 	 *    soft and hard, and without capabilities nothing raises it. */
-	if (c->nproc) {
-		struct rlimit rl = { .rlim_cur = c->nproc, .rlim_max = c->nproc };
+	if (nproc) {
+		struct rlimit rl = { .rlim_cur = nproc, .rlim_max = nproc };
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
 			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", 125);
 	}

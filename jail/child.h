@@ -83,8 +83,20 @@ struct child {
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */
 	int cgroup_procs;
-	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none. */
+	/* The landlock backend: the cgroup.procs of the limits' groups (the
+	 * host's cgroup v1 pids and memory), joined by the process itself at
+	 * once, while stockade makes the rest: a move into a v1 group waits
+	 * for an RCU grace period, some 10 to 15 ms. */
+	const int *join_procs;
+	size_t n_join_procs;
+	/* The namespace jail: stockade moves init into them after go, while
+	 * init builds the root; init waits for a second go before it starts
+	 * the command. */
+	bool join_go;
+	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none;
+	 * plus the user's tasks now, counted in the process (landlock). */
 	unsigned long nproc;
+	bool nproc_plus_user;
 
 	/* Confinement; jail false for --mode off, which runs it plain. */
 	bool jail;

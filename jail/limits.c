@@ -126,9 +126,7 @@ static bool make_group(struct run_limits *l, const char *mount, const char *cont
 	return true;
 }
 
-/* Tasks (threads included) whose owner is uid: what RLIMIT_NPROC counts
- * outside a user namespace of the run's own. */
-static unsigned long user_tasks(uid_t uid)
+unsigned long limits_user_tasks(uid_t uid)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -216,7 +214,8 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 			ret->nproc = ret->max_procs;
 			ret->procs_by = "RLIMIT_NPROC, which counts the jail's own user namespace";
 		} else {
-			ret->nproc = user_tasks(p->uid) + ret->max_procs;
+			ret->nproc = ret->max_procs;
+			ret->nproc_plus_user = true;
 			ret->procs_by = "RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now plus the limit";
 		}
 	}

@@ -24,6 +24,7 @@ struct run_limits {
 	const char *procs_by;	/* the mechanism, or NULL: not bounded */
 	const char *memory_by;
 	unsigned long nproc;	/* RLIMIT_NPROC for the command's process; 0: none */
+	bool nproc_plus_user;	/* plus the user's tasks, counted by the command's process */
 	unsigned long max_procs;
 	uint64_t memory;	/* bytes */
 };
@@ -35,6 +36,11 @@ struct run_limits {
  * bounds the run where the host gave it the controllers. Never fails: a
  * limit no mechanism can hold is left to limits_describe to name. */
 void limits_setup(const struct policy *p, enum backend backend, const char *run_cgroup, struct run_limits *ret);
+/* Tasks (threads included) whose owner is uid: what RLIMIT_NPROC counts
+ * outside a user namespace of the run's own. Reads every process's
+ * status: the landlock backend's process counts them itself, while
+ * stockade makes the rest. */
+unsigned long limits_user_tasks(uid_t uid);
 /* Puts the command's process (not yet started) into the groups. */
 int limits_join(const struct run_limits *l, pid_t pid);
 /* run_dir: where the landlock backend's home and tmp are (NULL: the

@@ -775,6 +775,7 @@ static int run_namespaces(struct run *r)
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
+	c.join_go = lim.n_procs > 0;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
 	pid_t pid = -1;
@@ -819,17 +820,25 @@ static int run_namespaces(struct run *r)
 			log_error("cannot write the jail's uid and gid maps: %s", strerror(-e));
 		goto out;
 	}
-	/* The limits' groups, before anything runs in the jail. */
-	e = limits_join(&lim, pid);
-	if (e < 0) {
-		kill_and_reap(pid);
-		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
-		goto out;
-	}
 	if (child_go(ln.sock[0], -1) < 0) {
 		log_error("cannot start the jail's init: %m");
 		kill_and_reap(pid);
 		goto out;
+	}
+	/* The limits' groups, while init builds the root: it starts the
+	 *  command only on the second go. */
+	if (c.join_go) {
+		e = limits_join(&lim, pid);
+		if (e < 0) {
+			kill_and_reap(pid);
+			log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
+			goto out;
+		}
+		if (child_go(ln.sock[0], -1) < 0) {
+			log_error("cannot start the jail's init: %m");
+			kill_and_reap(pid);
+			goto out;
+		}
 	}
 	/* 8. What init hands over, in its order: the name responder's
 	 *    socket and --connect's listeners (before the new root), the
@@ -978,6 +987,9 @@ static int run_landlock(struct run *r)
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
+	c.nproc_plus_user = lim.nproc_plus_user;
+	c.join_procs = lim.procs;
+	c.n_join_procs = lim.n_procs;
 	bool in_cgroup;
 	pid = fork_into(&cg, &in_cgroup);
 	if (pid == 0) {
@@ -998,11 +1010,6 @@ static int run_landlock(struct run *r)
 		close(TAKE_FD(term.slave));
 	if (!jail && c.own_pgrp)
 		(void)setpgid(pid, pid);
-	int le = limits_join(&lim, pid);
-	if (le < 0) {
-		log_error("cannot put the command into the cgroup of its limits: %s", strerror(-le));
-		goto out;
-	}
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
 		goto out;
