@@ -46,7 +46,9 @@ int child_go(int sock, int ruleset)
 {
 	if (ruleset >= 0)
 		return fd_send(sock, ruleset);
-	return write(sock, "g", 1) == 1 ? 0 : -errno;
+	/* A process that already failed has closed its end: EPIPE, said by
+	 * the error it wrote, never SIGPIPE for stockade. */
+	return send(sock, "g", 1, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 /* Waits for stockade's go, and the Landlock ruleset that may come with
@@ -289,6 +291,22 @@ _Noreturn void child_main(const struct child *c)
 		if (r < 0)
 			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
 		close(fd);
+	}
+	/* 4b'. The way out that leads nowhere, read by stockade, which
+	 *      records where the command tried to go. Where it cannot be
+	 *      made (no veth), nothing is recorded and the run goes on. */
+	if (c->outside) {
+		int nl = -1, pkt = -1;
+		(void)netns_outside_sockets(&nl, &pkt);
+		int r = nl >= 0 ? fd_send(c->sock, nl) : fd_send_none(c->sock);
+		if (r == 0)
+			r = pkt >= 0 ? fd_send(c->sock, pkt) : fd_send_none(c->sock);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		if (nl >= 0)
+			close(nl);
+		if (pkt >= 0)
+			close(pkt);
 	}
 	/* 4c. --connect: a listener where the command will look for the
 	 *     host's service, listening before the command starts. */

@@ -77,6 +77,10 @@ struct child {
 	 * network for each byte stockade sends here ('4' or '6'), and sends
 	 * it back; -1: none. */
 	int factory;
+	/* Network mode loopback: the way out that leads nowhere (netns/
+	 * outside.c), its packet socket handed to stockade after the
+	 * responder's (none where it cannot be made). */
+	bool outside;
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
 

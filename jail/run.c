@@ -299,6 +299,41 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
 
+/* The way out that leads nowhere (netns/outside.c), made through init's
+ * sockets; where it cannot be (no veth here), a connect out still fails
+ * at once, unrecorded, and the report says so. */
+static void outside_begin(int *packet, int netlink, struct report *rep)
+{
+	int e = netlink >= 0 && *packet >= 0 ? netns_outside_make(netlink, *packet) : -EOPNOTSUPP;
+	if (e == 0)
+		return;
+	if (*packet >= 0)
+		close(TAKE_FD(*packet));
+	_cleanup_free_ char *why = xasprintf("the veth pair they would be read on cannot be made here (%s)",
+					     strerrorname_np(-e) ? strerrorname_np(-e) : "?");
+	report_gap(rep, "connects to addresses outside the jail: refused, but not recorded", why);
+}
+
+/* The last close of a packet socket waits for an RCU grace period (some
+ * 10 ms, packet_release's synchronize_net): a child of stockade's holds
+ * it and closes it, so that stockade's own exit does not wait. */
+static void outside_end(int packet)
+{
+	if (packet < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Nothing else of stockade's held a moment longer: not the
+		 * caller's pipes, not the workspace's locks. */
+		if (packet > 0)
+			(void)close_range(0, (unsigned)packet - 1, 0);
+		(void)close_range((unsigned)packet + 1, ~0u, 0);
+		close(packet);
+		_exit(0);
+	}
+	close(packet);
+}
+
 /* The command's process as stockade holds it while it runs. */
 struct process {
 	pid_t pid;		/* the jail's init, or the command itself */
@@ -306,6 +341,7 @@ struct process {
 	bool via_init;		/* signals go to init, which passes them on */
 	int listener;		/* -1: none */
 	int responder;		/* the namespace jail's name responder; -1: none */
+	int outside;		/* its way out that leads nowhere (netns/outside.c); -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
@@ -365,19 +401,21 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	bool stopped = false;
 	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
-		struct pollfd fds[4 + TERMINAL_POLLFDS + 64 + 320] = {
+		enum { FIXED_FDS = 5 };
+		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
 			{ .fd = pr->init_sock, .events = POLLIN },
+			{ .fd = pr->outside, .events = POLLIN },
 		};
-		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + 4) : 0;
-		struct pollfd *sv_fds = fds + 4 + n_term;
+		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + FIXED_FDS) : 0;
+		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
 		 * 10 ms. */
-		int n = poll(fds, 4 + n_term + n_pending + n_forward, n_pending ? 10 : -1);
+		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward, n_pending ? 10 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -388,7 +426,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->listener < 0)
 			fds[1].revents = 0;
 		if (n_term)
-			terminal_ready(pr->term, fds + 4, n_term);
+			terminal_ready(pr->term, fds + FIXED_FDS, n_term);
 		if (pr->init_sock >= 0 && fds[3].revents)
 			read_init_report(pr);
 		if (n_pending)
@@ -397,6 +435,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
+		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
+			(void)netns_outside_serve(pr->outside, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -711,6 +751,7 @@ static int run_namespaces(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
 	_cleanup_close_ int responder = -1;
+	int outside = -1;
 	struct forwards fwd = { .factory = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
@@ -769,13 +810,14 @@ static int run_namespaces(struct run *r)
 	c.n_listens = fwd.n_listens;
 	c.loopback = p->net == NET_LOOPBACK;
 	c.responder = c.loopback;
+	c.outside = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
-	c.join_go = lim.n_procs > 0;
+	c.join_go = lim.n_procs > 0 || c.outside;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
 	pid_t pid = -1;
@@ -825,29 +867,28 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
-	/* The limits' groups, while init builds the root: it starts the
-	 *  command only on the second go. */
-	if (c.join_go) {
-		e = limits_join(&lim, pid);
-		if (e < 0) {
-			kill_and_reap(pid);
-			log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
-			goto out;
-		}
-		if (child_go(ln.sock[0], -1) < 0) {
-			log_error("cannot start the jail's init: %m");
-			kill_and_reap(pid);
-			goto out;
-		}
-	}
-	/* 8. What init hands over, in its order: the name responder's
-	 *    socket and --connect's listeners (before the new root), the
-	 *    pty's master (once the root is built), the listener (once it
-	 *    has loaded its filter); then EOF on the error pipe says the
+	/* 8. While init builds the root, and before it starts the command
+	 *    on a second go: the limits' groups, and the way out that leads
+	 *    nowhere, made through the sockets init hands over first. Then
+	 *    what init hands over, in its order: the name responder's
+	 *    socket, those two, --connect's listeners (before the new root),
+	 *    the pty's master (once the root is built), the listener (once
+	 *    it has loaded its filter); then EOF on the error pipe says the
 	 *    command has exec'd. */
-	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
-		      (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
-		      fd_recv(ln.sock[0], &listener) < 0;
+	if (lim.n_procs > 0 && (e = limits_join(&lim, pid)) < 0) {
+		kill_and_reap(pid);
+		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
+		goto out;
+	}
+	_cleanup_close_ int outside_nl = -1;
+	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
+		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0));
+	if (!failed && c.outside)
+		outside_begin(&outside, outside_nl, rep);
+	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
+		failed = true;
+	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) || fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -880,7 +921,7 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .forward = fwd.fw, .watch = &w, .term = &term,
+			      .responder = responder, .outside = outside, .forward = fwd.fw, .watch = &w, .term = &term,
 			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
@@ -910,6 +951,7 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	outside_end(outside);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
@@ -1066,6 +1108,7 @@ static int run_landlock(struct run *r)
 		.own_pgrp = c.own_pgrp,
 		.listener = TAKE_FD(listener),
 		.responder = -1,
+		.outside = -1,
 		.super = NULL,
 		.forward = fwd.fw,
 		.term = &term,

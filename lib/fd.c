@@ -242,6 +242,12 @@ int fd_send(int sock, int fd)
 	return sendmsg(sock, &msg, SEND_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
+int fd_send_none(int sock)
+{
+	char none = 'N';
+	return send(sock, &none, 1, SEND_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
 int fd_recv(int sock, int *ret_fd)
 {
 	char dummy;
@@ -265,6 +271,10 @@ int fd_recv(int sock, int *ret_fd)
 	if (n == 0)
 		return -EPIPE;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (!c && dummy == 'N') {
+		*ret_fd = -1;	/* fd_send_none: the sender had none to give */
+		return 0;
+	}
 	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -EBADMSG;
 	memcpy(ret_fd, CMSG_DATA(c), sizeof(int));

@@ -56,8 +56,10 @@ int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_
 int parent_cache_read(struct parent_cache *c, const char *rel, size_t max, char **ret, size_t *ret_len);
 void parent_cache_done(struct parent_cache *c);
 
-/* One descriptor, and one byte with it, over a Unix socket. */
+/* One descriptor, and one byte with it, over a Unix socket; or, from
+ * fd_send_none, the byte alone, which fd_recv gives as -1. */
 int fd_send(int sock, int fd);
+int fd_send_none(int sock);
 int fd_recv(int sock, int *ret_fd);
 
 /* Reads a directory a getdents at a time into a caller's buffer of

@@ -4,6 +4,8 @@
 #include "netns/netns.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,18 +60,8 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
 	return nlh;
 }
 
-int netns_send(const struct nlmsghdr *req)
+static int send_on(struct mnl_socket *nl, const struct nlmsghdr *req)
 {
-	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
-		return -EINVAL;
-
-	/* SOCK_CLOEXEC: the command exec'd later must not inherit a socket
-	 * with CAP_NET_ADMIN over the namespace baked into its credentials. */
-	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl)
-		return negative_errno();
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return negative_errno();
 	unsigned portid = mnl_socket_get_portid(nl);
 
 	ssize_t sent = mnl_socket_sendto(nl, req, req->nlmsg_len);
@@ -98,6 +90,37 @@ int netns_send(const struct nlmsghdr *req)
 		if (r <= MNL_CB_STOP)
 			return 0;
 	}
+}
+
+int netns_send(const struct nlmsghdr *req)
+{
+	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
+		return -EINVAL;
+	/* SOCK_CLOEXEC: the command exec'd later must not inherit a socket
+	 * with CAP_NET_ADMIN over the namespace baked into its credentials. */
+	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!nl)
+		return negative_errno();
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		return negative_errno();
+	return send_on(nl, req);
+}
+
+int netns_send_fd(int fd, const struct nlmsghdr *req)
+{
+	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
+		return -EINVAL;
+	/* The socket stays the caller's: libmnl's wrapper closes a copy. */
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (copy < 0)
+		return -errno;
+	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_fdopen(copy);
+	if (!nl) {
+		int e = negative_errno();
+		close(copy);
+		return e;
+	}
+	return send_on(nl, req);
 }
 
 int netns_loopback_up(void)
@@ -132,8 +155,10 @@ void netns_describe(enum net_mode net, struct report *rep)
 {
 	if (net == NET_LOOPBACK)
 		report_enforced(rep, "network loopback: a network namespace whose own lo is up");
-	if (net == NET_LOOPBACK)
+	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "name lookups: answered at once (NXDOMAIN) by the jail's own responder on 127.0.0.1:53, each name recorded");
+		report_enforced(rep, "connects and datagrams to addresses outside the jail: routed to a veth pair that leads nowhere, answered at once (ENETUNREACH), each address recorded");
+	}
 	else if (net == NET_OFF)
 		report_enforced(rep, "network off: a network namespace with nothing up");
 }

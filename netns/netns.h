@@ -4,7 +4,9 @@
  * Nothing here prints except netns_print, which writes where it is told. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "policy/policy.h"
@@ -24,6 +26,9 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
  * CAP_NET_ADMIN over the namespace, -ENODEV for an unknown ifindex) or
  * from the socket calls. The only function here that talks to the kernel. */
 int netns_send(const struct nlmsghdr *req);
+/* The same on a NETLINK_ROUTE socket of another network namespace (the
+ * jail's, opened by its init): the caller keeps fd. */
+int netns_send_fd(int fd, const struct nlmsghdr *req);
 
 /* Brings lo up in the current network namespace. 0 or -errno. */
 int netns_loopback_up(void);
@@ -44,6 +49,38 @@ int netns_responder_serve(int fd, const char *source, struct report *rep);
 /* Where the jail's resolver configuration is covered, so that lookups go
  * to the responder: an empty file makes the C libraries ask 127.0.0.1. */
 #define NETNS_RESOLV_CONF "/etc/resolv.conf"
+
+/* The way out that leads nowhere (outside.c), in network mode loopback:
+ * a veth pair of the jail's own, the default routes on one end, a packet
+ * socket on the other for stockade to read. In the jail's init, cheaply:
+ * a NETLINK_ROUTE socket and an unbound packet socket of the jail's
+ * network namespace, handed to stockade; stockade then makes the pair
+ * through them while init builds the root (its owner's capabilities over
+ * the jail's user namespace are enough). 0 or -errno (-EOPNOTSUPP where
+ * the kernel has no veth). */
+int netns_outside_sockets(int *ret_netlink, int *ret_packet);
+int netns_outside_make(int netlink, int packet);
+struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int index, const char *peer,
+				  int peer_index, unsigned seq);
+/* RTM_NEWLINK setting flags (and only those) on ifindex. */
+struct nlmsghdr *netns_build_link_flags(void *buf, size_t size, int ifindex, unsigned flags, unsigned seq);
+
+/* Where a packet the jail sent out was going. */
+struct netns_attempt {
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint16_t port;
+	bool datagram;		/* UDP; else a TCP connection's SYN */
+};
+/* The answer to one frame read from the pair's far end: an ICMP (ICMPv6)
+ * "network unreachable" back to the jail, quoting it, for a TCP SYN or a
+ * UDP datagram, with where it was going in *ret. Pure. The reply's
+ * length, or -EINVAL for a frame that gets no answer (ICMP, TCP past its
+ * SYN, a fragment, what is not IP), -ENOSPC. */
+int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size, struct netns_attempt *ret);
+/* Answers every frame waiting on the socket and records each address in
+ * the report, with the network mode's source. 0, or -errno. */
+int netns_outside_serve(int fd, const char *source, struct report *rep);
 
 /* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
 void netns_print(FILE *f, const struct nlmsghdr *req);

@@ -157,6 +157,38 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 		in_jail --net off -- "$PROBE" connect-tcp 10.203.0.2 7
 	expect_probe "loopback: the remote host as a mapped IPv6 address is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
 		in_jail --net loopback -- "$PROBE" connect-tcp ::ffff:10.203.0.2 7
+	if ! $LL; then
+		# The namespace jail's way out that leads nowhere: refused at
+		# once as before (ENETUNREACH), and each address recorded, with
+		# the rule, its source and what would allow it.
+		out=$(in_jail --net loopback --read "$PROBE" --report "$T/out.json" -- sh -c \
+			'"$0" connect-tcp 10.203.0.2 7; "$0" udp-send 10.203.0.2 7; python3 -c "$1"; exit 3' "$PROBE" \
+			'import socket, time
+t = time.monotonic()
+try:
+    socket.create_connection(("10.203.0.2", 7), timeout=5)
+except OSError as e:
+    print("py", e.errno, int((time.monotonic() - t) * 1000))' 2>&1)
+		printf '%s\n' "$out" | grep -q '^probe: errno ENETUNREACH' && pass "a connect out is refused with ENETUNREACH, as before" ||
+			{ fail "a connect out is refused with ENETUNREACH, as before"; diag "$out"; }
+		ms=$(printf '%s\n' "$out" | sed -n 's/^py 101 //p')
+		[ -n "$ms" ] && [ "$ms" -lt 100 ] && pass "at once (${ms} ms, under 100), never left to time out" ||
+			{ fail "at once (under 100 ms), never left to time out"; diag "$out"; }
+		python3 - "$T/out.json" <<'PY' && pass "the report names the address, the rule, its source and --connect" || { fail "the report names the address, the rule, its source and --connect"; diag "$(cat "$T/out.json")"; }
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x["what"] == "10.203.0.2:7"]
+c = [x for x in d if x["kind"] == "connect"]
+u = [x for x in d if x["kind"] == "datagram"]
+assert c and c[0]["errno"] == "ENETUNREACH" and "network loopback" in c[0]["rule"], d
+assert c[0]["source"] == "--net on the command line" and c[0]["fix"].startswith("--connect 10.203.0.2:7"), c
+assert u and "--net on" in u[0]["fix"], d
+PY
+		printf '%s\n' "$out" | grep -q '^stockade: refused: connect 10.203.0.2:7 (ENETUNREACH).*; to allow: --connect 10.203.0.2:7' &&
+			pass "and one stderr line names it and --connect" || { fail "and one stderr line names it and --connect"; diag "$out"; }
+		out=$(in_jail --net loopback -- sh -c 'cat /proc/net/route' 2>&1)
+		printf '%s\n' "$out" | grep -q '^stockade0' && pass "the jail's default route is the way that leads nowhere" ||
+			{ fail "the jail's default route is the way that leads nowhere"; diag "$out"; }
+	fi
 	[ "$(cat "$REMOTE_COUNT")" = "$rbase" ] && pass "the remote host accepted nothing" || fail "the remote host accepted nothing"
 	expect_probe "--net on: the remote host is reachable" ok -- in_jail --net on -- "$PROBE" connect-tcp 10.203.0.2 7
 	if is_root; then

@@ -391,8 +391,128 @@ static void test_responder(void)
 	ok(n == (int)sizeof(root) && strcmp(name, ".") == 0, "the root is '.'");
 }
 
+
+/* ---- the way out that leads nowhere: the answer to one frame ---- */
+
+static uint16_t csum(const uint8_t *p, size_t n, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 0xa }, mac_b[6] = { 2, 0, 0, 0, 0, 0xb };
+
+/* An Ethernet frame from mac_a to mac_b holding an IPv4 packet from
+ * 169.254.83.1 to 10.203.0.2 with a TCP header (flags) or a UDP one. */
+static size_t frame4(uint8_t *f, uint8_t proto, uint8_t tcp_flags, uint16_t frag)
+{
+	memset(f, 0, 128);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x08;
+	uint8_t *ip = f + 14;
+	size_t t = proto == IPPROTO_TCP ? 20 : 8;
+	ip[0] = 0x45;
+	ip[2] = 0;
+	ip[3] = (uint8_t)(20 + t);
+	ip[6] = (uint8_t)(frag >> 8);
+	ip[7] = (uint8_t)frag;
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, (uint8_t[]){ 169, 254, 83, 1 }, 4);
+	memcpy(ip + 16, (uint8_t[]){ 10, 203, 0, 2 }, 4);
+	ip[20] = 0xc3;	/* source port 50000 */
+	ip[21] = 0x50;
+	ip[23] = 7;	/* destination port 7 */
+	if (proto == IPPROTO_TCP)
+		ip[20 + 13] = tcp_flags;
+	return 14 + 20 + t;
+}
+
+static size_t frame6(uint8_t *f)
+{
+	memset(f, 0, 128);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	uint8_t *ip = f + 14;
+	ip[0] = 0x60;
+	ip[5] = 20;
+	ip[6] = IPPROTO_TCP;
+	ip[7] = 64;
+	ip[8] = 0xfd;
+	ip[23] = 1;
+	ip[24] = 0xfd;
+	ip[25] = 0x00;
+	ip[39] = 2;
+	ip[40 + 3] = 80;
+	ip[40 + 13] = 0x02;
+	return 14 + 40 + 20;
+}
+
+static void test_outside(void)
+{
+	uint8_t f[128], r[1536];
+	struct netns_attempt a;
+	size_t n = frame4(f, IPPROTO_TCP, 0x02, 0);
+	int m = netns_outside_answer(f, n, r, sizeof(r), &a);
+	is_int(m, 14 + 20 + 8 + 20 + 8, "a TCP SYN out: an ICMP error quoting its IP header and 8 bytes");
+	ok(a.family == AF_INET && a.port == 7 && !a.datagram && memcmp(a.addr, (uint8_t[]){ 10, 203, 0, 2 }, 4) == 0,
+	   "where it was going: 10.203.0.2, port 7, a connection");
+	ok(memcmp(r, mac_a, 6) == 0 && memcmp(r + 6, mac_b, 6) == 0 && r[12] == 0x08 && r[13] == 0,
+	   "the frame goes back to the end it came from");
+	const uint8_t *ip = r + 14;
+	ok(ip[0] == 0x45 && ip[9] == IPPROTO_ICMP && memcmp(ip + 12, f + 14 + 16, 4) == 0 && memcmp(ip + 16, f + 14 + 12, 4) == 0,
+	   "from the address it was going to, to the jail");
+	is_int(csum(ip, 20, 0), 0xffff, "the IP header's checksum holds");
+	ok(ip[20] == 3 && ip[21] == 0, "ICMP destination unreachable, network unreachable: ENETUNREACH");
+	is_int(csum(ip + 20, (size_t)m - 14 - 20, 0), 0xffff, "the ICMP checksum holds");
+	ok(memcmp(ip + 28, f + 14, 28) == 0, "it quotes the packet, its ports with it");
+
+	n = frame4(f, IPPROTO_UDP, 0, 0);
+	m = netns_outside_answer(f, n, r, sizeof(r), &a);
+	ok(m > 0 && a.datagram && a.port == 7, "a UDP datagram out: answered, a datagram");
+
+	n = frame6(f);
+	m = netns_outside_answer(f, n, r, sizeof(r), &a);
+	is_int(m, 14 + 40 + 8 + 40 + 20, "a TCP SYN over IPv6: an ICMPv6 error quoting the whole packet");
+	ok(a.family == AF_INET6 && a.port == 80 && a.addr[0] == 0xfd && a.addr[15] == 2, "where it was going, over IPv6");
+	ip = r + 14;
+	ok(r[12] == 0x86 && r[13] == 0xdd && ip[6] == IPPROTO_ICMPV6 && ip[40] == 1 && ip[41] == 0,
+	   "ICMPv6 destination unreachable, no route: ENETUNREACH");
+	ok(memcmp(ip + 8, f + 14 + 24, 16) == 0 && memcmp(ip + 24, f + 14 + 8, 16) == 0, "addresses swapped");
+	uint32_t pseudo = csum(ip + 8, 32, 0) + (uint32_t)(m - 14 - 40) + IPPROTO_ICMPV6;
+	is_int(csum(ip + 40, (size_t)m - 14 - 40, pseudo), 0xffff, "the ICMPv6 checksum holds, with its pseudo-header");
+
+	n = frame4(f, IPPROTO_TCP, 0x12, 0);
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "a SYN-ACK gets no answer: only what opens");
+	n = frame4(f, IPPROTO_TCP, 0x10, 0);
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "nor a segment past the SYN");
+	n = frame4(f, IPPROTO_ICMP, 0, 0);
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "ICMP gets none: never an error for an error");
+	n = frame4(f, IPPROTO_UDP, 0, 0x0010);
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "nor a later fragment, which has no ports");
+	n = frame4(f, IPPROTO_TCP, 0x02, 0);
+	f[14 + 3] = 200;	/* a total length past the frame */
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "nor a packet longer than its frame");
+	n = frame4(f, IPPROTO_TCP, 0x02, 0);
+	f[12] = 0x08;
+	f[13] = 0x06;	/* ARP */
+	is_int(netns_outside_answer(f, n, r, sizeof(r), &a), -EINVAL, "nor what is not IP");
+	is_int(netns_outside_answer(f, 20, r, sizeof(r), &a), -EINVAL, "nor a short frame");
+	n = frame4(f, IPPROTO_TCP, 0x02, 0);
+	is_int(netns_outside_answer(f, n, r, 40, &a), -ENOSPC, "a reply buffer too small: ENOSPC, nothing written past it");
+}
+
 int main(void)
 {
+	test_outside();
 	test_responder();
 	test_golden();
 	test_buffer_bounds();

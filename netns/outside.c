@@ -1,0 +1,354 @@
+/* The way out that leads nowhere: in network mode loopback the jail's
+ * network namespace gets a veth pair of its own, the default routes on
+ * one end (stockade0), and stockade reads the other end (stockade1)
+ * through a packet socket. A connect or datagram to an address outside
+ * the jail goes there instead of failing at the route lookup unseen:
+ * stockade records where it was going and answers with an ICMP "network
+ * unreachable", so the command sees the ENETUNREACH it saw before, at
+ * once. Nothing is ever forwarded: the pair has no other end. Loopback
+ * traffic never takes the route, so a loopback connect costs what it
+ * did. */
+#include "netns/netns.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+
+#include "lib/fd.h"
+#include "lib/util.h"
+#include "policy/report.h"
+
+#define ROUTE_END "stockade0"	/* where the default routes point, in the jail */
+#define TAP_END "stockade1"	/* what stockade reads */
+/* Their indexes, chosen: in a fresh namespace only lo (1) is taken, and
+ * the jail's other end never needs to look them up by name. */
+#define ROUTE_INDEX 2
+#define TAP_INDEX 3
+/* Room for the largest request here, the veth with its peer. */
+#define NETNS_REQUEST_SIZE 1024
+
+static const uint8_t jail_v4[4] = { 169, 254, 83, 1 };	/* the jail's own address on the route's end */
+static const uint8_t jail_v6[16] = { 0xfd, 0x00, 0x5a, 0xde, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+
+static struct nlmsghdr *request(void *buf, uint16_t type, uint16_t flags, unsigned seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
+struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int index, const char *peer,
+				  int peer_index, unsigned seq)
+{
+	if (size < NETNS_REQUEST_SIZE)
+		return NULL;
+	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = index;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	struct nlattr *data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	struct nlattr *p = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	/* The peer's own ifinfomsg, then its attributes. */
+	struct ifinfomsg *pifi = mnl_nlmsg_get_payload_tail(nlh);
+	memset(pifi, 0, sizeof(*pifi));
+	pifi->ifi_index = peer_index;
+	nlh->nlmsg_len += MNL_ALIGN(sizeof(*pifi));
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	mnl_attr_nest_end(nlh, p);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nlh;
+}
+
+struct nlmsghdr *netns_build_link_flags(void *buf, size_t size, int ifindex, unsigned flags, unsigned seq)
+{
+	if (size < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
+		return NULL;
+	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, 0, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = flags;
+	ifi->ifi_change = flags;
+	return nlh;
+}
+
+static struct nlmsghdr *build_addr(void *buf, int family, int ifindex, unsigned seq)
+{
+	struct nlmsghdr *nlh = request(buf, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, seq);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = (uint8_t)family;
+	ifa->ifa_prefixlen = family == AF_INET ? 32 : 128;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = (unsigned)ifindex;
+	/* No duplicate address detection: nobody is on the other end, and a
+	 * tentative address could not be a source for a second. */
+	ifa->ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	if (family == AF_INET) {
+		mnl_attr_put(nlh, IFA_LOCAL, sizeof(jail_v4), jail_v4);
+		mnl_attr_put(nlh, IFA_ADDRESS, sizeof(jail_v4), jail_v4);
+	} else {
+		mnl_attr_put(nlh, IFA_ADDRESS, sizeof(jail_v6), jail_v6);
+	}
+	return nlh;
+}
+
+static struct nlmsghdr *build_default_route(void *buf, int family, int ifindex, unsigned seq)
+{
+	struct nlmsghdr *nlh = request(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, seq);
+	struct rtmsg *rt = mnl_nlmsg_put_extra_header(nlh, sizeof(*rt));
+	rt->rtm_family = (uint8_t)family;
+	rt->rtm_table = RT_TABLE_MAIN;
+	rt->rtm_protocol = RTPROT_BOOT;
+	rt->rtm_scope = RT_SCOPE_LINK;
+	rt->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	return nlh;
+}
+
+int netns_outside_sockets(int *ret_netlink, int *ret_packet)
+{
+	*ret_netlink = *ret_packet = -1;
+	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	if (nl < 0 || bind(nl, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+		if (nl >= 0)
+			close(nl);
+		return e;
+	}
+	/* Protocol 0: hooked to nothing until bound (a bind that moves a
+	 * hooked socket waits for an RCU grace period). */
+	int pkt = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (pkt < 0) {
+		int e = -errno;
+		close(nl);
+		return e;
+	}
+	*ret_netlink = nl;
+	*ret_packet = pkt;
+	return 0;
+}
+
+int netns_outside_make(int netlink, int packet)
+{
+	char buf[NETNS_REQUEST_SIZE] __attribute__((aligned(8)));
+	int r = netns_send_fd(netlink, netns_build_veth(buf, sizeof(buf), ROUTE_END, ROUTE_INDEX, TAP_END, TAP_INDEX, 1));
+	if (r < 0)
+		return r;
+	/* No ARP or neighbour discovery: the kernel sends each packet at
+	 * once, to the end's own address. */
+	if ((r = netns_send_fd(netlink, netns_build_link_flags(buf, sizeof(buf), ROUTE_INDEX, IFF_UP | IFF_NOARP, 2))) < 0 ||
+	    (r = netns_send_fd(netlink, netns_build_link_flags(buf, sizeof(buf), TAP_INDEX, IFF_UP | IFF_NOARP, 3))) < 0 ||
+	    (r = netns_send_fd(netlink, build_addr(buf, AF_INET, ROUTE_INDEX, 4))) < 0 ||
+	    (r = netns_send_fd(netlink, build_addr(buf, AF_INET6, ROUTE_INDEX, 5))) < 0 ||
+	    (r = netns_send_fd(netlink, build_default_route(buf, AF_INET, ROUTE_INDEX, 6))) < 0 ||
+	    (r = netns_send_fd(netlink, build_default_route(buf, AF_INET6, ROUTE_INDEX, 7))) < 0)
+		return r;
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = TAP_INDEX };
+	return bind(packet, (struct sockaddr *)&ll, sizeof(ll)) < 0 ? -errno : 0;
+}
+
+/* ---- the answer (pure) ---- */
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint32_t sum16(const uint8_t *p, size_t n, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += get16(p + i);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+#define ETH_HEADER 14
+#define IPV4_HEADER 20
+#define IPV6_HEADER 40
+#define ICMP_HEADER 8
+/* What an ICMPv6 error may quote: the whole error within the minimum MTU. */
+#define ICMP6_QUOTE (1280 - IPV6_HEADER - ICMP_HEADER)
+
+/* The transport's destination port and whether this packet opens a
+ * connection (a TCP SYN) or is a datagram; false for what is not worth an
+ * answer (ICMP, TCP past its SYN, a fragment). */
+static bool transport(uint8_t proto, const uint8_t *t, size_t len, struct netns_attempt *a)
+{
+	if (proto == IPPROTO_TCP && len >= 20) {
+		a->port = get16(t + 2);
+		a->datagram = false;
+		return (t[13] & 0x02) && !(t[13] & 0x10);	/* SYN, not SYN-ACK */
+	}
+	if (proto == IPPROTO_UDP && len >= 8) {
+		a->port = get16(t + 2);
+		a->datagram = true;
+		return true;
+	}
+	return false;
+}
+
+int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size, struct netns_attempt *ret)
+{
+	const uint8_t *f = frame;
+	uint8_t *r = reply;
+	*ret = (struct netns_attempt){ 0 };
+	if (len < ETH_HEADER + IPV4_HEADER)
+		return -EINVAL;
+	uint16_t type = get16(f + 12);
+	const uint8_t *ip = f + ETH_HEADER;
+	size_t ip_len = len - ETH_HEADER;
+	size_t n;
+	if (type == ETH_P_IP) {
+		size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
+		size_t total = get16(ip + 2);
+		if ((ip[0] >> 4) != 4 || ihl < IPV4_HEADER || total < ihl || total > ip_len)
+			return -EINVAL;
+		/* Only a first fragment carries the ports. */
+		if ((get16(ip + 6) & 0x1fff) != 0 || !transport(ip[9], ip + ihl, total - ihl, ret))
+			return -EINVAL;
+		ret->family = AF_INET;
+		memcpy(ret->addr, ip + 16, 4);
+		size_t quote = ihl + 8;
+		n = ETH_HEADER + IPV4_HEADER + ICMP_HEADER + quote;
+		if (n > size)
+			return -ENOSPC;
+		uint8_t *o = r + ETH_HEADER;
+		memset(o, 0, IPV4_HEADER + ICMP_HEADER);
+		o[0] = 0x45;
+		o[1] = 0xc0;
+		put16(o + 2, (uint16_t)(IPV4_HEADER + ICMP_HEADER + quote));
+		o[8] = 64;
+		o[9] = IPPROTO_ICMP;
+		memcpy(o + 12, ip + 16, 4);	/* from where it was going */
+		memcpy(o + 16, ip + 12, 4);	/* to the jail */
+		put16(o + 10, fold(sum16(o, IPV4_HEADER, 0)));
+		uint8_t *icmp = o + IPV4_HEADER;
+		icmp[0] = 3;	/* destination unreachable */
+		icmp[1] = 0;	/* network unreachable: ENETUNREACH */
+		memcpy(icmp + ICMP_HEADER, ip, quote);
+		put16(icmp + 2, fold(sum16(icmp, ICMP_HEADER + quote, 0)));
+	} else if (type == ETH_P_IPV6) {
+		if (ip_len < IPV6_HEADER || (ip[0] >> 4) != 6)
+			return -EINVAL;
+		size_t payload = get16(ip + 4);
+		if (IPV6_HEADER + payload > ip_len)
+			return -EINVAL;
+		/* Extension headers are not followed: what carries one is
+		 * not answered, and fails later as it would have. */
+		if (!transport(ip[6], ip + IPV6_HEADER, payload, ret))
+			return -EINVAL;
+		ret->family = AF_INET6;
+		memcpy(ret->addr, ip + 24, 16);
+		size_t quote = IPV6_HEADER + payload < ICMP6_QUOTE ? IPV6_HEADER + payload : ICMP6_QUOTE;
+		n = ETH_HEADER + IPV6_HEADER + ICMP_HEADER + quote;
+		if (n > size)
+			return -ENOSPC;
+		uint8_t *o = r + ETH_HEADER;
+		memset(o, 0, IPV6_HEADER + ICMP_HEADER);
+		o[0] = 0x60;
+		put16(o + 4, (uint16_t)(ICMP_HEADER + quote));
+		o[6] = IPPROTO_ICMPV6;
+		o[7] = 64;
+		memcpy(o + 8, ip + 24, 16);
+		memcpy(o + 24, ip + 8, 16);
+		uint8_t *icmp = o + IPV6_HEADER;
+		icmp[0] = 1;	/* destination unreachable */
+		icmp[1] = 0;	/* no route: ENETUNREACH */
+		memcpy(icmp + ICMP_HEADER, ip, quote);
+		/* The pseudo-header: both addresses, the length, the next header. */
+		uint32_t sum = sum16(o + 8, 32, 0);
+		sum += (uint32_t)(ICMP_HEADER + quote);
+		sum += IPPROTO_ICMPV6;
+		put16(icmp + 2, fold(sum16(icmp, ICMP_HEADER + quote, sum)));
+	} else {
+		return -EINVAL;
+	}
+	/* Back to the end it came from, from the other. */
+	memcpy(r, f + 6, 6);
+	memcpy(r + 6, f, 6);
+	memcpy(r + 12, f + 12, 2);
+	return (int)n;
+}
+
+/* ---- serving it, in stockade ---- */
+
+/* Addresses recorded one by one; past that, one entry counts the rest. */
+#define OUTSIDE_RECORDS 256
+
+static bool records_full(const struct report *rep, const char *kind, const char *what)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rep->n_denials; i++) {
+		if (!streq(rep->denials[i].kind, kind))
+			continue;
+		if (streq(rep->denials[i].what, what))
+			return false;
+		n++;
+	}
+	return n >= OUTSIDE_RECORDS;
+}
+
+int netns_outside_serve(int fd, const char *source, struct report *rep)
+{
+	for (;;) {
+		uint8_t frame[2048], reply[1536];
+		struct sockaddr_ll from;
+		socklen_t from_len = sizeof(from);
+		ssize_t n = recvfrom(fd, frame, sizeof(frame), MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from,
+				     &from_len);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		/* Only what the jail sent, never the answers stockade wrote. */
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		struct netns_attempt a;
+		int m = netns_outside_answer(frame, (size_t)n < sizeof(frame) ? (size_t)n : sizeof(frame), reply,
+					     sizeof(reply), &a);
+		if (m < 0)
+			continue;
+		(void)send(fd, reply, (size_t)m, MSG_DONTWAIT);
+		char host[INET6_ADDRSTRLEN];
+		inet_ntop(a.family, a.addr, host, sizeof(host));
+		_cleanup_free_ char *what = a.family == AF_INET6 ? xasprintf("[%s]:%u", host, a.port)
+								 : xasprintf("%s:%u", host, a.port);
+		const char *kind = a.datagram ? "datagram" : "connect";
+		_cleanup_free_ char *fix = a.datagram ? xstrdup("--net on, or in stockade.ini: network = on")
+						      : xasprintf("--connect %s (this one service), or --net on", what);
+		report_denial_ruled(rep, kind, records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
+				    "network loopback: the jail's own loopback only, no route out", source, fix);
+	}
+}
