@@ -750,7 +750,7 @@ static int run_namespaces(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
-	_cleanup_close_ int responder = -1;
+	_cleanup_close_ int responder = -1, outside_nl = -1;
 	int outside = -1;
 	struct forwards fwd = { .factory = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
@@ -880,7 +880,6 @@ static int run_namespaces(struct run *r)
 		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
 		goto out;
 	}
-	_cleanup_close_ int outside_nl = -1;
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
 		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0));
 	if (!failed && c.outside)
