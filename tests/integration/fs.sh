@@ -49,6 +49,13 @@ out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail --read "$HOME/.ssh" -
 case $out in *"'$HOME/.ssh' is a credential stockade hides: the command may read it, as --read on the command line asks"*)
 	pass "and says that it lifts a credential's hide, naming the option" ;;
 *) fail "and says that it lifts a credential's hide"; diag "$out" ;; esac
+# A rule whose own name is a symlink to the credential (planted, or
+# flipped there by an earlier run) did not name it: refused, not lifted.
+ln -s "$HOME/.ssh" "$T/ssh-link"
+expect_control "THREATS 20 control: outside, the link reads the key" -- "$PROBE" read "$T/ssh-link/id_rsa"
+fails "THREATS 20: a --read of a symlink to ~/.ssh does not lift its hide: refused (125)" "cannot be honoured" -- \
+	in_jail --read "$T/ssh-link" -- "$PROBE" read "$T/ssh-link/id_rsa"
+rm -f "$T/ssh-link"
 expect_probe "--read ~/.ssh leaves another credential hidden" "errno $HIDDEN" -- \
 	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.aws/credentials"
 
