@@ -42,6 +42,26 @@ jail --max-procs 1 -- true 2>"$T/err"
 jail --memory 12Q -- true 2>"$T/err"
 [ $? -eq 125 ] && grep -q -- "--memory" "$T/err" && pass "--memory 12Q: an error naming the option" || fail "--memory 12Q: an error naming the option"
 
+# The same limit from stockade.ini: the workspace's file lowers it (a
+# lower limit narrows: no trust needed), and a bad value is refused with
+# its file, line and key.
+printf '[sandbox]\nnetwork = off\nmax-procs = 50\n' >"$W/stockade.ini"
+in_jail -- "$PROBE" spawn-many 2000 >"$T/ini.out" 2>&1
+started=$(sed -n 's/^started //p' "$T/ini.out")
+grep -q '^probe: errno EAGAIN$' "$T/ini.out" && [ -n "$started" ] && [ "$started" -lt 50 ] && [ "$started" -ge 40 ] &&
+	pass "stockade.ini max-procs = 50: the fork loop stops at $started" ||
+	{ fail "stockade.ini max-procs = 50: the fork loop stops at about 50"; diag "$(cat "$T/ini.out")"; }
+printf '[sandbox]\nnetwork = off\nmax-procs = lots\n' >"$W/stockade.ini"
+fails "stockade.ini max-procs = lots: refused (125), naming the file, line and key" \
+	"$W/stockade.ini line 3: max-procs: invalid value 'lots': use a number of processes from 2 to 4194304" -- in_jail -- true
+printf '[sandbox]\nmemory = 12Q\n' >"$W/stockade.ini"
+fails "stockade.ini memory = 12Q: refused (125), naming the file, line and key" \
+	"$W/stockade.ini line 2: memory: invalid value '12Q': use a size" -- in_jail -- true
+printf '[sandbox]\nmax-procs = 100000\n' >"$W/stockade.ini"
+fails "stockade.ini max-procs above the default, untrusted: a widening, refused (125)" \
+	"$W/stockade.ini line 2: max-procs: '100000' widens the jail" -- in_jail -- true
+rm -f "$W/stockade.ini"
+
 # doctor says what bounds the run here, and the run's report agrees.
 "$STOCKADE" doctor --json >"$T/doctor.json" 2>/dev/null
 in_jail --report "$T/default.json" -- true
