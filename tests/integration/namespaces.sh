@@ -20,8 +20,8 @@ outside=$!
 at_exit kill "$outside"
 expect_probe "/proc is readable" ok -- in_jail --net off -- "$PROBE" ls /proc
 pids=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c -E '^[0-9]+$')
-[ "$pids" -le 3 ] && pass "/proc lists the jail's processes only ($pids)" || { fail "/proc lists the jail's processes only ($pids)"; diag "$PROBE_OUTPUT"; }
-printf '%s\n' "$PROBE_OUTPUT" | grep -q -x "$outside" && fail "an outside process is not in /proc" || pass "an outside process is not in /proc"
+[ "$pids" -le 3 ] && pass "THREATS 35: /proc lists the jail's processes only ($pids)" || { fail "THREATS 35: /proc lists the jail's processes only ($pids)"; diag "$PROBE_OUTPUT"; }
+printf '%s\n' "$PROBE_OUTPUT" | grep -q -x "$outside" && fail "THREATS 35: an outside process is not in /proc" || pass "THREATS 35: an outside process is not in /proc"
 
 # Every capability set empty, the bounding set included.
 expect_probe "capabilities" ok -- in_jail --net off -- "$PROBE" caps
@@ -84,24 +84,24 @@ done
 kill "$flipper" 2>/dev/null
 wait "$flipper" 2>/dev/null
 [ -d "$T/flip.dir" ] && { rm -f "$T/flip"; mv "$T/flip.dir" "$T/flip"; }
-[ "$shown" -eq 0 ] && pass "the race never showed the symlink's target ($runs jails, $refused refused to start)" ||
-	fail "the race never showed the symlink's target ($shown of $runs jails showed it)"
+[ "$shown" -eq 0 ] && pass "THREATS 20: the race never showed the symlink's target ($runs jails, $refused refused to start)" ||
+	fail "THREATS 20: the race never showed the symlink's target ($shown of $runs jails showed it)"
 [ "$runs" -ge 100 ] && pass "the race ran at least 100 jails" || fail "the race ran at least 100 jails (ran $runs)"
 
 # Fallback, simulated: auto lands on the landlock backend and says why.
 for how in "--no-userns=EPERM" "--no-mount=EPERM"; do
 	rm -f "$T/fallback.json"
 	out=$("$SIMKERNEL" $how -- "$STOCKADE" --net off -C "$W" --report "$T/fallback.json" -- "$PROBE" read "$HOME/.ssh/id_rsa" 2>&1)
-	case $out in *"probe: errno EACCES"*) pass "$how: the command ran on the landlock backend, the credential hidden" ;;
-	*) fail "$how: the command ran on the landlock backend, the credential hidden"; diag "$out" ;; esac
+	case $out in *"probe: errno EACCES"*) pass "THREATS 55: $how: the command ran on the landlock backend, the credential hidden" ;;
+	*) fail "THREATS 55: $how: the command ran on the landlock backend, the credential hidden"; diag "$out" ;; esac
 	case $out in *"the namespace jail is not available here"*"using the landlock backend"*) pass "$how: one line says so" ;;
 	*) fail "$how: one line says so"; diag "$out" ;; esac
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["backend"] == "landlock" and r["fallback"], r' "$T/fallback.json" &&
 		pass "$how: the report says landlock, and why" || { fail "$how: the report says landlock, and why"; diag "$(cat "$T/fallback.json")"; }
 	out=$("$SIMKERNEL" $how -- "$STOCKADE" --backend namespaces --net off -C "$W" -- "$PROBE" read "$HOME/notes.txt" 2>&1)
 	st=$?
-	[ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' && pass "$how: --backend namespaces refuses instead (125)" ||
-		{ fail "$how: --backend namespaces refuses instead (125, got $st)"; diag "$out"; }
+	[ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' && pass "THREATS 55: $how: --backend namespaces refuses instead (125)" ||
+		{ fail "THREATS 55: $how: --backend namespaces refuses instead (125, got $st)"; diag "$out"; }
 	out=$("$SIMKERNEL" $how -- "$STOCKADE" doctor 2>&1)
 	case $out in *"user namespaces:        refused at "*"EPERM"*"backend auto picks:     landlock"*) pass "$how: doctor says this host falls back" ;;
 	*) fail "$how: doctor says this host falls back"; diag "$out" ;; esac
@@ -110,7 +110,7 @@ done
 # Landlock refused: the namespace jail still hides every credential.
 rm -f "$T/nolandlock.json"
 for f in .ssh/id_rsa .aws/credentials .netrc .config/gh/hosts.yml; do
-	expect_probe "without Landlock, ~/$f is still hidden" "errno ENOENT" -- \
+	expect_probe "THREATS 53: without Landlock, ~/$f is still hidden" "errno ENOENT" -- \
 		"$SIMKERNEL" --no-landlock=EOPNOTSUPP -- "$STOCKADE" --net off -C "$W" --report "$T/nolandlock.json" -- "$PROBE" read "$HOME/$f"
 done
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["backend"] == "namespaces" and any(g["what"] == "landlock" for g in r["unenforced"]), r' "$T/nolandlock.json" &&
