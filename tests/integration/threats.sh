@@ -95,18 +95,20 @@ echo "not a secret" >"$T/flip/file"
 ) &
 flipper=$!
 at_exit kill "$flipper"
-runs=0 shown=0
-end=$((SECONDS + 15))
-while [ $runs -lt 200 ] && [ $SECONDS -lt $end ]; do
+runs=0 shown=0 refused=0
+end=$((SECONDS + 20))
+while [ $runs -lt 300 ] && [ $SECONDS -lt $end ]; do
 	out=$(in_jail --read "$T/flip" -- sh -c "cat '$T/flip/id_rsa' '$T/flip/file' 2>/dev/null" 2>&1)
 	case $out in *"$NONCE"*) shown=$((shown + 1)) ;; esac
+	case $out in *"stockade: "*) refused=$((refused + 1)) ;; esac
 	runs=$((runs + 1))
 done
 kill "$flipper" 2>/dev/null
 wait "$flipper" 2>/dev/null
 [ -d "$T/flip.dir" ] && { rm -f "$T/flip"; mv "$T/flip.dir" "$T/flip"; }
-[ "$shown" -eq 0 ] && [ "$runs" -ge 50 ] && pass "THREATS 20: the flip race never showed ~/.ssh ($runs jails)" ||
+[ "$shown" -eq 0 ] && pass "THREATS 20: the flip race never showed ~/.ssh ($runs jails, $refused refused to start)" ||
 	fail "THREATS 20: the flip race never showed ~/.ssh ($shown of $runs jails showed it)"
+[ "$runs" -ge 100 ] && pass "THREATS 20: the race ran at least 100 jails" || fail "THREATS 20: the race ran at least 100 jails (ran $runs)"
 ln -s "$HOME/.ssh" "$T/flipped"
 expect_control "THREATS 20 control: outside, the flipped path reads the key" -- "$PROBE" read "$T/flipped/id_rsa"
 rm -f "$T/flipped"
