@@ -28,6 +28,8 @@ enum value_kind {
 	VALUE_PATH,
 	VALUE_ENV,
 	VALUE_NAMES,
+	VALUE_PROCS,
+	VALUE_SIZE,
 };
 
 static const struct key_row {
@@ -45,10 +47,13 @@ static const struct key_row {
 	{ "hide-ignored", VALUE_BOOL, "true or false" },
 	{ "mode", VALUE_MODE, "auto, required or off" },
 	{ "backend", VALUE_BACKEND, "auto, namespaces, landlock or seatbelt" },
+	{ "max-procs", VALUE_PROCS, "a number of processes from 2 to 4194304" },
+	{ "memory", VALUE_SIZE, "a size (512M, 4G) or a share of memory (50%)" },
+	{ "tmp-size", VALUE_SIZE, "a size (512M, 4G) or a share of memory (50%)" },
 };
 
 const char *const conf_keys[] = { "network", "read", "write", "hide", "env", "unset", "home",
-				  "hide-ignored", "mode", "backend", NULL };
+				  "hide-ignored", "mode", "backend", "max-procs", "memory", "tmp-size", NULL };
 
 /* The longest line, in bytes, without its end. */
 #define CONF_MAX_LINE 4096
@@ -273,6 +278,8 @@ static char *check_value(const struct key_row *k, const char *value)
 	enum net_mode net;
 	enum run_mode mode;
 	enum backend backend;
+	unsigned long procs;
+	struct size_spec size;
 	switch (k->kind) {
 	case VALUE_NET:
 		return net_mode_from_name(value, &net) < 0 ? xstrdup("use off, loopback or on") : NULL;
@@ -288,6 +295,10 @@ static char *check_value(const struct key_row *k, const char *value)
 		if (str_empty(value))
 			return xstrdup("use one path");
 		return str_has_control(value) ? xstrdup("the path has a control character") : NULL;
+	case VALUE_PROCS:
+		return max_procs_parse(value, &procs) < 0 ? xasprintf("use %s", k->allowed) : NULL;
+	case VALUE_SIZE:
+		return size_spec_parse(value, &size) < 0 ? xasprintf("use %s", k->allowed) : NULL;
 	case VALUE_PATHS:
 	case VALUE_ENV:
 	case VALUE_NAMES:
@@ -532,6 +543,19 @@ void conf_section_layer(const struct conf_file *f, const struct conf_section *s,
 			free(l->home);
 			l->home = xstrdup(e->value);
 			l->home_source = src;
+			break;
+		case VALUE_PROCS:
+			(void)max_procs_parse(e->value, &l->max_procs);
+			l->max_procs_source = src;
+			break;
+		case VALUE_SIZE:
+			if (streq(e->key, "memory")) {
+				(void)size_spec_parse(e->value, &l->memory);
+				l->memory_source = src;
+			} else {
+				(void)size_spec_parse(e->value, &l->tmp_size);
+				l->tmp_size_source = src;
+			}
 			break;
 		case VALUE_PATHS: {
 			enum access a = streq(e->key, "read") ? ACCESS_READ : streq(e->key, "write") ? ACCESS_WRITE : ACCESS_HIDE;

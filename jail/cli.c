@@ -223,16 +223,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			l->hide_ignored = true;
 			l->hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
 			break;
-		case OPT_MAX_PROCS: {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (errno || *end || n < 2 || n > (1UL << 22) || optarg[0] == '-')
+		case OPT_MAX_PROCS:
+			if (max_procs_parse(optarg, &l->max_procs) < 0)
 				USAGE_ERROR("invalid --max-procs '%s': use a number of processes from 2 to 4194304", optarg);
-			l->max_procs = n;
 			l->max_procs_source = SOURCE_OPTION_OF("--max-procs");
 			break;
-		}
 		case OPT_MEMORY:
 			if (size_spec_parse(optarg, &l->memory) < 0)
 				USAGE_ERROR("invalid --memory '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 
 #include "lib/fd.h"
 #include "lib/fs.h"
@@ -117,10 +118,39 @@ static int mode_strictness(enum run_mode m)
 	return m == MODE_REQUIRED ? 2 : m == MODE_AUTO ? 1 : 0;
 }
 
+/* This host's memory, what a share of it is of; 0 if unknown. */
+static uint64_t host_ram(void)
+{
+	struct sysinfo si;
+	return sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 0;
+}
+
+/* Whether limit a lets the run have more than b, on this host. */
+static bool size_spec_above(const struct size_spec *a, const struct size_spec *b)
+{
+	if (!a->bytes && !b->bytes)
+		return a->percent > b->percent;
+	uint64_t ram = host_ram();
+	return size_spec_bytes(a, ram) > size_spec_bytes(b, ram);
+}
+
+/* A limit as a widening names it: "8192", "4.0 GiB". */
+static void add_size_widening(struct policy *p, const struct source *source, const struct size_spec *now,
+			      const struct size_spec *before)
+{
+	uint64_t ram = host_ram();
+	char a[64], b[64];
+	size_spec_format(now, ram, a, sizeof(a));
+	size_spec_format(before, ram, b, sizeof(b));
+	add_widening(p, source, a, b);
+}
+
 /* The settings of an untrusted layer that widen what the layers before
  * it say: a wider network, a less strict mode, any backend, a kept home
  * (written, outside the workspace), a variable the scrub would take
- * away. Each is named; none is applied. */
+ * away, a higher limit (a file of the repository's could otherwise let
+ * a run take the host's processes or memory). Each is named; none is
+ * applied. */
 static bool settings_widen(struct policy *p, const struct layer *l)
 {
 	bool widened = false;
@@ -139,6 +169,21 @@ static bool settings_widen(struct policy *p, const struct layer *l)
 	}
 	if (l->home) {
 		add_widening(p, &l->home_source, l->home, "a fresh home");
+		widened = true;
+	}
+	if (l->max_procs && l->max_procs > p->limits.max_procs) {
+		char a[32], b[32];
+		snprintf(a, sizeof(a), "%lu", l->max_procs);
+		snprintf(b, sizeof(b), "%lu", p->limits.max_procs);
+		add_widening(p, &l->max_procs_source, a, b);
+		widened = true;
+	}
+	if ((l->memory.bytes || l->memory.percent) && size_spec_above(&l->memory, &p->limits.memory)) {
+		add_size_widening(p, &l->memory_source, &l->memory, &p->limits.memory);
+		widened = true;
+	}
+	if ((l->tmp_size.bytes || l->tmp_size.percent) && size_spec_above(&l->tmp_size, &p->limits.tmp_size)) {
+		add_size_widening(p, &l->tmp_size_source, &l->tmp_size, &p->limits.tmp_size);
 		widened = true;
 	}
 	for (size_t k = 0; k < l->n_env_ops; k++)
@@ -394,9 +439,15 @@ static bool in_handoff(const struct policy *p, const char *path)
  * (--read ~/.ssh) is the user's own choice: it stands, said once, where
  * on one path hide would otherwise win. A wider one (--read ~) leaves
  * the credentials inside hidden. A workspace file's rule gets here only
- * once the file is trusted (conf/: a read outside the workspace widens). */
-static void lift_default_hide(struct policy *p, const char *canon, const struct layer_rule *lr)
+ * once the file is trusted (conf/: a read outside the workspace widens).
+ * A rule whose own name is a symlink to the credential (--read dir where
+ * dir -> ~/.ssh, planted or flipped there by an earlier run) did not name
+ * it: the hide stays, and the rule, not honoured, is an error. */
+static void lift_default_hide(struct policy *p, const char *canon, const char *abs, const struct layer_rule *lr)
 {
+	struct stat st;
+	if (lstat(abs, &st) < 0 || S_ISLNK(st.st_mode))
+		return;
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct rule *h = &p->rules[i];
 		if (h->access != ACCESS_HIDE || !(h->flags & RULE_SYSTEM) || !streq(h->path, canon))
@@ -418,6 +469,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 	 * look narrower. */
 	_cleanup_free_ bool *widens = l->needs_trust && l->n_rules ? xcalloc(l->n_rules, sizeof(bool)) : NULL;
 	_cleanup_strv_ char **canons = strv_new();
+	_cleanup_strv_ char **abss = strv_new();
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (str_has_control(lr->path) || str_empty(lr->path)) {
@@ -436,6 +488,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 				p->skipped[p->n_skipped++] = (struct rule){ .path = xstrdup(lr->path), .access = lr->access,
 									    .source = lr->source };
 				strv_add(&canons, "");
+				strv_add(&abss, "");
 				continue;
 			}
 			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
@@ -459,13 +512,14 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			}
 		}
 		strv_push(&canons, canon);
+		strv_add(&abss, abs);
 	}
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (!canons[i][0] || (widens && widens[i]))
 			continue;
 		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE)
-			lift_default_hide(p, canons[i], lr);
+			lift_default_hide(p, canons[i], abss[i], lr);
 		policy_add_rule(p, canons[i], lr->access, 0, lr->source, NULL);
 	}
 	return 0;

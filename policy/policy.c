@@ -136,6 +136,19 @@ int size_spec_parse(const char *s, struct size_spec *ret)
 	return 0;
 }
 
+int max_procs_parse(const char *s, unsigned long *ret)
+{
+	if (!s || !(*s >= '0' && *s <= '9'))
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+	if (errno || *end || n < LIMIT_MIN_PROCS || n > LIMIT_MAX_MAX_PROCS)
+		return -EINVAL;
+	*ret = n;
+	return 0;
+}
+
 uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram)
 {
 	return s->bytes ? s->bytes : ram / 100 * s->percent + ram % 100 * s->percent / 100;

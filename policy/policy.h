@@ -149,6 +149,10 @@ struct limits {
 #define LIMIT_MAX_PROCS 8192
 #define LIMIT_MEMORY_PERCENT 75
 #define LIMIT_TMP_PERCENT 50
+/* What --max-procs and max-procs accept: a shell and its child, up to
+ * the kernel's pid_max ceiling. */
+#define LIMIT_MIN_PROCS 2
+#define LIMIT_MAX_MAX_PROCS (1UL << 22)
 
 /* A setting or rule of an untrusted layer that gives more than the
  * layers before it did. */
@@ -234,6 +238,9 @@ int run_mode_from_name(const char *s, enum run_mode *ret);
 /* "512M", "4G", "1048576", "25%": -EINVAL for anything else, 0 or
  * above 100%, or a byte count that overflows. */
 int size_spec_parse(const char *s, struct size_spec *ret);
+/* A number of processes from LIMIT_MIN_PROCS to LIMIT_MAX_MAX_PROCS:
+ * -EINVAL for anything else. */
+int max_procs_parse(const char *s, unsigned long *ret);
 /* Its bytes on a host with ram bytes of memory. */
 uint64_t size_spec_bytes(const struct size_spec *s, uint64_t ram);
 /* "4.0 GiB", "50% of memory (12.0 GiB)". */

@@ -23,19 +23,19 @@ never_ran() {
 	LAST_OUTPUT=$out
 }
 
-expect_control "outside under simkernel: the probe runs" -- "$SIMKERNEL" --no-landlock=EOPNOTSUPP -- "$PROBE" write "$W/sentinel"
+expect_control "THREATS 53 control: outside under simkernel, the probe runs" -- "$SIMKERNEL" --no-landlock=EOPNOTSUPP -- "$PROBE" write "$W/sentinel"
 for e in EOPNOTSUPP ENOSYS; do
-	never_ran "Landlock answering $e, no user namespaces: exit 125, the command never ran" 125 -- \
+	never_ran "THREATS 53: Landlock answering $e, no user namespaces: exit 125, the command never ran" 125 -- \
 		"$SIMKERNEL" --no-landlock=$e --no-userns=EPERM -- "$STOCKADE" --net off -C "$W" -- "$PROBE" write "$W/sentinel"
 	case $LAST_OUTPUT in *"nothing on this host can confine the command"*) pass "and says why" ;;
 	*) fail "and says why"; diag "$LAST_OUTPUT" ;; esac
-	never_ran "--backend landlock with Landlock answering $e: exit 125" 125 -- \
+	never_ran "THREATS 53: --backend landlock with Landlock answering $e: exit 125" 125 -- \
 		"$SIMKERNEL" --no-landlock=$e -- "$STOCKADE" --backend landlock --net off -C "$W" -- "$PROBE" write "$W/sentinel"
 done
-never_ran "landlock_restrict_self refused: exit 125" 125 -- \
+never_ran "THREATS 53: landlock_restrict_self refused: exit 125" 125 -- \
 	"$SIMKERNEL" --errno landlock_restrict_self=EPERM -- "$STOCKADE" --backend landlock --net off -C "$W" -- "$PROBE" write "$W/sentinel"
 case $LAST_OUTPUT in *"Landlock"*) pass "and names Landlock" ;; *) fail "and names Landlock"; diag "$LAST_OUTPUT" ;; esac
-never_ran "landlock_add_rule refused: exit 125" 125 -- \
+never_ran "THREATS 53: landlock_add_rule refused: exit 125" 125 -- \
 	"$SIMKERNEL" --errno landlock_add_rule=EPERM -- "$STOCKADE" --backend landlock --net off -C "$W" -- "$PROBE" write "$W/sentinel"
 never_ran "the seccomp filter refused: exit 125" 125 -- \
 	"$SIMKERNEL" --errno seccomp=EINVAL -- "$STOCKADE" --backend landlock --net off -C "$W" -- "$PROBE" write "$W/sentinel"

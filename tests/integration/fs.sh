@@ -28,17 +28,17 @@ for f in .ssh/id_rsa .aws/credentials .azure/accessTokens.json .gnupg/private-ke
 	.netrc .docker/config.json .kube/config .npmrc .pypirc .git-credentials \
 	.password-store/mail.gpg .config/gh/hosts.yml .config/gcloud/credentials.db \
 	.cargo/credentials.toml .local/share/keyrings/login.keyring; do
-	expect_control "outside: ~/$f is readable" -- "$PROBE" read "$HOME/$f"
-	expect_probe "~/$f is hidden" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/$f"
+	expect_control "THREATS 11 control: outside, ~/$f is readable" -- "$PROBE" read "$HOME/$f"
+	expect_probe "THREATS 11: ~/$f is hidden" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/$f"
 	record
-	expect_probe "~/$f is hidden under --read ~" "errno $(covered_errno)" -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/$f"
+	expect_probe "THREATS 11: ~/$f is hidden under --read ~" "errno $(covered_errno)" -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/$f"
 	record
 done
 
 # What stockade does not list is still out of reach: the home is not granted.
-expect_probe "~/.bash_history is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.bash_history"
+expect_probe "THREATS 12: ~/.bash_history is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.bash_history"
 record
-expect_probe "~/.config/unlisted/token is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.config/unlisted/token"
+expect_probe "THREATS 12: ~/.config/unlisted/token is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$HOME/.config/unlisted/token"
 record
 expect_probe "a granted home file is readable" ok -- in_jail --read "$HOME" -- "$PROBE" read "$HOME/notes.txt"
 # An explicit --read of a credential's own path is the user's choice: it
@@ -49,6 +49,13 @@ out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail --read "$HOME/.ssh" -
 case $out in *"'$HOME/.ssh' is a credential stockade hides: the command may read it, as --read on the command line asks"*)
 	pass "and says that it lifts a credential's hide, naming the option" ;;
 *) fail "and says that it lifts a credential's hide"; diag "$out" ;; esac
+# A rule whose own name is a symlink to the credential (planted, or
+# flipped there by an earlier run) did not name it: refused, not lifted.
+ln -s "$HOME/.ssh" "$T/ssh-link"
+expect_control "THREATS 20 control: outside, the link reads the key" -- "$PROBE" read "$T/ssh-link/id_rsa"
+fails "THREATS 20: a --read of a symlink to ~/.ssh does not lift its hide: refused (125)" "cannot be honoured" -- \
+	in_jail --read "$T/ssh-link" -- "$PROBE" read "$T/ssh-link/id_rsa"
+rm -f "$T/ssh-link"
 expect_probe "--read ~/.ssh leaves another credential hidden" "errno $HIDDEN" -- \
 	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.aws/credentials"
 
@@ -57,24 +64,24 @@ mkdir -p "$HOME/dotfiles"
 echo "$NONCE" >"$HOME/dotfiles/kube-config"
 rm -f "$HOME/.kube/config"
 ln -s ../dotfiles/kube-config "$HOME/.kube/config"
-expect_control "outside: the stowed credential is readable by its real path" -- "$PROBE" read "$HOME/dotfiles/kube-config"
-expect_probe "the target of a credential symlink is hidden under --read ~" "errno $(covered_errno)" -- \
+expect_control "THREATS 14 control: outside, the stowed credential is readable by its real path" -- "$PROBE" read "$HOME/dotfiles/kube-config"
+expect_probe "THREATS 14: the target of a credential symlink is hidden under --read ~" "errno $(covered_errno)" -- \
 	in_jail --read "$HOME" -- "$PROBE" read "$HOME/dotfiles/kube-config"
 record
 
 # A symlink planted in the workspace reaches nothing the jail hides.
 ln -s "$HOME/.ssh/id_rsa" "$W/key-link"
-expect_control "outside: the workspace link reads the key" -- "$PROBE" read "$W/key-link"
-expect_probe "a workspace symlink to ~/.ssh/id_rsa is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$W/key-link"
+expect_control "THREATS 13 control: outside, the workspace link reads the key" -- "$PROBE" read "$W/key-link"
+expect_probe "THREATS 13: a workspace symlink to ~/.ssh/id_rsa is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$W/key-link"
 record
-expect_probe "a path through /proc/self/root to the key is refused" "errno $HIDDEN" -- \
+expect_probe "THREATS 13: a path through /proc/self/root to the key is refused" "errno $HIDDEN" -- \
 	in_jail -- "$PROBE" read "/proc/self/root$HOME/.ssh/id_rsa"
 record
 
 # A hard link to a hidden file cannot be made into the workspace.
-expect_probe "hard-linking ~/.ssh/id_rsa into the workspace is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EXDEV)" -- \
+expect_probe "THREATS 15: hard-linking ~/.ssh/id_rsa into the workspace is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EXDEV)" -- \
 	in_jail -- "$PROBE" link "$HOME/.ssh/id_rsa" "$W/hard"
-[ ! -e "$W/hard" ] && pass "no hard link was made" || fail "no hard link was made"
+[ ! -e "$W/hard" ] && pass "THREATS 15: no hard link was made" || fail "THREATS 15: no hard link was made"
 
 # Writes: the workspace and the private tmp, nothing else.
 expect_probe "the workspace is writable" ok -- in_jail -- "$PROBE" write "$W/out.txt"
@@ -88,14 +95,14 @@ for target in "$HOME/.bashrc" "$HOME/.profile" "$HOME/.config/autostart.desktop"
 		# The home is a fresh tmpfs at the same path: the write lands
 		# there, or finds no directory, and vanishes with the run.
 		in_jail -- "$PROBE" write "$target" >"$T/write.out" 2>&1
-		grep -q '^probe: started' "$T/write.out" && pass "writing $target stays in the jail's fresh home" ||
-			fail "writing $target stays in the jail's fresh home"
+		grep -q '^probe: started' "$T/write.out" && pass "THREATS 17: writing $target stays in the jail's fresh home" ||
+			fail "THREATS 17: writing $target stays in the jail's fresh home"
 	else
-		expect_probe "writing $target is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" write "$target"
+		expect_probe "THREATS 17: writing $target is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" write "$target"
 	fi
 done
-[ ! -e "$HOME/.ssh/authorized_keys" ] && pass "no authorized_keys was planted" || fail "no authorized_keys was planted"
-[ "$(sha256sum "$HOME/.bashrc")" = "$sum_before" ] && pass "~/.bashrc is unchanged" || fail "~/.bashrc is unchanged"
+[ ! -e "$HOME/.ssh/authorized_keys" ] && pass "THREATS 17: no authorized_keys was planted" || fail "THREATS 17: no authorized_keys was planted"
+[ "$(sha256sum "$HOME/.bashrc")" = "$sum_before" ] && pass "THREATS 17: ~/.bashrc is unchanged" || fail "THREATS 17: ~/.bashrc is unchanged"
 [ ! -e "$HOME/.profile" ] && pass "no ~/.profile was planted" || fail "no ~/.profile was planted"
 real_tmp="/tmp/stockade-test-$NONCE"
 if fresh_places; then
@@ -108,8 +115,8 @@ expect_probe "/var/tmp is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" l
 shm="/dev/shm/stockade-test-$NONCE"
 echo "$NONCE" >"$shm"
 at_exit rm -f "$shm"
-expect_control "outside: another program's /dev/shm file is readable" -- "$PROBE" read "$shm"
-expect_probe "/dev/shm of other programs is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$shm"
+expect_control "THREATS 24 control: outside, another program's /dev/shm file is readable" -- "$PROBE" read "$shm"
+expect_probe "THREATS 24: /dev/shm of other programs is out of reach" "errno $HIDDEN" -- in_jail -- "$PROBE" read "$shm"
 record
 expect_probe "the system is read-only" "errno $RO" -- in_jail -- "$PROBE" write /etc/stockade-test
 expect_probe "the system is readable" ok -- in_jail -- "$PROBE" read /etc/hostname
@@ -118,13 +125,13 @@ expect_probe "/dev/null is writable" ok -- in_jail -- "$PROBE" write /dev/null
 # A file the command may read, it may not truncate by any means.
 echo "keep me" >"$HOME/ro.txt"
 cp "$HOME/ro.txt" "$T/ro-control.txt"
-expect_control "outside: truncate(2) works" -- "$PROBE" truncate "$T/ro-control.txt"
-expect_probe "truncate(2) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" truncate "$HOME/ro.txt"
-expect_probe "open(O_RDONLY|O_TRUNC) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" open-trunc "$HOME/ro.txt"
-[ "$(cat "$HOME/ro.txt")" = "keep me" ] && pass "the read-only file kept its content" || fail "the read-only file kept its content"
+expect_control "THREATS 16 control: outside, truncate(2) works" -- "$PROBE" truncate "$T/ro-control.txt"
+expect_probe "THREATS 16: truncate(2) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" truncate "$HOME/ro.txt"
+expect_probe "THREATS 16: open(O_RDONLY|O_TRUNC) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" open-trunc "$HOME/ro.txt"
+[ "$(cat "$HOME/ro.txt")" = "keep me" ] && pass "THREATS 16: the read-only file kept its content" || fail "THREATS 16: the read-only file kept its content"
 
 # No device nodes, for root either; fifos and sockets are fine.
-expect_probe "mknod of a character device is refused" "errno EACCES" -- \
+expect_probe "THREATS 23: mknod of a character device is refused" "errno EACCES" -- \
 	in_jail -- "$PROBE" mknod-char "$W/null2"
 expect_probe "a fifo in the workspace is fine" ok -- in_jail -- "$PROBE" mkfifo "$W/fifo"
 
@@ -132,8 +139,8 @@ expect_probe "a fifo in the workspace is fine" ok -- in_jail -- "$PROBE" mkfifo 
 sleep 60 &
 outside=$!
 at_exit kill "$outside"
-expect_control "outside: another process's environ is readable" -- "$PROBE" read-environ "$outside"
-expect_probe "another process's environ is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+expect_control "THREATS 35 control: outside, another process's environ is readable" -- "$PROBE" read-environ "$outside"
+expect_probe "THREATS 35: another process's environ is refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
 	in_jail -- "$PROBE" read-environ "$outside"
 expect_probe "its own environ is readable" ok -- in_jail -- "$PROBE" read /proc/self/environ
 
@@ -172,5 +179,5 @@ out=$(PATH="$W/.venv/bin:$PATH" in_jail -- sh -c "touch '$W/.venv/bin/new-script
 	{ fail "a PATH directory in the workspace stays writable"; diag "$out"; }
 
 mapfile -t written < <(find "$W" -type f)
-assert_absent "$NONCE" "the canary appears in no output of the jail, nor in what it wrote" "$OUT" "${written[@]}"
+assert_absent "$NONCE" "THREATS 11, 12, 13, 14: the canary appears in no output of the jail, nor in what it wrote" "$OUT" "${written[@]}"
 plan_done

@@ -52,9 +52,9 @@ control_vector() {
 	rm -f "$T/pwned-$name"
 	run_git_outside "$dir" "$@"
 	if pwned "$name"; then
-		pass "control: outside the jail, git runs what is planted for $name"
+		pass "THREATS 60 control: outside the jail, git runs what is planted for $name"
 	else
-		fail "control: outside the jail, git runs what is planted for $name"
+		fail "THREATS 60 control: outside the jail, git runs what is planted for $name"
 	fi
 	rm -f "$T/pwned-$name"
 }
@@ -67,9 +67,9 @@ after_vector() {
 	rm -f "$T/pwned-$name"
 	run_git_outside "$dir" "$@"
 	if pwned "$name"; then
-		fail "$name: what the run planted does not run at 'git $*' outside"
+		fail "THREATS 60: $name: what the run planted does not run at 'git $*' outside"
 	else
-		pass "$name: what the run planted does not run at 'git $*' outside"
+		pass "THREATS 60: $name: what the run planted does not run at 'git $*' outside"
 	fi
 }
 
@@ -229,8 +229,8 @@ started "$M/started-super" "planting in an uninitialised submodule's git directo
 rm -f "$T/pwned-submodule"
 git -C "$W/super" -c protocol.file.allow=always submodule update -q --init >/dev/null 2>&1
 git -C "$W/super/sub" status >/dev/null 2>&1
-pwned submodule && fail "submodule: nothing planted runs at 'git submodule update --init' outside" ||
-	pass "submodule: nothing planted runs at 'git submodule update --init' outside"
+pwned submodule && fail "THREATS 26, 60: submodule: nothing planted runs at 'git submodule update --init' outside" ||
+	pass "THREATS 26, 60: submodule: nothing planted runs at 'git submodule update --init' outside"
 
 # A file an include names inside the workspace.
 fresh_repo "$W/inc"
@@ -264,11 +264,11 @@ echo 'export SAFE=1' >"$W2/.envrc.local"
 in_jail -C "$W2" -- sh -c "echo 'touch $T/pwned-envrc' >>.envrc.local; printf '#!/bin/sh\n' >bin/ls; chmod +x bin/ls;
 	echo 'LD_PRELOAD=/tmp/evil.so' >.env; touch '$M/started-envrc'" >/dev/null 2>&1
 started "$M/started-envrc" "writing what an .envrc sources, loads and puts on PATH"
-[ "$(cat "$W2/.envrc.local")" = 'export SAFE=1' ] && pass ".envrc's source_env target has its content back" ||
-	fail ".envrc's source_env target has its content back"
-[ ! -e "$W2/bin/ls" ] && pass "a program planted in .envrc's PATH_add directory is gone" ||
-	fail "a program planted in .envrc's PATH_add directory is gone"
-[ ! -e "$W2/.env" ] && pass "the .env file dotenv loads is gone" || fail "the .env file dotenv loads is gone"
+[ "$(cat "$W2/.envrc.local")" = 'export SAFE=1' ] && pass "THREATS 65: .envrc's source_env target has its content back" ||
+	fail "THREATS 65: .envrc's source_env target has its content back"
+[ ! -e "$W2/bin/ls" ] && pass "THREATS 65: a program planted in .envrc's PATH_add directory is gone" ||
+	fail "THREATS 65: a program planted in .envrc's PATH_add directory is gone"
+[ ! -e "$W2/.env" ] && pass "THREATS 65: the .env file dotenv loads is gone" || fail "THREATS 65: the .env file dotenv loads is gone"
 
 # Agents' and editors' settings, and the other tools in the table.
 W3="$W/tools"
@@ -279,7 +279,7 @@ in_jail -C "$W3" -- sh -c "mkdir -p .gemini .zed .devcontainer && echo '{\"mcpSe
 	touch '$M/started-tools'" >/dev/null 2>&1
 started "$M/started-tools" "writing agent and tool settings"
 for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml; do
-	[ ! -e "$W3/$f" ] && pass "$f made in the jail is set aside" || fail "$f made in the jail is set aside"
+	[ ! -e "$W3/$f" ] && pass "THREATS 65: $f made in the jail is set aside" || fail "THREATS 65: $f made in the jail is set aside"
 done
 
 # ------------------------------------------------------ the undo fails closed
@@ -297,10 +297,10 @@ rm -f "$QUAR"
 [ -d "$T/quarantine.saved" ] && mv "$T/quarantine.saved" "$QUAR"
 if [ "$TEST_BACKEND" = namespaces ]; then
 	# .git/hooks exists, so it was read-only: nothing to undo
-	[ $st -eq 0 ] && pass "namespaces: the hook could not be written, status 0" || { fail "namespaces: status 0 (got $st)"; diag "$out"; }
+	[ $st -eq 0 ] && pass "THREATS 61: namespaces: the hook could not be written, status 0" || { fail "THREATS 61: namespaces: status 0 (got $st)"; diag "$out"; }
 else
-	[ $st -eq 122 ] && pass "the exit status says the cleanup failed (122), not the command's 0" ||
-		{ fail "the exit status says the cleanup failed (122), not the command's 0 (got $st)"; diag "$out"; }
+	[ $st -eq 122 ] && pass "THREATS 61: the exit status says the cleanup failed (122), not the command's 0" ||
+		{ fail "THREATS 61: the exit status says the cleanup failed (122), not the command's 0 (got $st)"; diag "$out"; }
 	[ ! -e "$W/inert/.git/hooks/pre-push" ] && ls "$W/inert/.git/hooks/" | grep -q '^pre-push\.stockade-' &&
 		pass "the hook is renamed beside itself, where git does not run it" || fail "the hook is renamed beside itself"
 	printf '%s\n' "$out" | grep -q "renamed beside itself" && pass "and stockade says so" || { fail "and stockade says so"; diag "$out"; }
@@ -341,8 +341,8 @@ out=$(in_jail -C "$W4" -- sh -c "mkdir -p .claude && echo evil >.claude/settings
 	echo evil >.mcp.json && chmod 555 . && touch '$M/started-ro'" 2>&1)
 st=$?
 started "$M/started-ro" "making the workspace read-only and a planted file unreadable"
-[ ! -e "$W4/.claude" ] && [ ! -e "$W4/.mcp.json" ] && pass "both are set aside all the same" ||
-	{ fail "both are set aside all the same (status $st)"; diag "$out"; }
+[ ! -e "$W4/.claude" ] && [ ! -e "$W4/.mcp.json" ] && pass "THREATS 61: both are set aside all the same" ||
+	{ fail "THREATS 61: both are set aside all the same (status $st)"; diag "$out"; }
 [ "$(stat -c %a "$W4")" = 555 ] && pass "and the workspace keeps the mode the run gave it" || fail "and the workspace keeps the mode the run gave it"
 chmod 755 "$W4"
 
@@ -373,10 +373,10 @@ if [ "$(stat -c %d "$other")" != "$(stat -c %d "$W6")" ]; then
 	out=$(XDG_STATE_HOME="$other" in_jail -C "$W6" -- sh -c "mkdir -p .vscode && truncate -s 64G .vscode/huge && echo x >>.vscode/huge && touch '$M/started-sparse'" 2>&1)
 	st=$?
 	started "$M/started-sparse" "planting a 64 GiB sparse file with the state on another filesystem"
-	[ ! -e "$W6/.vscode" ] && pass "the sparse file is set aside" || { fail "the sparse file is set aside (status $st)"; diag "$out"; }
+	[ ! -e "$W6/.vscode" ] && pass "THREATS 61: the sparse file is set aside" || { fail "THREATS 61: the sparse file is set aside (status $st)"; diag "$out"; }
 	used=$(du -sk "$other" | cut -f1)
-	[ "$used" -lt 10240 ] && pass "the state filesystem took its data, not its holes (${used} KiB)" ||
-		fail "the state filesystem took its data, not its holes (${used} KiB)"
+	[ "$used" -lt 10240 ] && pass "THREATS 61: the state filesystem took its data, not its holes (${used} KiB)" ||
+		fail "THREATS 61: the state filesystem took its data, not its holes (${used} KiB)"
 else
 	fail "/dev/shm is another filesystem than the workspace"
 fi
@@ -396,12 +396,12 @@ if is_root; then
 		st=$?
 		started "$M/started-nospace" "filling the workspace's filesystem"
 		if [ "$TEST_BACKEND" = landlock ]; then
-			[ $st -eq 122 ] && pass "no space to put the hook back: status 122" || { fail "no space to put the hook back: status 122 (got $st)"; diag "$out"; }
+			[ $st -eq 122 ] && pass "THREATS 61: no space to put the hook back: status 122" || { fail "THREATS 61: no space to put the hook back: status 122 (got $st)"; diag "$out"; }
 			printf '%s\n' "$out" | grep -q 'kept in the quarantine' && pass "and the old content is named in the quarantine" ||
 				{ fail "and the old content is named in the quarantine"; diag "$out"; }
 		else
 			[ "$(cat "$small/repo/.git/hooks/post-merge")" = "$(printf '#!/bin/sh\necho mine')" ] &&
-				pass "namespaces: the hook stayed read-only" || fail "namespaces: the hook stayed read-only"
+				pass "THREATS 61: namespaces: the hook stayed read-only" || fail "THREATS 61: namespaces: the hook stayed read-only"
 		fi
 	else
 		fail "a small tmpfs can be mounted as root"
@@ -417,9 +417,9 @@ ln -s "$W7/state" "$T/statelink"
 out=$(XDG_STATE_HOME="$T/statelink" in_jail -C "$W7" -- "$PROBE" write "$W7/x" 2>&1)
 st=$?
 if [ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' && printf '%s\n' "$out" | grep -q "state directory"; then
-	pass "a state directory reached into the workspace through a symlink: refused (125), said"
+	pass "THREATS 63: a state directory reached into the workspace through a symlink: refused (125), said"
 else
-	fail "a state directory reached into the workspace through a symlink: refused (125), said (status $st)"
+	fail "THREATS 63: a state directory reached into the workspace through a symlink: refused (125), said (status $st)"
 	diag "$out"
 fi
 ln -s "$W7" "$T/wslink"

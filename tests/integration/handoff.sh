@@ -31,8 +31,8 @@ expect_probe "new files can be made in the workspace root" ok -- in_jail -- "$PR
 # A hook planted in .git/hooks does not survive the run.
 hook_expect="ok"
 [ "$TEST_BACKEND" = namespaces ] && hook_expect="errno EROFS"
-expect_probe "writing .git/hooks/pre-commit" "$hook_expect" -- in_jail --report "$T/hook.json" -- "$PROBE" write "$W/.git/hooks/pre-commit"
-[ ! -e "$W/.git/hooks/pre-commit" ] && pass "no pre-commit hook is left" || fail "no pre-commit hook is left"
+expect_probe "THREATS 25: writing .git/hooks/pre-commit" "$hook_expect" -- in_jail --report "$T/hook.json" -- "$PROBE" write "$W/.git/hooks/pre-commit"
+[ ! -e "$W/.git/hooks/pre-commit" ] && pass "THREATS 25: no pre-commit hook is left" || fail "THREATS 25: no pre-commit hook is left"
 if [ "$TEST_BACKEND" = landlock ]; then
 	case $PROBE_OUTPUT in *"undid a change to trust hand-off '.git/hooks/pre-commit' (created)"*) pass "the change is named on stderr" ;;
 	*) fail "the change is named on stderr"; diag "$PROBE_OUTPUT" ;; esac
@@ -46,18 +46,18 @@ fi
 # .git/config: fsmonitor, hooksPath, sshCommand all live there.
 cfg_expect="ok"
 [ "$TEST_BACKEND" = namespaces ] && cfg_expect="errno EROFS"
-expect_probe "changing .git/config" "$cfg_expect" -- in_jail -- "$PROBE" append "$W/.git/config"
-[ "$(sha256sum <"$W/.git/config")" = "$config_sum" ] && pass ".git/config is as it was" || fail ".git/config is as it was"
+expect_probe "THREATS 25: changing .git/config" "$cfg_expect" -- in_jail -- "$PROBE" append "$W/.git/config"
+[ "$(sha256sum <"$W/.git/config")" = "$config_sum" ] && pass "THREATS 25: .git/config is as it was" || fail "THREATS 25: .git/config is as it was"
 out=$(in_jail -- git config core.fsmonitor 'touch /tmp/pwned' 2>&1)
-[ "$(git -C "$W" config --get core.fsmonitor)" = "" ] && pass "git config core.fsmonitor does not stick" ||
-	{ fail "git config core.fsmonitor does not stick"; diag "$out"; }
+[ "$(git -C "$W" config --get core.fsmonitor)" = "" ] && pass "THREATS 25: git config core.fsmonitor does not stick" ||
+	{ fail "THREATS 25: git config core.fsmonitor does not stick"; diag "$out"; }
 
 # Agent and editor settings, existing or not, and a planted symlink.
 mkdir -p "$T/outside"
 echo "outside" >"$T/outside/file"
 out=$(in_jail -- sh -c "mkdir -p .claude && echo '{\"hooks\":1}' >.claude/settings.json && ln -s '$T/outside' .vscode && echo 'eval evil' >.envrc" 2>&1)
 for f in .claude/settings.json .vscode .envrc; do
-	[ ! -e "$W/$f" ] && [ ! -L "$W/$f" ] && pass "$f made in the jail is gone" || fail "$f made in the jail is gone"
+	[ ! -e "$W/$f" ] && [ ! -L "$W/$f" ] && pass "THREATS 29: $f made in the jail is gone" || fail "THREATS 29: $f made in the jail is gone"
 done
 [ "$(cat "$T/outside/file")" = outside ] && pass "the symlink's target outside is untouched" || fail "the symlink's target outside is untouched"
 find "$QUAR" -path '*/.claude/settings.json' | grep -q . && pass ".claude/settings.json is in the quarantine" ||
@@ -65,7 +65,7 @@ find "$QUAR" -path '*/.claude/settings.json' | grep -q . && pass ".claude/settin
 
 # A nested repository made during the run: its hooks do not survive.
 out=$(in_jail -- sh -c 'git init -q sub && echo "#!/bin/sh" >sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit' 2>&1)
-[ ! -e "$W/sub/.git/hooks/pre-commit" ] && pass "a nested repository's new hook is gone" || { fail "a nested repository's new hook is gone"; diag "$out"; }
+[ ! -e "$W/sub/.git/hooks/pre-commit" ] && pass "THREATS 27: a nested repository's new hook is gone" || { fail "THREATS 27: a nested repository's new hook is gone"; diag "$out"; }
 [ -d "$W/sub/.git" ] && pass "the nested repository itself stays" || fail "the nested repository itself stays"
 
 # An existing file changed gets its content back.
@@ -73,12 +73,12 @@ echo "export SAFE=1" >"$W/.envrc"
 envrc_sum=$(sha256sum <"$W/.envrc")
 envrc_expect=ok
 [ "$TEST_BACKEND" = namespaces ] && envrc_expect="errno EROFS"
-expect_probe "changing an existing .envrc" "$envrc_expect" -- in_jail -- "$PROBE" write "$W/.envrc"
-[ "$(sha256sum <"$W/.envrc")" = "$envrc_sum" ] && pass ".envrc has its content back" || fail ".envrc has its content back"
+expect_probe "THREATS 29: changing an existing .envrc" "$envrc_expect" -- in_jail -- "$PROBE" write "$W/.envrc"
+[ "$(sha256sum <"$W/.envrc")" = "$envrc_sum" ] && pass "THREATS 29: .envrc has its content back" || fail "THREATS 29: .envrc has its content back"
 
 # mv .git away and make a new one with a hook (threat 28).
 out=$(in_jail -- sh -c 'mv .git .git.bak; mkdir -p .git/hooks && echo evil >.git/hooks/post-checkout' 2>&1)
-[ ! -e "$W/.git/hooks/post-checkout" ] && pass "a hook in a replaced .git is gone" || { fail "a hook in a replaced .git is gone"; diag "$out"; }
+[ ! -e "$W/.git/hooks/post-checkout" ] && pass "THREATS 28: a hook in a replaced .git is gone" || { fail "THREATS 28: a hook in a replaced .git is gone"; diag "$out"; }
 [ -d "$W/.git.bak" ] || [ -f "$W/.git/HEAD" ] && pass "nothing of the repository is lost" || fail "nothing of the repository is lost"
 
 # The guard's own state damaged: a run that began and never ended (its

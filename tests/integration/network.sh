@@ -24,9 +24,9 @@ CW6=$PEER_COUNT
 netpeer_start tcp 127.0.0.1 0
 P4=$PEER_PORT
 C4=$PEER_COUNT
-expect_control "outside: the host's 0.0.0.0 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$PW4"
-expect_control "outside: the host's :: service answers" -- "$PROBE" connect-tcp ::1 "$PW6"
-expect_control "outside: the host's 127.0.0.1 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$P4"
+expect_control "THREATS 40 control: outside, the host's 0.0.0.0 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$PW4"
+expect_control "THREATS 41 control: outside, the host's :: service answers" -- "$PROBE" connect-tcp ::1 "$PW6"
+expect_control "THREATS 40 control: outside, the host's 127.0.0.1 service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$P4"
 counts() {
 	cat "$CW4" "$CW6" "$C4" | tr '\n' ' '
 }
@@ -39,15 +39,15 @@ for target in "127.0.0.1 $PW4" "127.0.0.2 $PW4" "0.0.0.0 $PW4" "::ffff:127.0.0.1
 	"$host_ip $PW4" "::1 $PW6" ":: $PW6" "127.0.0.1 $PW6" "127.0.0.1 $P4"; do
 	set -- $target
 	if $LL; then
-		expect_probe "loopback: $1 port $2 (a listener outside the run) is refused" "errno $REFUSED" -- \
+		expect_probe "THREATS 40, 41: loopback: $1 port $2 (a listener outside the run) is refused" "errno $REFUSED" -- \
 			in_jail --net loopback -- "$PROBE" connect-tcp "$1" "$2"
 	else
-		expect_probe "loopback: $1 port $2 is the jail's own network" "errno $([ "$1" = "$host_ip" ] && echo ENETUNREACH || echo ECONNREFUSED)" -- \
+		expect_probe "THREATS 40, 41: loopback: $1 port $2 is the jail's own network" "errno $([ "$1" = "$host_ip" ] && echo ENETUNREACH || echo ECONNREFUSED)" -- \
 			in_jail --net loopback -- "$PROBE" connect-tcp "$1" "$2"
 	fi
 done
-[ "$(counts)" = "$base" ] && pass "the host's listeners accepted nothing" ||
-	fail "the host's listeners accepted nothing (before: $base, after: $(counts))"
+[ "$(counts)" = "$base" ] && pass "THREATS 40: the host's listeners accepted nothing" ||
+	fail "THREATS 40: the host's listeners accepted nothing (before: $base, after: $(counts))"
 if $LL; then
 	expect_probe "loopback: a port nobody listens on gives ECONNREFUSED, as usual" "errno ECONNREFUSED" -- \
 		in_jail --net loopback -- "$PROBE" connect-tcp 127.0.0.2 "$P4"
@@ -62,7 +62,7 @@ for i in $(seq 50); do grep -q listening listen6.out && break; sleep 0.05; done
 exec "$1" connect-tcp 127.0.0.1 "$2"
 SH
 if $LL; then
-	expect_probe "the run's own [::1]:P does not open the host's 127.0.0.1:P" "errno $REFUSED" -- \
+	expect_probe "THREATS 42: the run's own [::1]:P does not open the host's 127.0.0.1:P" "errno $REFUSED" -- \
 		in_jail --net loopback --read "$PROBE" -- sh other-family.sh "$PROBE" "$P4"
 fi
 
@@ -105,30 +105,30 @@ netpeer_start unix "$T/docker.sock"
 DC=$PEER_COUNT
 netpeer_start abstract "stockade-host-$$"
 AC=$PEER_COUNT
-expect_control "outside: the stand-in Docker socket answers" -- "$PROBE" connect-unix "$T/docker.sock"
-expect_control "outside: the host's abstract socket answers" -- "$PROBE" connect-abstract "stockade-host-$$"
+expect_control "THREATS 49 control: outside, the stand-in Docker socket answers" -- "$PROBE" connect-unix "$T/docker.sock"
+expect_control "THREATS 48 control: outside, the host's abstract socket answers" -- "$PROBE" connect-abstract "stockade-host-$$"
 dbase=$(cat "$DC") abase=$(cat "$AC")
 for net in off loopback on; do
-	expect_probe "--net $net: a socket file outside the grants is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+	expect_probe "THREATS 49, 50: --net $net: a socket file outside the grants is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
 		in_jail --net "$net" -- "$PROBE" connect-unix "$T/docker.sock"
-	expect_probe "--net $net: the host's abstract socket is refused" "errno $($LL && echo $REFUSED || { [ $net = on ] && echo EPERM || echo ECONNREFUSED; })" -- \
+	expect_probe "THREATS 48: --net $net: the host's abstract socket is refused" "errno $($LL && echo $REFUSED || { [ $net = on ] && echo EPERM || echo ECONNREFUSED; })" -- \
 		in_jail --net "$net" -- "$PROBE" connect-abstract "stockade-host-$$"
 done
 ln -s "$T/docker.sock" "$W/innocent.sock"
-expect_probe "a workspace symlink to the Docker socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
+expect_probe "THREATS 50: a workspace symlink to the Docker socket is refused" "errno $($LL && echo $REFUSED || echo ENOENT)" -- \
 	in_jail --net loopback -- "$PROBE" connect-unix "$W/innocent.sock"
-[ "$(cat "$DC")" = "$dbase" ] && [ "$(cat "$AC")" = "$abase" ] && pass "the stand-ins accepted nothing" || fail "the stand-ins accepted nothing"
+[ "$(cat "$DC")" = "$dbase" ] && [ "$(cat "$AC")" = "$abase" ] && pass "THREATS 48, 49: the stand-ins accepted nothing" || fail "THREATS 48, 49: the stand-ins accepted nothing"
 
 # Sockets loopback does not give, and TCP Fast Open.
 if $LL; then
-	expect_probe "UDP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
-	expect_probe "a raw socket is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet raw icmp
-	expect_probe "MPTCP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet stream mptcp
-	expect_probe "a Unix datagram socket is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" socket unix dgram default
+	expect_probe "THREATS 45: UDP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
+	expect_probe "THREATS 45: a raw socket is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet raw icmp
+	expect_probe "THREATS 44: MPTCP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet stream mptcp
+	expect_probe "THREATS 48: a Unix datagram socket is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" socket unix dgram default
 	expect_probe "a Unix datagram socketpair still works" ok -- in_jail --net loopback -- "$PROBE" socketpair-dgram
 fi
-expect_probe "TCP Fast Open is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" fastopen 127.0.0.1 "$PW4"
-[ "$(counts)" = "$base" ] && pass "no SYN reached the host's listeners" || fail "no SYN reached the host's listeners"
+expect_probe "THREATS 43: TCP Fast Open is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" fastopen 127.0.0.1 "$PW4"
+[ "$(counts)" = "$base" ] && pass "THREATS 43: no SYN reached the host's listeners" || fail "THREATS 43: no SYN reached the host's listeners"
 
 # A server in the jail serves the run, never the network. One on 0.0.0.0
 # or :: works (the landlock backend binds it to the loopback device).
@@ -149,13 +149,13 @@ if is_root; then
 	tests/remote-host.sh up "$NETPEER" "$REMOTE_COUNT"
 fi
 if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; then
-	pass "outside: the remote host answers"
+	pass "THREATS 47 control: outside, the remote host answers"
 	rbase=$(cat "$REMOTE_COUNT")
-	expect_probe "loopback: the remote host is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
+	expect_probe "THREATS 47: loopback: the remote host is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
 		in_jail --net loopback -- "$PROBE" connect-tcp 10.203.0.2 7
-	expect_probe "off: the remote host is refused" "errno $($LL && echo EAFNOSUPPORT || echo ENETUNREACH)" -- \
+	expect_probe "THREATS 47: off: the remote host is refused" "errno $($LL && echo EAFNOSUPPORT || echo ENETUNREACH)" -- \
 		in_jail --net off -- "$PROBE" connect-tcp 10.203.0.2 7
-	expect_probe "loopback: the remote host as a mapped IPv6 address is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
+	expect_probe "THREATS 47: loopback: the remote host as a mapped IPv6 address is refused" "errno $($LL && echo $REFUSED || echo ENETUNREACH)" -- \
 		in_jail --net loopback -- "$PROBE" connect-tcp ::ffff:10.203.0.2 7
 	if ! $LL; then
 		# The namespace jail's way out that leads nowhere: refused at
@@ -189,7 +189,7 @@ PY
 		printf '%s\n' "$out" | grep -q '^stockade0' && pass "the jail's default route is the way that leads nowhere" ||
 			{ fail "the jail's default route is the way that leads nowhere"; diag "$out"; }
 	fi
-	[ "$(cat "$REMOTE_COUNT")" = "$rbase" ] && pass "the remote host accepted nothing" || fail "the remote host accepted nothing"
+	[ "$(cat "$REMOTE_COUNT")" = "$rbase" ] && pass "THREATS 47: the remote host accepted nothing" || fail "THREATS 47: the remote host accepted nothing"
 	expect_probe "--net on: the remote host is reachable" ok -- in_jail --net on -- "$PROBE" connect-tcp 10.203.0.2 7
 	if is_root; then
 		# A server in the jail serves nobody on the LAN. The control: the
@@ -278,11 +278,11 @@ got=$(in_jail --net loopback -q -- sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $/
 squat_host=$!
 for _ in $(seq 100); do grep -q '^listening' "$T/squat-host.out" && break; sleep 0.05; done
 SQ=$(sed -n 's/^listening //p' "$T/squat-host.out")
-expect_control "outside: a second SO_REUSEPORT listener joins the port (the attack, without stockade)" -- \
+expect_control "THREATS 64 control: outside, a second SO_REUSEPORT listener joins the port (the attack, without stockade)" -- \
 	"$PROBE" listen-reuseport 127.0.0.1 "$SQ" 0
 if $LL; then
 	for where in 127.0.0.1 0.0.0.0 :: ::ffff:127.0.0.1; do
-		expect_probe "squatting $where port $SQ with SO_REUSEPORT is refused" "errno EADDRINUSE" -- \
+		expect_probe "THREATS 64, 42: squatting $where port $SQ with SO_REUSEPORT is refused" "errno EADDRINUSE" -- \
 			in_jail --net loopback -- "$PROBE" listen-reuseport "$where" "$SQ" 3
 	done
 	expect_probe "and with --net on" "errno EADDRINUSE" -- in_jail --net on -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 3
@@ -294,15 +294,15 @@ if $LL; then
 	grep -q '^probe: errno EADDRINUSE' "$T/squat-jail.out" && pass "the squatter is refused its bind" ||
 		{ fail "the squatter is refused its bind"; diag "$(cat "$T/squat-jail.out")"; }
 else
-	grep -q '^listening' "$T/squat-jail.out" && pass "the squatter listens on its own loopback" ||
-		{ fail "the squatter listens on its own loopback"; diag "$(cat "$T/squat-jail.out")"; }
+	grep -q '^listening' "$T/squat-jail.out" && pass "THREATS 64, 42: the squatter listens on its own loopback, not the host's" ||
+		{ fail "THREATS 64, 42: the squatter listens on its own loopback, not the host's"; diag "$(cat "$T/squat-jail.out")"; }
 fi
 for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$SQ" >/dev/null 2>&1; done
 kill "$squat_jail" "$squat_host" 2>/dev/null
 wait "$squat_jail" "$squat_host" 2>/dev/null
 got=$(sed -n 's/^accepted //p' "$T/squat-host.out")
-[ "$got" = 100 ] && pass "the outside listener got every one of 100 connections" ||
-	{ fail "the outside listener got every one of 100 connections"; diag "accepted: '$got'"; }
+[ "$got" = 100 ] && pass "THREATS 64: the outside listener got every one of 100 connections" ||
+	{ fail "THREATS 64: the outside listener got every one of 100 connections"; diag "accepted: '$got'"; }
 # An outside listener on the other family's dual-stack ::.
 if $LL; then
 	"$PROBE" listen-reuseport :: 0 5 >"$T/squat6.out" 2>&1 &
@@ -323,18 +323,18 @@ expect_probe "localhost still resolves (the hosts file)" ok -- in_jail --net loo
 printf '%s\n' "$PROBE_OUTPUT" | grep -q '^resolved' && pass "and it resolved" || { fail "and it resolved"; diag "$PROBE_OUTPUT"; }
 name="stockade-$$-nonce.example.test"
 out=$(in_jail --net loopback --read "$PROBE" --report "$T/dns.json" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "$name" 2>&1)
-printf '%s\n' "$out" | grep -q '^probe: started resolve' && pass "the lookup ran in the jail" || { fail "the lookup ran in the jail"; diag "$out"; }
+printf '%s\n' "$out" | grep -q '^probe: started resolve' && pass "THREATS 46: the lookup ran in the jail" || { fail "THREATS 46: the lookup ran in the jail"; diag "$out"; }
 ms=$(printf '%s\n' "$out" | sed -n 's/^ms //p')
 [ -n "$ms" ] && [ "$ms" -lt 100 ] && pass "it was answered at once (${ms} ms, under 100)" || { fail "it was answered at once (under 100 ms)"; diag "$out"; }
 if $LL; then
-	printf '%s\n' "$out" | grep -q -E '^gai EAI_(AGAIN|SYSTEM|FAIL)' && pass "the lookup failed" || { fail "the lookup failed"; diag "$out"; }
+	printf '%s\n' "$out" | grep -q -E '^gai EAI_(AGAIN|SYSTEM|FAIL)' && pass "THREATS 46: the lookup failed" || { fail "THREATS 46: the lookup failed"; diag "$out"; }
 	grep -q '"what": *"socket"' "$T/dns.json" && pass "the report names the refused resolver socket" ||
 		{ fail "the report names the refused resolver socket"; diag "$(cat "$T/dns.json")"; }
 	printf '%s\n' "$out" | grep -q '^stockade: refused: .*syscall socket (EPROTONOSUPPORT)' && pass "one stderr line names it" ||
 		{ fail "one stderr line names it"; diag "$out"; }
 else
-	printf '%s\n' "$out" | grep -q '^gai EAI_NONAME' && pass "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)" ||
-		{ fail "the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
+	printf '%s\n' "$out" | grep -q '^gai EAI_NONAME' && pass "THREATS 46: the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)" ||
+		{ fail "THREATS 46: the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
 	grep -q "\"what\": *\"$name\"" "$T/dns.json" && pass "the report names the name asked" ||
 		{ fail "the report names the name asked"; diag "$(cat "$T/dns.json")"; }
 	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN).*to allow: --net on" && pass "one stderr line names it and --net on" ||
@@ -469,14 +469,25 @@ refused_at_start "--connect with the network off is refused before anything runs
 	in_jail --net off --connect "127.0.0.1:$CP" -- "$PROBE" cwd
 
 # A second thread rewriting the address during connect: the kernel never
-# reads it again after the supervisor's check.
-if $LL; then
-	expect_probe "the address race (10,000 connects, the other thread flipping to the host's port)" ok -- \
-		in_jail --net loopback -- "$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 10000
-	won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
-	[ "${won:-x}" = 0 ] && pass "no connect reached the host's listener" || fail "no connect reached the host's listener (got '$won')"
-	[ "$(counts)" = "$base" ] && pass "and the host's listeners accepted nothing" || fail "and the host's listeners accepted nothing"
-fi
+# reads it again after the supervisor's check (the namespace jail's own
+# network has no host listener to win).
+expect_probe "THREATS 39: the address race (10,000 connects, the other thread flipping to the host's port)" ok -- \
+	in_jail --net loopback -- "$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 10000
+won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
+[ "${won:-x}" = 0 ] && pass "THREATS 39: no connect reached the host's listener" || fail "THREATS 39: no connect reached the host's listener (got '$won')"
+[ "$(counts)" = "$base" ] && pass "THREATS 39: and the host's listeners accepted nothing" || fail "THREATS 39: and the host's listeners accepted nothing"
+expect_control "THREATS 39 control: outside, the same race reaches the host's port" -- \
+	"$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 2000
+won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
+[ "${won:-0}" -gt 0 ] && pass "THREATS 39 control: $won connects reached it" || { fail "THREATS 39 control: some connects reached it"; diag "$PROBE_OUTPUT"; }
+# The listener counts what it accepted a moment later: the new base once
+# it has stopped moving.
+base=$(counts)
+for _ in $(seq 50); do
+	sleep 0.2
+	[ "$(counts)" = "$base" ] && break
+	base=$(counts)
+done
 
 # stockade killed mid-run: the command is gone, and nothing it tried after
 # was allowed. The hammer says it runs (and its connects were refused)
@@ -489,14 +500,14 @@ SH
 	"$STOCKADE" --backend landlock --net loopback -C "$W" --read "$PROBE" -- sh hammer.sh "$PROBE" "$PW4" >/dev/null 2>&1 &
 	jpid=$!
 	for _ in $(seq 100); do grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && break; sleep 0.05; done
-	grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && pass "the command ran, its connects refused, before stockade is killed" ||
+	grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && pass "THREATS 54: the command ran, its connects refused, before stockade is killed" ||
 		{ fail "the command ran, its connects refused, before stockade is killed"; diag "$(tail -n 5 "$W/hammer.out" 2>&1)"; }
 	kill -KILL "$jpid"
 	wait "$jpid" 2>/dev/null
 	sleep 1
-	pgrep -f "hammer.sh $PROBE" >/dev/null && { fail "the command is gone once stockade is killed"; pkill -9 -f "hammer.sh $PROBE"; } ||
-		pass "the command is gone once stockade is killed"
-	[ "$(counts)" = "$base" ] && pass "nothing it tried reached the host's listeners" || fail "nothing it tried reached the host's listeners"
+	pgrep -f "hammer.sh $PROBE" >/dev/null && { fail "THREATS 54: the command is gone once stockade is killed"; pkill -9 -f "hammer.sh $PROBE"; } ||
+		pass "THREATS 54: the command is gone once stockade is killed"
+	[ "$(counts)" = "$base" ] && pass "THREATS 54: nothing it tried reached the host's listeners" || fail "THREATS 54: nothing it tried reached the host's listeners"
 fi
 
 plan_done

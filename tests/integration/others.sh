@@ -20,22 +20,22 @@ nofile_before=$(nofile "$outside")
 nice_before=$(nice_of "$outside")
 
 for call in prlimit setpriority affinity ioprio scheduler pidfd; do
-	expect_probe "$call on a process outside the run is refused" "errno ESRCH" -- \
+	expect_probe "THREATS 67: $call on a process outside the run is refused" "errno ESRCH" -- \
 		in_jail -- "$PROBE" on-process "$call" "$outside"
 	# stockade itself: the shell's $$ is stockade's pid once it execs.
-	expect_probe "$call on stockade itself is refused" "errno ESRCH" -- \
+	expect_probe "THREATS 68: $call on stockade itself is refused" "errno ESRCH" -- \
 		sh -c 'exec "$@" on-process "$0" "$$"' "$call" "${JAIL[@]}" -q --net off -C "$W" -- "$PROBE"
 	expect_probe "$call on the command's own pid works" ok -- in_jail -- "$PROBE" on-process "$call" self
 	expect_probe "$call on a child of the command works" ok -- in_jail -- "$PROBE" on-process "$call" child
 done
-[ "$(nofile "$outside")" = "$nofile_before" ] && pass "the outside process's RLIMIT_NOFILE is unchanged" ||
-	fail "the outside process's RLIMIT_NOFILE is unchanged (now $(nofile "$outside"), was $nofile_before)"
-[ "$(nice_of "$outside")" = "$nice_before" ] && pass "the outside process's niceness is unchanged" ||
-	fail "the outside process's niceness is unchanged"
+[ "$(nofile "$outside")" = "$nofile_before" ] && pass "THREATS 67: the outside process's RLIMIT_NOFILE is unchanged" ||
+	fail "THREATS 67: the outside process's RLIMIT_NOFILE is unchanged (now $(nofile "$outside"), was $nofile_before)"
+[ "$(nice_of "$outside")" = "$nice_before" ] && pass "THREATS 67: the outside process's niceness is unchanged" ||
+	fail "THREATS 67: the outside process's niceness is unchanged"
 # The command's parent: stockade on the landlock backend, the jail's own
 # init (a process of the run) in the namespace jail.
 if [ "$TEST_BACKEND" = landlock ]; then
-	expect_probe "prlimit on the command's parent (stockade) is refused" "errno ESRCH" -- \
+	expect_probe "THREATS 68: prlimit on the command's parent (stockade) is refused" "errno ESRCH" -- \
 		in_jail -- "$PROBE" on-process prlimit parent
 fi
 # The process group and the user: the command's own group is the run's;
@@ -44,14 +44,14 @@ fi
 pgrp=$(ps -o pgid= "$outside" | tr -d ' ')
 expect_probe "setpriority on the command's own process group works" ok -- \
 	in_jail -- "$PROBE" on-process setpriority-pgrp 0
-expect_probe "setpriority on the outside process's group is refused" \
+expect_probe "THREATS 67: setpriority on the outside process's group is refused" \
 	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ESRCH || echo EPERM)" -- \
 	in_jail -- "$PROBE" on-process setpriority-pgrp "$pgrp"
 if [ "$TEST_BACKEND" = namespaces ]; then
-	expect_probe "setpriority on every process of the user reaches only the jail's" ok -- \
+	expect_probe "THREATS 67: setpriority on every process of the user reaches only the jail's" ok -- \
 		in_jail -- "$PROBE" on-process setpriority-user 0
 else
-	expect_probe "setpriority on every process of the user is refused" "errno EPERM" -- \
+	expect_probe "THREATS 67: setpriority on every process of the user is refused" "errno EPERM" -- \
 		in_jail -- "$PROBE" on-process setpriority-user 0
 fi
 [ "$(nice_of "$outside")" = "$nice_before" ] && pass "and the outside process's niceness is still unchanged" ||
@@ -65,9 +65,9 @@ fi
 
 # The controls: outside the jail, the same probe works on the same process.
 for call in prlimit setpriority affinity ioprio scheduler pidfd; do
-	expect_control "outside: $call on another process of the user works" -- "$PROBE" on-process "$call" "$outside"
+	expect_control "THREATS 67 control: outside, $call on another process of the user works" -- "$PROBE" on-process "$call" "$outside"
 done
-[ "$(nofile "$outside")" = 64 ] && pass "outside: the other process's RLIMIT_NOFILE did change" ||
+[ "$(nofile "$outside")" = 64 ] && pass "THREATS 67 control: outside, the other process's RLIMIT_NOFILE did change" ||
 	fail "outside: the other process's RLIMIT_NOFILE did change"
 expect_control "outside: setpriority on the user's every process works" -- "$PROBE" on-process setpriority-user 0
 
@@ -84,21 +84,21 @@ for lim in 8: 8:8; do
 	"${JAIL[@]}" -q --net off -C "$W" --write "$T/marks" -- sh -c "$plant" "$T/marks/planted" >"$T/low.out" 2>&1 &
 	jpid=$!
 	for _ in $(seq 200); do [ -e "$T/marks/planted" ] && break; sleep 0.05; done
-	[ -e "$T/marks/planted" ] && pass "RLIMIT_NOFILE $lim: the run planted a hand-off" || fail "RLIMIT_NOFILE $lim: the run planted a hand-off"
+	[ -e "$T/marks/planted" ] && pass "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off" || fail "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off"
 	prlimit --pid "$jpid" --nofile="$lim"
 	wait "$jpid"
 	st=$?
 	if [ -e "$W/.vscode/tasks.json" ]; then
-		fail "RLIMIT_NOFILE $lim: the planted hand-off is gone"
+		fail "THREATS 68: RLIMIT_NOFILE $lim: the planted hand-off is gone"
 		diag "$(cat "$T/low.out")"
 	else
-		pass "RLIMIT_NOFILE $lim: the planted hand-off is gone"
+		pass "THREATS 68: RLIMIT_NOFILE $lim: the planted hand-off is gone"
 	fi
 	if [ "$lim" = 8: ]; then
 		[ $st -eq 0 ] && pass "a lowered soft limit is raised back: the guard undoes all, the command's status stands" ||
 			{ fail "a lowered soft limit is raised back (status $st)"; diag "$(cat "$T/low.out")"; }
 	else
-		[ $st -eq 122 ] && pass "a lowered hard limit fails closed: 122" || fail "a lowered hard limit fails closed: 122 (got $st)"
+		[ $st -eq 122 ] && pass "THREATS 68: a lowered hard limit fails closed: 122" || fail "THREATS 68: a lowered hard limit fails closed: 122 (got $st)"
 		grep -q "RLIMIT_NOFILE was lowered" "$T/low.out" && pass "and says which limit" || fail "and says which limit"
 	fi
 	rm -rf "$W/.vscode" "$W"/.vscode.stockade-*

@@ -51,12 +51,12 @@ jail --no-such-option -- true 2>/dev/null
 exec 3<"$HOME/.ssh/id_rsa" 4<"$HOME"
 "$PROBE" fds >"$T/fds-outside" 2>&1
 grep -q "^fd 3 -> $HOME/.ssh/id_rsa" "$T/fds-outside" && grep -q "^fd 4 -> $HOME\$" "$T/fds-outside" &&
-	pass "outside: the probe sees the caller's descriptors" || fail "outside: the probe sees the caller's descriptors"
-expect_probe "only 0, 1 and 2 reach the command" ok -- in_jail -- "$PROBE" fds
-expect_probe "a descriptor of the caller cannot be reopened by number" "errno ENOENT" -- in_jail -- "$PROBE" read /proc/self/fd/3
+	pass "THREATS 5 control: outside, the probe sees the caller's descriptors" || fail "THREATS 5 control: outside, the probe sees the caller's descriptors"
+expect_probe "THREATS 5, 6, 7: only 0, 1 and 2 reach the command" ok -- in_jail -- "$PROBE" fds
+expect_probe "THREATS 5: a descriptor of the caller cannot be reopened by number" "errno ENOENT" -- in_jail -- "$PROBE" read /proc/self/fd/3
 exec 3<&- 4<&-
 expect_probe "the command starts in the workspace" ok -- in_jail -- "$PROBE" cwd
-case $PROBE_OUTPUT in *"$W"*) pass "getcwd is the workspace" ;; *) fail "getcwd is the workspace"; diag "$PROBE_OUTPUT" ;; esac
+case $PROBE_OUTPUT in *"$W"*) pass "THREATS 6: getcwd is the workspace" ;; *) fail "THREATS 6: getcwd is the workspace"; diag "$PROBE_OUTPUT" ;; esac
 
 # The environment: credentials removed, the jail's places set.
 export GITHUB_TOKEN="$NONCE" AWS_SECRET_ACCESS_KEY="$NONCE" OPENAI_API_KEY="$NONCE" \
@@ -64,7 +64,7 @@ export GITHUB_TOKEN="$NONCE" AWS_SECRET_ACCESS_KEY="$NONCE" OPENAI_API_KEY="$NON
 	STOCKADE_TEST_PLAIN=visible
 expect_probe "the environment is readable" ok -- in_jail -- "$PROBE" environ
 printf '%s\n' "$PROBE_OUTPUT" >"$T/environ"
-assert_absent "$NONCE" "no credential variable reaches the command" "$T/environ"
+assert_absent "$NONCE" "THREATS 52: no credential variable reaches the command" "$T/environ"
 grep -q '^STOCKADE_TEST_PLAIN=visible$' "$T/environ" && pass "other variables pass" || fail "other variables pass"
 expect_probe "HOME is not the real home: its files are not there" "errno ENOENT" -- in_jail --read "$PROBE" -- sh -c 'exec "$0" read "$HOME/notes.txt"' "$PROBE"
 grep -q '^TMPDIR=/' "$T/environ" && pass "TMPDIR is set" || fail "TMPDIR is set"
@@ -83,7 +83,7 @@ for set in CapInh CapPrm CapEff CapAmb; do
 	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^$set:[[:space:]]*0000000000000000$" &&
 		pass "$set is empty" || { fail "$set is empty"; diag "$PROBE_OUTPUT"; }
 done
-printf '%s\n' "$PROBE_OUTPUT" | grep -q '^NoNewPrivs:[[:space:]]*1$' && pass "no_new_privs is set" || fail "no_new_privs is set"
+printf '%s\n' "$PROBE_OUTPUT" | grep -q '^NoNewPrivs:[[:space:]]*1$' && pass "THREATS 10: no_new_privs is set" || fail "THREATS 10: no_new_privs is set"
 if is_root; then
 	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^CapBnd:[[:space:]]*0000000000000000$' &&
 		pass "root's bounding set is empty" || fail "root's bounding set is empty"
@@ -93,12 +93,12 @@ fi
 sleep 300 &
 outside=$!
 at_exit kill "$outside"
-expect_control "outside: the probe can signal a process of the user" -- "$PROBE" kill "$outside" 0
-expect_probe "a process outside the run cannot be signalled" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" kill "$outside" TERM
-kill -0 "$outside" && pass "the outside process is alive" || fail "the outside process is alive"
-expect_probe "a process outside the run cannot be traced" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" ptrace "$outside"
-expect_probe "a descriptor of a process outside cannot be taken" "errno ESRCH" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
-expect_probe "another process's memory cannot be read" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+expect_control "THREATS 31 control: outside, the probe can signal a process of the user" -- "$PROBE" kill "$outside" 0
+expect_probe "THREATS 31: a process outside the run cannot be signalled" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" kill "$outside" TERM
+kill -0 "$outside" && pass "THREATS 31: the outside process is alive" || fail "THREATS 31: the outside process is alive"
+expect_probe "THREATS 30: a process outside the run cannot be traced" "errno $(outside_pid_errno)" -- in_jail -- "$PROBE" ptrace "$outside"
+expect_probe "THREATS 30: a descriptor of a process outside cannot be taken" "errno ESRCH" -- in_jail -- "$PROBE" pidfd-getfd "$outside" 0
+expect_probe "THREATS 30: another process's memory cannot be read" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
 	in_jail -- "$PROBE" read-mem "$outside"
 
 # What the command leaves behind is killed when it exits, setsid or not.
@@ -108,9 +108,9 @@ MARK="probe-$NONCE"
 ln -s "$PROBE" "$W/$MARK"
 expect_probe "the command leaves an orphan in a new session" ok -- in_jail -- "$W/$MARK" orphan "$W/orphan.pid" 300
 if gone "$MARK"; then
-	pass "the orphan is gone when stockade returns"
+	pass "THREATS 57: the orphan is gone when stockade returns"
 else
-	fail "the orphan is gone when stockade returns"
+	fail "THREATS 57: the orphan is gone when stockade returns"
 	pkill -9 -f -- "$MARK"
 fi
 
@@ -138,12 +138,12 @@ kill -KILL "$jpid"
 wait "$jpid" 2>/dev/null
 sleep 0.5
 if gone "$MARK"; then
-	pass "the command and its child die with stockade"
+	pass "THREATS 57: the command and its child die with stockade"
 elif grep -q 'unenforced: processes left behind' "$T/killed.err"; then
-	pass "where no cgroup is delegated, the gap is named"
+	pass "THREATS 57 (documented): where no cgroup is delegated, the gap is named"
 	pkill -9 -f -- "$MARK"
 else
-	fail "the command and its child die with stockade"
+	fail "THREATS 57: the command and its child die with stockade"
 	pkill -9 -f -- "$MARK"
 fi
 
@@ -190,9 +190,9 @@ st=$?
 printf 'mine\n' >"$HOME/.victimrc"
 out=$(in_jail --report "$W/r.json" -- sh -c 'echo started >"$1"; rm -f "$2"; ln -s "$3" "$2"' sh "$W/started" "$W/r.json" "$HOME/.victimrc" 2>&1)
 if [ -s "$W/started" ] && [ "$(cat "$HOME/.victimrc")" = mine ] && printf '%s' "$out" | grep -q "moved or replaced"; then
-	pass "a report replaced by a symlink during the run: the link's target is untouched, and the user is told"
+	pass "THREATS 63: a report replaced by a symlink during the run: the link's target is untouched, and the user is told"
 else
-	fail "a report replaced by a symlink during the run"
+	fail "THREATS 63: a report replaced by a symlink during the run"
 	diag "$out"; diag "$(cat "$HOME/.victimrc")"
 fi
 out=$(in_jail --report "$T/failed.json" --read "$T/does-not-exist" -- true 2>&1)

@@ -22,14 +22,14 @@ refused() {
 	(cd "$W" && in_jail "$@" -- sh -c 'touch "$0"' "$T/ran") 2>"$T/err"
 	local st=$?
 	if [ $st -eq 125 ] && [ ! -e "$T/ran" ] && grep -q -- "$opt '$path'" "$T/err"; then
-		pass "$desc: refused, naming $opt '$path'"
+		pass "THREATS 66: $desc: refused, naming $opt '$path'"
 	else
-		fail "$desc: refused, naming $opt '$path' (status $st)"
+		fail "THREATS 66: $desc: refused, naming $opt '$path' (status $st)"
 		diag "$(cat "$T/err")"
 	fi
 }
 
-expect_probe "control: the workspace is writable with no option" ok -- in_jail -- "$PROBE" write "$W/control"
+expect_probe "THREATS 66 control: the workspace is writable with no option" ok -- in_jail -- "$PROBE" write "$W/control"
 refused "--hide /" --hide / --hide /
 refused "--hide .. (the workspace's parent)" --hide "$T" --hide ..
 refused "--hide of the workspace itself" --hide "$W" --hide "$W"

@@ -41,6 +41,19 @@ for o in "$off" "$out" "$on"; do
 	fi
 done && pass "no mode allows every socket"
 
+# THREATS 58: on macOS a unix-socket connect is a network operation: the
+# profile denies it under a hidden path (~/.ssh, an agent's socket there)
+# as it denies the file. THREATS 59: no mach service that opens programs
+# or reads the Keychain (LaunchServices, SecurityServer), no lsopen, no
+# POSIX shared memory beyond notify(3)'s page. The profile's text only:
+# whether sandbox-exec enforces it needs a Mac.
+case $out in *"(deny network-outbound (remote unix-socket (subpath \"$HOME/.ssh\")"*) pass "THREATS 58: a unix-socket connect under ~/.ssh is denied as a network operation" ;;
+*) fail "THREATS 58: a unix-socket connect under ~/.ssh is denied as a network operation"; diag "$(printf '%s\n' "$out" | grep -F .ssh)" ;; esac
+allows=$(printf '%s\n' "$out" | grep '^(allow')
+bad59=$(printf '%s\n' "$allows" | grep -E 'launchservicesd|SecurityServer|lsopen|coreservices|appleevents|ipc-posix-shm-write' | head -3)
+[ -n "$allows" ] && [ -z "$bad59" ] && pass "THREATS 59: no allow line names LaunchServices, SecurityServer, lsopen, Apple events or a shm write" ||
+	{ fail "THREATS 59: no allow line names LaunchServices, SecurityServer, lsopen, Apple events or a shm write"; diag "$bad59"; }
+
 # Quoting: a workspace whose name has quotes, a backslash and parentheses.
 Q="$T/q \"x\" \\ (y)"
 mkdir -p "$Q"

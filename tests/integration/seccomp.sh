@@ -40,51 +40,59 @@ outside() {
 	fi
 }
 
-for call in io_uring_setup io_uring_enter io_uring_register keyctl add_key request_key bpf perf_event_open userfaultfd; do
-	outside "$call" -- "$call"
-	refused "$call is refused" EPERM "$call" -- "$call"
+for call in io_uring_setup io_uring_enter io_uring_register; do
+	outside "THREATS 38 control: $call" -- "$call"
+	refused "THREATS 38: $call is refused" EPERM "$call" -- "$call"
+done
+for call in keyctl add_key request_key; do
+	outside "THREATS 32 control: $call" -- "$call"
+	refused "THREATS 32: $call is refused" EPERM "$call" -- "$call"
+done
+for call in bpf perf_event_open userfaultfd; do
+	outside "THREATS 19 control: $call" -- "$call"
+	refused "THREATS 19: $call is refused" EPERM "$call" -- "$call"
 done
 for ns in user mount net pid ipc uts cgroup time; do
-	outside "unshare($ns)" -- unshare "$ns"
-	refused "unshare of a $ns namespace is refused" EPERM unshare -- unshare "$ns"
+	outside "THREATS 19 control: unshare($ns)" -- unshare "$ns"
+	refused "THREATS 19: unshare of a $ns namespace is refused" EPERM unshare -- unshare "$ns"
 done
 expect_probe "unshare(CLONE_FILES) is allowed" ok -- jail --net off -C "$W" -- "$PROBE" unshare files
 for ns in user mount net pid; do
-	refused "clone with a new $ns namespace is refused" EPERM clone -- clone "$ns"
+	refused "THREATS 19: clone with a new $ns namespace is refused" EPERM clone -- clone "$ns"
 done
 expect_probe "a plain clone (fork) is allowed" ok -- jail --net off -C "$W" -- "$PROBE" clone none
-expect_probe "clone3 answers ENOSYS (callers fall back to clone)" "errno ENOSYS" -- jail --net off -C "$W" -- "$PROBE" clone3
-refused "setns is refused" EPERM setns -- setns
-outside "mount" -- mount
-refused "mount is refused" EPERM mount -- mount
-refused "umount2 is refused" EPERM umount2 -- umount2 /nonexistent
-refused "pivot_root is refused" EPERM pivot_root -- pivot_root
-refused "chroot is refused" EPERM chroot -- chroot /
+expect_probe "THREATS 19: clone3 answers ENOSYS (callers fall back to clone)" "errno ENOSYS" -- jail --net off -C "$W" -- "$PROBE" clone3
+refused "THREATS 19: setns is refused" EPERM setns -- setns
+outside "THREATS 18 control: mount" -- mount
+refused "THREATS 18: mount is refused" EPERM mount -- mount
+refused "THREATS 18: umount2 is refused" EPERM umount2 -- umount2 /nonexistent
+refused "THREATS 18: pivot_root is refused" EPERM pivot_root -- pivot_root
+refused "THREATS 18: chroot is refused" EPERM chroot -- chroot /
 for call in fsopen fspick fsconfig fsmount move_mount mount_setattr; do
-	refused "$call is refused" EPERM "$call" -- "$call"
+	refused "THREATS 18: $call is refused" EPERM "$call" -- "$call"
 done
-refused "open_tree is refused" EPERM open_tree -- open_tree /
+refused "THREATS 18: open_tree is refused" EPERM open_tree -- open_tree /
 if [ "$TEST_BACKEND" = landlock ]; then
 	for call in shmget semget msgget; do
-		outside "$call" -- "$call"
-		refused "$call (the host's System V IPC) is refused" EPERM "$call" -- "$call"
+		outside "THREATS 33 control: $call" -- "$call"
+		refused "THREATS 33: $call (the host's System V IPC) is refused" EPERM "$call" -- "$call"
 	done
-	refused "mq_open (the host's message queues) is refused" EPERM mq_open -- mq_open
+	refused "THREATS 33: mq_open (the host's message queues) is refused" EPERM mq_open -- mq_open
 fi
 
 # TIOCSTI and TIOCLINUX, compared on 32 bits (CVE-2019-10063); the
 # terminal tests show the injection itself failing.
-refused "TIOCSTI is refused" EPERM "ioctl TIOCSTI" -- tiocsti
-refused "TIOCSTI with high bits set is refused" EPERM "ioctl TIOCSTI" -- tiocsti-high
-refused "TIOCLINUX is refused" EPERM "ioctl TIOCLINUX" -- tioclinux
-refused "TIOCSETD is refused" EPERM "ioctl TIOCSETD" -- tiocsetd 0 27
+refused "THREATS 1: TIOCSTI is refused" EPERM "ioctl TIOCSTI" -- tiocsti
+refused "THREATS 2: TIOCSTI with high bits set is refused" EPERM "ioctl TIOCSTI" -- tiocsti-high
+refused "THREATS 2: TIOCLINUX is refused" EPERM "ioctl TIOCLINUX" -- tioclinux
+refused "THREATS 62: TIOCSETD is refused" EPERM "ioctl TIOCSETD" -- tiocsetd 0 27
 
 # Sockets the network mode does not give, and TCP Fast Open.
-refused "a packet socket is refused" EAFNOSUPPORT socket -- socket packet raw all
-refused "a vsock socket is refused" EAFNOSUPPORT socket -- socket vsock stream default
-refused "a netlink sock_diag socket is refused" EAFNOSUPPORT socket -- socket netlink raw sock_diag
+refused "THREATS 45: a packet socket is refused" EAFNOSUPPORT socket -- socket packet raw all
+refused "THREATS 45: a vsock socket is refused" EAFNOSUPPORT socket -- socket vsock stream default
+refused "THREATS 45: a netlink sock_diag socket is refused" EAFNOSUPPORT socket -- socket netlink raw sock_diag
 if [ "$TEST_BACKEND" = landlock ]; then
-	refused "an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
+	refused "THREATS 45: an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
 else
 	expect_probe "an inet socket is allowed in the namespace jail (its network namespace decides)" ok -- \
 		jail --net off -C "$W" -- "$PROBE" socket inet dgram udp
@@ -93,18 +101,18 @@ expect_probe "a Unix socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE"
 expect_probe "a netlink route socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE" socket netlink raw route
 expect_probe "an inet socket is allowed with --net on" ok -- jail --net on -C "$W" -- "$PROBE" socket inet stream tcp
 rm -f "$T/report.json"
-expect_probe "sendto with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" --report "$T/report.json" -- "$PROBE" fastopen 127.0.0.1 9
+expect_probe "THREATS 43: sendto with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" --report "$T/report.json" -- "$PROBE" fastopen 127.0.0.1 9
 grep -q '"what": "sendto"' "$T/report.json" && pass "the listener recorded sendto" || fail "the listener recorded sendto"
-expect_probe "sendmsg with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" -- "$PROBE" sendmsg-fastopen 127.0.0.1 9
-expect_probe "sendmmsg with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" -- "$PROBE" sendmmsg-fastopen 127.0.0.1 9
+expect_probe "THREATS 43: sendmsg with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" -- "$PROBE" sendmsg-fastopen 127.0.0.1 9
+expect_probe "THREATS 43: sendmmsg with MSG_FASTOPEN is refused" "errno EPERM" -- jail --net on -C "$W" -- "$PROBE" sendmmsg-fastopen 127.0.0.1 9
 
 # A call the table does not know answers ENOSYS, and is recorded.
-refused "an unknown system call answers ENOSYS" ENOSYS "syscall 1000" -- syscall 1000
+refused "THREATS 19: an unknown system call answers ENOSYS" ENOSYS "syscall 1000" -- syscall 1000
 
 # Other architectures: i386 calls through int 0x80 kill the process; x32
 # numbers never reach the kernel's table.
-expect_control "outside: int 0x80 getpid works" -- "$PROBE" int80-getpid
-expect_probe "an i386 system call kills the command" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" int80-getpid
-expect_probe "an x32 system call is refused" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" x32-getpid
+expect_control "THREATS 36 control: outside, int 0x80 getpid works" -- "$PROBE" int80-getpid
+expect_probe "THREATS 36: an i386 system call kills the command" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" int80-getpid
+expect_probe "THREATS 37: an x32 system call is refused" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" x32-getpid
 
 plan_done

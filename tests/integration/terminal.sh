@@ -67,6 +67,11 @@ if [ -c /dev/pts/ptmx ]; then
 	other_tty=$(grep -m1 '^/dev/pts/' "$T/other-tty" | tr -d '\r')
 	if [ -n "$other_tty" ]; then
 		expect_control "THREATS 3 control: outside, another terminal of the user can be written" -- "$PROBE" append "$other_tty"
+		# The control's line reaches the other terminal's log a moment
+		# later: counted once it is there, or a late one looks like the
+		# jail's.
+		for _ in $(seq 50); do grep -q '^probe' "$T/other-tty" && break; sleep 0.1; done
+		sleep 0.3
 		before=$(grep -c '^probe' "$T/other-tty")
 		"$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" append "$other_tty" >"$T/other-try" 2>&1
 		sleep 0.3

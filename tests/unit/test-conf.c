@@ -70,6 +70,18 @@ static void test_parse(void)
 	ok(l.hide_ignored_set && l.hide_ignored && l.hide_ignored_source.line == 9, "hide-ignored = true, line 9");
 	layer_free(&l);
 	conf_file_free(&f);
+
+	/* The limits, each as its option takes it. */
+	is_int(parse("[sandbox]\nmax-procs = 50\nmemory = 512M\ntmp-size = 25%\n", &f, &e), 0, "the limits' keys parse");
+	conf_section_layer(&f, &f.v[0], &l);
+	ok(l.max_procs == 50 && l.max_procs_source.line == 2 && streq(l.max_procs_source.key, "max-procs"),
+	   "max-procs = 50, from line 2");
+	ok(l.memory.bytes == 512ull << 20 && !l.memory.percent && l.memory_source.line == 3, "memory = 512M, line 3");
+	ok(!l.tmp_size.bytes && l.tmp_size.percent == 25 && l.tmp_size_source.line == 4 &&
+		   streq(l.tmp_size_source.key, "tmp-size"),
+	   "tmp-size = 25%%, line 4");
+	layer_free(&l);
+	conf_file_free(&f);
 }
 
 struct bad_case {
@@ -99,6 +111,13 @@ static void test_errors(void)
 		{ "a bad mode", "[profile p]\nmode = lax\n", 2, "mode", "auto, required or off" },
 		{ "a bad backend", "[sandbox]\nbackend = docker\n", 2, "backend", "namespaces, landlock or seatbelt" },
 		{ "a bad boolean", "[sandbox]\nhide-ignored = yes\n", 2, "hide-ignored", "true or false" },
+		{ "max-procs below 2", "[sandbox]\nmax-procs = 1\n", 2, "max-procs", "from 2 to 4194304" },
+		{ "max-procs not a number", "[sandbox]\nmax-procs = lots\n", 2, "max-procs", "a number of processes" },
+		{ "max-procs negative", "[sandbox]\nmax-procs = -5\n", 2, "max-procs", "a number of processes" },
+		{ "max-procs too high", "[sandbox]\nmax-procs = 4194305\n", 2, "max-procs", "from 2 to 4194304" },
+		{ "a bad memory unit", "[profile p]\nmemory = 12Q\n", 2, "memory", "a size (512M, 4G)" },
+		{ "memory above 100%", "[sandbox]\nnetwork = off\nmemory = 150%\n", 3, "memory", "a share of memory" },
+		{ "tmp-size of 0", "[sandbox]\ntmp-size = 0\n", 2, "tmp-size", "a size (512M, 4G)" },
 		{ "a duplicate key", "[sandbox]\nread = a\n\nread = b\n", 4, "read", "set at line 2 already" },
 		{ "a duplicate section", "[profile a]\nread = x\n[profile a]\n", 3, NULL, "began at line 1" },
 		{ "a key before any section", "network = on\n", 1, "network", "before any section" },
@@ -240,6 +259,13 @@ static void test_precedence_and_trust(void)
 		{ "unset = PATH", false, NULL, "unset" },
 		{ "hide = secrets", false, NULL, "hide" },
 		{ "hide-ignored = true", false, NULL, "hide-ignored" },
+		{ "max-procs = 9000", true, "max-procs", "more processes than the default" },
+		{ "max-procs = 50", false, NULL, "fewer processes" },
+		{ "memory = 90%", true, "memory", "a larger share of memory" },
+		{ "memory = 64M", false, NULL, "less memory" },
+		{ "memory = 1024T", true, "memory", "more bytes of memory than the host's share" },
+		{ "tmp-size = 16M", false, NULL, "a smaller tmpfs" },
+		{ "tmp-size = 100%", true, "tmp-size", "a larger tmpfs" },
 		{ "read = sub", false, NULL, "a read inside the workspace" },
 		{ "write = .git/hooks", true, "write", "a write into .git (a trust hand-off)" },
 		{ "write = .vscode/tasks.json", true, "write", "a write into .vscode (a trust hand-off)" },
