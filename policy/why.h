@@ -30,4 +30,9 @@ void why_path(const struct policy *p, const char *path, enum why_want want, stru
  * the network mode says. -EINVAL when target cannot be read as one. */
 int why_connect(const struct policy *p, const char *target, struct why *ret);
 
+/* A connect to the Unix socket file at path (absolute; as given, and
+ * canonical where it exists): allowed where --connect unix:PATH names it;
+ * otherwise only to a socket the run itself binds there. */
+void why_unix(const struct policy *p, const char *given, const char *path, struct why *ret);
+
 void why_free(struct why *w);

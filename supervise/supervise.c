@@ -73,6 +73,17 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, c
 	respond(sv, id, err);
 }
 
+/* A socket file no socket of the run is bound to: the user's tmux,
+ * ssh-agent or Docker socket, wherever it lies. */
+static void refuse_socket_file(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *what, int err)
+{
+	_cleanup_free_ char *fix = xasprintf("--connect unix:%s (this one socket)", q->path_real);
+	report_denial_ruled(sv->rep, "connect", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
+			    "a Unix socket file is reached only when a socket of the run is bound to it",
+			    "built in: the supervisor (landlock backend)", fix);
+	respond(sv, id, err);
+}
+
 /* connect or bind, carried out by stockade on its copy of the command's
  * socket with the command's privileges: a root stockade's capabilities
  * (DAC override, binding ports below 1024) stay out of it. 0 or the
@@ -205,6 +216,8 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
 	if (v.outcome == SV_REFUSE && inet && !v.undecided)
 		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+	else if (v.outcome == SV_REFUSE && q->call == SV_CONNECT && q->path_real && q->path_is_socket)
+		refuse_socket_file(sv, id, q, what, v.err);
 	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
@@ -647,7 +660,13 @@ void supervisor_free(struct supervisor *sv)
 
 void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
-	report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
+	report_enforced(rep, "unix sockets: the supervisor connects only to socket files a socket of the run is bound to, those --connect unix:PATH names, and abstract names the run bound");
+	report_enforced(rep, "the host's /tmp: Landlock grants the command nothing there (no read, write, unlink or listing of your entries); "
+			     "the supervisor makes tmpfile() and mkstemp() files and the sockets the run binds directly in it, and removes them when the run ends");
+	report_gap(rep, "the host's /tmp",
+		   "the names and metadata (stat) of your entries there are visible, chmod and utimes of your own files there are "
+		   "allowed (Landlock has no right for them, anywhere), and the run may make new names directly in /tmp "
+		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_LOOPBACK)
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
 	if (net != NET_OFF)
