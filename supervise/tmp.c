@@ -115,8 +115,11 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
 	_cleanup_free_ char *path = supervise_path_of(pid, (int)req->data.args[0], raw);
 	_cleanup_free_ char *keep = NULL;
 	const char *name = path ? tmp_name(path, flags, &keep) : NULL;
-	/* The path was the caller's own: it was alive all along. */
-	if (!name || ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+	/* Where the policy itself grants /tmp (--write /tmp), Landlock lets
+	 * the command make it, and it is not removed after the run. The path
+	 * was the caller's own: it was alive all along. */
+	if (!name || policy_allows_with(sv->p, sv->places, sv->n_places, PATH_OP_WRITE, path) ||
+	    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
 		return false;
 	/* Only what these two opens mean: read and write, exclusive, never
 	 * following a link; O_CLOEXEC is the command's descriptor's. */

@@ -45,6 +45,16 @@ SH
 	expect_probe "mkdir in /tmp is refused (EACCES)" "errno EACCES" -- in_jail -- "$PROBE" mkdir "/tmp/$N.dir"
 	expect_probe "a plain open(O_CREAT) in /tmp is refused (EACCES)" "errno EACCES" -- in_jail -- "$PROBE" write "/tmp/$N.plain"
 	expect_probe "listing /tmp is refused (EACCES)" "errno EACCES" -- in_jail -- "$PROBE" ls /tmp
+	# --write /tmp on purpose: Landlock grants it, and what the run
+	# makes there stays. (This file's home is under /tmp: stockade's
+	# state goes elsewhere, or it would refuse a state it hands the run.)
+	S=$(mktemp -d /dev/shm/stockade-test-state.XXXXXX)
+	at_exit rm -rf "$S"
+	expect_probe "with --write /tmp, mkstemp there works" ok -- \
+		env XDG_STATE_HOME="$S" "${JAIL[@]}" --net loopback -C "$W" --write /tmp -- "$PROBE" mkstemp "/tmp/$N.kept-XXXXXX"
+	kept=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^made //p')
+	[ -n "$kept" ] && [ -f "$kept" ] && pass "and the file stays after the run" || fail "and the file stays after the run ('$kept')"
+	rm -f "$kept"
 fi
 ls -d /tmp/"$N".made-* /tmp/"$N".again-* /tmp/"$N".plain >/dev/null 2>&1 &&
 	fail "nothing the runs made is left in /tmp" || pass "nothing the runs made is left in /tmp"
