@@ -332,6 +332,23 @@ static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *
 	return err;
 }
 
+/* bind() to un, relative to the directory dir when it is not -1: stockade
+ * works there for the call (it is one thread while the run goes on, and
+ * names everything else by absolute paths), so that the name is the bare
+ * one the command gave and no path is looked up at all. */
+static int bind_named(struct supervisor *sv, int fd, int dir, const struct sockaddr_un *un)
+{
+	if (dir < 0)
+		return as_command(sv, bind, fd, un, sizeof(*un));
+	_cleanup_close_ int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (here < 0 || fchdir(dir) < 0)
+		return SV_REFUSED;
+	int err = as_command(sv, bind, fd, un, sizeof(*un));
+	if (fchdir(here) < 0)
+		sv->broken = true;
+	return err;
+}
+
 static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
 		    socklen_t len, const struct net_addr *a)
 {
@@ -382,27 +399,35 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 	if (!decided_as(sv, id, &q, "bind", what, &v))
 		return;
 	/* The socket's name is what getsockname() gives the command, and
-	 * what it chmods (libuv's uv_pipe_chmod): the real path where no
-	 * process of the run can swap a directory on the way, the pinned
-	 * directory's /proc path otherwise. */
+	 * what it chmods (libuv's uv_pipe_chmod), so it is the command's own
+	 * where that is safe: a bare name, bound in the pinned directory
+	 * itself; an absolute path with no link or dot on the way, where no
+	 * process of the run can swap a directory on the way (or the real
+	 * path for another spelling of it). The pinned directory's /proc path
+	 * otherwise. */
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	char num[21];
 	const char *n = fmt_u64(num, (uint64_t)parent);
 	_cleanup_free_ char *full = path_join(real, name);
-	if (fixed_above(sv, real) && strlen(full) < sizeof(un.sun_path))
-		stpcpy(un.sun_path, full);
+	_cleanup_free_ char *given = a->path[0] == '/' ? path_normalize(a->path) : NULL;
+	int in_dir = -1;
+	if (a->path[0] != '/' && !strchr(a->path, '/')) {
+		stpcpy(un.sun_path, a->path);
+		in_dir = parent;
+	} else if (fixed_above(sv, real) && strlen(full) < sizeof(un.sun_path))
+		stpcpy(un.sun_path, given && streq(given, full) ? a->path : full);
 	else if (strlen("/proc/self/fd/") + strlen(n) + 1 + strlen(name) < sizeof(un.sun_path))
 		stpcpy(stpcpy(stpcpy(stpcpy(un.sun_path, "/proc/self/fd/"), n), "/"), name);
 	else {
 		respond(sv, id, ENAMETOOLONG);
 		return;
 	}
-	int err = as_command(sv, bind, fd, &un, sizeof(un));
+	int err = bind_named(sv, fd, in_dir, &un);
 	/* Landlock refuses the command an unlink in /tmp: its own socket
 	 * left there by a socket now closed is removed for the bind, as
 	 * the unlink before it would have. */
 	if (err == EADDRINUSE && v.in_host_tmp && sv_tmp_remove_stale_socket(sv, name))
-		err = as_command(sv, bind, fd, &un, sizeof(un));
+		err = bind_named(sv, fd, in_dir, &un);
 	if (!err) {
 		sv_remember_unix(sv, fd, parent, name);
 		struct stat st;

@@ -116,6 +116,12 @@ expect_probe "a socket the run binds in /tmp: bound, chmod'ed, reached, twice" o
 	in_jail -- "$PROBE" unix-cycle "/tmp/$N.own.sock"
 printf '%s\n' "$PROBE_OUTPUT" | grep -qx "sockname /tmp/$N.own.sock" &&
 	pass "getsockname() gives the path it bound" || { fail "getsockname() gives the path it bound"; diag "$PROBE_OUTPUT"; }
+# A bare name (libuv's TEST_PIPENAME "uv-test-sock", in the current
+# directory) is bound as that name: getsockname() gives it back.
+expect_probe "a socket bound by a bare name in the workspace: bound, chmod'ed, reached, twice" ok -- \
+	in_jail -- "$PROBE" unix-cycle uv-test-sock
+printf '%s\n' "$PROBE_OUTPUT" | grep -qx "sockname uv-test-sock" &&
+	pass "getsockname() gives the bare name" || { fail "getsockname() gives the bare name"; diag "$PROBE_OUTPUT"; }
 cat >"$W/own.sh" <<'SH'
 "$1" listen-unix "$2" 20 >own.out 2>&1 &
 for i in $(seq 400); do grep -q listening own.out && break; sleep 0.05; done
