@@ -256,6 +256,15 @@ static const char *err_name(int e)
 	return n ? n : "?";
 }
 
+/* What the landlock backend leaves of the host's /tmp, and what the
+ * namespace jail leaves of Unix sockets (stockade.1, LIMITS). */
+#define DOCTOR_HOST_TMP_LANDLOCK                                                                                  \
+	"Landlock grants nothing there; the supervisor makes tmpfile() and mkstemp() files and sockets directly in " \
+	"it, removed after the run; the names and metadata (stat) of your entries there stay visible, and chmod and " \
+	"utimes of your own files (Landlock has no right for them) stay allowed"
+#define DOCTOR_UNIX_NAMESPACES \
+	"a host socket inside a --read or --write tree is reachable (no supervisor; Landlock governs no Unix connect)"
+
 int doctor_print(const struct host *h, bool json, FILE *f)
 {
 	const char *why;
@@ -294,6 +303,12 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			h->apparmor_profile ? "true" : "false");
 		fputs("},\n", f);
 		limits_doctor(f, true);
+		fputs("  \"host_tmp\": {\"namespaces\": \"a tmpfs of the jail's own\", \"landlock\": ", f);
+		json_string(f, DOCTOR_HOST_TMP_LANDLOCK);
+		fputs("},\n  \"unix_sockets\": {\"landlock\": \"those a socket of the run is bound to, and --connect unix:PATH\", "
+		      "\"namespaces\": ", f);
+		json_string(f, DOCTOR_UNIX_NAMESPACES);
+		fputs("},\n", f);
 		fprintf(f, "  \"yama_ptrace_scope\": %d,\n  \"legacy_tiocsti\": %d,\n", h->yama, h->legacy_tiocsti);
 		fputs("  \"auto_backend\": ", f);
 		json_string(f, backend_name(auto_backend));
@@ -342,6 +357,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 		fprintf(f, "cgroup:                 not delegated here (%s): if stockade is killed, processes the command left may outlive it\n",
 			err_name(h->cgroup_err));
 	limits_doctor(f, false);
+	fputs("host /tmp:              namespaces: a tmpfs of the jail's own; landlock: " DOCTOR_HOST_TMP_LANDLOCK "\n", f);
+	fputs("unix sockets:           landlock: those a socket of the run is bound to, and --connect unix:PATH; "
+	      "namespaces: " DOCTOR_UNIX_NAMESPACES "\n", f);
 	if (h->yama < 0)
 		fputs("yama ptrace_scope:      not present\n", f);
 	else

@@ -63,6 +63,12 @@ static void describe_namespaces(const struct policy *p, struct report *rep)
 					      : "namespaces: user, mount, pid, ipc, uts, cgroup, net");
 	report_enforced(rep, "processes: only the run's own are visible; all die with stockade (pid namespace)");
 	report_enforced(rep, "System V IPC and POSIX message queues of the jail's own (ipc namespace)");
+	report_enforced(rep, "the host's /tmp: out of sight (a tmpfs of the jail's own)");
+	/* Not a gap of this host's: no namespace jail can do more (it has
+	 * no supervisor, and Landlock governs no Unix connect), and --mode
+	 * required must still run here. stockade.1 and doctor say it. */
+	report_enforced(rep, "unix sockets: only socket files inside the trees the run is granted; a socket of the "
+			     "host's inside one (--read, --write, the workspace) is reachable, as no supervisor decides");
 }
 
 /* The landlock backend's process handling: jail/'s too. */

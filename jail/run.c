@@ -260,6 +260,10 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 			*ret_broken = true;
 		return;
 	}
+	/* tmpfile() and mkstemp() in the host's /tmp: made by the
+	 * supervisor, as Landlock gives the command nothing there. */
+	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_makes_in_tmp(sv, &req))
+		return;
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
 		if (supervise_shm_path(&req, &shm))

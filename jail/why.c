@@ -37,9 +37,9 @@ int why_verb(const struct policy *p, const struct rule *extra, size_t n_extra, c
 {
 	struct why w;
 	if (str_has_prefix(target, "unix:")) {
-		/* a Unix socket is reached by its path: what the path rules say */
+		_cleanup_free_ char *given = target[5] == '/' ? path_normalize(target + 5) : path_join(p->cwd, target + 5);
 		_cleanup_free_ char *path = target_path(p, target + 5);
-		why_path(p, extra, n_extra, path, WANT_WRITE, &w);
+		why_unix(p, given, path, &w);
 		_cleanup_free_ char *head = xstrcat3("connect to unix:", path, "");
 		print_one(head, &w);
 		why_free(&w);

@@ -106,6 +106,26 @@ static int parse_target(const char *target, bool *ret_loopback, unsigned *ret_po
 	return 0;
 }
 
+void why_unix(const struct policy *p, const char *given, const char *path, struct why *ret)
+{
+	*ret = (struct why){ 0 };
+	for (size_t i = 0; i < p->n_grants; i++) {
+		const struct net_grant *g = &p->grants[i];
+		if (g->kind != GRANT_CONNECT_UNIX || (!streq(g->path, given) && !streq(g->path, path)))
+			continue;
+		ret->allowed = true;
+		ret->what = "this one socket of the host";
+		ret->rule = xstrcat3("--connect unix:", g->path, "");
+		ret->source = source_text(&g->source);
+		return;
+	}
+	/* Its directory's rules do not decide: a socket there is the
+	 * user's (tmux, ssh-agent, Docker) unless the run bound it. */
+	ret->what = "only a socket the run itself binds there (landlock backend; the namespace jail: any inside a granted tree)";
+	ret->source = xstrdup("built in: the supervisor (landlock backend), the mounts (namespace jail)");
+	ret->fix = xstrcat3("--connect unix:", path, "");
+}
+
 int why_connect(const struct policy *p, const char *target, struct why *ret)
 {
 	*ret = (struct why){ 0 };

@@ -31,4 +31,9 @@ void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, 
  * the network mode says. -EINVAL when target cannot be read as one. */
 int why_connect(const struct policy *p, const char *target, struct why *ret);
 
+/* A connect to the Unix socket file at path (absolute; as given, and
+ * canonical where it exists): allowed where --connect unix:PATH names it;
+ * otherwise only to a socket the run itself binds there. */
+void why_unix(const struct policy *p, const char *given, const char *path, struct why *ret);
+
 void why_free(struct why *w);

@@ -103,7 +103,8 @@ static const char *const whys[] = {
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
 	[WHY_SUPERVISED_LISTEN] = "only on loopback, or 0.0.0.0 or :: bound to the loopback device",
 	[WHY_WATCHED_RENAME] = "watched: a refused rename over a trust hand-off is named",
-	[WHY_WATCHED_SHM] = "watched: a POSIX semaphore or shared memory object in the host's /dev/shm, which Landlock refuses, is named",
+	[WHY_SUPERVISED_TMP] = "tmpfile() in the host's /tmp, which Landlock does not grant: made by the supervisor",
+	[WHY_WATCHED_SHM] = "watched: a POSIX semaphore or shared memory object in the host's /dev/shm, which Landlock refuses, is named; mkstemp() of a new name in the host's /tmp is made by the supervisor",
 	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
 	[WHY_SYSV_IPC] = "the host's System V IPC",
 	[WHY_MQUEUE] = "the host's POSIX message queues",
@@ -124,10 +125,18 @@ static const struct sc_rule table[] = {
 	ALLOW(close), ALLOW(close_range), ALLOW(lseek), ALLOW(_llseek),
 	/* The landlock backend: the opens glibc's sem_open and shm_open make
 	 * (their exact flags) are shown to the listener, which names one in
-	 * the host's /dev/shm (refused by Landlock there) and lets every
-	 * open go on to the kernel; before the allow: the first row that matches decides. */
+	 * the host's /dev/shm (refused by Landlock there) and lets it go on
+	 * to the kernel; the same flags are mkstemp()'s (glibc's, Python's),
+	 * which the supervisor carries out for a new name directly in the
+	 * host's /tmp. Before the allow: the first row that matches decides. */
 	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
 	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_EXCL) }, .why = WHY_WATCHED_SHM },
+	/* ... and glibc's tmpfile() (its exact flags: the filter tells the
+	 * rows apart by one mask), which the
+	 * supervisor carries out in the host's /tmp, where Landlock gives the
+	 * command nothing, as it does mkstemp()'s above. */
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_RDWR | O_TMPFILE | O_EXCL) }, .why = WHY_SUPERVISED_TMP },
 	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
 	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC) }, .why = WHY_WATCHED_SHM },
 	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,

@@ -24,6 +24,21 @@ struct abstract_name {
 	ino_t inode;
 };
 
+/* A socket file a socket of the run was bound to by the supervisor. */
+struct unix_bound {
+	dev_t dev;
+	ino_t ino;
+	ino_t sock;		/* the socket's own inode */
+};
+
+/* A name the supervisor made in the host's /tmp for the run: removed when
+ * the run ends, if it is still that file. */
+struct tmp_made {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct supervisor {
 	const struct policy *p;
 	const struct rule *places;
@@ -41,6 +56,11 @@ struct supervisor {
 	size_t n_reuseport;
 	struct abstract_name *abstracts;
 	size_t n_abstracts;
+	struct unix_bound *unix_bound;
+	size_t n_unix_bound;
+	int tmp_fd;		/* the host's /tmp (O_PATH), or -1 */
+	struct tmp_made *made;
+	size_t n_made;
 	struct pending *pending;
 	size_t n_pending;
 	/* root: capabilities while stockade acts for the command (none
@@ -65,6 +85,27 @@ bool sv_run_abstract(const struct supervisor *sv, const struct net_addr *a, ino_
 /* A socket of the run's, just bound: its name, its inode. */
 void sv_remember_abstract(struct supervisor *sv, int fd);
 void sv_remember_bound(struct supervisor *sv, int fd);
+/* A socket of the run's, just bound to name in the directory parent. */
+void sv_remember_unix(struct supervisor *sv, int fd, int parent, const char *name);
+/* Is a socket the supervisor bound for the run bound to the file (dev,
+ * ino) now? */
+bool sv_run_socket_file(struct supervisor *sv, dev_t dev, ino_t ino);
+
+/* ---- the host's /tmp (tmp.c) ---- */
+
+/* The command's privileges while stockade acts for it (a root stockade's
+ * capabilities set aside): 0, or SV_REFUSED when they cannot be. */
+int sv_acting(struct supervisor *sv);
+void sv_acted(struct supervisor *sv);
+/* A name made in /tmp for the run: the file (dev, ino) it names. */
+void sv_tmp_remember(struct supervisor *sv, const char *name, dev_t dev, ino_t ino);
+/* Removes each name made in /tmp that is still the file made. */
+void sv_tmp_remove_made(struct supervisor *sv);
+/* name in /tmp is a socket file the run made there, whose socket is gone
+ * (or no longer holds it): removed, so that a bind can make it again as
+ * an unlink by the command would have (Landlock refuses the command that
+ * unlink). True when removed. */
+bool sv_tmp_remove_stale_socket(struct supervisor *sv, const char *name);
 
 /* A process of the run: a descendant of stockade, not stockade itself. */
 bool sv_in_run(pid_t pid);

@@ -1,6 +1,6 @@
 /* Whose listener: the host's own addresses, the TCP listeners the kernel
  * would hand a connection to (sock_diag over libmnl), and the abstract
- * names the run bound. */
+ * names and socket files the run bound. */
 #include "supervise/internal.h"
 
 #include <arpa/inet.h>
@@ -9,6 +9,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sys/sysmacros.h>
 #include <netinet/tcp.h>
 #include <sys/stat.h>
 
@@ -381,4 +383,112 @@ void sv_remember_bound(struct supervisor *sv, int fd)
 		sv->reuseport = xgrow(sv->reuseport, sv->n_reuseport, sizeof(*sv->reuseport));
 		sv->reuseport[sv->n_reuseport++] = st.st_ino;
 	}
+}
+
+struct unix_vfs {
+	bool found;
+	dev_t dev;
+	ino_t ino;
+};
+
+static int unix_vfs_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct unix_vfs *u = data;
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return MNL_CB_OK;
+	const struct unix_diag_msg *m = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr;
+	mnl_attr_for_each(attr, nlh, sizeof(*m)) {
+		if (mnl_attr_get_type(attr) != UNIX_DIAG_VFS ||
+		    mnl_attr_get_payload_len(attr) < sizeof(struct unix_diag_vfs))
+			continue;
+		const struct unix_diag_vfs *v = mnl_attr_get_payload(attr);
+		/* The kernel's own dev_t: 12 bits of major above 20 of minor. */
+		u->dev = makedev(v->udiag_vfs_dev >> 20, v->udiag_vfs_dev & 0xfffff);
+		u->ino = v->udiag_vfs_ino;
+		u->found = true;
+	}
+	return MNL_CB_OK;
+}
+
+/* The socket file a Unix socket (by its inode) is bound to now, from
+ * sock_diag: 0, -ENOENT when no such socket is bound to a file, or -errno
+ * when stockade cannot tell (no unix_diag in this kernel). */
+static int unix_socket_file(struct supervisor *sv, ino_t sock, struct unix_vfs *ret)
+{
+	*ret = (struct unix_vfs){ 0 };
+	int r = diag_open(sv);
+	if (r < 0)
+		return r;
+	char *buf = sv->diag_buf;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = ++sv->diag_seq;
+	struct unix_diag_req *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = AF_UNIX;
+	req->udiag_states = ~0u;
+	req->udiag_ino = (unsigned)sock;
+	req->udiag_show = UDIAG_SHOW_VFS;
+	req->udiag_cookie[0] = req->udiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	ssize_t n = mnl_socket_recvfrom(sv->diag, buf, DIAG_BUF);
+	if (n < 0)
+		return -errno;
+	r = mnl_cb_run(buf, (size_t)n, sv->diag_seq, mnl_socket_get_portid(sv->diag), unix_vfs_reply, ret);
+	if (r < 0)
+		return errno == ENOENT ? -ENOENT : errno ? -errno : -EIO;
+	return ret->found ? 0 : -ENOENT;
+}
+
+void sv_remember_unix(struct supervisor *sv, int fd, int parent, const char *name)
+{
+	struct stat sock, file;
+	if (fstat(fd, &sock) < 0)
+		return;
+	struct unix_vfs u;
+	/* The kernel's word for which file the socket holds; where it has
+	 * no unix_diag, the file at the name just bound. */
+	if (unix_socket_file(sv, sock.st_ino, &u) < 0) {
+		if (fstatat(parent, name, &file, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(file.st_mode))
+			return;
+		u = (struct unix_vfs){ .found = true, .dev = file.st_dev, .ino = file.st_ino };
+	}
+	sv->unix_bound = xgrow(sv->unix_bound, sv->n_unix_bound, sizeof(*sv->unix_bound));
+	sv->unix_bound[sv->n_unix_bound++] = (struct unix_bound){ .dev = u.dev, .ino = u.ino, .sock = sock.st_ino };
+}
+
+/* Whether a socket inode is alive, from /proc/net/unix: where unix_diag
+ * is missing. */
+static bool unix_socket_listed(ino_t sock)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long inode;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu", &inode) == 1 && inode == sock)
+			return true;
+	}
+	return false;
+}
+
+bool sv_run_socket_file(struct supervisor *sv, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < sv->n_unix_bound; i++) {
+		const struct unix_bound *b = &sv->unix_bound[i];
+		if (b->dev != dev || b->ino != ino)
+			continue;
+		/* Still that socket's: a socket holds the file it is bound to,
+		 * so while it lives no other file has that inode; once it is
+		 * gone, the inode may be another's (a socket the user binds
+		 * later), which the run never reaches. */
+		struct unix_vfs u;
+		int r = unix_socket_file(sv, b->sock, &u);
+		if (r == 0 && u.dev == dev && u.ino == ino)
+			return true;
+		if (r < 0 && r != -ENOENT && unix_socket_listed(b->sock))
+			return true;
+	}
+	return false;
 }

@@ -52,7 +52,7 @@ char *supervise_read_path(pid_t pid, uint64_t addr)
 /* Where a path the command names lies: absolute (the jail's paths are the
  * host's, bound in place), or relative to its directory descriptor or
  * working directory, read from /proc. */
-static char *resolve(pid_t pid, int dirfd, const char *path)
+char *supervise_path_of(pid_t pid, int dirfd, const char *path)
 {
 	if (path[0] == '/')
 		return path_normalize(path);
@@ -80,8 +80,8 @@ int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char
 	_cleanup_free_ char *newp = supervise_read_path(pid, plain ? a[1] : a[3]);
 	if (!oldp || !newp)
 		return -EFAULT;
-	*ret_old = resolve(pid, olddir, oldp);
-	*ret_new = resolve(pid, newdir, newp);
+	*ret_old = supervise_path_of(pid, olddir, oldp);
+	*ret_new = supervise_path_of(pid, newdir, newp);
 	return *ret_old && *ret_new ? 0 : -ENOENT;
 }
 
@@ -117,7 +117,7 @@ bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path)
 	_cleanup_free_ char *raw = supervise_read_path((pid_t)req->pid, req->data.args[1]);
 	if (!raw)
 		return false;
-	_cleanup_free_ char *path = resolve((pid_t)req->pid, (int)req->data.args[0], raw);
+	_cleanup_free_ char *path = supervise_path_of((pid_t)req->pid, (int)req->data.args[0], raw);
 	if (!path || !str_has_prefix(path, "/dev/shm/"))
 		return false;
 	*ret_path = TAKE_PTR(path);

@@ -73,6 +73,17 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, c
 	respond(sv, id, err);
 }
 
+/* A socket file no socket of the run is bound to: the user's tmux,
+ * ssh-agent or Docker socket, wherever it lies. */
+static void refuse_socket_file(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *what, int err)
+{
+	_cleanup_free_ char *fix = xasprintf("--connect unix:%s (this one socket)", q->path_real);
+	report_denial_ruled(sv->rep, "connect", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
+			    "a Unix socket file is reached only when a socket of the run is bound to it",
+			    "built in: the supervisor (landlock backend)", fix);
+	respond(sv, id, err);
+}
+
 /* connect or bind, carried out by stockade on its copy of the command's
  * socket with the command's privileges: a root stockade's capabilities
  * (DAC override, binding ports below 1024) stay out of it. 0 or the
@@ -80,13 +91,10 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, c
 static int as_command(struct supervisor *sv, int (*call)(int, const struct sockaddr *, socklen_t), int fd,
 		      const void *addr, socklen_t len)
 {
-	if (sv->caps_own && (!sv->caps_acting || cap_set_proc(sv->caps_acting) < 0)) {
-		sv->broken = true;
+	if (sv_acting(sv))
 		return SV_REFUSED;
-	}
 	int err = call(fd, addr, len) < 0 ? errno : 0;
-	if (sv->caps_own)
-		(void)cap_set_proc(sv->caps_own);
+	sv_acted(sv);
 	return err;
 }
 
@@ -181,6 +189,11 @@ static int fact_held_outside(void *data, const struct net_addr *a)
 	return sv_held_outside(data, a);
 }
 
+static bool fact_run_socket_file(void *data, dev_t dev, ino_t ino)
+{
+	return sv_run_socket_file(data, dev, ino);
+}
+
 /* The verdict on q: carried out by the caller when allowed (with what
  * the verdict asks, in ret_v); a refusal reported; an answer of the
  * kernel's given as it would be. */
@@ -193,6 +206,7 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 		.listener = fact_listener,
 		.run_abstract = fact_run_abstract,
 		.held_outside = fact_held_outside,
+		.run_socket_file = fact_run_socket_file,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
 	if (ret_v)
@@ -202,6 +216,8 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
 	if (v.outcome == SV_REFUSE && inet && !v.undecided)
 		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+	else if (v.outcome == SV_REFUSE && q->call == SV_CONNECT && q->path_real && q->path_is_socket)
+		refuse_socket_file(sv, id, q, what, v.err);
 	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
@@ -247,6 +263,23 @@ static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, 
 	};
 }
 
+/* No directory above dir (dir itself included) can be replaced by a
+ * process of the run: none of dir's ancestors is writable to it. A path
+ * through them reaches what was checked. */
+static bool fixed_above(const struct supervisor *sv, const char *dir)
+{
+	_cleanup_free_ char *up = xstrdup(dir);
+	while (!streq(up, "/")) {
+		const char *name;
+		char *parent = path_parent(up, &name);
+		free(up);
+		up = parent;
+		if (!up || !*up || policy_allows_with(sv->p, sv->places, sv->n_places, PATH_OP_WRITE, up))
+			return false;
+	}
+	return true;
+}
+
 /* A Unix address naming a file: the one kind stockade resolves itself. */
 static bool names_socket_file(const struct net_addr *a)
 {
@@ -281,6 +314,8 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, co
 	else {
 		q.path_real = real;
 		q.path_is_socket = S_ISSOCK(st.st_mode);
+		q.path_dev = st.st_dev;
+		q.path_ino = st.st_ino;
 	}
 	if (!decided(sv, id, &q, "connect", what))
 		return;
@@ -294,6 +329,23 @@ static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *
 {
 	int err = as_command(sv, bind, fd, addr, len);
 	respond(sv, id, err);
+	return err;
+}
+
+/* bind() to un, relative to the directory dir when it is not -1: stockade
+ * works there for the call (it is one thread while the run goes on, and
+ * names everything else by absolute paths), so that the name is the bare
+ * one the command gave and no path is looked up at all. */
+static int bind_named(struct supervisor *sv, int fd, int dir, const struct sockaddr_un *un)
+{
+	if (dir < 0)
+		return as_command(sv, bind, fd, un, sizeof(*un));
+	_cleanup_close_ int here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (here < 0 || fchdir(dir) < 0)
+		return SV_REFUSED;
+	int err = as_command(sv, bind, fd, un, sizeof(*un));
+	if (fchdir(here) < 0)
+		sv->broken = true;
 	return err;
 }
 
@@ -343,17 +395,46 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		q.path_real = real;
 		q.path_name = name;
 	}
-	if (!decided(sv, id, &q, "bind", what))
+	struct sv_verdict v;
+	if (!decided_as(sv, id, &q, "bind", what, &v))
 		return;
-	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
+	/* The socket's name is what getsockname() gives the command, and
+	 * what it chmods (libuv's uv_pipe_chmod), so it is the command's own
+	 * where that is safe: a bare name, bound in the pinned directory
+	 * itself; an absolute path with no link or dot on the way, where no
+	 * process of the run can swap a directory on the way (or the real
+	 * path for another spelling of it). The pinned directory's /proc path
+	 * otherwise. */
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	char num[21];
 	const char *n = fmt_u64(num, (uint64_t)parent);
-	if (strlen("/proc/self/fd/") + strlen(n) + 1 + strlen(name) >= sizeof(pinned.sun_path)) {
+	_cleanup_free_ char *full = path_join(real, name);
+	_cleanup_free_ char *given = a->path[0] == '/' ? path_normalize(a->path) : NULL;
+	int in_dir = -1;
+	if (a->path[0] != '/' && !strchr(a->path, '/')) {
+		stpcpy(un.sun_path, a->path);
+		in_dir = parent;
+	} else if (fixed_above(sv, real) && strlen(full) < sizeof(un.sun_path))
+		stpcpy(un.sun_path, given && streq(given, full) ? a->path : full);
+	else if (strlen("/proc/self/fd/") + strlen(n) + 1 + strlen(name) < sizeof(un.sun_path))
+		stpcpy(stpcpy(stpcpy(stpcpy(un.sun_path, "/proc/self/fd/"), n), "/"), name);
+	else {
 		respond(sv, id, ENAMETOOLONG);
 		return;
 	}
-	stpcpy(stpcpy(stpcpy(stpcpy(pinned.sun_path, "/proc/self/fd/"), n), "/"), name);
-	perform_bind(sv, id, fd, &pinned, sizeof(pinned));
+	int err = bind_named(sv, fd, in_dir, &un);
+	/* Landlock refuses the command an unlink in /tmp: its own socket
+	 * left there by a socket now closed is removed for the bind, as
+	 * the unlink before it would have. */
+	if (err == EADDRINUSE && v.in_host_tmp && sv_tmp_remove_stale_socket(sv, name))
+		err = bind_named(sv, fd, in_dir, &un);
+	if (!err) {
+		sv_remember_unix(sv, fd, parent, name);
+		struct stat st;
+		if (v.in_host_tmp && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			sv_tmp_remember(sv, name, st.st_dev, st.st_ino);
+	}
+	respond(sv, id, err);
 }
 
 static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
@@ -541,6 +622,7 @@ void supervisor_drain(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		finish(sv, &sv->pending[i], EINTR);
 	sv->n_pending = 0;
+	sv_tmp_remove_made(sv);
 }
 
 bool supervisor_whole_run(const struct supervisor *sv)
@@ -557,6 +639,7 @@ struct supervisor *supervisor_new(const struct policy *p, const struct rule *pla
 	sv->n_places = n_places;
 	sv->listener = listener;
 	sv->rep = rep;
+	sv->tmp_fd = open(SV_HOST_TMP, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* The host's addresses and the sock_diag socket come at the first
 	 * connect or bind that needs them. */
 	cap_t own = cap_get_proc();
@@ -593,12 +676,22 @@ void supervisor_free(struct supervisor *sv)
 	cap_free(sv->caps_acting);
 	cap_free(sv->caps_own);
 	free(sv->abstracts);
+	free(sv->unix_bound);
+	sv_tmp_remove_made(sv);
+	if (sv->tmp_fd >= 0)
+		close(sv->tmp_fd);
 	free(sv);
 }
 
 void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
-	report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
+	report_enforced(rep, "unix sockets: the supervisor connects only to socket files a socket of the run is bound to, those --connect unix:PATH names, and abstract names the run bound");
+	report_enforced(rep, "the host's /tmp: Landlock grants the command nothing there (no read, write, unlink or listing of your entries); "
+			     "the supervisor makes tmpfile() and mkstemp() files and the sockets the run binds directly in it, and removes them when the run ends");
+	report_gap(rep, "the host's /tmp",
+		   "the names and metadata (stat) of your entries there are visible, chmod and utimes of your own files there are "
+		   "allowed (Landlock has no right for them, anywhere), and the run may make new names directly in /tmp "
+		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_LOOPBACK)
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
 	if (net != NET_OFF)

@@ -91,6 +91,9 @@ struct sv_facts {
 	int (*listener)(void *data, const struct net_addr *a);
 	/* An abstract name a process of this run bound, and still holds. */
 	bool (*run_abstract)(void *data, const struct net_addr *a);
+	/* A socket file (its device and inode) that a socket of this run is
+	 * bound to now: one the supervisor bound for the run. */
+	bool (*run_socket_file)(void *data, dev_t dev, ino_t ino);
 	/* Does a socket outside the run listen on an address and port that a
 	 * bind to a would share (a wildcard, the other family's dual-stack
 	 * socket, a mapped form): 1, 0, or -errno when stockade cannot tell.
@@ -114,6 +117,8 @@ struct sv_query {
 	const char *path_real;
 	const char *path_name;	/* bind: the file's name in path_real */
 	bool path_is_socket;	/* connect */
+	dev_t path_dev;		/* connect: the socket file found */
+	ino_t path_ino;
 	/* listen: the socket is bound to the loopback device (SO_BINDTODEVICE
 	 * "lo"), as stockade binds 0.0.0.0 and :: with loopback. */
 	bool loopback_device;
@@ -132,7 +137,15 @@ struct sv_verdict {
 	/* bind, allowed: the socket is bound to the loopback device first
 	 * (0.0.0.0 or :: with loopback: it serves this host, never the LAN). */
 	bool on_loopback;
+	/* bind, allowed: a new socket file directly in the host's /tmp, which
+	 * the landlock backend does not grant: the supervisor's to make, and
+	 * to remove when the run ends. */
+	bool in_host_tmp;
 };
+
+/* The host's /tmp, on the landlock backend: the command gets nothing of it
+ * from Landlock; the supervisor makes its files and sockets there. */
+#define SV_HOST_TMP "/tmp"
 
 struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_facts *facts);
 
@@ -154,8 +167,15 @@ bool supervisor_handles(const struct supervisor *sv, int nr);
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req);
 size_t supervisor_pollfds(const struct supervisor *sv, struct pollfd *fds, size_t max);
 void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n);
-/* Answers whatever is still in progress (the command is gone). */
+/* Answers whatever is still in progress and removes what it made in the
+ * host's /tmp for the run (the command is gone). */
 void supervisor_drain(struct supervisor *sv);
+/* An open of glibc's tmpfile() or mkstemp() in the host's /tmp (an
+ * O_TMPFILE open of /tmp, an O_CREAT | O_EXCL one of a new name directly
+ * in it), which Landlock refuses the command: carried out by the
+ * supervisor and answered with the descriptor. False for any other open,
+ * which is the caller's to answer (tmp.c). */
+bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *req);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 
@@ -187,6 +207,10 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
 bool supervise_is_rename(int nr);
 /* A path from the command's memory, NUL-terminated, or NULL. */
 char *supervise_read_path(pid_t pid, uint64_t addr);
+/* Where a path the command names lies, normalised: absolute, or against
+ * its directory descriptor or working directory (from /proc); NULL when
+ * that cannot be read. */
+char *supervise_path_of(pid_t pid, int dirfd, const char *path);
 /* The flags glibc's sem_open (its temporary file), shm_open with O_EXCL
  * and shm_open's create-or-attach open with; the seccomp table sends
  * openat with exactly these to the listener on the landlock backend. */

@@ -64,6 +64,18 @@ static bool connect_granted(const struct sv_query *q, const struct net_addr *d)
 	return false;
 }
 
+/* --connect unix:PATH: that socket file, named as the grant names it or
+ * found where the grant's path leads. */
+static bool unix_granted(const struct sv_query *q)
+{
+	for (size_t i = 0; q->policy && i < q->policy->n_grants; i++) {
+		const struct net_grant *g = &q->policy->grants[i];
+		if (g->kind == GRANT_CONNECT_UNIX && (streq(g->path, q->path_real) || streq(g->path, q->addr.path)))
+			return true;
+	}
+	return false;
+}
+
 static struct sv_verdict decide_connect(const struct sv_query *q, const struct sv_facts *f)
 {
 	const struct net_addr *a = &q->addr;
@@ -95,9 +107,17 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			return f->run_abstract(f->data, a) ? allow() : refuse();
 		if (q->path_err)
 			return unresolved(q->path_err);
-		if (!q->path_real || !allows(q, PATH_OP_CONNECT, q->path_real))
+		if (!q->path_real)
 			return refuse();
-		return q->path_is_socket ? allow() : answer(ECONNREFUSED);
+		if (!q->path_is_socket)
+			return allows(q, PATH_OP_CONNECT, q->path_real) ? answer(ECONNREFUSED) : refuse();
+		/* A socket file is reached when a socket of this run is bound
+		 * to it, or --connect unix:PATH names it; never because its
+		 * directory is granted: the user's tmux, ssh-agent or Docker
+		 * socket in a tree the run may read or write stays theirs. */
+		if (unix_granted(q) || f->run_socket_file(f->data, q->path_dev, q->path_ino))
+			return allow();
+		return refuse();
 	default:
 		/* socket() gave this family: the filter decides families. */
 		return allow();
@@ -158,9 +178,19 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
 		/* The socket file is made where the policy lets the command
 		 * write. */
 		_cleanup_free_ char *full = path_join(q->path_real, q->path_name);
-		if (!allows(q, PATH_OP_BIND, q->path_real) || !allows(q, PATH_OP_BIND, full))
-			return refuse();
-		return allow();
+		if (allows(q, PATH_OP_BIND, q->path_real) && allows(q, PATH_OP_BIND, full))
+			return allow();
+		/* A new name directly in the host's /tmp (libuv's tests bind
+		 * /tmp/uv-test-sock): made by the supervisor and removed when
+		 * the run ends. Never in a directory beneath it, where the
+		 * user's tmux, ssh-agent and X11 sockets live. */
+		if (streq(q->path_real, SV_HOST_TMP) && !strchr(q->path_name, '/') && !streq(q->path_name, ".") &&
+		    !streq(q->path_name, "..")) {
+			struct sv_verdict v = allow();
+			v.in_host_tmp = true;
+			return v;
+		}
+		return refuse();
 	}
 	default:
 		return allow();

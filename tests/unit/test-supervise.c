@@ -151,6 +151,7 @@ struct facts {
 	int listener;		/* what the listener look-up answers */
 	bool own_abstract;	/* the run bound the abstract name */
 	int held;		/* a listener outside the run holds the port */
+	bool own_socket;	/* a socket of the run is bound to the socket file */
 };
 
 static bool fact_host(void *data, const struct net_addr *a)
@@ -173,12 +174,18 @@ static int fact_held(void *data, const struct net_addr *a)
 	return ((const struct facts *)data)->held;
 }
 
-#define ALLOW { SV_ALLOW, 0, false, false }
-#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true }
-#define REFUSE { SV_REFUSE, SV_REFUSED, false, false }
-#define IN_USE { SV_REFUSE, EADDRINUSE, false, false }
-#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false }
-#define ANSWER(e) { SV_ANSWER, (e), false, false }
+static bool fact_own_socket(void *data, dev_t dev, ino_t ino)
+{
+	return ((const struct facts *)data)->own_socket;
+}
+
+#define ALLOW { SV_ALLOW, 0, false, false, false }
+#define IN_HOST_TMP { SV_ALLOW, 0, false, false, true }
+#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false }
+#define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false }
+#define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false }
+#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false }
+#define ANSWER(e) { SV_ANSWER, (e), false, false, false }
 #define OWN SV_LISTENER_NONE
 #define OTHER SV_LISTENER_OTHER
 
@@ -214,11 +221,17 @@ static const struct row {
 	{ "an unnamed Unix address", SV_CONNECT, NET_OFF, "unix:", { 0 }, .want = ALLOW },
 	{ "an abstract name the run bound", SV_CONNECT, NET_OFF, "unix:@run", { .own_abstract = true }, .want = ALLOW },
 	{ "an abstract name of the host's", SV_CONNECT, NET_ON, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
-	{ "a socket file in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, ALLOW, false },
-	{ "a socket file in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, ALLOW, false },
-	{ "a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
+	/* THREATS 49, 50: a socket file is reached when a socket of the
+	 * run is bound to it, never because its directory is granted. */
+	{ "the run's own socket in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false },
+	{ "THREATS 50: a host socket in the (writable) workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false },
+	{ "THREATS 49: a host socket in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, REFUSE, false },
+	{ "THREATS 50: the user's tmux socket in the host's /tmp", SV_CONNECT, NET_ON, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000/default", NULL, true, REFUSE, false },
+	{ "the run's own socket in the host's /tmp", SV_CONNECT, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { .own_socket = true }, 0, "/tmp/uv-test-sock", NULL, true, ALLOW, false },
+	{ "THREATS 49: a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
 	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
 	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false },
+	{ "a file nowhere granted that is no socket", SV_CONNECT, NET_OFF, "unix:/run/file", { 0 }, 0, "/run/file", NULL, false, REFUSE, false },
 	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false },
 	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
 	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false },
@@ -245,6 +258,12 @@ static const struct row {
 	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false },
 	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
 	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false },
+	/* THREATS 51: a new name directly in the host's /tmp is the
+	 * supervisor's to make; nothing in a directory beneath it. */
+	{ "a new name directly in the host's /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { 0 }, 0, "/tmp", "uv-test-sock", false, IN_HOST_TMP, false },
+	{ "THREATS 51: a name in the user's tmux directory in /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000", "default", false, REFUSE, false },
+	{ "THREATS 51: a name in /tmp/.X11-unix", SV_BIND, NET_OFF, "unix:/tmp/.X11-unix/X1", { 0 }, 0, "/tmp/.X11-unix", "X1", false, REFUSE, false },
+	{ "/tmp/.. is no name in /tmp", SV_BIND, NET_OFF, "unix:/tmp/..", { 0 }, 0, "/tmp", "..", false, REFUSE, false },
 	/* listen */
 	{ "loopback: on 127.0.0.1:8080", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { 0 }, .want = ALLOW },
 	{ "loopback: on [::1]:8080", SV_LISTEN, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
@@ -278,6 +297,7 @@ static void test_verdicts(void)
 			.listener = fact_listener,
 			.run_abstract = fact_abstract,
 			.held_outside = fact_held,
+			.run_socket_file = fact_own_socket,
 		};
 		struct sv_query q = {
 			.call = r->call,
@@ -305,7 +325,7 @@ static void test_verdicts(void)
 	struct rule tmp = { .path = (char *)"/run/stockade/tmp", .access = ACCESS_WRITE, .flags = RULE_FRESH };
 	struct facts none = { 0 };
 	const struct sv_facts facts = { .data = &none, .host_address = fact_host, .listener = fact_listener,
-					.run_abstract = fact_abstract, .held_outside = fact_held };
+					.run_abstract = fact_abstract, .held_outside = fact_held, .run_socket_file = fact_own_socket };
 	struct sv_query q = { .call = SV_BIND, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of("unix:/run/stockade/tmp/s"),
 			      .path_real = "/run/stockade/tmp", .path_name = "s" };
 	ok(supervise_verdict(&q, &facts).outcome == SV_REFUSE, "bind in the jail's tmp, the places left out: refused");
@@ -315,7 +335,29 @@ static void test_verdicts(void)
 	q.call = SV_CONNECT;
 	q.path_real = "/run/stockade/tmp/s";
 	q.path_is_socket = true;
-	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "connect to it, with the places: allowed");
+	ok(supervise_verdict(&q, &facts).outcome == SV_REFUSE, "connect to a socket there no socket of the run holds: refused");
+	struct facts own = { .own_socket = true };
+	const struct sv_facts own_facts = { .data = &own, .host_address = fact_host, .listener = fact_listener,
+					    .run_abstract = fact_abstract, .held_outside = fact_held,
+					    .run_socket_file = fact_own_socket };
+	ok(supervise_verdict(&q, &own_facts).outcome == SV_ALLOW, "connect to the run's own socket there: allowed");
+
+	/* --connect unix:PATH: that socket file, by the grant's path or
+	 * where it leads, whoever bound it. */
+	struct net_grant ugrants[] = { { .kind = GRANT_CONNECT_UNIX, .path = (char *)"/var/run/pg.sock" } };
+	p.grants = ugrants;
+	p.n_grants = 1;
+	struct sv_query uq = { .call = SV_CONNECT, .net = NET_OFF, .policy = &p, .addr = addr_of("unix:/var/run/pg.sock"),
+			       .path_real = "/run/pg.sock", .path_is_socket = true };
+	ok(supervise_verdict(&uq, &facts).outcome == SV_ALLOW, "--connect unix:/var/run/pg.sock: that path is allowed");
+	uq.addr = addr_of("unix:pg.sock");
+	uq.path_real = "/var/run/pg.sock";
+	ok(supervise_verdict(&uq, &facts).outcome == SV_ALLOW, "and a relative path that leads there");
+	uq.addr = addr_of("unix:/var/run/other.sock");
+	uq.path_real = "/run/other.sock";
+	ok(supervise_verdict(&uq, &facts).outcome == SV_REFUSE, "another socket beside it is refused");
+	p.grants = NULL;
+	p.n_grants = 0;
 
 	/* --connect: that one service, whoever listens there; nothing else. */
 	struct net_grant grants[] = {
@@ -327,7 +369,7 @@ static void test_verdicts(void)
 	p.n_grants = ARRAY_SIZE(grants);
 	struct facts other = { .listener = OTHER };
 	const struct sv_facts ofacts = { .data = &other, .host_address = fact_host, .listener = fact_listener,
-					 .run_abstract = fact_abstract, .held_outside = fact_held };
+					 .run_abstract = fact_abstract, .held_outside = fact_held, .run_socket_file = fact_own_socket };
 	static const struct {
 		const char *addr;
 		enum sv_outcome want;

@@ -55,6 +55,16 @@ int op_append(char **a)
 }
 
 int op_mkdir(char **a) { return raw_result(mkdir(a[0], 0755)); }
+/* create-excl PATH: open(O_RDWR | O_CREAT | O_EXCL), mkstemp's own open,
+ * of one name. */
+int op_create_excl(char **a)
+{
+	int fd = open(a[0], O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
 int op_rmdir(char **a) { return raw_result(rmdir(a[0])); }
 int op_unlink(char **a) { return raw_result(unlink(a[0])); }
 int op_rename(char **a) { return raw_result(rename(a[0], a[1])); }
@@ -269,4 +279,43 @@ int op_caps(char **a)
 				fputs(line, stdout);
 	fclose(f);
 	return 0;
+}
+
+/* What was written through fd reads back through it: 0 or the errno. */
+static int write_read_back(int fd)
+{
+	char buf[8] = "";
+	if (write(fd, "probe\n", 6) != 6 || lseek(fd, 0, SEEK_SET) != 0)
+		return errno ? errno : EIO;
+	if (read(fd, buf, sizeof(buf)) != 6 || memcmp(buf, "probe\n", 6) != 0)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* tmpfile: glibc's tmpfile(), in /tmp whatever TMPDIR says, written and
+ * read back. */
+int op_tmpfile(char **a)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		return errno;
+	int e = write_read_back(fileno(f));
+	fclose(f);
+	return e;
+}
+
+/* mkstemp TEMPLATE: mkstemp(), written and read back; prints the name
+ * made ("made PATH"). */
+int op_mkstemp(char **a)
+{
+	char name[4096];
+	snprintf(name, sizeof(name), "%s", a[0]);
+	int fd = mkstemp(name);
+	if (fd < 0)
+		return errno;
+	printf("made %s\n", name);
+	fflush(stdout);
+	int e = write_read_back(fd);
+	close(fd);
+	return e;
 }

@@ -714,3 +714,51 @@ int op_blast(char **a)
 	close(fd);
 	return 0;
 }
+
+/* unix-cycle PATH: what libuv's pipe tests do, twice: unlink PATH (its
+ * result ignored), bind and listen there, chmod the socket by the name
+ * getsockname() gives (uv_pipe_chmod), connect to it by PATH, close;
+ * then unlink it (ignored again). Prints "sockname NAME" each round. */
+int op_unix_cycle(char **a)
+{
+	for (int round = 0; round < 2; round++) {
+		struct sockaddr_un sun, got;
+		socklen_t len, glen = sizeof(got);
+		struct stat st;
+		int fd, c, e;
+
+		(void)unlink(a[0]);
+		if ((e = fill_sockaddr_un(&sun, &len, a[0], false)))
+			return e;
+		if ((e = bind_socket((struct sockaddr *)&sun, len, SOCK_STREAM, &fd)))
+			return e;
+		memset(&got, 0, sizeof(got));
+		if (listen(fd, 4) < 0 || getsockname(fd, (struct sockaddr *)&got, &glen) < 0)
+			goto fail;
+		printf("sockname %s\n", got.sun_path);
+		fflush(stdout);
+		if (chmod(got.sun_path, 0700) < 0 || stat(got.sun_path, &st) < 0)
+			goto fail;
+		if ((st.st_mode & 0777) != 0700) {
+			close(fd);
+			return EIO;
+		}
+		c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&sun, len) < 0) {
+			e = errno;
+			if (c >= 0)
+				close(c);
+			close(fd);
+			return e;
+		}
+		close(c);
+		close(fd);
+		continue;
+	fail:
+		e = errno;
+		close(fd);
+		return e;
+	}
+	(void)unlink(a[0]);
+	return 0;
+}
