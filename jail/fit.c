@@ -158,6 +158,22 @@ const char *fit_apparmor_hint(void)
 	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
 }
 
+/* A number from a "Name:\tN" line of /proc/self/status, or -1. */
+static int self_status(const char *name)
+{
+	_cleanup_free_ char *st = NULL;
+	if (read_file_at(AT_FDCWD, "/proc/self/status", 1 << 14, &st, NULL) < 0)
+		return -1;
+	size_t n = strlen(name);
+	for (const char *line = st; line && *line;) {
+		if (strncmp(line, name, n) == 0 && line[n] == ':')
+			return atoi(line + n + 1);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return -1;
+}
+
 void host_probe(struct host *h, int what)
 {
 	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1, .apparmor_userns = -1 };
@@ -172,6 +188,13 @@ void host_probe(struct host *h, int what)
 	/* Yama's ptrace_scope 2 and 3 refuse pidfd_getfd: the supervisor
 	 * could not act for the command. Absent here: one failed open. */
 	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
+	/* A process under no filter can always have a listener: only one
+	 * already filtered (a nested run) pays a fork to find out. */
+	h->seccomp_filters = self_status("Seccomp_filters");
+	if (h->seccomp_filters > 0) {
+		struct probe_result nr = probe_in_child(try_notify);
+		h->listener_busy = nr.err == EBUSY;
+	}
 	if (what == HOST_CHEAP)
 		return;
 	h->probed = true;
@@ -277,8 +300,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			fputs(", \"errno\": ", f);
 			json_string(f, err_name(h->userns_err));
 		}
-		fprintf(f, "},\n  \"seccomp_user_notification\": {\"works\": %s, \"killable_wait\": %s},\n",
-			h->notify ? "true" : "false", h->notify_killable ? "true" : "false");
+		fprintf(f, "},\n  \"seccomp_user_notification\": {\"works\": %s, \"killable_wait\": %s, \"busy\": %s},\n",
+			h->notify ? "true" : "false", h->notify_killable ? "true" : "false",
+			h->listener_busy ? "true" : "false");
 		fprintf(f, "  \"pidfd_getfd\": {\"works\": %s", h->pidfd_getfd ? "true" : "false");
 		if (!h->pidfd_getfd) {
 			fputs(", \"errno\": ", f);
@@ -328,6 +352,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 	if (h->notify)
 		fprintf(f, "seccomp notification:   works%s\n",
 			h->notify_killable ? " (killable wait)" : " (without a killable wait: Linux < 5.19)");
+	else if (h->listener_busy)
+		fputs("seccomp notification:   busy: a filter this process runs under holds a listener (a nested run: "
+		      "another jail or sandbox); runs load their filter without one (stockade(1), NESTED RUNS)\n", f);
 	else
 		fprintf(f, "seccomp notification:   refused: %s\n", err_name(h->notify_err));
 	if (h->pidfd_getfd)

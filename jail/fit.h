@@ -17,6 +17,11 @@ struct host {
 	int userns_err;
 	bool notify;
 	bool notify_killable;
+	/* Already under a seccomp filter (another jail, a sandbox, a
+	 * container), and one of them holds a listener: no second one can be
+	 * had (EBUSY), and the run's filter goes without. */
+	int seccomp_filters;
+	bool listener_busy;
 	int notify_err;
 	bool pidfd_getfd;
 	int pidfd_getfd_err;

@@ -16,6 +16,8 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 	if (pl->backend == BACKEND_NONE)
 		return 0;
 	seccomp_plan(pl->backend, p->net, h->landlock_abi, &pl->seccomp);
+	if (h->listener_busy)
+		seccomp_plan_without_listener(&pl->seccomp);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 
@@ -70,6 +72,30 @@ static void describe_processes(const struct policy *p, bool cgroup, struct repor
 		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
 }
 
+/* A nested run: a filter of a parent holds the listener, and this run's
+ * filter decides alone what stockade's listener and supervisor would
+ * have. What a parent's layer still does is the parent's to say. */
+#define NESTED_WHY "a filter this run is nested in (another jail or sandbox) holds the only seccomp listener"
+
+static void describe_no_listener(const struct plan *pl, const struct policy *p, struct report *rep)
+{
+	if (pl->backend == BACKEND_NAMESPACES) {
+		report_enforced(rep, "a rename over a trust hand-off is refused by its read-only bind, and not named (" NESTED_WHY ")");
+		return;
+	}
+	report_gap(rep, "unix sockets",
+		   "connects to socket files in readable trees and to abstract names are not checked by stockade: " NESTED_WHY
+		   "; what the outer layer allows, the command may reach");
+	if (p->net == NET_LOOPBACK)
+		report_gap(rep, "network loopback",
+			   "connects and binds are not vetted (not only the run's own listeners, nor loopback only): " NESTED_WHY
+			   "; the outer layer's network policy applies (--net off is enforced in the filter)");
+	if (p->net != NET_OFF)
+		report_gap(rep, "no squatting", "a bind on a port an outside socket listens on is not refused: " NESTED_WHY);
+	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of any "
+			     "process but the caller is refused in the filter (no listener to vet it)");
+}
+
 void plan_describe(const struct plan *pl, const struct policy *p, const struct host *h, bool cgroup,
 		   struct report *rep)
 {
@@ -88,9 +114,12 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		netns_describe(p->net, rep);
 	} else {
 		landlock_describe(h->landlock_abi, flags, p->net, rep);
-		supervise_describe(p->net, h->yama < 2, rep);
+		if (!pl->seccomp.no_listener)
+			supervise_describe(p->net, h->yama < 2, rep);
 		describe_processes(p, cgroup, rep);
 	}
+	if (pl->seccomp.no_listener)
+		describe_no_listener(pl, p, rep);
 	seccomp_describe(&pl->seccomp, rep);
 	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
 			     "or stderr is a terminal; the user's terminal is never one of its descriptors");

@@ -696,6 +696,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 		.factory = -1,
 		.jail = pl->backend != BACKEND_NONE,
 		.bpf = pl->backend != BACKEND_NONE ? &pl->bpf : NULL,
+		.no_listener = pl->seccomp.no_listener,
 	};
 }
 
@@ -838,7 +839,7 @@ static int run_namespaces(struct run *r)
 	 *    command has exec'd. */
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
 		      (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
-		      fd_recv(ln.sock[0], &listener) < 0;
+		      (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -867,7 +868,8 @@ static int run_namespaces(struct run *r)
 	/* 10. Serve the listener, forward signals, wait for init; it passed
 	 *     on the command's own status before it went, having killed
 	 *     everything the command left. */
-	seccomp_listener_sync(listener);
+	if (listener >= 0)
+		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
@@ -898,7 +900,7 @@ static int run_namespaces(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
-	rep->supervisor = !broken;
+	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	forwards_end(&fwd);
@@ -952,7 +954,14 @@ static int run_landlock(struct run *r)
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
 	limits_setup(p, r->backend, cg.dir, &lim);
-	/* 2b. --publish's listeners on the host, before the command starts. */
+	/* 2b. --publish's listeners on the host, before the command starts.
+	 *     The supervisor carries them out, and a nested run has none. */
+	if (jail && pl.seccomp.no_listener && p->n_grants) {
+		log_error("cannot give --publish or --connect here: this run is nested in another jail or sandbox whose "
+			  "seccomp filter holds the only listener, and the landlock backend's supervisor needs one");
+		log_hint("give --publish or --connect to the outer run instead");
+		goto out;
+	}
 	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
@@ -1036,7 +1045,7 @@ static int run_landlock(struct run *r)
 	/* 9. The listener, handed over once its filter was loaded (long
 	 *    ago, while stockade planned); then EOF on the error pipe says
 	 *    the command has exec'd. */
-	bool failed = jail && fd_recv(ln.sock[0], &listener) < 0;
+	bool failed = jail && !c.no_listener && fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
@@ -1085,7 +1094,7 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.listener >= 0)
 		close(pr.listener);
-	rep->supervisor = jail && !broken;
+	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	if (pid > 0)
@@ -1106,7 +1115,10 @@ int run_command(struct run *r)
 	if (status == RUN_FALLBACK) {
 		/* The host refused the namespace jail: the landlock backend,
 		 * said in one line and in the report. */
-		log_note("the namespace jail is not available here (%s): using the landlock backend", r->rep->fallback);
+		/* Inside another jail its filter refuses new user namespaces:
+		 * expected, and said as such. */
+		log_note("the namespace jail is not available here (%s%s): using the landlock backend", r->rep->fallback,
+			 r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
 		const char *aa = fit_apparmor_hint();
 		if (aa && log_verbosity >= 0)
 			log_hint("%s", aa);
