@@ -15,6 +15,7 @@
 #include "policy/report.h"
 #include "seccomp/seccomp.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/util.h"
 #include "landlock/landlock.h"
 #include "netns/netns.h"
@@ -158,22 +159,6 @@ const char *fit_apparmor_hint(void)
 	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
 }
 
-/* A number from a "Name:\tN" line of /proc/self/status, or -1. */
-static int self_status(const char *name)
-{
-	_cleanup_free_ char *st = NULL;
-	if (read_file_at(AT_FDCWD, "/proc/self/status", 1 << 14, &st, NULL) < 0)
-		return -1;
-	size_t n = strlen(name);
-	for (const char *line = st; line && *line;) {
-		if (strncmp(line, name, n) == 0 && line[n] == ':')
-			return atoi(line + n + 1);
-		line = strchr(line, '\n');
-		line = line ? line + 1 : NULL;
-	}
-	return -1;
-}
-
 void host_probe(struct host *h, int what)
 {
 	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1, .apparmor_userns = -1 };
@@ -190,7 +175,7 @@ void host_probe(struct host *h, int what)
 	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
 	/* A process under no filter can always have a listener: only one
 	 * already filtered (a nested run) pays a fork to find out. */
-	h->seccomp_filters = self_status("Seccomp_filters");
+	h->seccomp_filters = proc_self_status("Seccomp_filters");
 	if (h->seccomp_filters > 0) {
 		struct probe_result nr = probe_in_child(try_notify);
 		h->listener_busy = nr.err == EBUSY;

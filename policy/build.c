@@ -661,10 +661,30 @@ static char *cache_dir_of(const struct policy *p, char *const *environ)
 	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
 }
 
+/* The guard's quarantine, the trust records, the gaps said: in
+ * XDG_STATE_HOME. A run nested in another jail (already under
+ * no_new_privs: stockade's, bwrap's) often cannot write it there: its
+ * home is read-only or fresh. It then keeps its state in its TMPDIR,
+ * which the outer jail made for it and removes with it: nothing of the
+ * outer run's state is read or written, and nothing the inner run keeps
+ * outlives the outer one, so no later run, outer or not, takes a trust
+ * record or an unenforced-said checksum a jailed command could have
+ * planted. The outer run's own state directory stays where the command
+ * cannot write it (check_own_files, in the outer run). */
 static char *state_dir_of(const struct policy *p, char *const *environ)
 {
 	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
-	return xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+	char *dir = xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+#ifdef __linux__
+	if (proc_self_status("NoNewPrivs") > 0 && !dir_could_write(dir)) {
+		const char *tmp = defaults_user_var(environ, "TMPDIR");
+		char buf[21];
+		_cleanup_free_ char *base = xstrcat3(tmp ? tmp : "/tmp", "/stockade-", fmt_u64(buf, p->uid));
+		free(dir);
+		dir = path_join(base, "state");
+	}
+#endif
+	return dir;
 }
 
 static int resolve_state_dir(struct policy *p, struct policy_failure *f);
