@@ -77,7 +77,7 @@ static void describe_processes(const struct policy *p, bool cgroup, struct repor
  * have. What a parent's layer still does is the parent's to say. */
 #define NESTED_WHY "a filter this run is nested in (another jail or sandbox) holds the only seccomp listener"
 
-static void describe_no_listener(const struct plan *pl, const struct policy *p, struct report *rep)
+static void describe_no_listener(const struct plan *pl, const struct policy *p, int abi, struct report *rep)
 {
 	if (pl->backend == BACKEND_NAMESPACES) {
 		report_enforced(rep, "a rename over a trust hand-off is refused by its read-only bind, and not named (" NESTED_WHY ")");
@@ -86,10 +86,18 @@ static void describe_no_listener(const struct plan *pl, const struct policy *p, 
 	report_gap(rep, "unix sockets",
 		   "connects to socket files in readable trees and to abstract names are not checked by stockade: " NESTED_WHY
 		   "; what the outer layer allows, the command may reach");
-	if (p->net == NET_LOOPBACK)
+	/* Landlock (ABI 4) refuses the command every TCP bind and connect
+	 * in loopback, as ever: the supervisor made them. Without it none is
+	 * made, but an outer stockade's supervisor still carries out what
+	 * reaches it, by its own run's policy, outside this run's Landlock. */
+	if (p->net == NET_LOOPBACK && abi >= 4)
 		report_gap(rep, "network loopback",
-			   "connects and binds are not vetted (not only the run's own listeners, nor loopback only): " NESTED_WHY
-			   "; the outer layer's network policy applies (--net off is enforced in the filter)");
+			   "TCP binds and connects are refused by Landlock, even to the run's own listeners, except those an "
+			   "outer stockade's supervisor carries out, by the outer run's policy alone: " NESTED_WHY);
+	else if (p->net == NET_LOOPBACK)
+		report_gap(rep, "network loopback",
+			   "connects and binds are not vetted (Landlock below ABI 4 has no TCP rules): the outer layer's "
+			   "network policy alone applies: " NESTED_WHY);
 	if (p->net != NET_OFF)
 		report_gap(rep, "no squatting", "a bind on a port an outside socket listens on is not refused: " NESTED_WHY);
 	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of any "
@@ -119,7 +127,7 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		describe_processes(p, cgroup, rep);
 	}
 	if (pl->seccomp.no_listener)
-		describe_no_listener(pl, p, rep);
+		describe_no_listener(pl, p, h->landlock_abi, rep);
 	seccomp_describe(&pl->seccomp, rep);
 	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
 			     "or stderr is a terminal; the user's terminal is never one of its descriptors");

@@ -218,6 +218,7 @@ static void kill_leftovers(const struct run_cgroup *cg, pid_t pgid)
 struct watch {
 	const char *workspace;
 	char **bound;
+	const char *run_dir;	/* the landlock backend's: its home and tmp, which may lie in /dev/shm */
 };
 
 static void watch_rename(int listener, const struct seccomp_notif *req, const struct watch *w, struct report *rep)
@@ -262,7 +263,9 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	}
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
-		if (supervise_shm_path(&req, &shm))
+		/* An open in the run's own home or tmp (in /dev/shm when
+		 * TMPDIR is not set) is Landlock's to allow, and no refusal. */
+		if (supervise_shm_path(&req, &shm) && !(w && w->run_dir && path_is_beneath(shm, w->run_dir)))
 			report_denial_ruled(rep, "shm", shm, "EACCES",
 					    "the host's /dev/shm is not the run's on the landlock backend: POSIX semaphores and "
 					    "shared memory (Python's multiprocessing) are refused there",
@@ -802,7 +805,11 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 		} else if (clone_refused(clone_err)) {
 			log_error("cannot build the namespace jail: %s", rep->fallback);
-			log_hint("stockade doctor says what this host can enforce; --backend auto falls back to the landlock backend");
+			if (r->h->seccomp_filters > 0)
+				log_hint("this run is nested under a seccomp filter (another jail's, which refuses new user "
+					 "namespaces): --backend landlock, or auto, runs here");
+			else
+				log_hint("stockade doctor says what this host can enforce; --backend auto falls back to the landlock backend");
 		} else {
 			log_error("cannot clone the jail's init: %s", strerror(clone_err));
 		}
@@ -1074,6 +1081,8 @@ static int run_landlock(struct run *r)
 		.init_sock = -1,
 		.init_status = -1,
 	};
+	struct watch w = { .run_dir = pl.places.run_dir };
+	pr.watch = &w;
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
