@@ -976,7 +976,17 @@ static int run_landlock(struct run *r)
 	 *     which must not hold it. */
 	if (jail && terminal_wanted(&term)) {
 		int e = terminal_open_host_pty(&term);
-		if (e < 0) {
+		if ((e == -EACCES || e == -EPERM) && r->h->seccomp_filters > 0) {
+			/* Nested in another jail's landlock backend, which grants
+			 * its own pty's slave alone, never /dev/ptmx: the terminal
+			 * here is that pty, which the outer stockade relays and
+			 * keeps apart from the user's. */
+			terminal_forgo(&term);
+			report_gap(rep, "terminal",
+				   "the command holds this run's own terminal descriptors, in a session of its own without "
+				   "a controlling terminal: a pty cannot be opened here (/dev/ptmx refused: this run is "
+				   "nested in another jail, whose own pty that terminal is)");
+		} else if (e < 0) {
 			log_error("cannot open a terminal for the command: %s", strerror(-e));
 			goto out;
 		}
