@@ -403,6 +403,15 @@ bool dir_could_write(const char *dir)
 			struct statvfs sv;
 			if (!S_ISDIR(st.st_mode) || (statvfs(at, &sv) == 0 && (sv.f_flag & ST_RDONLY)))
 				return false;
+			/* A file without a name, gone at close: what Landlock
+			 * would refuse a write there (access(2) never asks it). */
+			int fd = open(at, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+			if (fd >= 0) {
+				close(fd);
+				return true;
+			}
+			if (errno == EACCES || errno == EPERM || errno == EROFS)
+				return false;
 			return access(at, W_OK | X_OK) == 0;
 		}
 		char *slash = strrchr(at, '/');

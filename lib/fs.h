@@ -20,8 +20,9 @@ int mkdir_private(const char *dir, uid_t uid);
  * Seccomp_filters), or -1. */
 int proc_self_status(const char *name);
 /* Whether dir could be made and written here: its nearest existing
- * ancestor a directory on a file system mounted read-write that the
- * caller may write (by its mode; Landlock is not asked). Makes nothing. */
+ * ancestor a directory on a file system mounted read-write where the
+ * caller may make a file (an O_TMPFILE one, which Landlock checks too,
+ * and which goes at once). Leaves nothing. */
 bool dir_could_write(const char *dir);
 
 /* Removes a tree without following any symlink inside it, making
