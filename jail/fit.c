@@ -339,7 +339,7 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			h->notify_killable ? " (killable wait)" : " (without a killable wait: Linux < 5.19)");
 	else if (h->listener_busy)
 		fputs("seccomp notification:   busy: a filter this process runs under holds a listener (a nested run: "
-		      "another jail or sandbox); runs load their filter without one (stockade(1), NESTED RUNS)\n", f);
+		      "another jail or sandbox); runs load their filter without one (stockade(1), BACKENDS, nested runs)\n", f);
 	else
 		fprintf(f, "seccomp notification:   refused: %s\n", err_name(h->notify_err));
 	if (h->pidfd_getfd)
