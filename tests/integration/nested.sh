@@ -128,6 +128,20 @@ after=$(ls -A "$HOME/.local/state/stockade" 2>/dev/null | grep -v '^unenforced-s
 [ "$after" = "$before" ] && pass "the outer run's state directory gained nothing from the inner runs" ||
 	{ fail "the outer run's state directory gained nothing from the inner runs"; diag "before: $before after: $after"; }
 
+# The guard, nested: a hook the inner run's command plants is gone once
+# the runs end (the outer namespace jail binds the hooks read-only; on the
+# landlock backend a guard undoes it).
+G=$T/gws
+mkdir -p "$G"
+git -C "$G" init -q
+expect_control "outside: a hook can be written" -- "$PROBE" write "$G/.git/hooks/probe-control"
+rm -f "$G/.git/hooks/probe-control"
+expect_probe "a hook the inner run's command plants: $([ "$TEST_BACKEND" = namespaces ] && echo refused || echo written, then undone)" \
+	"$([ "$TEST_BACKEND" = namespaces ] && echo "errno EROFS" || echo ok)" -- \
+	jail -C "$G" --read "$PROBE" -- "$STOCKADE" -C "$G" --read "$PROBE" -- "$PROBE" write "$G/.git/hooks/pre-commit"
+[ ! -e "$G/.git/hooks/pre-commit" ] && pass "the planted hook is gone after the nested run" ||
+	fail "the planted hook is gone after the nested run"
+
 # The terminal, nested: the inner run's command runs and job control
 # reaches it (Ctrl-C through both relays).
 expect_probe "stockade in stockade on a terminal: the command runs" ok -- \
