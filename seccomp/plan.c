@@ -250,7 +250,10 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 		const char *req = listed ? ioctl_known(r->args[0].value) : NULL;
 		if (req)
 			fprintf(f, "  %s", req);
-		if (r->why)
+		if (r->why && r->action == SC_SUPERVISE && act != SC_SUPERVISE)
+			fprintf(f, "  (with a listener: %s; without, %s)", seccomp_why(r),
+				act == SC_ALLOW ? "left to the layers outside" : "refused");
+		else if (r->why)
 			fprintf(f, "  (%s)", seccomp_why(r));
 		fputc('\n', f);
 	}
