@@ -83,9 +83,15 @@ static void describe_no_listener(const struct plan *pl, const struct policy *p, 
 		report_enforced(rep, "a rename over a trust hand-off is refused by its read-only bind, and not named (" NESTED_WHY ")");
 		return;
 	}
+	/* Landlock governs no connect to a socket file (and abstract names
+	 * from ABI 6 only): the outer layer's vetting is all there is. */
 	report_gap(rep, "unix sockets",
-		   "connects to socket files in readable trees and to abstract names are not checked by stockade: " NESTED_WHY
-		   "; what the outer layer allows, the command may reach");
+		   abi >= 6 ? "a connect to a socket file anywhere (the Docker socket, an agent's) is not checked by "
+			      "stockade, which Landlock does not govern: " NESTED_WHY "; only what the outer layer refuses "
+			      "is refused"
+			    : "a connect to a socket file anywhere (the Docker socket, an agent's) or to an abstract name is "
+			      "not checked by stockade, which Landlock does not govern: " NESTED_WHY "; only what the outer "
+			      "layer refuses is refused");
 	/* Landlock (ABI 4) refuses the command every TCP bind and connect
 	 * in loopback, as ever: the supervisor made them. Without it none is
 	 * made, but an outer stockade's supervisor still carries out what

@@ -82,6 +82,20 @@ expect_probe "an inner --net off refuses the connect the outer run allowed" "err
 [ "$(cat "$HC")" = "$before" ] && pass "the host's listener accepted nothing from the inner run" ||
 	fail "the host's listener accepted nothing from the inner run"
 
+# A Unix socket of the host's that the outer run does not grant: the inner
+# run, whose own filter goes without a listener and checks no socket
+# path, still cannot reach it (the outer namespace jail has no such path;
+# the outer supervisor refuses it).
+netpeer_start unix "$T/host.sock"
+UC=$PEER_COUNT
+expect_control "outside: the host's Unix socket answers" -- "$PROBE" connect-unix "$T/host.sock"
+ubase=$(cat "$UC")
+expect_probe "the inner run cannot reach a Unix socket the outer run does not grant" \
+	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+	outer -- "${IN[@]}" --backend auto -- "$PROBE" connect-unix "$T/host.sock"
+[ "$(cat "$UC")" = "$ubase" ] && pass "the host's Unix socket accepted nothing from the inner run" ||
+	fail "the host's Unix socket accepted nothing from the inner run"
+
 # The remote host: what the outer run refuses, an inner --net on cannot
 # reach.
 REMOTE_COUNT=${STOCKADE_REMOTE_COUNT:-/tmp/stockade-remote.count}
