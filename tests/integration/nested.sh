@@ -57,6 +57,11 @@ printf '%s\n' "$out" | grep -q '^hint: this run is nested under a seccomp filter
 	pass "the refusal's hint says the run is nested and names --backend landlock" ||
 	{ fail "the refusal's hint says the run is nested and names --backend landlock"; diag "$out"; }
 
+# --publish and --connect need the inner run's own supervisor, which has
+# no listener here: refused in one line, naming the outer run instead.
+fails "an inner --publish is refused, naming the outer run" "cannot give --publish or --connect here" -- \
+	outer -- "${IN[@]}" --backend auto --publish 47123 -- "$PROBE" read "$W/shown.txt"
+
 # The inner run narrows: a file the outer run shows, hidden inside.
 expect_probe "an inner --hide hides a file the outer run shows" "errno $INNER_HIDDEN" -- \
 	outer -- "${IN[@]}" --backend auto --hide "$W/shown.txt" -- "$PROBE" read "$W/shown.txt"
