@@ -159,6 +159,30 @@ const char *fit_apparmor_hint(void)
 	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
 }
 
+/* Whether /proc/net/dev (this network namespace's) lists lo alone; false
+ * when it cannot be read. */
+static bool netns_only_loopback(void)
+{
+	_cleanup_free_ char *dev = NULL;
+	if (read_file_at(AT_FDCWD, "/proc/net/dev", 1 << 16, &dev, NULL) < 0)
+		return false;
+	size_t n = 0;
+	bool lo = false;
+	/* Two header lines, then "  NAME: counters..." per interface. */
+	for (char *line = dev; line && *line;) {
+		char *colon = strchr(line, ':'), *end = strchr(line, '\n');
+		if (colon && (!end || colon < end)) {
+			char *name = line;
+			while (*name == ' ')
+				name++;
+			n++;
+			lo |= colon - name == 2 && strncmp(name, "lo", 2) == 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return n == 1 && lo;
+}
+
 void host_probe(struct host *h, int what)
 {
 	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1, .apparmor_userns = -1 };
@@ -179,6 +203,7 @@ void host_probe(struct host *h, int what)
 	if (h->seccomp_filters > 0) {
 		struct probe_result nr = probe_in_child(try_notify);
 		h->listener_busy = nr.err == EBUSY;
+		h->netns_loopback_only = h->listener_busy && netns_only_loopback();
 	}
 	if (what == HOST_CHEAP)
 		return;

@@ -22,6 +22,9 @@ struct host {
 	 * had (EBUSY), and the run's filter goes without. */
 	int seccomp_filters;
 	bool listener_busy;
+	/* This network namespace has no interface but lo (an outer
+	 * namespace jail's): probed only where the listener is busy. */
+	bool netns_loopback_only;
 	int notify_err;
 	bool pidfd_getfd;
 	int pidfd_getfd_err;

@@ -40,6 +40,11 @@ int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)
 	 * grants each tree whole, and may list the root, which holds only
 	 * mount points. */
 	unsigned flags = pl->backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE | LANDLOCK_PLAN_LIST_ROOT : 0;
+	/* Nested without a supervisor in a network namespace that has only
+	 * its loopback (an outer namespace jail's): that namespace keeps TCP
+	 * on loopback, and the run's own servers work. */
+	if (pl->seccomp.no_listener && h->netns_loopback_only && p->net == NET_LOOPBACK)
+		flags |= LANDLOCK_PLAN_TCP_TO_NETNS;
 	return landlock_plan(p, pl->places.rules, pl->places.n_rules, h->landlock_abi, flags, &pl->landlock);
 }
 
@@ -96,7 +101,11 @@ static void describe_no_listener(const struct plan *pl, const struct policy *p, 
 	 * in loopback, as ever: the supervisor made them. Without it none is
 	 * made, but an outer stockade's supervisor still carries out what
 	 * reaches it, by its own run's policy, outside this run's Landlock. */
-	if (p->net == NET_LOOPBACK && abi >= 4)
+	if (p->net == NET_LOOPBACK && (pl->landlock.flags & LANDLOCK_PLAN_TCP_TO_NETNS))
+		report_gap(rep, "network loopback",
+			   "TCP reaches every listener of this network namespace, which has only its loopback (an outer "
+			   "jail's: its other servers too), not only the run's own: " NESTED_WHY);
+	else if (p->net == NET_LOOPBACK && abi >= 4)
 		report_gap(rep, "network loopback",
 			   "TCP binds and connects are refused by Landlock, even to the run's own listeners, except those an "
 			   "outer stockade's supervisor carries out, by the outer run's policy alone: " NESTED_WHY);

@@ -87,6 +87,19 @@ expect_probe "an inner --net off refuses the connect the outer run allowed" "err
 [ "$(cat "$HC")" = "$before" ] && pass "the host's listener accepted nothing from the inner run" ||
 	fail "the host's listener accepted nothing from the inner run"
 
+# The inner run's own server on loopback: it works, without a supervisor
+# of its own (the outer namespace jail's network has only its loopback;
+# the outer supervisor binds and connects for it).
+cat >"$W/own.sh" <<'SH'
+rm -f own.out
+"$1" listen-tcp 127.0.0.1 0 3 >own.out 2>&1 &
+for i in $(seq 200); do grep -q listening own.out && break; sleep 0.05; done
+port=$(sed -n 's/^listening \([0-9]*\)$/\1/p' own.out | head -n 1)
+exec "$1" connect-tcp 127.0.0.1 "$port"
+SH
+expect_probe "the inner run's own server on loopback answers it" ok -- \
+	outer --read "$STOCKADE" -- "${IN[@]}" --backend auto -- sh own.sh "$PROBE"
+
 # A Unix socket of the host's that the outer run does not grant: the inner
 # run, whose own filter goes without a listener and checks no socket
 # path, still cannot reach it (the outer namespace jail has no such path;
@@ -199,6 +212,11 @@ expect_probe "under a parent's listener: --hide still hides" "errno $(covered_er
 expect_probe "under a parent's listener: entering another namespace is still refused" "errno EPERM" -- \
 	"$NOTIFYPARENT" -- "${JAIL[@]}" -C "$W" --read "$PROBE" -- "$PROBE" setns
 if [ "$TEST_BACKEND" = landlock ]; then
+	# In the host's network, with no supervisor to vet them, Landlock
+	# keeps refusing the command every TCP bind and connect (fail closed;
+	# named as the loopback gap above).
+	expect_probe "under a parent's listener, in the host's network: TCP stays refused, its own server's too" "errno EACCES" -- \
+		"$NOTIFYPARENT" -- "${JAIL[@]}" -C "$W" --read "$PROBE" -- sh own.sh "$PROBE"
 	fails "under a parent's listener: --mode required refuses, naming the listener's gaps" \
 		"unenforced here: network loopback: .*holds the only seccomp listener" -- \
 		"$NOTIFYPARENT" -- "${JAIL[@]}" -C "$W" --mode required --read "$PROBE" -- "$PROBE" read "$W/shown.txt"
