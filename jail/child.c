@@ -94,7 +94,13 @@ static void confine(const struct child *c)
 		fail(c, CHILD_STEP_CAPS, r, NULL, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(c, CHILD_STEP_NNP, errno, NULL, 125);
-	if (c->bpf) {
+	if (c->bpf && c->no_listener) {
+		/* A parent's filter holds the listener: this one goes alone,
+		 * answering in itself what a listener would have. */
+		r = seccomp_load_filter(c->bpf, NULL);
+		if (r < 0)
+			fail(c, CHILD_STEP_SECCOMP, r, NULL, 125);
+	} else if (c->bpf) {
 		int listener = -1;
 		r = seccomp_load_filter(c->bpf, &listener);
 		if (r < 0)

@@ -106,6 +106,7 @@ struct child {
 	bool jail;
 	const struct landlock_plan *landlock;	/* to build here (the namespace jail); NULL: none, or stockade's */
 	const struct sock_fprog *bpf;
+	bool no_listener;	/* the filter loads alone: a parent's holds the listener */
 
 	int err_fd;		/* the error pipe's write end */
 	int sock;		/* to stockade: go (and its Landlock ruleset), the listener, init's status */

@@ -15,6 +15,7 @@
 #include "policy/report.h"
 #include "seccomp/seccomp.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/util.h"
 #include "landlock/landlock.h"
 #include "netns/netns.h"
@@ -158,6 +159,30 @@ const char *fit_apparmor_hint(void)
 	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
 }
 
+/* Whether /proc/net/dev (this network namespace's) lists lo alone; false
+ * when it cannot be read. */
+static bool netns_only_loopback(void)
+{
+	_cleanup_free_ char *dev = NULL;
+	if (read_file_at(AT_FDCWD, "/proc/net/dev", 1 << 16, &dev, NULL) < 0)
+		return false;
+	size_t n = 0;
+	bool lo = false;
+	/* Two header lines, then "  NAME: counters..." per interface. */
+	for (char *line = dev; line && *line;) {
+		char *colon = strchr(line, ':'), *end = strchr(line, '\n');
+		if (colon && (!end || colon < end)) {
+			char *name = line;
+			while (*name == ' ')
+				name++;
+			n++;
+			lo |= colon - name == 2 && strncmp(name, "lo", 2) == 0;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return n == 1 && lo;
+}
+
 void host_probe(struct host *h, int what)
 {
 	*h = (struct host){ .yama = -1, .legacy_tiocsti = -1, .apparmor_userns = -1 };
@@ -172,6 +197,14 @@ void host_probe(struct host *h, int what)
 	/* Yama's ptrace_scope 2 and 3 refuse pidfd_getfd: the supervisor
 	 * could not act for the command. Absent here: one failed open. */
 	h->yama = read_int_file("/proc/sys/kernel/yama/ptrace_scope", -1);
+	/* A process under no filter can always have a listener: only one
+	 * already filtered (a nested run) pays a fork to find out. */
+	h->seccomp_filters = proc_self_status("Seccomp_filters");
+	if (h->seccomp_filters > 0) {
+		struct probe_result nr = probe_in_child(try_notify);
+		h->listener_busy = nr.err == EBUSY;
+		h->netns_loopback_only = h->listener_busy && netns_only_loopback();
+	}
 	if (what == HOST_CHEAP)
 		return;
 	h->probed = true;
@@ -286,8 +319,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 			fputs(", \"errno\": ", f);
 			json_string(f, err_name(h->userns_err));
 		}
-		fprintf(f, "},\n  \"seccomp_user_notification\": {\"works\": %s, \"killable_wait\": %s},\n",
-			h->notify ? "true" : "false", h->notify_killable ? "true" : "false");
+		fprintf(f, "},\n  \"seccomp_user_notification\": {\"works\": %s, \"killable_wait\": %s, \"busy\": %s},\n",
+			h->notify ? "true" : "false", h->notify_killable ? "true" : "false",
+			h->listener_busy ? "true" : "false");
 		fprintf(f, "  \"pidfd_getfd\": {\"works\": %s", h->pidfd_getfd ? "true" : "false");
 		if (!h->pidfd_getfd) {
 			fputs(", \"errno\": ", f);
@@ -343,6 +377,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 	if (h->notify)
 		fprintf(f, "seccomp notification:   works%s\n",
 			h->notify_killable ? " (killable wait)" : " (without a killable wait: Linux < 5.19)");
+	else if (h->listener_busy)
+		fputs("seccomp notification:   busy: a filter this process runs under holds a listener (a nested run: "
+		      "another jail or sandbox); runs load their filter without one (stockade(1), BACKENDS, nested runs)\n", f);
 	else
 		fprintf(f, "seccomp notification:   refused: %s\n", err_name(h->notify_err));
 	if (h->pidfd_getfd)

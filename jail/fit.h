@@ -17,6 +17,14 @@ struct host {
 	int userns_err;
 	bool notify;
 	bool notify_killable;
+	/* Already under a seccomp filter (another jail, a sandbox, a
+	 * container), and one of them holds a listener: no second one can be
+	 * had (EBUSY), and the run's filter goes without. */
+	int seccomp_filters;
+	bool listener_busy;
+	/* This network namespace has no interface but lo (an outer
+	 * namespace jail's): probed only where the listener is busy. */
+	bool netns_loopback_only;
 	int notify_err;
 	bool pidfd_getfd;
 	int pidfd_getfd_err;

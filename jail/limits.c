@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/vfs.h>
@@ -217,6 +218,13 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 			ret->nproc = ret->max_procs;
 			ret->nproc_plus_user = true;
 			ret->procs_by = "RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now plus the limit";
+		}
+		/* Nested in a run that set one already: no raising the hard
+		 * limit without a capability, and the lower one holds. */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && ret->nproc > rl.rlim_max) {
+			ret->nproc = rl.rlim_max;
+			ret->procs_by = "RLIMIT_NPROC, lower already where this run started (an outer run's limit, which holds)";
 		}
 	}
 }

@@ -17,6 +17,8 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 	if (pl->backend == BACKEND_NONE)
 		return 0;
 	seccomp_plan(pl->backend, p->net, h->landlock_abi, &pl->seccomp);
+	if (h->listener_busy)
+		seccomp_plan_without_listener(&pl->seccomp);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 
@@ -43,6 +45,11 @@ int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)
 	 * grants each tree whole, and may list the root, which holds only
 	 * mount points. */
 	unsigned flags = pl->backend == BACKEND_NAMESPACES ? LANDLOCK_PLAN_NO_CARVE | LANDLOCK_PLAN_LIST_ROOT : 0;
+	/* Nested without a supervisor in a network namespace that has only
+	 * its loopback (an outer namespace jail's): that namespace keeps TCP
+	 * on loopback, and the run's own servers work. */
+	if (pl->seccomp.no_listener && h->netns_loopback_only && p->net == NET_LOOPBACK)
+		flags |= LANDLOCK_PLAN_TCP_TO_NETNS;
 	return landlock_plan(p, pl->places.rules, pl->places.n_rules, h->landlock_abi, flags, &pl->landlock);
 }
 
@@ -81,6 +88,48 @@ static void describe_processes(const struct policy *p, bool cgroup, struct repor
 		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
 }
 
+/* A nested run: a filter of a parent holds the listener, and this run's
+ * filter decides alone what stockade's listener and supervisor would
+ * have. What a parent's layer still does is the parent's to say. */
+#define NESTED_WHY "a filter this run is nested in (another jail or sandbox) holds the only seccomp listener"
+
+static void describe_no_listener(const struct plan *pl, const struct policy *p, int abi, struct report *rep)
+{
+	if (pl->backend == BACKEND_NAMESPACES) {
+		report_enforced(rep, "a rename over a trust hand-off is refused by its read-only bind, and not named (" NESTED_WHY ")");
+		return;
+	}
+	/* Landlock governs no connect to a socket file (and abstract names
+	 * from ABI 6 only): the outer layer's vetting is all there is. */
+	report_gap(rep, "unix sockets",
+		   abi >= 6 ? "a connect to a socket file anywhere (the Docker socket, an agent's) is not checked by "
+			      "stockade, which Landlock does not govern: " NESTED_WHY "; only what the outer layer refuses "
+			      "is refused"
+			    : "a connect to a socket file anywhere (the Docker socket, an agent's) or to an abstract name is "
+			      "not checked by stockade, which Landlock does not govern: " NESTED_WHY "; only what the outer "
+			      "layer refuses is refused");
+	/* Landlock (ABI 4) refuses the command every TCP bind and connect
+	 * in loopback, as ever: the supervisor made them. Without it none is
+	 * made, but an outer stockade's supervisor still carries out what
+	 * reaches it, by its own run's policy, outside this run's Landlock. */
+	if (p->net == NET_LOOPBACK && (pl->landlock.flags & LANDLOCK_PLAN_TCP_TO_NETNS))
+		report_gap(rep, "network loopback",
+			   "TCP reaches every listener of this network namespace, which has only its loopback (an outer "
+			   "jail's: its other servers too), not only the run's own: " NESTED_WHY);
+	else if (p->net == NET_LOOPBACK && abi >= 4)
+		report_gap(rep, "network loopback",
+			   "TCP binds and connects are refused by Landlock, even to the run's own listeners, except those an "
+			   "outer stockade's supervisor carries out, by the outer run's policy alone: " NESTED_WHY);
+	else if (p->net == NET_LOOPBACK)
+		report_gap(rep, "network loopback",
+			   "connects and binds are not vetted (Landlock below ABI 4 has no TCP rules): the outer layer's "
+			   "network policy alone applies: " NESTED_WHY);
+	if (p->net != NET_OFF)
+		report_gap(rep, "no squatting", "a bind on a port an outside socket listens on is not refused: " NESTED_WHY);
+	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of any "
+			     "process but the caller is refused in the filter (no listener to vet it)");
+}
+
 void plan_describe(const struct plan *pl, const struct policy *p, const struct host *h, bool cgroup,
 		   struct report *rep)
 {
@@ -99,9 +148,12 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		netns_describe(p->net, rep);
 	} else {
 		landlock_describe(h->landlock_abi, flags, p->net, rep);
-		supervise_describe(p->net, h->yama < 2, rep);
+		if (!pl->seccomp.no_listener)
+			supervise_describe(p->net, h->yama < 2, rep);
 		describe_processes(p, cgroup, rep);
 	}
+	if (pl->seccomp.no_listener)
+		describe_no_listener(pl, p, h->landlock_abi, rep);
 	seccomp_describe(&pl->seccomp, rep);
 	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
 			     "or stderr is a terminal; the user's terminal is never one of its descriptors");

@@ -218,6 +218,7 @@ static void kill_leftovers(const struct run_cgroup *cg, pid_t pgid)
 struct watch {
 	const char *workspace;
 	char **bound;
+	const char *run_dir;	/* the landlock backend's: its home and tmp, which may lie in /dev/shm */
 };
 
 static void watch_rename(int listener, const struct seccomp_notif *req, const struct watch *w, struct report *rep)
@@ -266,7 +267,9 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		return;
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
-		if (supervise_shm_path(&req, &shm))
+		/* An open in the run's own home or tmp (in /dev/shm when
+		 * TMPDIR is not set) is Landlock's to allow, and no refusal. */
+		if (supervise_shm_path(&req, &shm) && !(w && w->run_dir && path_is_beneath(shm, w->run_dir)))
 			report_denial_ruled(rep, "shm", shm, "EACCES",
 					    "the host's /dev/shm is not the run's on the landlock backend: POSIX semaphores and "
 					    "shared memory (Python's multiprocessing) are refused there",
@@ -740,6 +743,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 		.factory = -1,
 		.jail = pl->backend != BACKEND_NONE,
 		.bpf = pl->backend != BACKEND_NONE ? &pl->bpf : NULL,
+		.no_listener = pl->seccomp.no_listener,
 	};
 }
 
@@ -848,7 +852,11 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 		} else if (clone_refused(clone_err)) {
 			log_error("cannot build the namespace jail: %s", rep->fallback);
-			log_hint("stockade doctor says what this host can enforce; --backend auto falls back to the landlock backend");
+			if (r->h->seccomp_filters > 0)
+				log_hint("this run is nested under a seccomp filter (another jail's, which refuses new user "
+					 "namespaces): --backend landlock, or auto, runs here");
+			else
+				log_hint("stockade doctor says what this host can enforce; --backend auto falls back to the landlock backend");
 		} else {
 			log_error("cannot clone the jail's init: %s", strerror(clone_err));
 		}
@@ -891,7 +899,8 @@ static int run_namespaces(struct run *r)
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
 	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
-		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) || fd_recv(ln.sock[0], &listener) < 0;
+		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
+		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		waitpid(pid, NULL, 0);
@@ -920,7 +929,8 @@ static int run_namespaces(struct run *r)
 	/* 10. Serve the listener, forward signals, wait for init; it passed
 	 *     on the command's own status before it went, having killed
 	 *     everything the command left. */
-	seccomp_listener_sync(listener);
+	if (listener >= 0)
+		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
@@ -951,7 +961,7 @@ static int run_namespaces(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
-	rep->supervisor = !broken;
+	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	outside_end(outside);
@@ -1006,7 +1016,14 @@ static int run_landlock(struct run *r)
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
 	limits_setup(p, r->backend, cg.dir, &lim);
-	/* 2b. --publish's listeners on the host, before the command starts. */
+	/* 2b. --publish's listeners on the host, before the command starts.
+	 *     The supervisor carries them out, and a nested run has none. */
+	if (jail && pl.seccomp.no_listener && p->n_grants) {
+		log_error("cannot give --publish or --connect here: this run is nested in another jail or sandbox whose "
+			  "seccomp filter holds the only listener, and the landlock backend's supervisor needs one");
+		log_hint("give --publish or --connect to the outer run instead");
+		goto out;
+	}
 	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
@@ -1014,7 +1031,17 @@ static int run_landlock(struct run *r)
 	 *     which must not hold it. */
 	if (jail && terminal_wanted(&term)) {
 		int e = terminal_open_host_pty(&term);
-		if (e < 0) {
+		if ((e == -EACCES || e == -EPERM) && r->h->seccomp_filters > 0) {
+			/* Nested in another jail's landlock backend, which grants
+			 * its own pty's slave alone, never /dev/ptmx: the terminal
+			 * here is that pty, which the outer stockade relays and
+			 * keeps apart from the user's. */
+			terminal_forgo(&term);
+			report_gap(rep, "terminal",
+				   "the command holds this run's own terminal descriptors, in a session of its own without "
+				   "a controlling terminal: a pty cannot be opened here (/dev/ptmx refused: this run is "
+				   "nested in another jail, whose own pty that terminal is)");
+		} else if (e < 0) {
 			log_error("cannot open a terminal for the command: %s", strerror(-e));
 			goto out;
 		}
@@ -1088,7 +1115,7 @@ static int run_landlock(struct run *r)
 	/* 9. The listener, handed over once its filter was loaded (long
 	 *    ago, while stockade planned); then EOF on the error pipe says
 	 *    the command has exec'd. */
-	bool failed = jail && fd_recv(ln.sock[0], &listener) < 0;
+	bool failed = jail && !c.no_listener && fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
@@ -1118,6 +1145,8 @@ static int run_landlock(struct run *r)
 		.init_sock = -1,
 		.init_status = -1,
 	};
+	struct watch w = { .run_dir = pl.places.run_dir };
+	pr.watch = &w;
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
@@ -1138,7 +1167,7 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.listener >= 0)
 		close(pr.listener);
-	rep->supervisor = jail && !broken;
+	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	if (pid > 0)
@@ -1159,7 +1188,10 @@ int run_command(struct run *r)
 	if (status == RUN_FALLBACK) {
 		/* The host refused the namespace jail: the landlock backend,
 		 * said in one line and in the report. */
-		log_note("the namespace jail is not available here (%s): using the landlock backend", r->rep->fallback);
+		/* Inside another jail its filter refuses new user namespaces:
+		 * expected, and said as such. */
+		log_note("the namespace jail is not available here (%s%s): using the landlock backend", r->rep->fallback,
+			 r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
 		const char *aa = fit_apparmor_hint();
 		if (aa && log_verbosity >= 0)
 			log_hint("%s", aa);

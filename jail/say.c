@@ -1,5 +1,6 @@
 #include "jail/say.h"
 
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -157,6 +158,11 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 	}
 	if (any_aside)
 		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back");
+	/* A nested run's quarantine is in the outer jail's home or TMPDIR
+	 * (stockade.1, nested runs), which go with the outer run. */
+	if (any_aside && proc_self_status("NoNewPrivs") > 0 && proc_self_status("Seccomp_filters") > 0)
+		log_hint("where this run is nested in another jail, a quarantine in that jail's home or TMPDIR goes when "
+			 "the outer run ends: restore from inside it");
 	for (size_t i = 0; gr->unguarded && gr->unguarded[i]; i++) {
 		const char *u = gr->unguarded[i];
 		_cleanup_free_ char *what = xstrcat3("trust hand-off '", u, "'");

@@ -94,6 +94,12 @@ int terminal_open_host_pty(struct terminal *t)
 	return 0;
 }
 
+void terminal_forgo(struct terminal *t)
+{
+	t->child.tty_fds = 0;
+	t->child.controlling = false;
+}
+
 int terminal_open_jail_pty(const struct terminal_child *child, int *ret_master, int *ret_slave)
 {
 	_cleanup_close_ int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);

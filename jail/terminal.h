@@ -75,6 +75,10 @@ bool terminal_wanted(const struct terminal *t);
  * as child says. */
 int terminal_open_host_pty(struct terminal *t);
 
+/* No pty after all: the command keeps its descriptors as they are, in a
+ * session of its own without a controlling terminal. */
+void terminal_forgo(struct terminal *t);
+
 /* In the namespace jail's init, in the new root: a pty of the jail's own
  * devpts, set up as child says. */
 int terminal_open_jail_pty(const struct terminal_child *child, int *ret_master, int *ret_slave);

@@ -431,7 +431,7 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	/* The namespace jail's network namespace is its network policy; the
 	 * landlock backend refuses TCP to the command itself (with loopback
 	 * the supervisor binds and connects on its behalf). */
-	if (abi >= 4 && p->net != NET_ON && !(flags & LANDLOCK_PLAN_NO_CARVE))
+	if (abi >= 4 && p->net != NET_ON && !(flags & (LANDLOCK_PLAN_NO_CARVE | LANDLOCK_PLAN_TCP_TO_NETNS)))
 		ret->handled_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	if (abi >= 6)
 		ret->scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;

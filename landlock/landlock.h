@@ -49,6 +49,9 @@ struct landlock_plan {
 /* Let the command list "/": the namespace jail's root holds only mount
  * points. */
 #define LANDLOCK_PLAN_LIST_ROOT (1u << 1)
+/* TCP left to the network namespace: a nested run whose namespace has
+ * only its loopback, and no supervisor to bind and connect for it. */
+#define LANDLOCK_PLAN_TCP_TO_NETNS (1u << 2)
 
 /* The rules of the policy and of extra (the backend's own places:
  * RULE_FRESH), rendered for abi. */

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 
 #include "lib/fd.h"
@@ -376,4 +377,46 @@ int dirs_held(char *const *dirs, size_t n, uid_t uid, pid_t except, bool *ret_he
 			n_held += ret_held[i];
 	}
 	return n_held < n ? err : 0;
+}
+
+int proc_self_status(const char *name)
+{
+	_cleanup_free_ char *st = NULL;
+	if (read_file_at(AT_FDCWD, "/proc/self/status", 1 << 14, &st, NULL) < 0)
+		return -1;
+	size_t n = strlen(name);
+	for (const char *line = st; line && *line;) {
+		if (strncmp(line, name, n) == 0 && line[n] == ':')
+			return atoi(line + n + 1);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return -1;
+}
+
+bool dir_could_write(const char *dir)
+{
+	_cleanup_free_ char *at = xstrdup(dir);
+	for (;;) {
+		struct stat st;
+		if (stat(at, &st) == 0) {
+			struct statvfs sv;
+			if (!S_ISDIR(st.st_mode) || (statvfs(at, &sv) == 0 && (sv.f_flag & ST_RDONLY)))
+				return false;
+			/* A file without a name, gone at close: what Landlock
+			 * would refuse a write there (access(2) never asks it). */
+			int fd = open(at, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+			if (fd >= 0) {
+				close(fd);
+				return true;
+			}
+			if (errno == EACCES || errno == EPERM || errno == EROFS)
+				return false;
+			return access(at, W_OK | X_OK) == 0;
+		}
+		char *slash = strrchr(at, '/');
+		if (!slash || slash == at)
+			return false;
+		*slash = '\0';
+	}
 }

@@ -16,6 +16,15 @@ int path_find_program(const char *word, const char *path_env, const char *cwd, c
 int mkdir_private(const char *dir, uid_t uid);
 /* Linux only (lib/fs-linux.c), from here on. */
 
+/* A number from a "Name:\tN" line of /proc/self/status (NoNewPrivs,
+ * Seccomp_filters), or -1. */
+int proc_self_status(const char *name);
+/* Whether dir could be made and written here: its nearest existing
+ * ancestor a directory on a file system mounted read-write where the
+ * caller may make a file (an O_TMPFILE one, which Landlock checks too,
+ * and which goes at once). Leaves nothing. */
+bool dir_could_write(const char *dir);
+
 /* Removes a tree without following any symlink inside it, making
  * read-only directories writable on the way, at any depth and with a
  * bounded number of descriptors; nothing on another mount inside it is

@@ -687,6 +687,34 @@ static int check_own_files(struct policy *p, struct policy_failure *f)
 	return 0;
 }
 
+/* The guard's quarantine, the trust records, the gaps said: in
+ * XDG_STATE_HOME; the caches in XDG_CACHE_HOME. A run nested in another
+ * jail (already under no_new_privs: stockade's, bwrap's) often cannot
+ * write them there: its home is read-only. It then keeps them in its TMPDIR,
+ * which the outer jail made for it and removes with it: nothing of the
+ * outer run's state is read or written, and nothing the inner run keeps
+ * outlives the outer one, so no later run, outer or not, takes a trust
+ * record or an unenforced-said checksum a jailed command could have
+ * planted. The outer run's own state directory stays where the command
+ * cannot write it (check_own_files, in the outer run). */
+static bool nested_unwritable(const char *dir)
+{
+#ifdef __linux__
+	return proc_self_status("NoNewPrivs") > 0 && !dir_could_write(dir);
+#else
+	(void)dir;
+	return false;
+#endif
+}
+
+static char *nested_dir(const struct policy *p, char *const *environ, const char *what)
+{
+	const char *tmp = defaults_user_var(environ, "TMPDIR");
+	char buf[21];
+	_cleanup_free_ char *base = xstrcat3(tmp ? tmp : "/tmp", "/stockade-", fmt_u64(buf, p->uid));
+	return path_join(base, what);
+}
+
 /* stockade's own build caches (GOCACHE, ccache's, npm's, XDG_CACHE_HOME),
  * one set per workspace: what a run in one project writes there, no build
  * of another project reads. The name says which workspace (its last
@@ -696,6 +724,12 @@ static char *cache_dir_of(const struct policy *p, char *const *environ)
 	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
 	_cleanup_free_ char *root =
 		xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
+	/* Nested where the caches cannot be written: in TMPDIR, as the
+	 * state (state_dir_of), for this run alone. */
+	if (nested_unwritable(root)) {
+		free(root);
+		root = nested_dir(p, environ, "cache");
+	}
 	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
 	for (const char *c = p->workspace; *c; c++)
 		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
@@ -718,7 +752,12 @@ static char *cache_dir_of(const struct policy *p, char *const *environ)
 static char *state_dir_of(const struct policy *p, char *const *environ)
 {
 	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
-	return xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+	char *dir = xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
+	if (nested_unwritable(dir)) {
+		free(dir);
+		dir = nested_dir(p, environ, "state");
+	}
+	return dir;
 }
 
 static int resolve_state_dir(struct policy *p, struct policy_failure *f);

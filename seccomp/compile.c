@@ -65,9 +65,10 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		const struct sc_rule *r = plan->rules[i];
 		if (plan->nrs[i] != nr)
 			continue;
-		if (r->action == SC_ALLOW && r->n_args == 0)
+		enum sc_action act = seccomp_row_action(plan, r);
+		if (act == SC_ALLOW && r->n_args == 0)
 			allow_all = true;
-		if (r->action != SC_ALLOW && r->n_args > 0) {
+		if (act != SC_ALLOW && r->n_args > 0) {
 			if (n_refusals == ARRAY_SIZE(refusals))
 				return -E2BIG;
 			refusals[n_refusals++] = r;
@@ -104,7 +105,7 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		 * the terminal requests on the list. */
 		for (size_t i = 0; i < plan->n_rules && ret == 0; i++) {
 			const struct sc_rule *r = plan->rules[i];
-			if (plan->nrs[i] != nr || r->action != SC_ALLOW || r->n_args == 0)
+			if (plan->nrs[i] != nr || seccomp_row_action(plan, r) != SC_ALLOW || r->n_args == 0)
 				continue;
 			struct scmp_arg_cmp cmp[3];
 			for (unsigned a = 0; a < r->n_args; a++)
@@ -119,12 +120,21 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		if (plan->nrs[i] != nr)
 			continue;
 		uint32_t action;
-		if (r->action == SC_ALLOW)
+		enum sc_action act = seccomp_row_action(plan, r);
+		if (act == SC_ALLOW)
 			action = SCMP_ACT_ALLOW;
-		else if (r->action == SC_ERRNO)
+		else if (act == SC_ERRNO)
 			action = SCMP_ACT_ERRNO((uint32_t)r->err);
+		else if (plan->no_listener && seccomp_row_errno(plan, i) != ENOSYS)
+			action = SCMP_ACT_ERRNO((uint32_t)seccomp_row_errno(plan, i));
 		else
-			continue;	/* the default action hands it to the listener */
+			continue;	/* the default action: the listener, or ENOSYS */
+		/* libseccomp refuses a rule that is the default (EACCES). */
+		if (plan->no_listener && action == SCMP_ACT_ERRNO(ENOSYS)) {
+			if (r->n_args == 0)
+				break;
+			continue;
+		}
 		struct scmp_arg_cmp cmp[3];
 		for (unsigned a = 0; a < r->n_args; a++)
 			cmp[a] = SCMP_CMP(r->args[a].arg, SCMP_CMP_MASKED_EQ, r->args[a].mask,
@@ -168,7 +178,7 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_fprog *ret)
 int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret)
 {
 	*ret = (struct sock_fprog){ 0 };
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_NOTIFY);
+	scmp_filter_ctx ctx = seccomp_init(plan->no_listener ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_NOTIFY);
 	if (!ctx)
 		return -ENOMEM;
 

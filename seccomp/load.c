@@ -43,6 +43,8 @@ int seccomp_probe_listener(bool *ret_killable)
 
 int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener)
 {
+	if (!ret_listener)
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0 ? -errno : 0;
 	/* WAIT_KILLABLE_RECV (Linux 5.19): once the listener has taken a
 	 * call, only a fatal signal interrupts the wait, so a call the
 	 * supervisor already carried out is never restarted. */
@@ -90,14 +92,16 @@ void seccomp_listener_continue(int listener, uint64_t id)
 
 void seccomp_describe(const struct seccomp_plan *plan, struct report *rep)
 {
-	report_enforced(rep, "seccomp: an allowlist, refusals answered by stockade's listener");
+	report_enforced(rep, plan->no_listener ? "seccomp: an allowlist, refusals answered in the filter (a parent's "
+						 "filter holds the only listener: they are not recorded)"
+					       : "seccomp: an allowlist, refusals answered by stockade's listener");
 	report_enforced(rep, "terminal ioctls: a list of those programs use; TIOCSTI, TIOCLINUX, TIOCSETD, TIOCCONS and the rest refused");
 	if (plan->backend == BACKEND_LANDLOCK) {
 		report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
 		if (plan->net == NET_OFF)
 			report_enforced(rep, "network off: seccomp gives no inet socket");
 	}
-	if (!strv_contains(rep->supervises, "refused system calls"))
+	if (!plan->no_listener && !strv_contains(rep->supervises, "refused system calls"))
 		strv_add(&rep->supervises, "refused system calls");
 }
 

@@ -83,7 +83,8 @@ int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
 	if (&seccomp_generated_n_filters && seccomp_generated_n_nrs == n_table) {
 		for (size_t i = 0; i < seccomp_generated_n_filters; i++) {
 			const struct seccomp_precompiled *f = &seccomp_generated_filters[i];
-			if (f->backend != plan->backend || f->net != plan->net || f->weak_landlock != plan->weak_landlock)
+			if (f->backend != plan->backend || f->net != plan->net || f->weak_landlock != plan->weak_landlock ||
+			    f->no_listener != plan->no_listener)
 				continue;
 			ret->len = (unsigned short)f->len;
 			ret->filter = xmalloc(f->len * sizeof(struct sock_filter));
@@ -111,6 +112,43 @@ void seccomp_patch_ids(struct sock_fprog *prog, uid_t uid, gid_t gid)
 		else if (in->k == SC_OWN_GID)
 			in->k = (uint32_t)gid;
 	}
+}
+
+void seccomp_plan_without_listener(struct seccomp_plan *plan)
+{
+	plan->no_listener = true;
+}
+
+enum sc_action seccomp_row_action(const struct seccomp_plan *plan, const struct sc_rule *r)
+{
+	if (!plan->no_listener || r->action != SC_SUPERVISE)
+		return (enum sc_action)r->action;
+	switch (r->why) {
+	case WHY_WATCHED_RENAME:	/* the read-only binds refuse it */
+	case WHY_WATCHED_SHM:		/* Landlock refuses it */
+	case WHY_SUPERVISED_CONNECT:	/* the parent's layer decides */
+	case WHY_SUPERVISED_BIND:
+	case WHY_SUPERVISED_LISTEN:
+		return SC_ALLOW;
+	default:			/* another process: nobody can vet it */
+		return SC_REFUSE;
+	}
+}
+
+int seccomp_row_errno(const struct seccomp_plan *plan, size_t i)
+{
+	const struct sc_rule *r = plan->rules[i];
+	if (r->action == SC_ERRNO)
+		return r->err;
+	/* libseccomp lets a rule without conditions swallow the call's
+	 * conditional ones, and has no per-call default: a refusal gets an
+	 * errno of its own only as its call's first and only row. */
+	if (r->action != SC_REFUSE || r->n_args)
+		return ENOSYS;
+	for (size_t j = 0; j < i; j++)
+		if (plan->nrs[j] == plan->nrs[i])
+			return ENOSYS;
+	return r->err;
 }
 
 void seccomp_plan_free(struct seccomp_plan *plan)
@@ -189,18 +227,22 @@ static void print_args(FILE *f, const struct sc_rule *r)
 void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 {
 	size_t allowed = 0;
-	fputs("seccomp (native architecture only; others killed; default: to the listener, ENOSYS)\n", f);
+	fputs(plan->no_listener ? "seccomp (native architecture only; others killed; no listener: a parent's filter holds "
+				  "one; refusals and the default, ENOSYS, answered in the filter)\n"
+				: "seccomp (native architecture only; others killed; default: to the listener, ENOSYS)\n",
+	      f);
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct sc_rule *r = plan->rules[i];
-		if (r->action == SC_ALLOW && r->n_args == 0) {
+		enum sc_action act = seccomp_row_action(plan, r);
+		if (act == SC_ALLOW && r->n_args == 0) {
 			allowed++;
 			continue;
 		}
 		fprintf(f, "  %-16s %s", r->name,
-			r->action == SC_ALLOW ? "allow" : r->action == SC_ERRNO ? "errno" :
-			r->action == SC_SUPERVISE ? "supervise" : "refuse");
-		if (r->action != SC_ALLOW && r->action != SC_SUPERVISE)
-			fprintf(f, " %s", strerrorname_np(r->err));
+			act == SC_ALLOW ? "allow" : act == SC_ERRNO ? "errno" :
+			act == SC_SUPERVISE ? "supervise" : "refuse");
+		if (act != SC_ALLOW && act != SC_SUPERVISE)
+			fprintf(f, " %s", strerrorname_np(plan->no_listener ? seccomp_row_errno(plan, i) : r->err));
 		print_args(f, r);
 		/* A listed terminal request, by name. */
 		bool listed = r->action == SC_ALLOW && streq(r->name, "ioctl") && r->n_args == 1 &&
@@ -208,7 +250,10 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 		const char *req = listed ? ioctl_known(r->args[0].value) : NULL;
 		if (req)
 			fprintf(f, "  %s", req);
-		if (r->why)
+		if (r->why && r->action == SC_SUPERVISE && act != SC_SUPERVISE)
+			fprintf(f, "  (with a listener: %s; without, %s)", seccomp_why(r),
+				act == SC_ALLOW ? "left to the layers outside" : "refused");
+		else if (r->why)
 			fprintf(f, "  (%s)", seccomp_why(r));
 		fputc('\n', f);
 	}
@@ -216,7 +261,7 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 	size_t col = 80;
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct sc_rule *r = plan->rules[i];
-		if (r->action != SC_ALLOW || r->n_args)
+		if (seccomp_row_action(plan, r) != SC_ALLOW || r->n_args)
 			continue;
 		if (col + strlen(r->name) > 76) {
 			fputs("\n   ", f);

@@ -108,6 +108,11 @@ struct seccomp_plan {
 	enum backend backend;
 	enum net_mode net;
 	bool weak_landlock;	/* Landlock below ABI 3 on the landlock backend */
+	/* A filter of a parent holds a listener already (another jail, a
+	 * sandbox of WSL2's): the kernel gives no second one (EBUSY), and
+	 * nothing outside answers. What would go to the listener is decided
+	 * in the filter then (seccomp_row_action). */
+	bool no_listener;
 	uid_t uid;		/* the caller's own ids, patched in for SC_OWN_* */
 	gid_t gid;
 };
@@ -122,6 +127,7 @@ struct seccomp_precompiled {
 	enum backend backend;
 	enum net_mode net;
 	bool weak_landlock;
+	bool no_listener;
 	const struct sock_filter *insns;
 	size_t len;
 };
@@ -131,7 +137,20 @@ const struct sc_rule *seccomp_table(size_t *ret_n);
 
 int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
 		 struct seccomp_plan *ret);
+/* The same plan for a filter loaded without a listener. */
+void seccomp_plan_without_listener(struct seccomp_plan *plan);
 void seccomp_plan_free(struct seccomp_plan *plan);
+/* What a row does in this plan's filter. With a listener, its own
+ * action. Without one: a watch (a rename over a hand-off, an shm open)
+ * and the network calls the supervisor would vet are allowed (a parent's
+ * layer still applies: filters stack, and the parent's supervisor still
+ * sees them); a call on another process is refused; a refusal is
+ * answered in the filter (its own errno where the row is the call's
+ * only one, else ENOSYS, the filter's default). */
+enum sc_action seccomp_row_action(const struct seccomp_plan *plan, const struct sc_rule *r);
+/* Without a listener: the errno the filter itself answers for the plan's
+ * row i, which seccomp_row_action refuses. */
+int seccomp_row_errno(const struct seccomp_plan *plan, size_t i);
 void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan);
 
 /* The system call number of a row on this architecture, or -1. */
@@ -149,8 +168,8 @@ int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret);
 void seccomp_bpf_free(struct sock_fprog *prog);
 
 /* Loads a built program into the calling thread, with a listener waited
- * on killably where the kernel has it; returns the listener. Needs
- * no_new_privs. */
+ * on killably where the kernel has it; returns the listener (NULL: a
+ * program built without one, loaded alone). Needs no_new_privs. */
 int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener);
 
 /* Tries, in a process that may be changed for good, whether a listener can

@@ -28,21 +28,25 @@ int main(void)
 	/* Each variant's program; a program two variants share (the
 	 * namespace jail's is the same in every network mode, the network
 	 * namespace being its network policy) is written once. */
-	struct sock_fprog progs[16];
-	size_t unique[16], n_progs = 0, n_variants = 0;
+	struct sock_fprog progs[32];
+	size_t unique[32], n_progs = 0, n_variants = 0;
 	struct {
 		enum backend backend;
 		enum net_mode net;
 		int weak;
+		int no_listener;
 		size_t prog;
-	} variants[16];
+	} variants[32];
 	for (size_t b = 0; b < ARRAY_SIZE(backends); b++)
 		for (size_t m = 0; m < ARRAY_SIZE(nets); m++)
-			for (int weak = 0; weak <= 1; weak++) {
+			for (int weak = 0; weak <= 1; weak++)
+			for (int no_listener = 0; no_listener <= 1; no_listener++) {
 				if (weak && backends[b] != BACKEND_LANDLOCK)
 					continue;
 				struct seccomp_plan plan;
 				seccomp_plan(backends[b], nets[m], weak ? 2 : 3, &plan);
+				if (no_listener)
+					seccomp_plan_without_listener(&plan);
 				struct sock_fprog prog;
 				int r = seccomp_compile(&plan, &prog);
 				if (r < 0) {
@@ -78,6 +82,7 @@ int main(void)
 				variants[n_variants].backend = backends[b];
 				variants[n_variants].net = nets[m];
 				variants[n_variants].weak = weak;
+				variants[n_variants].no_listener = no_listener;
 				variants[n_variants++].prog = k;
 				seccomp_plan_free(&plan);
 			}
@@ -107,8 +112,9 @@ int main(void)
 	printf("const size_t seccomp_generated_n_filters = %zu;\n"
 	       "const struct seccomp_precompiled seccomp_generated_filters[] = {\n", n_variants);
 	for (size_t v = 0; v < n_variants; v++)
-		printf("\t{ %d, %d, %s, filter_%zu, sizeof(filter_%zu) / sizeof(filter_%zu[0]) },\n",
-		       (int)variants[v].backend, (int)variants[v].net, variants[v].weak ? "true" : "false", variants[v].prog,
+		printf("\t{ %d, %d, %s, %s, filter_%zu, sizeof(filter_%zu) / sizeof(filter_%zu[0]) },\n",
+		       (int)variants[v].backend, (int)variants[v].net, variants[v].weak ? "true" : "false",
+		       variants[v].no_listener ? "true" : "false", variants[v].prog,
 		       variants[v].prog, variants[v].prog);
 	for (size_t v = 0; v < n_variants; v++)
 		seccomp_bpf_free(&progs[v]);

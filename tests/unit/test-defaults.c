@@ -7,8 +7,13 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
 #include "policy/defaults.h"
@@ -252,6 +257,70 @@ static void test_failures(void)
 	}
 }
 
+/* A nested run (under no_new_privs) whose XDG_STATE_HOME cannot be
+ * written keeps its state in its TMPDIR; one that can, or a run not
+ * nested, keeps it where XDG_STATE_HOME says. Run in a child: no_new_privs
+ * is for good. */
+static void test_nested_state(void)
+{
+	_cleanup_free_ char *file = tree_at("not-a-dir"), *tmp = tree_at("tmp"), *state = tree_at("state");
+	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	mkdir(tmp, 0700);
+	mkdir(state, 0700);
+	char uid[21];
+	_cleanup_free_ char *want = xasprintf("%s/stockade-%s/state", tmp, fmt_u64(uid, getuid()));
+	_cleanup_free_ char *want_kept = path_join(state, "stockade");
+	int pipefd[2];
+	if (pipe(pipefd) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		char got[2][PATH_MAX] = { "", "" };
+		const char *xdg[2] = { file, state };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+			for (int i = 0; i < 2; i++) {
+				char **env = environment();
+				strv_push(&env, xstrcat3("XDG_STATE_HOME=", xdg[i], ""));
+				strv_push(&env, xstrcat3("TMPDIR=", tmp, ""));
+				char *dir = NULL;
+				struct policy_failure f;
+				if (policy_find_state_dir(env, &dir, &f) == 0)
+					snprintf(got[i], sizeof(got[i]), "%s", dir);
+				free(dir);
+				policy_failure_free(&f);
+				strv_free(env);
+			}
+		(void)!write(pipefd[1], got, sizeof(got));
+		_exit(0);
+	}
+	close(pipefd[1]);
+	char got[2][PATH_MAX] = { "", "" };
+	(void)!read(pipefd[0], got, sizeof(got));
+	close(pipefd[0]);
+	waitpid(pid, NULL, 0);
+	if (!ok(streq(got[0], want), "nested, XDG_STATE_HOME unwritable: the state goes to TMPDIR/stockade-UID/state"))
+		diag("got '%s', want '%s'", got[0], want);
+	if (!ok(streq(got[1], want_kept), "nested, XDG_STATE_HOME writable: the state stays there"))
+		diag("got '%s', want '%s'", got[1], want_kept);
+	_cleanup_free_ char *left = path_join(state, "stockade");
+	ok(access(left, F_OK) < 0, "finding it made nothing");
+	if (proc_self_status("NoNewPrivs") == 0) {
+		char **env = environment();
+		strv_push(&env, xstrcat3("XDG_STATE_HOME=", file, ""));
+		char *dir = NULL;
+		struct policy_failure f;
+		_cleanup_free_ char *as_said = path_join(file, "stockade");
+		ok(policy_find_state_dir(env, &dir, &f) == 0 && dir && streq(dir, as_said),
+		   "not nested: the state stays where XDG_STATE_HOME says, writable or not");
+		free(dir);
+		policy_failure_free(&f);
+		strv_free(env);
+	}
+}
+
 int main(void)
 {
 	tree_begin("defaults");
@@ -264,6 +333,7 @@ int main(void)
 	test_defaults();
 	test_layers();
 	test_failures();
+	test_nested_state();
 	free(home);
 	free(ws);
 	tree_end();

@@ -361,6 +361,22 @@ static void test_held(void)
 		is_int(rm_rf(dirs[i]), 0, "%s removed", dirs[i] + strlen(base) + 1);
 }
 
+/* dir_could_write: tried with a file nobody sees, leaving nothing. */
+static void test_could_write(void)
+{
+	_cleanup_free_ char *dir = at("could"), *deep = at("could/a/b"), *file = at("could/f"), *under = at("could/f/x");
+	mkdir(dir, 0700);
+	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	ok(dir_could_write(dir), "a directory of one's own could be written");
+	ok(dir_could_write(deep), "so could one not made yet beneath it");
+	ok(!exists("could/a"), "and trying made nothing");
+	ok(!dir_could_write(under), "a path beneath a file could not");
+	ok(proc_self_status("NoNewPrivs") >= 0 && proc_self_status("No such line") == -1,
+	   "proc_self_status reads a line of /proc/self/status, and -1 for one it lacks");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/stockade-test-fs-XXXXXX";
@@ -373,6 +389,7 @@ int main(void)
 	test_links();
 	test_mounts();
 	test_held();
+	test_could_write();
 	/* The outside directories are 0555: rm_rf makes them writable. */
 	is_int(rm_rf(base), 0, "the test's directory is removed");
 	return tap_done();

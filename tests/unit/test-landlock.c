@@ -585,6 +585,13 @@ static void test_abi_capping(void)
 			is_int(plan.handled_net, want, "(g) abi %d, net %s: handled net %s", abi,
 			       net_mode_name(nets[m]), want ? "bind and connect" : "none");
 			landlock_plan_free(&plan);
+			/* A nested run with TCP left to a loopback-only network
+			 * namespace handles none. */
+			if (landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_TCP_TO_NETNS, &plan) < 0)
+				continue;
+			is_int(plan.handled_net, 0, "(g) abi %d, net %s, TCP to the network namespace: handled net none", abi,
+			       net_mode_name(nets[m]));
+			landlock_plan_free(&plan);
 		}
 	}
 	struct landlock_plan plan;

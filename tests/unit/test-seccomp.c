@@ -502,6 +502,74 @@ static void test_expectations(void)
 #endif
 }
 
+/* A nested run's filter, loaded without a listener (a parent's holds
+ * one): nothing goes to a listener; what the table allows stays allowed,
+ * every refusal stays a refusal (in the filter), and only the calls the
+ * supervisor carries out (connect, bind, listen) or merely watches
+ * (renames over hand-offs, shm opens) are left to the layers outside. */
+static bool left_outside(long nr)
+{
+	return nr == __NR_connect || nr == __NR_bind || nr == __NR_listen || nr == __NR_openat ||
+#ifdef __NR_rename
+	       nr == __NR_rename ||
+#endif
+	       nr == __NR_renameat || nr == __NR_renameat2;
+}
+
+static void test_no_listener(void)
+{
+#if defined(NATIVE_ARCH)
+	for (int v = 0; v < N_VARIANTS; v++) {
+		struct seccomp_plan plan;
+		struct sock_fprog prog, fresh;
+		seccomp_plan(variants[v].backend, variants[v].net, variants[v].abi, &plan);
+		seccomp_plan_without_listener(&plan);
+		if (!is_int(seccomp_build(&plan, &prog), 0, "%s without a listener: built", variants[v].name))
+			continue;
+		if (is_int(seccomp_compile(&plan, &fresh), 0, "%s without a listener: compiles", variants[v].name)) {
+			seccomp_patch_ids(&fresh, plan.uid, plan.gid);
+			ok(fresh.len == prog.len && memcmp(fresh.filter, prog.filter, prog.len * sizeof(*prog.filter)) == 0,
+			   "%s without a listener: the precompiled filter is a fresh compile's", variants[v].name);
+			seccomp_bpf_free(&fresh);
+		}
+		bool notify = false;
+		for (unsigned i = 0; i < prog.len; i++)
+			notify |= BPF_CLASS(prog.filter[i].code) == BPF_RET &&
+				  (prog.filter[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF;
+		ok(!notify, "%s without a listener: no instruction returns USER_NOTIF", variants[v].name);
+		size_t wrong = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(expectations); i++) {
+			const struct expect *e = &expectations[i];
+			if (!(e->when & V(v)) || e->todo || e->act == KILL)
+				continue;
+			struct seccomp_data d = make_data(e->nr, e->args, e->arch ? e->arch : NATIVE_ARCH);
+			struct run r = bpf_run(&prog, &d);
+			uint32_t act = r.ret & SECCOMP_RET_ACTION_FULL;
+			bool good = !r.error && (e->act == ALLOW	   ? r.ret == SECCOMP_RET_ALLOW
+						 : e->act == ERRNO ? r.ret == act_ret(ERRNO, e->err)
+						 : act == SECCOMP_RET_ERRNO || (act == SECCOMP_RET_ALLOW && left_outside(e->nr)));
+			if (!good) {
+				wrong++;
+				diag("  %s without a listener: %s -> %s", variants[v].name, e->what, ret_name(r.ret));
+			}
+		}
+		ok(wrong == 0, "%s without a listener: every allowed call allowed, every refusal refused in the filter",
+		   variants[v].name);
+		uint64_t none[6] = { 0 };
+		struct seccomp_data d = make_data(__NR_setns, none, NATIVE_ARCH);
+		ok(bpf_run(&prog, &d).ret == (SECCOMP_RET_ERRNO | EPERM), "%s without a listener: setns: its own EPERM",
+		   variants[v].name);
+		d = make_data(1000, none, NATIVE_ARCH);
+		ok(bpf_run(&prog, &d).ret == (SECCOMP_RET_ERRNO | ENOSYS), "%s without a listener: an unknown call: ENOSYS",
+		   variants[v].name);
+		seccomp_bpf_free(&prog);
+		seccomp_plan_free(&plan);
+	}
+#else
+	ok(1, "# SKIP no expectations for this architecture");
+#endif
+}
+
 /* The namespace jail maps only the caller's ids: changing to them (or
  * leaving one unchanged, -1) is allowed, any other id goes to the
  * listener and is answered EPERM. The landlock backend leaves ids to the
@@ -834,6 +902,7 @@ int main(void)
 	test_table();
 	test_programs();
 	test_expectations();
+	test_no_listener();
 	test_ids();
 	test_answer_unknown();
 	test_reference();
