@@ -159,8 +159,9 @@ const char *fit_apparmor_hint(void)
 	       "puts /etc/apparmor.d/stockade in place (stockade doctor says whether it is)";
 }
 
-/* Whether /proc/net/dev (this network namespace's) lists lo alone; false
- * when it cannot be read. */
+/* Whether /proc/net/dev (this network namespace's) lists lo alone, or
+ * with an outer namespace jail's way out that leads nowhere (its veth
+ * pair, netns/outside.c); false when it cannot be read. */
 static bool netns_only_loopback(void)
 {
 	_cleanup_free_ char *dev = NULL;
@@ -175,8 +176,12 @@ static bool netns_only_loopback(void)
 			char *name = line;
 			while (*name == ' ')
 				name++;
-			n++;
-			lo |= colon - name == 2 && strncmp(name, "lo", 2) == 0;
+			size_t len = (size_t)(colon - name);
+			bool is_lo = len == 2 && strncmp(name, "lo", 2) == 0;
+			bool own = (len == strlen(NETNS_OUTSIDE_ROUTE) && strncmp(name, NETNS_OUTSIDE_ROUTE, len) == 0) ||
+				   (len == strlen(NETNS_OUTSIDE_TAP) && strncmp(name, NETNS_OUTSIDE_TAP, len) == 0);
+			n += !own;
+			lo |= is_lo;
 		}
 		line = end ? end + 1 : NULL;
 	}

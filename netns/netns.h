@@ -59,6 +59,9 @@ int netns_responder_serve(int fd, const char *source, struct report *rep);
  * the jail's user namespace are enough). 0 or -errno (-EOPNOTSUPP where
  * the kernel has no veth). */
 int netns_outside_sockets(int *ret_netlink, int *ret_packet);
+/* Its two ends' names, as the jail sees them. */
+#define NETNS_OUTSIDE_ROUTE "stockade0"
+#define NETNS_OUTSIDE_TAP "stockade1"
 int netns_outside_make(int netlink, int packet);
 struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int index, const char *peer,
 				  int peer_index, unsigned seq);

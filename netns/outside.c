@@ -31,8 +31,8 @@
 #include "lib/util.h"
 #include "policy/report.h"
 
-#define ROUTE_END "stockade0"	/* where the default routes point, in the jail */
-#define TAP_END "stockade1"	/* what stockade reads */
+#define ROUTE_END NETNS_OUTSIDE_ROUTE	/* where the default routes point, in the jail */
+#define TAP_END NETNS_OUTSIDE_TAP	/* what stockade reads */
 /* Their indexes, chosen: in a fresh namespace only lo (1) is taken, and
  * the jail's other end never needs to look them up by name. */
 #define ROUTE_INDEX 2
