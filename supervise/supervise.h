@@ -5,9 +5,13 @@
  * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
  * carries the call out itself and answers with the result: the kernel
  * never reads the address again, so a second thread cannot swap it after
- * the check. No decision on an address is ever answered with CONTINUE;
- * the calls that name a process (processes.c) are, once their pid, held
- * in a register and not in memory, was checked. */
+ * the check. No decision on an address is ever answered with CONTINUE
+ * but one that the kernel checks again in the command's own Landlock
+ * domain: the bind of a Unix socket file, made where the command may make
+ * files (so that the socket bears the name the command gave it). The
+ * calls that name a process (processes.c) are answered with CONTINUE
+ * too, once their pid, held in a register and not in memory, was
+ * checked. */
 #pragma once
 
 #include <fcntl.h>
@@ -129,8 +133,9 @@ struct sv_verdict {
 	enum sv_outcome outcome;
 	int err;
 	bool undecided;		/* refused because stockade could not tell */
-	/* bind, allowed: the socket is bound to the loopback device first
-	 * (0.0.0.0 or :: with loopback: it serves this host, never the LAN). */
+	/* bind or listen, allowed: the socket is bound to the loopback
+	 * device first (0.0.0.0 or :: with loopback, or a listen with no
+	 * bind before it: it serves this host, never the LAN). */
 	bool on_loopback;
 };
 
