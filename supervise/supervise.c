@@ -234,8 +234,14 @@ static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q
  * change it without CAP_NET_RAW, which it never has. A device the
  * command chose before (an unprivileged stockade cannot replace it) is a
  * refusal. */
+static bool on_loopback_device(int fd);
+
 static int to_loopback_device(int fd)
 {
+	/* Set already (a second bind, which the kernel answers EINVAL):
+	 * setting it again would take CAP_NET_RAW. */
+	if (on_loopback_device(fd))
+		return 0;
 	char dev[IFNAMSIZ + 1] = "";
 	socklen_t len = sizeof(dev) - 1;
 	if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) < 0 ||
@@ -375,7 +381,15 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 			sv_remember_abstract(sv, fd);
 		return;
 	}
-	/* The socket file is made through the pinned directory. */
+	/* A socket file: checked where the command would make it, then made
+	 * by the kernel for the command itself, so that the socket is named
+	 * as the command named it (getsockname, a peer's getpeername, a
+	 * chmod of that name: libuv's uv_pipe_chmod), not by a descriptor of
+	 * stockade's. The kernel reads the path again, but what it makes is
+	 * then checked by the command's own Landlock domain (make-socket
+	 * only where the policy lets it write), which the address it finds
+	 * cannot escape: a swapped path or symlink makes a socket only where
+	 * the command could have made a file anyway. */
 	const char *name;
 	_cleanup_free_ char *dir = path_parent(a->path, &name);
 	if (!dir || !*dir) {
@@ -452,10 +466,21 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	q.loopback_device = on_loopback_device(fd);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
-	if (!decided(sv, id, &q, "listen", what))
+	struct sv_verdict v;
+	if (!decided_as(sv, id, &q, "listen", what, &v))
 		return;
+	if (v.on_loopback) {
+		int err = to_loopback_device(fd);
+		if (err) {
+			refuse(sv, id, "listen", what, err);
+			return;
+		}
+	}
 	int r = listen(fd, backlog);
 	respond(sv, id, r < 0 ? errno : 0);
+	/* Bound by listen() itself: its listener is the run's own. */
+	if (r == 0 && v.on_loopback)
+		sv_remember_bound(sv, fd);
 }
 
 /* ---- the notification ---- */

@@ -5,9 +5,11 @@
  * its copy (supervise_verdict, pure), takes the socket with pidfd_getfd,
  * carries the call out itself and answers with the result: the kernel
  * never reads the address again, so a second thread cannot swap it after
- * the check. No decision on an address is ever answered with CONTINUE;
- * the calls that name a process (processes.c) are, once their pid, held
- * in a register and not in memory, was checked. */
+ * the check. No decision on an address is ever answered with CONTINUE
+ * (a Unix socket file is bound by stockade too, by the name the command
+ * gave where that is safe). The calls that name a process (processes.c)
+ * are answered with CONTINUE, once their pid, held in a register and not
+ * in memory, was checked. */
 #pragma once
 
 #include <fcntl.h>
@@ -134,8 +136,9 @@ struct sv_verdict {
 	enum sv_outcome outcome;
 	int err;
 	bool undecided;		/* refused because stockade could not tell */
-	/* bind, allowed: the socket is bound to the loopback device first
-	 * (0.0.0.0 or :: with loopback: it serves this host, never the LAN). */
+	/* bind or listen, allowed: the socket is bound to the loopback
+	 * device first (0.0.0.0 or :: with loopback, or a listen with no
+	 * bind before it: it serves this host, never the LAN). */
 	bool on_loopback;
 	/* bind, allowed: a new socket file directly in the host's /tmp, which
 	 * the landlock backend does not grant: the supervisor's to make, and

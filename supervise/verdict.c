@@ -155,8 +155,12 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
 		net_addr_unmap(&d);
 		if (q->net == NET_OFF)
 			return refuse();
+		/* Not an address of this host: the kernel would answer
+		 * EADDRNOTAVAIL, and nothing is served (libuv's tests expect
+		 * it). An address of the host's interfaces would serve the
+		 * LAN: refused. */
 		if (q->net == NET_LOOPBACK && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
-			return refuse();
+			return f->host_address(f->data, &d) ? refuse() : answer(EADDRNOTAVAIL);
 		bool held;
 		struct sv_verdict v = squatting(&d, f, &held);
 		if (held)
@@ -208,6 +212,14 @@ static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);
+	/* Never bound: listen() binds it to a port the kernel picks, on
+	 * 0.0.0.0 or :: (libuv's uv_listen without a bind); bound to the
+	 * loopback device first, as a bind to those is. */
+	if (d.port == 0 && net_addr_is_wildcard(&d)) {
+		struct sv_verdict v = allow();
+		v.on_loopback = !q->loopback_device;
+		return v;
+	}
 	bool local = net_addr_is_loopback(&d) || (net_addr_is_wildcard(&d) && q->loopback_device);
 	if (!local || d.port == 0)
 		return refuse();

@@ -137,7 +137,9 @@ for where in 0.0.0.0 ::; do
 done
 if $LL; then
 	expect_probe "binding the host's own address is refused" "errno $REFUSED" -- in_jail --net loopback -- "$PROBE" bind-tcp "$host_ip" 0
-	expect_probe "listening on a socket never bound (listen() would pick 0.0.0.0) is refused" "errno $REFUSED" -- \
+	# listen() picks a port on 0.0.0.0; bound to the loopback device
+	# first (suites.sh: the remote host does not reach it).
+	expect_probe "listening on a socket never bound works" ok -- \
 		in_jail --net loopback -- "$PROBE" listen-unbound
 	expect_probe "listening on 127.0.0.1 is fine" ok -- in_jail --net loopback -- "$PROBE" listen-tcp 127.0.0.1 0 0
 fi

@@ -276,15 +276,131 @@ int op_connect_cycles(char **a)
 
 /* listen-unbound: listen() on a TCP socket never bound, which binds it
  * to the wildcard address and a port of the kernel's choosing. */
+/* listen-unbound [SECONDS]: listen() on a socket never bound (the kernel
+ * picks a port on 0.0.0.0, as libuv's uv_listen without a bind); with
+ * SECONDS, serves as listen-tcp does, for that long. */
 int op_listen_unbound(char **a)
 {
-	(void)a;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	int e = listen(fd, 1) < 0 ? errno : 0;
+	int e = a[0] ? listen_and_count(fd, parse_seconds(a[0])) : listen(fd, 1) < 0 ? errno : 0;
 	close(fd);
 	return e;
+}
+
+/* bind-twice: binds a TCP socket to 0.0.0.0:0, then again: the kernel
+ * answers the second EINVAL (libuv's tcp_bind_error_inval). */
+int op_bind_twice(char **a)
+{
+	(void)a;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	printf("first bind ok\n");
+	int e = bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* unix-name PATH: binds a Unix socket to PATH and listens; ok when
+ * getsockname names it PATH, byte for byte, and a chmod of that name
+ * works (libuv's uv_pipe_getsockname and uv_pipe_chmod). The file is
+ * removed again. */
+int op_unix_name(char **a)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX }, got;
+	socklen_t len = sizeof(got);
+	int e = 0;
+
+	if (strlen(a[0]) >= sizeof(sun.sun_path))
+		usage_error("unix-name: path too long");
+	strcpy(sun.sun_path, a[0]);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 1) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&got, &len) < 0) {
+		e = errno;
+		close(fd);
+		return e;
+	}
+	printf("named '%.*s'\n", (int)(len - offsetof(struct sockaddr_un, sun_path)), got.sun_path);
+	if (len <= offsetof(struct sockaddr_un, sun_path) || strcmp(got.sun_path, a[0]) != 0)
+		e = EXDEV; /* another name than the one given */
+	else if (chmod(got.sun_path, 0666) < 0)
+		e = errno;
+	unlink(a[0]);
+	close(fd);
+	return e;
+}
+
+/* unix-bind-race GOOD BAD N: a second thread rewrites the sun_path that
+ * bind() is reading, between GOOD and BAD, while bind is tried N times;
+ * prints how many socket files appeared at each (each is removed again).
+ * A checker that approves GOOD and lets the kernel read the address again
+ * must not let one appear at BAD where the command may not make files. */
+struct unix_race {
+	struct sockaddr_un good, bad, shared;
+	int stop;
+};
+
+static void *unix_race_flipper(void *arg)
+{
+	struct unix_race *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		memcpy(&r->shared, &r->bad, sizeof(r->shared));
+		__asm__ volatile("" ::: "memory");
+		memcpy(&r->shared, &r->good, sizeof(r->shared));
+		__asm__ volatile("" ::: "memory");
+	}
+	return NULL;
+}
+
+int op_unix_bind_race(char **a)
+{
+	static struct unix_race r;
+	long n = parse_long(a[2], "count"), at_good = 0, at_bad = 0, failed = 0;
+	struct stat st;
+	pthread_t thread;
+	int e;
+
+	if (strlen(a[0]) >= sizeof(r.good.sun_path) || strlen(a[1]) >= sizeof(r.bad.sun_path))
+		usage_error("unix-bind-race: path too long");
+	r.good.sun_family = r.bad.sun_family = AF_UNIX;
+	strcpy(r.good.sun_path, a[0]);
+	strcpy(r.bad.sun_path, a[1]);
+	r.shared = r.good;
+	if ((e = pthread_create(&thread, NULL, unix_race_flipper, &r)))
+		return e;
+	for (long i = 0; i < n; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&r.shared, sizeof(r.shared)) < 0)
+			failed++;
+		if (lstat(a[1], &st) == 0) {
+			at_bad++;
+			unlink(a[1]);
+		}
+		if (lstat(a[0], &st) == 0) {
+			at_good++;
+			unlink(a[0]);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	printf("made-at-bad %ld\n", at_bad);
+	printf("made-at-good %ld\n", at_good);
+	printf("failed %ld\n", failed);
+	return 0;
 }
 
 int op_listen_tcp(char **a)
