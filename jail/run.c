@@ -1028,15 +1028,16 @@ static int run_landlock(struct run *r)
 		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
-	/* 8. Go, with the ruleset: the process restricts itself and execs. A
-	 *    go that cannot be sent means the process is gone; its error pipe
-	 *    says why. */
-	(void)child_go(ln.sock[0], ruleset);
+	/* 8. The listener, loaded long ago while stockade planned: taken
+	 *    by its number before the go (the process closes its own once
+	 *    it has the go). Then go, with the ruleset: the process
+	 *    restricts itself and execs. A go that cannot be sent means the
+	 *    process is gone; its error pipe says why; EOF on it says the
+	 *    command has exec'd. */
+	bool failed = jail && child_take_listener(ln.sock[0], pid, &listener) < 0;
+	if (!failed)
+		(void)child_go(ln.sock[0], ruleset);
 	close(TAKE_FD(ruleset));
-	/* 9. The listener, handed over once its filter was loaded (long
-	 *    ago, while stockade planned); then EOF on the error pipe says
-	 *    the command has exec'd. */
-	bool failed = jail && fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);

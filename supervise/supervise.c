@@ -38,6 +38,23 @@ static bool id_valid(const struct supervisor *sv, uint64_t id)
 	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+void sv_respond(struct supervisor *sv, uint64_t id, int err)
+{
+	respond(sv, id, err);
+}
+
+/* A call carried out, answered with what it returned (a send's count). */
+void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val)
+{
+	struct seccomp_notif_resp r = { .id = id, .error = 0, .val = val };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+bool sv_id_valid(const struct supervisor *sv, uint64_t id)
+{
+	return id_valid(sv, id);
+}
+
 static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
 	report_denial(sv->rep, kind, what, strerrorname_np(err) ? strerrorname_np(err) : "?");
@@ -47,17 +64,29 @@ static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const c
 /* A refusal of the network mode's or of the squatting rule, with the rule,
  * where the mode comes from and what would allow it: --connect names the
  * one service, --net on the whole network. */
-static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, const struct net_addr *a,
-			const char *what, int err)
+void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
-	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : "listen";
+	refuse(sv, id, kind, what, err);
+}
+
+static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, bool datagram,
+			const struct net_addr *a, const char *what, int err)
+{
+	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : call == SV_SEND ? "send" : "listen";
 	const char *errname = strerrorname_np(err) ? strerrorname_np(err) : "?";
 	_cleanup_free_ char *source = source_text(&sv->p->net_source);
 	_cleanup_free_ char *rule = NULL, *fix = NULL;
 	if (err == EADDRINUSE) {
 		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
 		fix = xstrdup("none: another port (a server outside the run holds this one)");
-	} else if (call == SV_CONNECT) {
+	} else if (datagram && (call == SV_CONNECT || call == SV_SEND)) {
+		/* --connect forwards streams: only the whole network lets a
+		 * datagram out (a DNS query to 127.0.0.53 is one). */
+		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
+				 sv->p->net == NET_OFF ? "no network"
+						       : "datagrams only to a port a socket of the run has bound, on this host");
+		fix = xstrdup("--net on, or in stockade.ini: network = on");
+	} else if (call == SV_CONNECT || call == SV_SEND) {
 		char host[INET6_ADDRSTRLEN + 8];
 		struct net_addr d = *a;
 		net_addr_unmap(&d);
@@ -160,39 +189,70 @@ static void start_connect(struct supervisor *sv, uint64_t id, int fd, const void
 	respond(sv, id, err);
 }
 
+/* What the facts are asked about: the supervisor, and the socket the
+ * call is made on (its protocol, the address it is bound to). */
+struct fact_ctx {
+	struct supervisor *sv;
+	int fd;
+	bool datagram;
+};
+
 static bool fact_host_address(void *data, const struct net_addr *a)
 {
-	return sv_host_address(data, a);
+	return sv_host_address(((struct fact_ctx *)data)->sv, a);
 }
 
 static int fact_listener(void *data, const struct net_addr *a)
 {
-	int r = sv_foreign_listener(data, a);
+	int r = sv_foreign_listener(((struct fact_ctx *)data)->sv, a);
 	return r == -1 ? SV_LISTENER_OTHER : r < 0 ? r : SV_LISTENER_NONE;
 }
 
 static bool fact_run_abstract(void *data, const struct net_addr *a)
 {
-	return sv_run_abstract(data, a, sv_abstract_owner(a));
+	return sv_run_abstract(((struct fact_ctx *)data)->sv, a, sv_abstract_owner(a));
 }
 
 static int fact_held_outside(void *data, const struct net_addr *a)
 {
-	return sv_held_outside(data, a);
+	const struct fact_ctx *c = data;
+	return sv_held_outside(c->sv, a, c->datagram ? IPPROTO_UDP : IPPROTO_TCP);
+}
+
+static int fact_receiver(void *data, const struct net_addr *a)
+{
+	const struct fact_ctx *c = data;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct net_addr src;
+	bool bound = c->fd >= 0 && getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0 &&
+		     net_addr_parse(&ss, len, &src) == 0;
+	if (bound)
+		net_addr_unmap(&src);
+	return sv_udp_receiver(c->sv, a, bound ? &src : NULL);
+}
+
+bool sv_is_datagram(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_DGRAM;
 }
 
 /* The verdict on q: carried out by the caller when allowed (with what
  * the verdict asks, in ret_v); a refusal reported; an answer of the
  * kernel's given as it would be. */
-static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind,
-		       const char *what, struct sv_verdict *ret_v)
+bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
+		const char *what, struct sv_verdict *ret_v)
 {
+	struct fact_ctx ctx = { .sv = sv, .fd = fd, .datagram = q->datagram };
 	const struct sv_facts facts = {
-		.data = sv,
+		.data = &ctx,
 		.host_address = fact_host_address,
 		.listener = fact_listener,
 		.run_abstract = fact_run_abstract,
 		.held_outside = fact_held_outside,
+		.receiver = fact_receiver,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
 	if (ret_v)
@@ -201,7 +261,7 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 		sv->broken = true;
 	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
 	if (v.outcome == SV_REFUSE && inet && !v.undecided)
-		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+		refuse_inet(sv, id, q->call, q->datagram, &q->addr, what, v.err);
 	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
@@ -209,9 +269,10 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 	return v.outcome == SV_ALLOW;
 }
 
-static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
+		    const char *what)
 {
-	return decided_as(sv, id, q, kind, what, NULL);
+	return sv_decided(sv, id, q, fd, kind, what, NULL);
 }
 
 /* Binds the socket to the loopback device: once set, the command cannot
@@ -235,7 +296,7 @@ static bool on_loopback_device(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) == 0 && strcmp(dev, "lo") == 0;
 }
 
-static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
+struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
 {
 	return (struct sv_query){
 		.call = call,
@@ -248,9 +309,27 @@ static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, 
 }
 
 /* A Unix address naming a file: the one kind stockade resolves itself. */
-static bool names_socket_file(const struct net_addr *a)
+bool sv_names_socket_file(const struct net_addr *a)
 {
 	return a->family == AF_UNIX && !a->unnamed && !a->abstract;
+}
+
+int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real)
+{
+	_cleanup_close_ int cwd = a->path[0] == '/' ? -1 : open_cwd(pid);
+	int target = -1;
+	struct stat st;
+	if (a->path[0] != '/' && cwd < 0)
+		q->path_err = -cwd;
+	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
+		q->path_err = errno;
+	else if (fd_path(target, real, 4096) < 0 || fstat(target, &st) < 0)
+		q->path_err = EACCES;
+	else {
+		q->path_real = real;
+		q->path_is_socket = S_ISSOCK(st.st_mode);
+	}
+	return target;
 }
 
 static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
@@ -258,31 +337,31 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, co
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = query_of(sv, SV_CONNECT, a);
-	if (!names_socket_file(a)) {
-		if (decided(sv, id, &q, "connect", what))
-			start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
+	struct sv_query q = sv_query_of(sv, SV_CONNECT, a);
+	bool inet = a->family == AF_INET || a->family == AF_INET6;
+	q.datagram = inet && sv_is_datagram(fd);
+	if (!sv_names_socket_file(a)) {
+		if (!decided(sv, id, &q, fd, "connect", what))
+			return;
+		if (q.datagram) {
+			/* A UDP connect never waits. The port it was given
+			 * (an autobind) is the run's: replies come there. */
+			int err = as_command(sv, connect, fd, ss, len);
+			respond(sv, id, err);
+			if (!err)
+				sv_remember_bound(sv, fd);
+			return;
+		}
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
 	 * it, checked against the policy, and connected through the pinned
 	 * descriptor, so that a symlink swapped in after the check redirects
 	 * nothing. */
-	_cleanup_close_ int cwd = a->path[0] == '/' ? -1 : open_cwd(pid);
-	_cleanup_close_ int target = -1;
 	char real[4096];
-	struct stat st;
-	if (a->path[0] != '/' && cwd < 0)
-		q.path_err = -cwd;
-	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
-		q.path_err = errno;
-	else if (fd_path(target, real, sizeof(real)) < 0 || fstat(target, &st) < 0)
-		q.path_err = EACCES;
-	else {
-		q.path_real = real;
-		q.path_is_socket = S_ISSOCK(st.st_mode);
-	}
-	if (!decided(sv, id, &q, "connect", what))
+	_cleanup_close_ int target = sv_resolve_socket_file(pid, a, &q, real);
+	if (!decided(sv, id, &q, fd, "connect", what))
 		return;
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
@@ -302,10 +381,11 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = query_of(sv, SV_BIND, a);
-	if (!names_socket_file(a)) {
+	struct sv_query q = sv_query_of(sv, SV_BIND, a);
+	q.datagram = (a->family == AF_INET || a->family == AF_INET6) && sv_is_datagram(fd);
+	if (!sv_names_socket_file(a)) {
 		struct sv_verdict v;
-		if (!decided_as(sv, id, &q, "bind", what, &v))
+		if (!sv_decided(sv, id, &q, fd, "bind", what, &v))
 			return;
 		if (v.on_loopback) {
 			int err = to_loopback_device(fd);
@@ -343,7 +423,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		q.path_real = real;
 		q.path_name = name;
 	}
-	if (!decided(sv, id, &q, "bind", what))
+	if (!decided(sv, id, &q, fd, "bind", what))
 		return;
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
@@ -367,11 +447,11 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	struct net_addr a;
 	if (net_addr_parse(&ss, len, &a) < 0)
 		a = (struct net_addr){ .family = AF_UNSPEC };
-	struct sv_query q = query_of(sv, SV_LISTEN, &a);
+	struct sv_query q = sv_query_of(sv, SV_LISTEN, &a);
 	q.loopback_device = on_loopback_device(fd);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
-	if (!decided(sv, id, &q, "listen", what))
+	if (!decided(sv, id, &q, fd, "listen", what))
 		return;
 	int r = listen(fd, backlog);
 	respond(sv, id, r < 0 ? errno : 0);
@@ -418,17 +498,23 @@ static int caller_pidfd(pid_t tid)
 	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
 }
 
+static bool is_send(int nr)
+{
+	return nr == SYS_sendto || nr == SYS_sendmsg || nr == SYS_sendmmsg;
+}
+
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
 	struct sv_process_call c;
 	static const uint64_t none[6];
-	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || supervise_process_call(nr, none, &c);
+	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || is_send(nr) ||
+	       supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int nr = req->data.nr;
-	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen) {
+	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send(nr)) {
 		char what[96];
 		int err = sv_process_call(req, what, sizeof(what));
 		if (err) {
@@ -441,7 +527,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 			go_on(sv, req->id);
 		return;
 	}
-	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : "listen";
+	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : nr == SYS_listen ? "listen" : "send";
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
 
@@ -455,7 +541,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	struct sockaddr_storage ss = { 0 };
 	socklen_t len = 0;
-	if (nr != SYS_listen) {
+	if (nr == SYS_connect || nr == SYS_bind) {
 		/* The address, copied once; every decision is on this copy. */
 		len = (socklen_t)req->data.args[2];
 		if (len > sizeof(ss)) {
@@ -490,6 +576,10 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		do_listen(sv, id, fd, (int)req->data.args[1]);
 		return;
 	}
+	if (is_send(nr)) {
+		sv_send(sv, req, pidfd, fd);
+		return;
+	}
 	struct net_addr a;
 	int r = net_addr_parse(&ss, len, &a);
 	if (r < 0) {
@@ -507,11 +597,15 @@ size_t supervisor_pollfds(const struct supervisor *sv, struct pollfd *fds, size_
 	size_t n = 0;
 	for (size_t i = 0; i < sv->n_pending && n < max; i++)
 		fds[n++] = (struct pollfd){ .fd = sv->pending[i].fd, .events = POLLOUT };
-	return n;
+	return n + sv_send_pollfds(sv, fds + n, max - n);
 }
 
 void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 {
+	/* The connects' descriptors come first, then the sends'. */
+	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
+	sv_send_ready(sv, fds + n_connects, n - n_connects);
+	n = n_connects;
 	for (size_t i = 0; i < n; i++) {
 		if (!fds[i].revents && !(i < sv->n_pending && sv->pending[i].retry_unix))
 			continue;
@@ -541,6 +635,7 @@ void supervisor_drain(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		finish(sv, &sv->pending[i], EINTR);
 	sv->n_pending = 0;
+	sv_send_drain(sv);
 }
 
 bool supervisor_whole_run(const struct supervisor *sv)
@@ -584,6 +679,9 @@ void supervisor_free(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		close(sv->pending[i].fd);
 	free(sv->pending);
+	sv_send_drain(sv);
+	free(sv->sends);
+	free(sv->send_buf);
 	if (sv->diag)
 		mnl_socket_close(sv->diag);
 	free(sv->diag_buf);

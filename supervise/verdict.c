@@ -74,10 +74,25 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		net_addr_unmap(&d);
 		if (q->net == NET_OFF)
 			return refuse();
-		if (q->net == NET_ON || connect_granted(q, &d))
+		/* --connect names a TCP service (the namespace jail forwards
+		 * streams): a datagram never rides on it. */
+		if (q->net == NET_ON || (!q->datagram && connect_granted(q, &d)))
 			return allow();
 		if (!is_local(f, &d))
 			return refuse();
+		if (q->datagram) {
+			/* Only to a socket of the run's: a datagram to a port
+			 * nobody has bound could be taken by a socket bound
+			 * there after the check, and to one outside the run
+			 * is a way out (127.0.0.53 answers DNS queries). */
+			int r = f->receiver(f->data, &d);
+			if (r < 0) {
+				struct sv_verdict v = refuse();
+				v.undecided = true;
+				return v;
+			}
+			return r == SV_LISTENER_RUN ? allow() : refuse();
+		}
 		int owner = f->listener(f->data, &d);
 		if (owner < 0) {
 			struct sv_verdict v = refuse();
@@ -174,7 +189,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
  * on since the bind. */
 static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv_facts *f)
 {
-	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6))
+	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6) || q->datagram)
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);
@@ -189,6 +204,8 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 {
 	switch (q->call) {
 	case SV_CONNECT:
+	case SV_SEND:
+		/* A datagram's address is its connect: the same rule. */
 		return decide_connect(q, facts);
 	case SV_BIND:
 		return decide_bind(q, facts);

@@ -584,7 +584,7 @@ static uint64_t row_value(const struct seccomp_plan *plan, const struct sc_arg *
 static bool row_matches(const struct seccomp_plan *plan, const struct sc_rule *r, const uint64_t args[6])
 {
 	for (unsigned i = 0; i < r->n_args; i++)
-		if ((args[r->args[i].arg] & r->args[i].mask) != row_value(plan, &r->args[i]))
+		if ((args[sc_arg_index(&r->args[i])] & sc_arg_mask(&r->args[i])) != row_value(plan, &r->args[i]))
 			return false;
 	return true;
 }
@@ -631,10 +631,10 @@ static uint64_t pick_arg(const struct seccomp_plan *plan, int nr, unsigned arg)
 		if (plan->nrs[i] != nr)
 			continue;
 		for (unsigned a = 0; a < r->n_args && n < ARRAY_SIZE(cands); a++)
-			if (r->args[a].arg == arg) {
+			if (sc_arg_index(&r->args[a]) == arg) {
 				uint64_t v = row_value(plan, &r->args[a]);
 				if (rnd() & 1)
-					v |= rnd() & ~r->args[a].mask;
+					v |= rnd() & ~sc_arg_mask(&r->args[a]);
 				cands[n++] = v;
 			}
 	}
