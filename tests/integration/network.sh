@@ -121,7 +121,8 @@ expect_probe "a workspace symlink to the Docker socket is refused" "errno $($LL 
 
 # Sockets loopback does not give, and TCP Fast Open.
 if $LL; then
-	expect_probe "UDP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
+	expect_probe "a UDP socket is given (udp.sh: what it reaches)" ok -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
+	expect_probe "UDP-Lite is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet dgram udplite
 	expect_probe "a raw socket is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet raw icmp
 	expect_probe "MPTCP is refused" "errno EPROTONOSUPPORT" -- in_jail --net loopback -- "$PROBE" socket inet stream mptcp
 	expect_probe "a Unix datagram socket is refused" "errno EPERM" -- in_jail --net loopback -- "$PROBE" socket unix dgram default
