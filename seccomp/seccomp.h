@@ -95,6 +95,7 @@ enum sc_why {
 	WHY_MOUNT_TABLE,
 	WHY_OTHER_PROCESS,
 	WHY_SUPERVISED_SEND,
+	WHY_SOURCE_ROUTE,
 };
 
 struct sc_rule {

@@ -120,6 +120,7 @@ static const char *const whys[] = {
 	[WHY_MOUNT_TABLE] = "the mount table",
 	[WHY_OTHER_PROCESS] = "carried out only on a process of the run",
 	[WHY_SUPERVISED_SEND] = "a datagram's address is checked, then the supervisor sends it",
+	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 };
 
 static const struct sc_rule table[] = {
@@ -386,6 +387,16 @@ static const struct sc_rule table[] = {
 	ALLOW(accept), ALLOW(accept4),
 	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
 	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(getsockopt),
+	/* A source route (IPv4's IP_OPTIONS with LSRR or SSRR, an IPv6
+	 * routing header) sends a connect's SYN or a datagram to its first
+	 * hop, whatever address the supervisor checked: with loopback on the
+	 * landlock backend the IP and IPv6 options go to the supervisor,
+	 * which refuses those (their number is in a register: the rest go
+	 * on to the kernel as made). */
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_IP) }, .why = WHY_SOURCE_ROUTE },
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_IPV6) }, .why = WHY_SOURCE_ROUTE },
 	ALLOW(setsockopt),
 	/* TCP Fast Open connects inside sendto, where no LSM connect hook
 	 * sees it. */

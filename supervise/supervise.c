@@ -503,17 +503,43 @@ static bool is_send(int nr)
 	return nr == SYS_sendto || nr == SYS_sendmsg || nr == SYS_sendmmsg;
 }
 
+#define IPV6_2292RTHDR_ 5
+#define IPV6_2292PKTOPTIONS_ 6
+
+/* setsockopt at the IP and IPv6 levels (the filter sends only those): a
+ * source route is refused; every other option goes on, its level and
+ * name being in registers the command cannot change. */
+static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req)
+{
+	int level = (int)req->data.args[1], name = (int)req->data.args[2];
+	bool route = (level == IPPROTO_IP && name == IP_OPTIONS) ||
+		     (level == IPPROTO_IPV6 && (name == IPV6_RTHDR || name == IPV6_2292RTHDR_ || name == IPV6_2292PKTOPTIONS_));
+	if (!route) {
+		go_on(sv, req->id);
+		return;
+	}
+	report_denial_ruled(sv->rep, "setsockopt", level == IPPROTO_IP ? "IP_OPTIONS" : "an IPv6 routing header", "EPERM",
+			    "a source route sends a SYN or a datagram to a first hop other than the address checked",
+			    "built in: the supervisor (landlock backend, network loopback)",
+			    "--net on, or in stockade.ini: network = on");
+	respond(sv, req->id, EPERM);
+}
+
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
 	struct sv_process_call c;
 	static const uint64_t none[6];
-	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || is_send(nr) ||
+	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || is_send(nr) || nr == SYS_setsockopt ||
 	       supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int nr = req->data.nr;
+	if (nr == SYS_setsockopt) {
+		do_setsockopt(sv, req);
+		return;
+	}
 	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send(nr)) {
 		char what[96];
 		int err = sv_process_call(req, what, sizeof(what));
@@ -579,6 +605,16 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	if (is_send(nr)) {
 		sv_send(sv, req, pidfd, fd);
 		return;
+	}
+	/* As the kernel reads it: an IPv4 socket binds AF_UNSPEC with
+	 * INADDR_ANY as 0.0.0.0 (inet_bind), which must meet the rules of
+	 * 0.0.0.0 (the loopback device, no squatting). */
+	if (nr == SYS_bind && len >= sizeof(struct sockaddr_in) && ss.ss_family == AF_UNSPEC &&
+	    ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) {
+		int family = -1;
+		socklen_t fl = sizeof(family);
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &fl) == 0 && family == AF_INET)
+			ss.ss_family = AF_INET;
 	}
 	struct net_addr a;
 	int r = net_addr_parse(&ss, len, &a);
@@ -697,8 +733,10 @@ void supervisor_free(struct supervisor *sv)
 void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
 	report_enforced(rep, "unix sockets: the supervisor connects only to socket files in granted trees and abstract names the run bound");
-	if (net == NET_LOOPBACK)
+	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; source routes refused");
+	}
 	if (net != NET_OFF)
 		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");
 	if (!pidfd_getfd)
@@ -709,6 +747,8 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);
-	if (net == NET_LOOPBACK && !strv_contains(rep->supervises, "listen"))
-		strv_add(&rep->supervises, "listen");
+	static const char *const loopback[] = { "listen", "sends with an address", "IP options" };
+	for (size_t i = 0; net == NET_LOOPBACK && i < ARRAY_SIZE(loopback); i++)
+		if (!strv_contains(rep->supervises, loopback[i]))
+			strv_add(&rep->supervises, loopback[i]);
 }

@@ -137,6 +137,8 @@ static const struct op ops[] = {
 	{ "udp-pingpong", 3, 3, op_udp_pingpong, "HOST ROUNDS sendto|connected" },
 	{ "dgram-pair", 0, 0, op_dgram_pair, "" },
 	{ "bind-udp", 2, 2, op_bind_udp, "HOST PORT" },
+	{ "ip-options", 1, 1, op_ip_options, "HOP" },
+	{ "ipv6-rthdr", 1, 1, op_ipv6_rthdr, "SEGMENT" },
 	{ "fastopen", 2, 2, op_fastopen, "HOST PORT" },
 	{ "sendmsg-fastopen", 2, 2, op_sendmsg_fastopen, "HOST PORT" },
 	{ "sendmmsg-fastopen", 2, 2, op_sendmmsg_fastopen, "HOST PORT" },

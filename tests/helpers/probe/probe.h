@@ -240,6 +240,8 @@ int op_udp_race(char **a);
 int op_udp_pingpong(char **a);
 int op_dgram_pair(char **a);
 int op_bind_udp(char **a);
+int op_ip_options(char **a);
+int op_ipv6_rthdr(char **a);
 int op_umount2(char **a);
 int op_unlink(char **a);
 int op_unshare(char **a);

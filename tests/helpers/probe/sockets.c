@@ -937,3 +937,36 @@ int op_bind_udp(char **a)
 	close(fd);
 	return e;
 }
+
+/* ip-options HOP: IP_OPTIONS with a loose source route through HOP on a
+ * UDP socket (a datagram or SYN would go to HOP first). */
+int op_ip_options(char **a)
+{
+	unsigned char opt[8] = { 0x83 /* LSRR */, 7, 4, 0, 0, 0, 0, 0 /* end */ };
+	struct in_addr hop;
+	if (inet_pton(AF_INET, a[0], &hop) != 1)
+		usage_error("bad IPv4 address '%s'", a[0]);
+	memcpy(opt + 3, &hop, 4);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* ipv6-rthdr SEGMENT: a segment routing header (type 4, which needs no
+ * privilege) naming SEGMENT on a UDP socket of IPv6: its datagrams and
+ * SYNs would go to SEGMENT first, whatever address they name. */
+int op_ipv6_rthdr(char **a)
+{
+	unsigned char srh[8 + 16] = { 0, 2, 4, 0, 0, 0, 0, 0 };
+	if (inet_pton(AF_INET6, a[0], srh + 8) != 1)
+		usage_error("bad IPv6 address '%s'", a[0]);
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = setsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, srh, sizeof(srh)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
