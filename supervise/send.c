@@ -370,7 +370,10 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 	 * it can read the flags; these calls all come here). */
 	if (flags & MSG_FASTOPEN) {
 		outgoing_close(o);
-		sv_refuse(sv, id, "send", "MSG_FASTOPEN (connects without connect())", EPERM);
+		report_denial_ruled(sv->rep, "syscall", nr == SYS_sendto ? "sendto" : nr == SYS_sendmsg ? "sendmsg" : "sendmmsg",
+				    "EPERM", "refused by the system call table: MSG_FASTOPEN connects without connect()",
+				    "built in: the seccomp allowlist", "--net on, or in stockade.ini: network = on");
+		sv_respond(sv, id, EPERM);
 		return;
 	}
 	/* Everything read comes from the caller's own memory: it was alive
