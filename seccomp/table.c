@@ -401,23 +401,25 @@ static const struct sc_rule table[] = {
 	/* TCP Fast Open connects inside sendto, where no LSM connect hook
 	 * sees it. */
 	REFUSE_ARG(sendto, 3, FASTOPEN), REFUSE_ARG(sendmsg, 2, FASTOPEN), REFUSE_ARG(sendmmsg, 3, FASTOPEN),
-	/* With loopback on the landlock backend, a send with an address goes
-	 * to the supervisor, which copies it, decides and sends it itself
+	/* With loopback or off on the landlock backend, a send with an
+	 * address goes to the supervisor (a Unix datagram socketpair can
+	 * name any socket file of the host's, journald's or another
+	 * program's), which copies it, decides and sends it itself
 	 * (a second thread cannot rewrite what it checked): sendto with an
 	 * address, and every sendmsg and sendmmsg, whose addresses live
 	 * behind a pointer. send() and sendto() without one (a connected
 	 * socket, TCP's every write) stay in the kernel. */
-	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 2,
+	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF, .n_args = 2,
 	  .args = { ARG(3, FASTOPEN, 0), { .arg = 4 | SC_ARG_WHOLE, .mask = 0xffffffffU, .value = 0 } } },
-	{ .name = "sendto", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
+	{ .name = "sendto", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
 	  .why = WHY_SUPERVISED_SEND },
-	{ .name = "sendmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
+	{ .name = "sendmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
 	  .why = WHY_SUPERVISED_SEND },
-	{ .name = "sendmmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
+	{ .name = "sendmmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
 	  .why = WHY_SUPERVISED_SEND },
-	ALLOW_WHEN(sendto, SC_NAMESPACES), ALLOW_WHEN(sendto, SC_LANDLOCK | SC_NET_OFF | SC_NET_ON),
-	ALLOW_WHEN(sendmsg, SC_NAMESPACES), ALLOW_WHEN(sendmsg, SC_LANDLOCK | SC_NET_OFF | SC_NET_ON),
-	ALLOW_WHEN(sendmmsg, SC_NAMESPACES), ALLOW_WHEN(sendmmsg, SC_LANDLOCK | SC_NET_OFF | SC_NET_ON),
+	ALLOW_WHEN(sendto, SC_NAMESPACES), ALLOW_WHEN(sendto, SC_LANDLOCK | SC_NET_ON),
+	ALLOW_WHEN(sendmsg, SC_NAMESPACES), ALLOW_WHEN(sendmsg, SC_LANDLOCK | SC_NET_ON),
+	ALLOW_WHEN(sendmmsg, SC_NAMESPACES), ALLOW_WHEN(sendmmsg, SC_LANDLOCK | SC_NET_ON),
 
 	/* System V and POSIX message queues: the namespace jail has an IPC
 	 * namespace of its own; the landlock backend would share the host's. */

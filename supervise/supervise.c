@@ -747,8 +747,13 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);
-	static const char *const loopback[] = { "listen", "sends with an address", "IP options" };
+	static const char *const loopback[] = { "listen", "IP options" };
 	for (size_t i = 0; net == NET_LOOPBACK && i < ARRAY_SIZE(loopback); i++)
 		if (!strv_contains(rep->supervises, loopback[i]))
 			strv_add(&rep->supervises, loopback[i]);
+	if (net != NET_ON && !strv_contains(rep->supervises, "sends with an address"))
+		strv_add(&rep->supervises, "sends with an address");
+	if (net == NET_ON)
+		report_gap(rep, "unix datagrams",
+			   "with --net on, a send with an address goes to the kernel unchecked (checking it would put every UDP datagram through the supervisor): a Unix datagram socketpair can send to a socket file of the host's");
 }

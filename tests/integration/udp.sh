@@ -118,6 +118,40 @@ expect_probe "THREATS 47: IPv4 source routes stay refused (no CAP_NET_RAW)" "err
 	in_jail --net loopback -- "$PROBE" ip-options 10.203.0.2
 expect_probe "--net on: an IPv6 routing header is the command's" ok -- in_jail --net on -- "$PROBE" ipv6-rthdr fd6d:6f61:7400::2
 
+# A Unix datagram socket file outside the run (journald's, a program's):
+# a socketpair's datagram addressed to it is refused on the landlock
+# backend (the supervisor checks the path as for a connect), absent from
+# the namespace jail (THREATS 49, 50).
+dgdir=$(tmpdir_new)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("ready", flush=True)
+n = 0
+s.settimeout(0.2)
+end = time.time() + 60
+while time.time() < end:
+    try:
+        s.recv(100); n += 1
+        open(sys.argv[2], "w").write(str(n))
+    except socket.timeout:
+        pass' "$dgdir/outside.sock" "$dgdir/count" >"$dgdir/out" 2>&1 &
+at_exit kill "$!"
+for _ in $(seq 100); do grep -q ready "$dgdir/out" 2>/dev/null && break; sleep 0.05; done
+chmod 777 "$dgdir" "$dgdir/outside.sock" 2>/dev/null
+expect_control "outside: a Unix datagram reaches the outside socket file" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
+sleep 0.3
+dbase=$(cat "$dgdir/count" 2>/dev/null || echo 0)
+[ "$dbase" = 1 ] && pass "outside: the socket file counted it" || fail "outside: the socket file counted it ($dbase)"
+for net in loopback off; do
+	expect_probe "THREATS 49: --net $net: a socketpair's datagram to a socket file outside the run is refused" \
+		"errno $($LL && echo EACCES || echo ENOENT)" -- in_jail --net "$net" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
+done
+sleep 0.3
+[ "$(cat "$dgdir/count" 2>/dev/null || echo 0)" = "$dbase" ] && pass "THREATS 49: the outside socket file received nothing" ||
+	fail "THREATS 49: the outside socket file received nothing"
+
 # The remote host (tests/remote-host.sh): never reached.
 if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	rdir=$(tmpdir_new)

@@ -192,6 +192,8 @@ enum {
 #define V_ON (V(LL_ON) | V(NS_ON) | V(LL2_ON))
 #define V_LL_LO (V(LL_LO) | V(LL2_LO))
 #define V_LL_OFF (V(LL_OFF) | V(LL2_OFF))
+/* where a send with an address goes to the supervisor */
+#define V_LL_SENDS (V_LL_LO | V_LL_OFF)
 
 static const struct variant {
 	const char *name;
@@ -348,14 +350,14 @@ static const struct expect expectations[] = {
 	ALLOWED("sendto 0", __NR_sendto, V_ALL, ARGS(3, 0, 1, 0)),
 	/* THREATS 39: an address behind a pointer is the supervisor's, and
 	 * the pointer is tested whole (a low half of 0 is no NULL). */
-	ALLOWED("sendto with an address", __NR_sendto, V_ALL & ~V_LL_LO, ARGS(3, 0, 1, 0, 0x7ffd0000, 16)),
-	NOTIFIED_TODO("sendto with an address (landlock loopback: to the supervisor)", __NR_sendto, V_LL_LO, SUPERVISOR_TODO,
+	ALLOWED("sendto with an address", __NR_sendto, V_ALL & ~V_LL_SENDS, ARGS(3, 0, 1, 0, 0x7ffd0000, 16)),
+	NOTIFIED_TODO("sendto with an address (landlock loopback: to the supervisor)", __NR_sendto, V_LL_SENDS, SUPERVISOR_TODO,
 		      ARGS(3, 0, 1, 0, 0x7ffd0000, 16)),
-	NOTIFIED_TODO("sendto with the address 0x100000000", __NR_sendto, V_LL_LO, SUPERVISOR_TODO,
+	NOTIFIED_TODO("sendto with the address 0x100000000", __NR_sendto, V_LL_SENDS, SUPERVISOR_TODO,
 		      ARGS(3, 0, 1, 0, HIGH(1), 16)),
 	NOTIFIED("sendmsg MSG_FASTOPEN", __NR_sendmsg, V_ALL, EPERM, ARGS(3, 0, MSG_FASTOPEN)),
-	ALLOWED("sendmsg MSG_NOSIGNAL", __NR_sendmsg, V_ALL & ~V_LL_LO, ARGS(3, 0, MSG_NOSIGNAL)),
-	NOTIFIED_TODO("sendmsg (landlock loopback: to the supervisor)", __NR_sendmsg, V_LL_LO, SUPERVISOR_TODO, ARGS(3, 0, MSG_NOSIGNAL)),
+	ALLOWED("sendmsg MSG_NOSIGNAL", __NR_sendmsg, V_ALL & ~V_LL_SENDS, ARGS(3, 0, MSG_NOSIGNAL)),
+	NOTIFIED_TODO("sendmsg (landlock loopback: to the supervisor)", __NR_sendmsg, V_LL_SENDS, SUPERVISOR_TODO, ARGS(3, 0, MSG_NOSIGNAL)),
 	ALLOWED("setsockopt SOL_SOCKET", __NR_setsockopt, V_ALL, ARGS(3, SOL_SOCKET, SO_REUSEADDR)),
 	ALLOWED("setsockopt IPPROTO_TCP", __NR_setsockopt, V_ALL, ARGS(3, IPPROTO_TCP, 1)),
 	ALLOWED("setsockopt IPPROTO_IP", __NR_setsockopt, V_ALL & ~V_LL_LO, ARGS(3, IPPROTO_IP, IP_OPTIONS)),
@@ -364,8 +366,8 @@ static const struct expect expectations[] = {
 	NOTIFIED_TODO("setsockopt IPPROTO_IPV6 (landlock loopback: routing headers refused)", __NR_setsockopt, V_LL_LO,
 		      SUPERVISOR_TODO, ARGS(3, IPPROTO_IPV6, 57)),
 	NOTIFIED("sendmmsg MSG_FASTOPEN", __NR_sendmmsg, V_ALL, EPERM, ARGS(3, 0, 1, MSG_FASTOPEN)),
-	ALLOWED("sendmmsg 0", __NR_sendmmsg, V_ALL & ~V_LL_LO, ARGS(3, 0, 1, 0)),
-	NOTIFIED_TODO("sendmmsg (landlock loopback: to the supervisor)", __NR_sendmmsg, V_LL_LO, SUPERVISOR_TODO, ARGS(3, 0, 1, 0)),
+	ALLOWED("sendmmsg 0", __NR_sendmmsg, V_ALL & ~V_LL_SENDS, ARGS(3, 0, 1, 0)),
+	NOTIFIED_TODO("sendmmsg (landlock loopback and off: to the supervisor)", __NR_sendmmsg, V_LL_SENDS, SUPERVISOR_TODO, ARGS(3, 0, 1, 0)),
 
 	ALLOWED("shmget", __NR_shmget, V_NS, ARGS(0, 4096, 01600)),
 	NOTIFIED("shmget", __NR_shmget, V_LL, EPERM, ARGS(0, 4096, 01600)),

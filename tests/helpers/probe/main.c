@@ -139,6 +139,7 @@ static const struct op ops[] = {
 	{ "bind-udp", 2, 2, op_bind_udp, "HOST PORT" },
 	{ "ip-options", 1, 1, op_ip_options, "HOP" },
 	{ "ipv6-rthdr", 1, 1, op_ipv6_rthdr, "SEGMENT" },
+	{ "unix-dgram-sendto", 1, 1, op_unix_dgram_sendto, "PATH" },
 	{ "fastopen", 2, 2, op_fastopen, "HOST PORT" },
 	{ "sendmsg-fastopen", 2, 2, op_sendmsg_fastopen, "HOST PORT" },
 	{ "sendmmsg-fastopen", 2, 2, op_sendmmsg_fastopen, "HOST PORT" },

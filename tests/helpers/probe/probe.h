@@ -242,6 +242,7 @@ int op_dgram_pair(char **a);
 int op_bind_udp(char **a);
 int op_ip_options(char **a);
 int op_ipv6_rthdr(char **a);
+int op_unix_dgram_sendto(char **a);
 int op_umount2(char **a);
 int op_unlink(char **a);
 int op_unshare(char **a);

@@ -970,3 +970,21 @@ int op_ipv6_rthdr(char **a)
 	close(fd);
 	return e;
 }
+
+/* unix-dgram-sendto PATH: a datagram from a Unix datagram socketpair to
+ * the socket file PATH (socket() of a Unix datagram may be refused; a
+ * socketpair never is). */
+int op_unix_dgram_sendto(char **a)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int sv[2], e;
+	if ((e = fill_sockaddr_un(&sun, &len, a[0], false)))
+		return e;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno;
+	e = sendto(sv[0], "probe\n", 6, 0, (struct sockaddr *)&sun, len) < 0 ? errno : 0;
+	close(sv[0]);
+	close(sv[1]);
+	return e;
+}
