@@ -21,6 +21,14 @@ static struct sv_verdict refuse(void)
 	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
 }
 
+/* Refused because stockade could not tell. */
+static struct sv_verdict undecided(void)
+{
+	struct sv_verdict v = refuse();
+	v.undecided = true;
+	return v;
+}
+
 static struct sv_verdict answer(int err)
 {
 	return (struct sv_verdict){ .outcome = SV_ANSWER, .err = err };
@@ -86,20 +94,10 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			 * there after the check, and to one outside the run
 			 * is a way out (127.0.0.53 answers DNS queries). */
 			int r = f->receiver(f->data, &d);
-			if (r < 0) {
-				struct sv_verdict v = refuse();
-				v.undecided = true;
-				return v;
-			}
-			return r == SV_LISTENER_RUN ? allow() : refuse();
+			return r < 0 ? undecided() : r == SV_LISTENER_RUN ? allow() : refuse();
 		}
 		int owner = f->listener(f->data, &d);
-		if (owner < 0) {
-			struct sv_verdict v = refuse();
-			v.undecided = true;
-			return v;
-		}
-		return owner == SV_LISTENER_OTHER ? refuse() : allow();
+		return owner < 0 ? undecided() : owner == SV_LISTENER_OTHER ? refuse() : allow();
 	}
 	case AF_UNIX:
 		if (a->unnamed)
