@@ -395,6 +395,12 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 	for (size_t i = 0; i < n_msgs; i++) {
 		if (mm && (err = take_message(sv, pid, pidfd, &mm[i].hdr, stream, o, &why)) != 0)
 			break;
+		/* Read from the caller's memory while it still waits (its pid
+		 * not reused since). */
+		if (mm && !sv_id_valid(sv, id)) {
+			outgoing_close(o);
+			return;
+		}
 		int d = decide(sv, id, pid, fd, o);
 		if (d == -1) {
 			/* answered and reported already: a refused message
