@@ -361,7 +361,11 @@ _Noreturn void child_main(const struct child *c)
 	/* 7. Not dumpable: the jail's /proc/1 (its exe, its memory) stays
 	 *    closed to the command (CVE-2019-5736); exec makes the command
 	 *    dumpable again. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/*    The landlock backend's process is not made so: stockade, as
+	 *    the user, takes its seccomp listener with pidfd_getfd (a ptrace
+	 *    check), and it holds nothing of stockade's before it execs. */
+	if (c->init)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* 8. Capabilities, no_new_privs, seccomp, Landlock; --mode off waits
 	 *    for go alone. */
 	if (c->jail)

@@ -1034,9 +1034,15 @@ static int run_landlock(struct run *r)
 	 *    restricts itself and execs. A go that cannot be sent means the
 	 *    process is gone; its error pipe says why; EOF on it says the
 	 *    command has exec'd. */
-	bool failed = jail && child_take_listener(ln.sock[0], pid, &listener) < 0;
+	int take_err = jail ? child_take_listener(ln.sock[0], pid, &listener) : 0;
+	bool failed = take_err < 0;
 	if (!failed)
 		(void)child_go(ln.sock[0], ruleset);
+	else if (take_err != -EPIPE) {
+		/* It waits for a go that will not come. */
+		kill(pid, SIGKILL);
+		log_error("cannot take the seccomp listener from the command's process: %s", strerror(-take_err));
+	}
 	close(TAKE_FD(ruleset));
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
@@ -1045,7 +1051,8 @@ static int run_landlock(struct run *r)
 		goto out;
 	}
 	if (failed) {
-		log_error("the command's process ended before it was confined");
+		if (take_err == -EPIPE)
+			log_error("the command's process ended before it was confined");
 		goto out;
 	}
 	unsigned long long exec_us = now_usec();
