@@ -42,6 +42,27 @@ static _Noreturn void fail_mount(const struct child *c, int err, const struct mo
 	_exit(125);
 }
 
+int child_take_listener(int sock, pid_t pid, int *ret_fd)
+{
+	int num = -1;
+	ssize_t n;
+	do
+		n = read(sock, &num, sizeof(num));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(num) || num < 0)
+		return n < 0 ? -errno : -EPIPE;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, num, 0);
+	int e = errno;
+	close(pidfd);
+	if (fd < 0)
+		return -e;
+	*ret_fd = fd;
+	return 0;
+}
+
 int child_go(int sock, int ruleset)
 {
 	if (ruleset >= 0)
@@ -94,6 +115,7 @@ static void confine(const struct child *c)
 		fail(c, CHILD_STEP_CAPS, r, NULL, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(c, CHILD_STEP_NNP, errno, NULL, 125);
+	int handed = -1;	/* the listener stockade takes by its number */
 	if (c->bpf && c->no_listener) {
 		/* A parent's filter holds the listener: this one goes alone,
 		 * answering in itself what a listener would have. */
@@ -105,14 +127,27 @@ static void confine(const struct child *c)
 		r = seccomp_load_filter(c->bpf, &listener);
 		if (r < 0)
 			fail(c, CHILD_STEP_SECCOMP, r, NULL, 125);
-		r = fd_send(c->sock, listener);
-		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
-		close(listener);
+		/* The landlock backend's filter hands every sendmsg to the
+		 * listener (a datagram's address), which nobody serves yet:
+		 * stockade takes the listener itself (pidfd_getfd) by the
+		 * number written here, and the process waits for its go, then
+		 * closes it. The jail's init sends it. */
+		if (c->init) {
+			r = fd_send(c->sock, listener);
+			if (r < 0)
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			close(listener);
+		} else if (write(c->sock, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
+			fail(c, CHILD_STEP_HANDOVER, -errno, NULL, 125);
+		else
+			handed = listener;
 	}
 	int ruleset = -1;
 	if (!c->init && wait_go(c, &ruleset) < 0)
 		_exit(125);
+	/* stockade holds it by now: it took it before it said go */
+	if (handed >= 0)
+		close(handed);
 	if (c->landlock) {
 		const char *failing = NULL;
 		r = landlock_apply(c->landlock, &failing);
@@ -360,7 +395,11 @@ _Noreturn void child_main(const struct child *c)
 	/* 7. Not dumpable: the jail's /proc/1 (its exe, its memory) stays
 	 *    closed to the command (CVE-2019-5736); exec makes the command
 	 *    dumpable again. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/*    The landlock backend's process is not made so: stockade, as
+	 *    the user, takes its seccomp listener with pidfd_getfd (a ptrace
+	 *    check), and it holds nothing of stockade's before it execs. */
+	if (c->init)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* 8. Capabilities, no_new_privs, seccomp, Landlock; --mode off waits
 	 *    for go alone. */
 	if (c->jail)

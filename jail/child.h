@@ -115,5 +115,8 @@ struct child {
 /* The message stockade sends to say go; ruleset is the Landlock ruleset it
  * built (-1: none). */
 int child_go(int sock, int ruleset);
+/* The landlock backend's listener: its number in the process pid, read
+ * from sock, taken with pidfd_getfd (ours, O_CLOEXEC) before the go. */
+int child_take_listener(int sock, pid_t pid, int *ret_fd);
 
 _Noreturn void child_main(const struct child *c);

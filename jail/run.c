@@ -1107,15 +1107,22 @@ static int run_landlock(struct run *r)
 		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
-	/* 8. Go, with the ruleset: the process restricts itself and execs. A
-	 *    go that cannot be sent means the process is gone; its error pipe
-	 *    says why. */
-	(void)child_go(ln.sock[0], ruleset);
+	/* 8. The listener, loaded long ago while stockade planned: taken
+	 *    by its number before the go (the process closes its own once
+	 *    it has the go). Then go, with the ruleset: the process
+	 *    restricts itself and execs. A go that cannot be sent means the
+	 *    process is gone; its error pipe says why; EOF on it says the
+	 *    command has exec'd. */
+	int take_err = jail && !c.no_listener ? child_take_listener(ln.sock[0], pid, &listener) : 0;
+	bool failed = take_err < 0;
+	if (!failed)
+		(void)child_go(ln.sock[0], ruleset);
+	else if (take_err != -EPIPE) {
+		/* It waits for a go that will not come. */
+		kill(pid, SIGKILL);
+		log_error("cannot take the seccomp listener from the command's process: %s", strerror(-take_err));
+	}
 	close(TAKE_FD(ruleset));
-	/* 9. The listener, handed over once its filter was loaded (long
-	 *    ago, while stockade planned); then EOF on the error pipe says
-	 *    the command has exec'd. */
-	bool failed = jail && !c.no_listener && fd_recv(ln.sock[0], &listener) < 0;
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
 		say_child_error(&ce, p->argv[0]);
@@ -1123,7 +1130,8 @@ static int run_landlock(struct run *r)
 		goto out;
 	}
 	if (failed) {
-		log_error("the command's process ended before it was confined");
+		if (take_err == -EPIPE)
+			log_error("the command's process ended before it was confined");
 		goto out;
 	}
 	unsigned long long exec_us = now_usec();

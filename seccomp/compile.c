@@ -52,7 +52,7 @@ static int add_complement(scmp_filter_ctx ctx, int nr, unsigned arg, uint64_t ma
 static bool refusal_within(const struct sc_rule *r, const struct sc_rule *q)
 {
 	const struct sc_arg *a = &r->args[0], *b = &q->args[0];
-	return a->arg == b->arg && (b->mask & a->mask) == b->mask && (a->value & b->mask) == b->value;
+	return a->arg == b->arg && (sc_arg_mask(b) & sc_arg_mask(a)) == sc_arg_mask(b) && (a->value & b->mask) == b->value;
 }
 
 static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int nr)
@@ -100,7 +100,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		}
 		if (!first)
 			return -EINVAL;	/* cannot be: the widest refusal is within none */
-		int ret = add_complement(ctx, nr, first->args[0].arg, first->args[0].mask, values, n_values, 0, 0);
+		int ret = add_complement(ctx, nr, sc_arg_index(&first->args[0]), sc_arg_mask(&first->args[0]), values,
+					 n_values, 0, 0);
 		/* Then the exceptions the table allows inside what it refuses:
 		 * the terminal requests on the list. */
 		for (size_t i = 0; i < plan->n_rules && ret == 0; i++) {
@@ -109,7 +110,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 				continue;
 			struct scmp_arg_cmp cmp[3];
 			for (unsigned a = 0; a < r->n_args; a++)
-				cmp[a] = SCMP_CMP(r->args[a].arg, SCMP_CMP_MASKED_EQ, r->args[a].mask, r->args[a].value);
+				cmp[a] = SCMP_CMP(sc_arg_index(&r->args[a]), SCMP_CMP_MASKED_EQ, sc_arg_mask(&r->args[a]),
+						  r->args[a].value);
 			ret = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ALLOW, nr, r->n_args, cmp);
 		}
 		return ret;
@@ -137,7 +139,7 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		}
 		struct scmp_arg_cmp cmp[3];
 		for (unsigned a = 0; a < r->n_args; a++)
-			cmp[a] = SCMP_CMP(r->args[a].arg, SCMP_CMP_MASKED_EQ, r->args[a].mask,
+			cmp[a] = SCMP_CMP(sc_arg_index(&r->args[a]), SCMP_CMP_MASKED_EQ, sc_arg_mask(&r->args[a]),
 					  r->args[a].value);
 		int ret = seccomp_rule_add_exact_array(ctx, action, nr, r->n_args, cmp);
 		if (ret < 0)

@@ -219,8 +219,8 @@ static void print_args(FILE *f, const struct sc_rule *r)
 {
 	for (unsigned i = 0; i < r->n_args; i++) {
 		const struct sc_arg *a = &r->args[i];
-		fprintf(f, "%s(arg%u & %#llx) == %#llx", i ? " && " : " if ", a->arg,
-			(unsigned long long)a->mask, (unsigned long long)a->value);
+		fprintf(f, "%s(arg%u & %#llx) == %#llx", i ? " && " : " if ", sc_arg_index(a),
+			(unsigned long long)sc_arg_mask(a), (unsigned long long)a->value);
 	}
 }
 
@@ -276,7 +276,7 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 static bool args_match(const struct sc_rule *r, const uint64_t args[6])
 {
 	for (unsigned i = 0; i < r->n_args; i++)
-		if ((args[r->args[i].arg] & r->args[i].mask) != r->args[i].value)
+		if ((args[sc_arg_index(&r->args[i])] & sc_arg_mask(&r->args[i])) != r->args[i].value)
 			return false;
 	return true;
 }

@@ -33,10 +33,22 @@ enum sc_action {
  * a mask of 32 bits says so. 9 bytes, not 24: the table is read at every
  * start. */
 struct sc_arg {
-	unsigned char arg;
+	unsigned char arg;	/* the argument's index, | SC_ARG_WHOLE */
 	uint32_t mask;
 	uint32_t value;
 } __attribute__((packed));
+
+/* A pointer is tested over all 64 bits (sendto's address: NULL or not;
+ * 0x100000000 is not NULL): the mask covers both halves. */
+#define SC_ARG_WHOLE 0x80
+static inline unsigned sc_arg_index(const struct sc_arg *a)
+{
+	return a->arg & ~SC_ARG_WHOLE;
+}
+static inline uint64_t sc_arg_mask(const struct sc_arg *a)
+{
+	return (a->arg & SC_ARG_WHOLE) ? (uint64_t)a->mask << 32 | a->mask : a->mask;
+}
 
 /* Which runs a row belongs to; 0 means every run. */
 #define SC_LANDLOCK (1u << 0)	/* the landlock backend only */
@@ -83,6 +95,8 @@ enum sc_why {
 	WHY_ATTACK_SURFACE,
 	WHY_MOUNT_TABLE,
 	WHY_OTHER_PROCESS,
+	WHY_SUPERVISED_SEND,
+	WHY_SOURCE_ROUTE,
 };
 
 struct sc_rule {

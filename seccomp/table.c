@@ -55,6 +55,11 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
 /* Calls newer than the libseccomp this is built against: the generic
  * numbering every architecture shares since Linux 5.1. */
 #define ALLOW_NR(call, number) { .name = #call, .nr = (number), .action = SC_ALLOW }
+/* Refused when a flag of an argument is set: the row comes before the
+ * call's allow rows, and the first row that matches decides. */
+#define REFUSE_ARG(call, n, flag)                                              \
+	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1, \
+	  .args = { ARG(n, flag, flag) }, .why = WHY_FASTOPEN }
 #define ALLOW_WHEN(call, cond) { .name = #call, .nr = -1, .action = SC_ALLOW, .when = (cond) }
 #define REFUSE(call, e, reason) { .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .why = (reason) }
 #define REFUSE_NR(call, number, e, reason)                                     \
@@ -97,7 +102,7 @@ static const char *const whys[] = {
 	[WHY_CLONE3] = "its flags cannot be checked; callers fall back to clone",
 	[WHY_SETNS] = "entering another namespace",
 	[WHY_UNIX_DATAGRAM] = "a Unix datagram's destination cannot be checked",
-	[WHY_LOOPBACK_TCP_ONLY] = "only TCP streams on loopback",
+	[WHY_LOOPBACK_TCP_ONLY] = "only TCP streams and UDP datagrams on loopback",
 	[WHY_SOCKET_FAMILY] = "a socket family the network mode does not give",
 	[WHY_SUPERVISED_CONNECT] = "the address is checked, then the supervisor connects",
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
@@ -115,6 +120,8 @@ static const char *const whys[] = {
 	[WHY_ATTACK_SURFACE] = "kernel attack surface",
 	[WHY_MOUNT_TABLE] = "the mount table",
 	[WHY_OTHER_PROCESS] = "carried out only on a process of the run",
+	[WHY_SUPERVISED_SEND] = "a datagram's address is checked, then the supervisor sends it",
+	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 };
 
 static const struct sc_rule table[] = {
@@ -357,6 +364,16 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, 0) } },
 	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
 	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_STREAM), ARG(2, MASK32, IPPROTO_TCP) } },
+	/* UDP: every datagram with an address goes to the supervisor (the
+	 * sends below), which lets it reach only the run's own sockets. */
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET), ARG(1, SOCK_TYPE_MASK, SOCK_DGRAM), ARG(2, MASK32, 0) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET), ARG(1, SOCK_TYPE_MASK, SOCK_DGRAM), ARG(2, MASK32, IPPROTO_UDP) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_DGRAM), ARG(2, MASK32, 0) } },
+	{ .name = "socket", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 3,
+	  .args = { ARG(0, MASK32, AF_INET6), ARG(1, SOCK_TYPE_MASK, SOCK_DGRAM), ARG(2, MASK32, IPPROTO_UDP) } },
 	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
 	  .n_args = 1, .args = { ARG(0, MASK32, AF_INET) }, .why = WHY_LOOPBACK_TCP_ONLY },
 	{ .name = "socket", .nr = -1, .action = SC_REFUSE, .err = EPROTONOSUPPORT, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
@@ -378,18 +395,40 @@ static const struct sc_rule table[] = {
 	  .why = WHY_SUPERVISED_LISTEN },
 	ALLOW(accept), ALLOW(accept4),
 	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
-	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(setsockopt), ALLOW(getsockopt),
+	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(getsockopt),
+	/* A source route (IPv4's IP_OPTIONS with LSRR or SSRR, an IPv6
+	 * routing header) sends a connect's SYN or a datagram to its first
+	 * hop, whatever address the supervisor checked: with loopback on the
+	 * landlock backend the IP and IPv6 options go to the supervisor,
+	 * which refuses those (their number is in a register: the rest go
+	 * on to the kernel as made). */
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_IP) }, .why = WHY_SOURCE_ROUTE },
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_IPV6) }, .why = WHY_SOURCE_ROUTE },
+	ALLOW(setsockopt),
 	/* TCP Fast Open connects inside sendto, where no LSM connect hook
 	 * sees it. */
-	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .n_args = 1,
-	  .args = { ARG(3, FASTOPEN, 0) } },
-	REFUSE(sendto, EPERM, WHY_FASTOPEN),
-	{ .name = "sendmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
-	  .args = { ARG(2, FASTOPEN, 0) } },
-	REFUSE(sendmsg, EPERM, WHY_FASTOPEN),
-	{ .name = "sendmmsg", .nr = -1, .action = SC_ALLOW, .n_args = 1,
-	  .args = { ARG(3, FASTOPEN, 0) } },
-	REFUSE(sendmmsg, EPERM, WHY_FASTOPEN),
+	REFUSE_ARG(sendto, 3, FASTOPEN), REFUSE_ARG(sendmsg, 2, FASTOPEN), REFUSE_ARG(sendmmsg, 3, FASTOPEN),
+	/* With loopback or off on the landlock backend, a send with an
+	 * address goes to the supervisor (a Unix datagram socketpair can
+	 * name any socket file of the host's, journald's or another
+	 * program's), which copies it, decides and sends it itself
+	 * (a second thread cannot rewrite what it checked): sendto with an
+	 * address, and every sendmsg and sendmmsg, whose addresses live
+	 * behind a pointer. send() and sendto() without one (a connected
+	 * socket, TCP's every write) stay in the kernel. */
+	{ .name = "sendto", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF, .n_args = 2,
+	  .args = { ARG(3, FASTOPEN, 0), { .arg = 4 | SC_ARG_WHOLE, .mask = 0xffffffffU, .value = 0 } } },
+	{ .name = "sendto", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
+	  .why = WHY_SUPERVISED_SEND },
+	{ .name = "sendmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
+	  .why = WHY_SUPERVISED_SEND },
+	{ .name = "sendmmsg", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK | SC_NET_OFF,
+	  .why = WHY_SUPERVISED_SEND },
+	ALLOW_WHEN(sendto, SC_NAMESPACES), ALLOW_WHEN(sendto, SC_LANDLOCK | SC_NET_ON),
+	ALLOW_WHEN(sendmsg, SC_NAMESPACES), ALLOW_WHEN(sendmsg, SC_LANDLOCK | SC_NET_ON),
+	ALLOW_WHEN(sendmmsg, SC_NAMESPACES), ALLOW_WHEN(sendmmsg, SC_LANDLOCK | SC_NET_ON),
 
 	/* System V and POSIX message queues: the namespace jail has an IPC
 	 * namespace of its own; the landlock backend would share the host's. */

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <sys/capability.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "supervise/supervise.h"
@@ -16,6 +17,22 @@ struct pending {
 	int retry_unix;		/* a Unix connect to a full backlog: try again */
 	struct sockaddr_storage addr;
 	socklen_t len;
+};
+
+/* A send the supervisor makes for the command, waiting for room in a
+ * blocking socket's buffer: everything it needs, copied. */
+struct pending_send {
+	uint64_t id;
+	int fd;			/* our copy of the command's socket */
+	pid_t pid;
+	struct msghdr msg;	/* name, one iovec and control: ours, on the heap */
+	struct iovec iov;
+	int flags;
+	int *fds;		/* our copies of the descriptors SCM_RIGHTS passes */
+	size_t n_fds;
+	uint64_t msg_len_at;	/* sendmmsg: where its msg_len is written; 0: none */
+	bool count_messages;	/* sendmmsg answers a count of messages */
+	bool nosignal;		/* the command asked for MSG_NOSIGNAL */
 };
 
 struct abstract_name {
@@ -63,6 +80,9 @@ struct supervisor {
 	size_t n_made;
 	struct pending *pending;
 	size_t n_pending;
+	struct pending_send *sends;
+	size_t n_sends;
+	char *send_buf;		/* SEND_MAX bytes: a send's data, read once */
 	/* root: capabilities while stockade acts for the command (none
 	 * effective) and while it does not; NULL for anyone else */
 	cap_t caps_acting, caps_own;
@@ -76,7 +96,10 @@ bool sv_host_address(struct supervisor *sv, const struct net_addr *a);
 int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst);
 /* 1 when a listener outside the run holds an address and port a bind to
  * b would share, 0 when none does, -errno when stockade cannot tell. */
-int sv_held_outside(struct supervisor *sv, const struct net_addr *b);
+int sv_held_outside(struct supervisor *sv, const struct net_addr *b, int protocol);
+/* Which socket would receive a UDP datagram from src (the sender's bound
+ * address, or NULL) to dst: enum sv_listener, or -errno. */
+int sv_udp_receiver(struct supervisor *sv, const struct net_addr *dst, const struct net_addr *src);
 /* The loopback device's index, in every network namespace. */
 #define LOOPBACK_IFINDEX 1
 /* The inode of the abstract socket bound to a's name now; 0 when none. */
@@ -106,6 +129,33 @@ void sv_tmp_remove_made(struct supervisor *sv);
  * an unlink by the command would have (Landlock refuses the command that
  * unlink). True when removed. */
 bool sv_tmp_remove_stale_socket(struct supervisor *sv, const char *name);
+
+/* ---- shared by supervise.c and send.c ---- */
+
+void sv_respond(struct supervisor *sv, uint64_t id, int err);
+void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val);
+bool sv_id_valid(const struct supervisor *sv, uint64_t id);
+void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err);
+/* The verdict on q, for a socket fd (its kind and bound address are
+ * facts too): true when the caller is to carry it out; otherwise
+ * answered (and a refusal reported). */
+bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
+		const char *what, struct sv_verdict *ret_v);
+struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a);
+/* A Unix socket file named by a, resolved where the command would find
+ * it into q (path_err or path_real and path_is_socket); the pinned
+ * descriptor, or -1. real holds 4096 bytes. */
+int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real);
+bool sv_names_socket_file(const struct net_addr *a);
+/* Is the socket a datagram one (SOCK_DGRAM)? */
+bool sv_is_datagram(int fd);
+
+/* The sends (send.c): sendto with an address, sendmsg, sendmmsg. */
+#define SEND_MAX (256 * 1024)
+void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, int fd);
+size_t sv_send_pollfds(const struct supervisor *sv, struct pollfd *fds, size_t max);
+void sv_send_ready(struct supervisor *sv, const struct pollfd *fds, size_t n);
+void sv_send_drain(struct supervisor *sv);
 
 /* A process of the run: a descendant of stockade, not stockade itself. */
 bool sv_in_run(pid_t pid);

@@ -136,8 +136,9 @@ static int diag_open(struct supervisor *sv)
 	return 0;
 }
 
-/* Dumps the TCP listeners of one family (sock_diag), each to cb. */
-static int dump_listeners(struct supervisor *sv, int family, mnl_cb_t cb, void *data)
+/* Dumps the TCP listeners of one family (sock_diag), or its UDP sockets
+ * (every one: a bound UDP socket receives in any state), each to cb. */
+static int dump_sockets(struct supervisor *sv, int family, int protocol, mnl_cb_t cb, void *data)
 {
 	int r = diag_open(sv);
 	char *buf = sv->diag_buf;
@@ -149,8 +150,8 @@ static int dump_listeners(struct supervisor *sv, int family, mnl_cb_t cb, void *
 	nlh->nlmsg_seq = ++sv->diag_seq;
 	struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
 	req->sdiag_family = (uint8_t)family;
-	req->sdiag_protocol = IPPROTO_TCP;
-	req->idiag_states = 1u << TCP_LISTEN;
+	req->sdiag_protocol = (uint8_t)protocol;
+	req->idiag_states = protocol == IPPROTO_TCP ? 1u << TCP_LISTEN : ~0u;
 	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	unsigned portid = mnl_socket_get_portid(sv->diag);
@@ -207,12 +208,12 @@ static int scan_held(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int sv_held_outside(struct supervisor *sv, const struct net_addr *b)
+int sv_held_outside(struct supervisor *sv, const struct net_addr *b, int protocol)
 {
 	struct held_scan s = { .b = *b, .sv = sv };
-	int r = dump_listeners(sv, AF_INET, scan_held, &s);
+	int r = dump_sockets(sv, AF_INET, protocol, scan_held, &s);
 	if (r == 0)
-		r = dump_listeners(sv, AF_INET6, scan_held, &s);
+		r = dump_sockets(sv, AF_INET6, protocol, scan_held, &s);
 	return r < 0 ? r : s.held;
 }
 
@@ -235,10 +236,9 @@ static int exact_reply(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Asks the kernel which socket would take a connection to dst: the same
- * look-up an arriving SYN gets, wildcard and dual-stack listeners
- * included. 0 with *ret_inode, -ENOENT when no socket would, -errno. */
-static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
+/* Sends one sock_diag request for a single socket: 0 with its inode,
+ * -ENOENT when the kernel finds none, -errno. */
+static int exact_socket(struct supervisor *sv, const struct inet_diag_req_v2 *want, ino_t *ret_inode)
 {
 	int r = diag_open(sv);
 	char *buf = sv->diag_buf;
@@ -249,24 +249,7 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = ++sv->diag_seq;
 	struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-	req->sdiag_family = (uint8_t)dst->family;
-	req->sdiag_protocol = IPPROTO_TCP;
-	req->idiag_states = ~0u;
-	/* The socket's own side is src: the listener's address and port;
-	 * the peer (dst) is a client on the same address. */
-	req->id.idiag_sport = htons(dst->port);
-	req->id.idiag_dport = 0;
-	if (dst->family == AF_INET) {
-		memcpy(req->id.idiag_src, &dst->v4, 4);
-		memcpy(req->id.idiag_dst, &dst->v4, 4);
-	} else {
-		memcpy(req->id.idiag_src, &dst->v6, 16);
-		memcpy(req->id.idiag_dst, &dst->v6, 16);
-	}
-	/* Arriving on the loopback device, as a connection to any local
-	 * address does: a listener bound to it (0.0.0.0 with loopback) is
-	 * found too. */
-	req->id.idiag_if = LOOPBACK_IFINDEX;
+	*req = *want;
 	req->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
 	req->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
 	if (mnl_socket_sendto(sv->diag, nlh, nlh->nlmsg_len) < 0)
@@ -284,6 +267,37 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 		return -ENOENT;
 	*ret_inode = x.inode;
 	return 0;
+}
+
+static void put_ip(__be32 *where, const struct net_addr *a)
+{
+	if (a->family == AF_INET)
+		memcpy(where, &a->v4, 4);
+	else
+		memcpy(where, &a->v6, 16);
+}
+
+/* Asks the kernel which socket would take a connection to dst: the same
+ * look-up an arriving SYN gets, wildcard and dual-stack listeners
+ * included. 0 with *ret_inode, -ENOENT when no socket would, -errno. */
+static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino_t *ret_inode)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = (uint8_t)dst->family,
+		.sdiag_protocol = IPPROTO_TCP,
+		.idiag_states = ~0u,
+	};
+	/* The socket's own side is src: the listener's address and port;
+	 * the peer (dst) is a client on the same address. */
+	req.id.idiag_sport = htons(dst->port);
+	req.id.idiag_dport = 0;
+	put_ip(req.id.idiag_src, dst);
+	put_ip(req.id.idiag_dst, dst);
+	/* Arriving on the loopback device, as a connection to any local
+	 * address does: a listener bound to it (0.0.0.0 with loopback) is
+	 * found too. */
+	req.id.idiag_if = LOOPBACK_IFINDEX;
+	return exact_socket(sv, &req, ret_inode);
 }
 
 /* -1 when a listener that is not the run's own would take the connection,
@@ -311,12 +325,61 @@ int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 	if (r == 0 && !is_reuseport(sv, inode))
 		return 0;
 	/* Every listener: does one that is not the run's own take dst? */
-	r = dump_listeners(sv, AF_INET, scan_listener, &s);
+	r = dump_sockets(sv, AF_INET, IPPROTO_TCP, scan_listener, &s);
 	if (r == 0)
-		r = dump_listeners(sv, AF_INET6, scan_listener, &s);
+		r = dump_sockets(sv, AF_INET6, IPPROTO_TCP, scan_listener, &s);
 	if (r < 0)
 		return r;
 	return s.foreign ? -1 : 0;
+}
+
+/* Which UDP socket would receive a datagram from src to dst: the kernel's
+ * own look-up (sock_diag's for one UDP socket is the receive path's,
+ * connected sockets, SO_REUSEADDR and dual-stack ones included), on the
+ * loopback device as every local datagram arrives. Where that socket is
+ * the run's and shares its port (SO_REUSEPORT), another of its group
+ * could get the datagram: then every socket on the port is looked at. */
+int sv_udp_receiver(struct supervisor *sv, const struct net_addr *dst, const struct net_addr *src)
+{
+	struct net_addr d = *dst;
+	if (net_addr_is_wildcard(&d)) {
+		if (d.family == AF_INET)
+			d.v4.s_addr = htonl(INADDR_LOOPBACK);
+		else
+			d.v6 = in6addr_loopback;
+	}
+	/* The sender's address as the kernel would pick it: the one it is
+	 * bound to, else the destination's own (a local address). */
+	struct net_addr s = src && src->family == d.family && !net_addr_is_wildcard(src) ? *src : d;
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = (uint8_t)d.family,
+		.sdiag_protocol = IPPROTO_UDP,
+		.idiag_states = ~0u,
+	};
+	/* For UDP, src is the datagram's sender and dst the receiving
+	 * socket's address (the kernel's udp_dump_one). */
+	put_ip(req.id.idiag_src, &s);
+	req.id.idiag_sport = htons(src ? src->port : 0);
+	put_ip(req.id.idiag_dst, &d);
+	req.id.idiag_dport = htons(d.port);
+	req.id.idiag_if = LOOPBACK_IFINDEX;
+	ino_t inode = 0;
+	int r = exact_socket(sv, &req, &inode);
+	if (r == -ENOENT)
+		return SV_LISTENER_NONE;
+	if (r < 0)
+		return r;
+	if (!run_bound(sv, inode))
+		return SV_LISTENER_OTHER;
+	if (!is_reuseport(sv, inode))
+		return SV_LISTENER_RUN;
+	struct listener_scan scan = { .port = d.port, .dst = d, .sv = sv };
+	r = dump_sockets(sv, AF_INET, IPPROTO_UDP, scan_listener, &scan);
+	if (r == 0)
+		r = dump_sockets(sv, AF_INET6, IPPROTO_UDP, scan_listener, &scan);
+	if (r < 0)
+		return r;
+	return scan.foreign ? SV_LISTENER_OTHER : SV_LISTENER_RUN;
 }
 
 /* The inode of the abstract socket bound to name now, from
@@ -373,7 +436,7 @@ void sv_remember_abstract(struct supervisor *sv, int fd)
 void sv_remember_bound(struct supervisor *sv, int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0 || run_bound(sv, st.st_ino))
 		return;
 	sv->bound = xgrow(sv->bound, sv->n_bound, sizeof(*sv->bound));
 	sv->bound[sv->n_bound++] = st.st_ino;

@@ -38,6 +38,23 @@ static bool id_valid(const struct supervisor *sv, uint64_t id)
 	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+void sv_respond(struct supervisor *sv, uint64_t id, int err)
+{
+	respond(sv, id, err);
+}
+
+/* A call carried out, answered with what it returned (a send's count). */
+void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val)
+{
+	struct seccomp_notif_resp r = { .id = id, .error = 0, .val = val };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+bool sv_id_valid(const struct supervisor *sv, uint64_t id)
+{
+	return id_valid(sv, id);
+}
+
 static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
 	report_denial(sv->rep, kind, what, strerrorname_np(err) ? strerrorname_np(err) : "?");
@@ -47,17 +64,29 @@ static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const c
 /* A refusal of the network mode's or of the squatting rule, with the rule,
  * where the mode comes from and what would allow it: --connect names the
  * one service, --net on the whole network. */
-static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, const struct net_addr *a,
-			const char *what, int err)
+void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
-	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : "listen";
+	refuse(sv, id, kind, what, err);
+}
+
+static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, bool datagram,
+			const struct net_addr *a, const char *what, int err)
+{
+	const char *kind = call == SV_CONNECT ? "connect" : call == SV_BIND ? "bind" : call == SV_SEND ? "send" : "listen";
 	const char *errname = strerrorname_np(err) ? strerrorname_np(err) : "?";
 	_cleanup_free_ char *source = source_text(&sv->p->net_source);
 	_cleanup_free_ char *rule = NULL, *fix = NULL;
 	if (err == EADDRINUSE) {
 		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
 		fix = xstrdup("none: another port (a server outside the run holds this one)");
-	} else if (call == SV_CONNECT) {
+	} else if (datagram && (call == SV_CONNECT || call == SV_SEND)) {
+		/* --connect forwards streams: only the whole network lets a
+		 * datagram out (a DNS query to 127.0.0.53 is one). */
+		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
+				 sv->p->net == NET_OFF ? "no network"
+						       : "datagrams only to a port a socket of the run has bound, on this host");
+		fix = xstrdup("--net on, or in stockade.ini: network = on");
+	} else if (call == SV_CONNECT || call == SV_SEND) {
 		char host[INET6_ADDRSTRLEN + 8];
 		struct net_addr d = *a;
 		net_addr_unmap(&d);
@@ -168,45 +197,77 @@ static void start_connect(struct supervisor *sv, uint64_t id, int fd, const void
 	respond(sv, id, err);
 }
 
+/* What the facts are asked about: the supervisor, and the socket the
+ * call is made on (its protocol, the address it is bound to). */
+struct fact_ctx {
+	struct supervisor *sv;
+	int fd;
+	bool datagram;
+};
+
 static bool fact_host_address(void *data, const struct net_addr *a)
 {
-	return sv_host_address(data, a);
+	return sv_host_address(((struct fact_ctx *)data)->sv, a);
 }
 
 static int fact_listener(void *data, const struct net_addr *a)
 {
-	int r = sv_foreign_listener(data, a);
+	int r = sv_foreign_listener(((struct fact_ctx *)data)->sv, a);
 	return r == -1 ? SV_LISTENER_OTHER : r < 0 ? r : SV_LISTENER_NONE;
 }
 
 static bool fact_run_abstract(void *data, const struct net_addr *a)
 {
-	return sv_run_abstract(data, a, sv_abstract_owner(a));
+	return sv_run_abstract(((struct fact_ctx *)data)->sv, a, sv_abstract_owner(a));
 }
 
 static int fact_held_outside(void *data, const struct net_addr *a)
 {
-	return sv_held_outside(data, a);
+	const struct fact_ctx *c = data;
+	return sv_held_outside(c->sv, a, c->datagram ? IPPROTO_UDP : IPPROTO_TCP);
+}
+
+static int fact_receiver(void *data, const struct net_addr *a)
+{
+	const struct fact_ctx *c = data;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct net_addr src;
+	bool bound = c->fd >= 0 && getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0 &&
+		     net_addr_parse(&ss, len, &src) == 0;
+	if (bound)
+		net_addr_unmap(&src);
+	return sv_udp_receiver(c->sv, a, bound ? &src : NULL);
+}
+
+bool sv_is_datagram(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_DGRAM;
 }
 
 static bool fact_run_socket_file(void *data, dev_t dev, ino_t ino)
 {
-	return sv_run_socket_file(data, dev, ino);
+	const struct fact_ctx *c = data;
+	return sv_run_socket_file(c->sv, dev, ino);
 }
 
 /* The verdict on q: carried out by the caller when allowed (with what
  * the verdict asks, in ret_v); a refusal reported; an answer of the
  * kernel's given as it would be. */
-static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind,
-		       const char *what, struct sv_verdict *ret_v)
+bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
+		const char *what, struct sv_verdict *ret_v)
 {
+	struct fact_ctx ctx = { .sv = sv, .fd = fd, .datagram = q->datagram };
 	const struct sv_facts facts = {
-		.data = sv,
+		.data = &ctx,
 		.host_address = fact_host_address,
 		.listener = fact_listener,
 		.run_abstract = fact_run_abstract,
 		.held_outside = fact_held_outside,
 		.run_socket_file = fact_run_socket_file,
+		.receiver = fact_receiver,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
 	if (ret_v)
@@ -215,7 +276,7 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 		sv->broken = true;
 	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
 	if (v.outcome == SV_REFUSE && inet && !v.undecided)
-		refuse_inet(sv, id, q->call, &q->addr, what, v.err);
+		refuse_inet(sv, id, q->call, q->datagram, &q->addr, what, v.err);
 	else if (v.outcome == SV_REFUSE && q->call == SV_CONNECT && q->path_real && q->path_is_socket)
 		refuse_socket_file(sv, id, q, what, v.err);
 	else if (v.outcome == SV_REFUSE)
@@ -225,9 +286,10 @@ static bool decided_as(struct supervisor *sv, uint64_t id, const struct sv_query
 	return v.outcome == SV_ALLOW;
 }
 
-static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *kind, const char *what)
+static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
+		    const char *what)
 {
-	return decided_as(sv, id, q, kind, what, NULL);
+	return sv_decided(sv, id, q, fd, kind, what, NULL);
 }
 
 /* Binds the socket to the loopback device: once set, the command cannot
@@ -257,7 +319,7 @@ static bool on_loopback_device(int fd)
 	return getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) == 0 && strcmp(dev, "lo") == 0;
 }
 
-static struct sv_query query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
+struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a)
 {
 	return (struct sv_query){
 		.call = call,
@@ -287,9 +349,29 @@ static bool fixed_above(const struct supervisor *sv, const char *dir)
 }
 
 /* A Unix address naming a file: the one kind stockade resolves itself. */
-static bool names_socket_file(const struct net_addr *a)
+bool sv_names_socket_file(const struct net_addr *a)
 {
 	return a->family == AF_UNIX && !a->unnamed && !a->abstract;
+}
+
+int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real)
+{
+	_cleanup_close_ int cwd = a->path[0] == '/' ? -1 : open_cwd(pid);
+	int target = -1;
+	struct stat st;
+	if (a->path[0] != '/' && cwd < 0)
+		q->path_err = -cwd;
+	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
+		q->path_err = errno;
+	else if (fd_path(target, real, 4096) < 0 || fstat(target, &st) < 0)
+		q->path_err = EACCES;
+	else {
+		q->path_real = real;
+		q->path_is_socket = S_ISSOCK(st.st_mode);
+		q->path_dev = st.st_dev;
+		q->path_ino = st.st_ino;
+	}
+	return target;
 }
 
 static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
@@ -297,33 +379,31 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, co
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = query_of(sv, SV_CONNECT, a);
-	if (!names_socket_file(a)) {
-		if (decided(sv, id, &q, "connect", what))
-			start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
+	struct sv_query q = sv_query_of(sv, SV_CONNECT, a);
+	bool inet = a->family == AF_INET || a->family == AF_INET6;
+	q.datagram = inet && sv_is_datagram(fd);
+	if (!sv_names_socket_file(a)) {
+		if (!decided(sv, id, &q, fd, "connect", what))
+			return;
+		if (q.datagram) {
+			/* A UDP connect never waits. The port it was given
+			 * (an autobind) is the run's: replies come there. */
+			int err = as_command(sv, connect, fd, ss, len);
+			respond(sv, id, err);
+			if (!err)
+				sv_remember_bound(sv, fd);
+			return;
+		}
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
 	 * it, checked against the policy, and connected through the pinned
 	 * descriptor, so that a symlink swapped in after the check redirects
 	 * nothing. */
-	_cleanup_close_ int cwd = a->path[0] == '/' ? -1 : open_cwd(pid);
-	_cleanup_close_ int target = -1;
 	char real[4096];
-	struct stat st;
-	if (a->path[0] != '/' && cwd < 0)
-		q.path_err = -cwd;
-	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
-		q.path_err = errno;
-	else if (fd_path(target, real, sizeof(real)) < 0 || fstat(target, &st) < 0)
-		q.path_err = EACCES;
-	else {
-		q.path_real = real;
-		q.path_is_socket = S_ISSOCK(st.st_mode);
-		q.path_dev = st.st_dev;
-		q.path_ino = st.st_ino;
-	}
-	if (!decided(sv, id, &q, "connect", what))
+	_cleanup_close_ int target = sv_resolve_socket_file(pid, a, &q, real);
+	if (!decided(sv, id, &q, fd, "connect", what))
 		return;
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
@@ -360,10 +440,11 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 {
 	char what[160];
 	net_addr_format(a, what, sizeof(what));
-	struct sv_query q = query_of(sv, SV_BIND, a);
-	if (!names_socket_file(a)) {
+	struct sv_query q = sv_query_of(sv, SV_BIND, a);
+	q.datagram = (a->family == AF_INET || a->family == AF_INET6) && sv_is_datagram(fd);
+	if (!sv_names_socket_file(a)) {
 		struct sv_verdict v;
-		if (!decided_as(sv, id, &q, "bind", what, &v))
+		if (!sv_decided(sv, id, &q, fd, "bind", what, &v))
 			return;
 		if (v.on_loopback) {
 			int err = to_loopback_device(fd);
@@ -410,7 +491,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		q.path_name = name;
 	}
 	struct sv_verdict v;
-	if (!decided_as(sv, id, &q, "bind", what, &v))
+	if (!sv_decided(sv, id, &q, fd, "bind", what, &v))
 		return;
 	/* The socket's name is what getsockname() gives the command, and
 	 * what it chmods (libuv's uv_pipe_chmod), so it is the command's own
@@ -462,12 +543,12 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	struct net_addr a;
 	if (net_addr_parse(&ss, len, &a) < 0)
 		a = (struct net_addr){ .family = AF_UNSPEC };
-	struct sv_query q = query_of(sv, SV_LISTEN, &a);
+	struct sv_query q = sv_query_of(sv, SV_LISTEN, &a);
 	q.loopback_device = on_loopback_device(fd);
 	char what[160];
 	net_addr_format(&q.addr, what, sizeof(what));
 	struct sv_verdict v;
-	if (!decided_as(sv, id, &q, "listen", what, &v))
+	if (!sv_decided(sv, id, &q, fd, "listen", what, &v))
 		return;
 	if (v.on_loopback) {
 		int err = to_loopback_device(fd);
@@ -524,17 +605,49 @@ static int caller_pidfd(pid_t tid)
 	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
 }
 
+static bool is_send(int nr)
+{
+	return nr == SYS_sendto || nr == SYS_sendmsg || nr == SYS_sendmmsg;
+}
+
+#define IPV6_2292RTHDR_ 5
+#define IPV6_2292PKTOPTIONS_ 6
+
+/* setsockopt at the IP and IPv6 levels (the filter sends only those): a
+ * source route is refused; every other option goes on, its level and
+ * name being in registers the command cannot change. */
+static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req)
+{
+	int level = (int)req->data.args[1], name = (int)req->data.args[2];
+	bool route = (level == IPPROTO_IP && name == IP_OPTIONS) ||
+		     (level == IPPROTO_IPV6 && (name == IPV6_RTHDR || name == IPV6_2292RTHDR_ || name == IPV6_2292PKTOPTIONS_));
+	if (!route) {
+		go_on(sv, req->id);
+		return;
+	}
+	report_denial_ruled(sv->rep, "setsockopt", level == IPPROTO_IP ? "IP_OPTIONS" : "an IPv6 routing header", "EPERM",
+			    "a source route sends a SYN or a datagram to a first hop other than the address checked",
+			    "built in: the supervisor (landlock backend, network loopback)",
+			    "--net on, or in stockade.ini: network = on");
+	respond(sv, req->id, EPERM);
+}
+
 bool supervisor_handles(const struct supervisor *sv, int nr)
 {
 	struct sv_process_call c;
 	static const uint64_t none[6];
-	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || supervise_process_call(nr, none, &c);
+	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || is_send(nr) || nr == SYS_setsockopt ||
+	       supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int nr = req->data.nr;
-	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen) {
+	if (nr == SYS_setsockopt) {
+		do_setsockopt(sv, req);
+		return;
+	}
+	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send(nr)) {
 		char what[96];
 		int err = sv_process_call(req, what, sizeof(what));
 		if (err) {
@@ -547,7 +660,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 			go_on(sv, req->id);
 		return;
 	}
-	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : "listen";
+	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : nr == SYS_listen ? "listen" : "send";
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
 
@@ -561,7 +674,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	struct sockaddr_storage ss = { 0 };
 	socklen_t len = 0;
-	if (nr != SYS_listen) {
+	if (nr == SYS_connect || nr == SYS_bind) {
 		/* The address, copied once; every decision is on this copy. */
 		len = (socklen_t)req->data.args[2];
 		if (len > sizeof(ss)) {
@@ -596,6 +709,20 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		do_listen(sv, id, fd, (int)req->data.args[1]);
 		return;
 	}
+	if (is_send(nr)) {
+		sv_send(sv, req, pidfd, fd);
+		return;
+	}
+	/* As the kernel reads it: an IPv4 socket binds AF_UNSPEC with
+	 * INADDR_ANY as 0.0.0.0 (inet_bind), which must meet the rules of
+	 * 0.0.0.0 (the loopback device, no squatting). */
+	if (nr == SYS_bind && len >= sizeof(struct sockaddr_in) && ss.ss_family == AF_UNSPEC &&
+	    ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) {
+		int family = -1;
+		socklen_t fl = sizeof(family);
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &family, &fl) == 0 && family == AF_INET)
+			ss.ss_family = AF_INET;
+	}
 	struct net_addr a;
 	int r = net_addr_parse(&ss, len, &a);
 	if (r < 0) {
@@ -613,11 +740,15 @@ size_t supervisor_pollfds(const struct supervisor *sv, struct pollfd *fds, size_
 	size_t n = 0;
 	for (size_t i = 0; i < sv->n_pending && n < max; i++)
 		fds[n++] = (struct pollfd){ .fd = sv->pending[i].fd, .events = POLLOUT };
-	return n;
+	return n + sv_send_pollfds(sv, fds + n, max - n);
 }
 
 void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 {
+	/* The connects' descriptors come first, then the sends'. */
+	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
+	sv_send_ready(sv, fds + n_connects, n - n_connects);
+	n = n_connects;
 	for (size_t i = 0; i < n; i++) {
 		if (!fds[i].revents && !(i < sv->n_pending && sv->pending[i].retry_unix))
 			continue;
@@ -648,6 +779,7 @@ void supervisor_drain(struct supervisor *sv)
 		finish(sv, &sv->pending[i], EINTR);
 	sv->n_pending = 0;
 	sv_tmp_remove_made(sv);
+	sv_send_drain(sv);
 }
 
 bool supervisor_whole_run(const struct supervisor *sv)
@@ -692,6 +824,9 @@ void supervisor_free(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		close(sv->pending[i].fd);
 	free(sv->pending);
+	sv_send_drain(sv);
+	free(sv->sends);
+	free(sv->send_buf);
 	if (sv->diag)
 		mnl_socket_close(sv->diag);
 	free(sv->diag_buf);
@@ -717,8 +852,10 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		   "the names and metadata (stat) of your entries there are visible, chmod and utimes of your own files there are "
 		   "allowed (Landlock has no right for them, anywhere), and the run may make new names directly in /tmp "
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
-	if (net == NET_LOOPBACK)
+	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; source routes refused");
+	}
 	if (net != NET_OFF)
 		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");
 	if (!pidfd_getfd)
@@ -729,6 +866,13 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);
-	if (net == NET_LOOPBACK && !strv_contains(rep->supervises, "listen"))
-		strv_add(&rep->supervises, "listen");
+	static const char *const loopback[] = { "listen", "IP options" };
+	for (size_t i = 0; net == NET_LOOPBACK && i < ARRAY_SIZE(loopback); i++)
+		if (!strv_contains(rep->supervises, loopback[i]))
+			strv_add(&rep->supervises, loopback[i]);
+	if (net != NET_ON && !strv_contains(rep->supervises, "sends with an address"))
+		strv_add(&rep->supervises, "sends with an address");
+	if (net == NET_ON)
+		report_gap(rep, "unix datagrams",
+			   "with --net on, a send with an address goes to the kernel unchecked (checking it would put every UDP datagram through the supervisor): a Unix datagram socketpair can send to a socket file of the host's");
 }

@@ -77,11 +77,13 @@ enum sv_call {
 	SV_CONNECT,
 	SV_BIND,
 	SV_LISTEN,
+	SV_SEND,		/* sendto, sendmsg, sendmmsg with an address */
 };
 
 enum sv_listener {
-	SV_LISTENER_NONE,	/* nothing listens there, or the run's own socket does */
+	SV_LISTENER_NONE,	/* nothing listens there, or (TCP) the run's own socket does */
 	SV_LISTENER_OTHER,	/* a socket outside the run would take the connection */
+	SV_LISTENER_RUN,	/* datagrams: a socket of the run's would receive it */
 };
 
 struct sv_facts {
@@ -101,6 +103,10 @@ struct sv_facts {
 	 * socket, a mapped form): 1, 0, or -errno when stockade cannot tell.
 	 * SO_REUSEPORT would let the run join it and take its connections. */
 	int (*held_outside)(void *data, const struct net_addr *a);
+	/* A datagram to a (a local address): which socket would receive it,
+	 * enum sv_listener (NONE: nobody has bound that port), or -errno
+	 * when stockade cannot tell. */
+	int (*receiver)(void *data, const struct net_addr *a);
 };
 
 struct sv_query {
@@ -124,6 +130,9 @@ struct sv_query {
 	/* listen: the socket is bound to the loopback device (SO_BINDTODEVICE
 	 * "lo"), as stockade binds 0.0.0.0 and :: with loopback. */
 	bool loopback_device;
+	/* The socket is a datagram one (UDP, a Unix datagram): with
+	 * loopback it reaches only a port a socket of the run has bound. */
+	bool datagram;
 };
 
 enum sv_outcome {

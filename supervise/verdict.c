@@ -21,6 +21,14 @@ static struct sv_verdict refuse(void)
 	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
 }
 
+/* Refused because stockade could not tell. */
+static struct sv_verdict undecided(void)
+{
+	struct sv_verdict v = refuse();
+	v.undecided = true;
+	return v;
+}
+
 static struct sv_verdict answer(int err)
 {
 	return (struct sv_verdict){ .outcome = SV_ANSWER, .err = err };
@@ -86,17 +94,22 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		net_addr_unmap(&d);
 		if (q->net == NET_OFF)
 			return refuse();
-		if (q->net == NET_ON || connect_granted(q, &d))
+		/* --connect names a TCP service (the namespace jail forwards
+		 * streams): a datagram never rides on it. */
+		if (q->net == NET_ON || (!q->datagram && connect_granted(q, &d)))
 			return allow();
 		if (!is_local(f, &d))
 			return refuse();
-		int owner = f->listener(f->data, &d);
-		if (owner < 0) {
-			struct sv_verdict v = refuse();
-			v.undecided = true;
-			return v;
+		if (q->datagram) {
+			/* Only to a socket of the run's: a datagram to a port
+			 * nobody has bound could be taken by a socket bound
+			 * there after the check, and to one outside the run
+			 * is a way out (127.0.0.53 answers DNS queries). */
+			int r = f->receiver(f->data, &d);
+			return r < 0 ? undecided() : r == SV_LISTENER_RUN ? allow() : refuse();
 		}
-		return owner == SV_LISTENER_OTHER ? refuse() : allow();
+		int owner = f->listener(f->data, &d);
+		return owner < 0 ? undecided() : owner == SV_LISTENER_OTHER ? refuse() : allow();
 	}
 	case AF_UNIX:
 		if (a->unnamed)
@@ -208,7 +221,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
  * on since the bind. */
 static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv_facts *f)
 {
-	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6))
+	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6) || q->datagram)
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);
@@ -231,6 +244,8 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 {
 	switch (q->call) {
 	case SV_CONNECT:
+	case SV_SEND:
+		/* A datagram's address is its connect: the same rule. */
 		return decide_connect(q, facts);
 	case SV_BIND:
 		return decide_bind(q, facts);

@@ -268,6 +268,26 @@ echo "unsupervised (--mode off): ${off} us a cycle"
 echo "added per connect:         $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$sup" "$off") us against no supervisor   (target: under 15 us)"
 echo
 
+echo "== UDP on the landlock backend with loopback: 5,000 ping-pong rounds between two sockets of the run, interleaved with the same without stockade (5 times each)"
+udp_rounds() {
+	"$@" "$(realpath "$BUILD")/tests/probe" udp-pingpong 127.0.0.1 5000 "$UDP_HOW" | sed -n 's/^us per datagram //p'
+}
+median() { python3 -c "import sys, statistics; print('%.1f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+for UDP_HOW in sendto connected; do
+	ll=() plain=()
+	for _ in 1 2 3 4 5; do
+		ll+=("$(udp_rounds "$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" --)")
+		plain+=("$(udp_rounds env)")
+	done
+	ll_med=$(median "${ll[@]}") plain_med=$(median "${plain[@]}")
+	case $UDP_HOW in
+	sendto) what="sendto with an address (each datagram decided and sent by the supervisor)" ;;
+	*) what="connected send (in the kernel: only connect was supervised)" ;;
+	esac
+	echo "$what: ${ll_med} us a datagram in the jail, ${plain_med} us without stockade (added $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$ll_med" "$plain_med") us)"
+done
+echo
+
 echo "== forwards (--publish): 5,000 connect-response cycles and 2,000 MiB through the forward, beside the same on plain loopback"
 probe=$(realpath "$BUILD")/tests/probe
 fwd_port() { "$probe" bind-tcp 127.0.0.1 0 | sed -n 's/^bound //p'; }

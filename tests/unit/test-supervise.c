@@ -152,6 +152,7 @@ struct facts {
 	bool own_abstract;	/* the run bound the abstract name */
 	int held;		/* a listener outside the run holds the port */
 	bool own_socket;	/* a socket of the run is bound to the socket file */
+	int receiver;		/* datagrams: whose socket would receive it */
 };
 
 static bool fact_host(void *data, const struct net_addr *a)
@@ -179,6 +180,11 @@ static bool fact_own_socket(void *data, dev_t dev, ino_t ino)
 	return ((const struct facts *)data)->own_socket;
 }
 
+static int fact_receiver(void *data, const struct net_addr *a)
+{
+	return ((const struct facts *)data)->receiver;
+}
+
 #define ALLOW { SV_ALLOW, 0, false, false, false }
 #define IN_HOST_TMP { SV_ALLOW, 0, false, false, true }
 #define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false }
@@ -201,6 +207,7 @@ static const struct row {
 	bool is_socket;
 	struct sv_verdict want;
 	bool loopback_device;	/* listen: the socket is bound to lo */
+	bool datagram;		/* a UDP socket */
 } rows[] = {
 	/* connect, inet */
 	{ "off: loopback is refused", SV_CONNECT, NET_OFF, "127.0.0.1:80", { .listener = OWN }, .want = REFUSE },
@@ -223,19 +230,19 @@ static const struct row {
 	{ "an abstract name of the host's", SV_CONNECT, NET_ON, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
 	/* THREATS 49, 50: a socket file is reached when a socket of the
 	 * run is bound to it, never because its directory is granted. */
-	{ "the run's own socket in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false },
-	{ "THREATS 50: a host socket in the (writable) workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false },
-	{ "THREATS 49: a host socket in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, REFUSE, false },
-	{ "THREATS 50: the user's tmux socket in the host's /tmp", SV_CONNECT, NET_ON, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000/default", NULL, true, REFUSE, false },
-	{ "the run's own socket in the host's /tmp", SV_CONNECT, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { .own_socket = true }, 0, "/tmp/uv-test-sock", NULL, true, ALLOW, false },
-	{ "THREATS 49: a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
-	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false },
-	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false },
-	{ "a file nowhere granted that is no socket", SV_CONNECT, NET_OFF, "unix:/run/file", { 0 }, 0, "/run/file", NULL, false, REFUSE, false },
-	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false },
-	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
-	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false },
-	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE, false },
+	{ "the run's own socket in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false },
+	{ "THREATS 50: a host socket in the (writable) workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false },
+	{ "THREATS 49: a host socket in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, REFUSE, false, false },
+	{ "THREATS 50: the user's tmux socket in the host's /tmp", SV_CONNECT, NET_ON, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000/default", NULL, true, REFUSE, false, false },
+	{ "the run's own socket in the host's /tmp", SV_CONNECT, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { .own_socket = true }, 0, "/tmp/uv-test-sock", NULL, true, ALLOW, false, false },
+	{ "THREATS 49: a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false },
+	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false },
+	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false, false },
+	{ "a file nowhere granted that is no socket", SV_CONNECT, NET_OFF, "unix:/run/file", { 0 }, 0, "/run/file", NULL, false, REFUSE, false, false },
+	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false, false },
+	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false },
+	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false, false },
+	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE, false, false },
 	/* bind, inet */
 	{ "off: a bind is refused", SV_BIND, NET_OFF, "127.0.0.1:0", { 0 }, .want = REFUSE },
 	{ "loopback: 127.0.0.1", SV_BIND, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = ALLOW },
@@ -254,18 +261,18 @@ static const struct row {
 	{ "on: any address", SV_BIND, NET_ON, "10.9.9.9:8080", { 0 }, .want = ALLOW },
 	/* bind, unix */
 	{ "an abstract name", SV_BIND, NET_OFF, "unix:@mine", { 0 }, .want = ALLOW },
-	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW, false },
-	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE, false },
-	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE, false },
-	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false },
-	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false },
-	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false },
+	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW, false, false },
+	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE, false, false },
+	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE, false, false },
+	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false, false },
+	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false },
+	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false, false },
 	/* THREATS 51: a new name directly in the host's /tmp is the
 	 * supervisor's to make; nothing in a directory beneath it. */
-	{ "a new name directly in the host's /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { 0 }, 0, "/tmp", "uv-test-sock", false, IN_HOST_TMP, false },
-	{ "THREATS 51: a name in the user's tmux directory in /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000", "default", false, REFUSE, false },
-	{ "THREATS 51: a name in /tmp/.X11-unix", SV_BIND, NET_OFF, "unix:/tmp/.X11-unix/X1", { 0 }, 0, "/tmp/.X11-unix", "X1", false, REFUSE, false },
-	{ "/tmp/.. is no name in /tmp", SV_BIND, NET_OFF, "unix:/tmp/..", { 0 }, 0, "/tmp", "..", false, REFUSE, false },
+	{ "a new name directly in the host's /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { 0 }, 0, "/tmp", "uv-test-sock", false, IN_HOST_TMP, false, false },
+	{ "THREATS 51: a name in the user's tmux directory in /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000", "default", false, REFUSE, false, false },
+	{ "THREATS 51: a name in /tmp/.X11-unix", SV_BIND, NET_OFF, "unix:/tmp/.X11-unix/X1", { 0 }, 0, "/tmp/.X11-unix", "X1", false, REFUSE, false, false },
+	{ "/tmp/.. is no name in /tmp", SV_BIND, NET_OFF, "unix:/tmp/..", { 0 }, 0, "/tmp", "..", false, REFUSE, false, false },
 	/* listen */
 	{ "loopback: on 127.0.0.1:8080", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { 0 }, .want = ALLOW },
 	{ "loopback: on [::1]:8080", SV_LISTEN, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
@@ -280,6 +287,30 @@ static const struct row {
 	{ "loopback: 127.0.0.1 port 0 (not bound by the run)", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = REFUSE },
 	{ "loopback: a Unix socket", SV_LISTEN, NET_LOOPBACK, "unix:/ws/s", { 0 }, .want = ALLOW },
 	{ "on: 0.0.0.0", SV_LISTEN, NET_ON, "0.0.0.0:8080", { 0 }, .want = ALLOW },
+	/* UDP (THREATS 39-47): a datagram's address, sent or connected to,
+	 * reaches only a socket of the run's, on this host. */
+	{ "udp loopback: the run's own socket", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
+	{ "udp loopback: connect to the run's own socket", SV_CONNECT, NET_LOOPBACK, "[::1]:5353", { .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
+	{ "udp loopback: a socket outside the run", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = SV_LISTENER_OTHER }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: the host's resolver (THREATS 46)", SV_SEND, NET_LOOPBACK, "127.0.0.53:53", { .receiver = SV_LISTENER_OTHER }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: a port nobody has bound (one could bind it after the check)", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: connect to a port nobody has bound", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: cannot tell whose socket", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = -EIO }, .want = UNDECIDED, .datagram = true },
+	{ "udp loopback: the remote host (THREATS 47)", SV_SEND, NET_LOOPBACK, "10.203.0.2:53", { .receiver = SV_LISTENER_RUN }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: a mapped remote address", SV_SEND, NET_LOOPBACK, "[::ffff:10.203.0.2]:53", { .receiver = SV_LISTENER_RUN }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: a mapped 127.0.0.1 of the run's (THREATS 41)", SV_SEND, NET_LOOPBACK, "[::ffff:127.0.0.1]:5353", { .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
+	{ "udp loopback: the host's LAN address, a socket of the run's", SV_SEND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true, .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
+	{ "udp loopback: the host's LAN address, another's", SV_SEND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true, .receiver = SV_LISTENER_OTHER }, .want = REFUSE, .datagram = true },
+	{ "udp off: refused", SV_SEND, NET_OFF, "127.0.0.1:5353", { .receiver = SV_LISTENER_RUN }, .want = REFUSE, .datagram = true },
+	{ "udp on: anywhere", SV_SEND, NET_ON, "10.203.0.2:53", { .receiver = SV_LISTENER_OTHER }, .want = ALLOW, .datagram = true },
+	{ "udp loopback: 0.0.0.0, on the loopback device", SV_BIND, NET_LOOPBACK, "0.0.0.0:5353", { 0 }, .want = ALLOW_ON_LOOPBACK, .datagram = true },
+	{ "udp loopback: ::, on the loopback device", SV_BIND, NET_LOOPBACK, "[::]:0", { 0 }, .want = ALLOW_ON_LOOPBACK, .datagram = true },
+	{ "udp loopback: the host's LAN address", SV_BIND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: a port a socket outside holds (THREATS 64)", SV_BIND, NET_LOOPBACK, "127.0.0.1:5353", { .held = 1 }, .want = IN_USE, .datagram = true },
+	{ "udp loopback: a Unix datagram to an abstract name of the host's", SV_SEND, NET_LOOPBACK, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
+	{ "udp loopback: a Unix datagram to a socket file nowhere granted (journald)", SV_SEND, NET_LOOPBACK, "unix:/run/systemd/journal/socket", { 0 }, 0, "/run/systemd/journal/socket", NULL, true, REFUSE, false, false },
+	{ "udp loopback: a Unix datagram to the run's own socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false },
+	{ "THREATS 49: a Unix datagram to a host's socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false },
 };
 
 static void test_verdicts(void)
@@ -302,6 +333,7 @@ static void test_verdicts(void)
 			.run_abstract = fact_abstract,
 			.held_outside = fact_held,
 			.run_socket_file = fact_own_socket,
+			.receiver = fact_receiver,
 		};
 		struct sv_query q = {
 			.call = r->call,
@@ -313,9 +345,10 @@ static void test_verdicts(void)
 			.path_name = r->name,
 			.path_is_socket = r->is_socket,
 			.loopback_device = r->loopback_device,
+			.datagram = r->datagram,
 		};
 		struct sv_verdict v = supervise_verdict(&q, &facts);
-		static const char *const call[] = { "connect", "bind", "listen" };
+		static const char *const call[] = { "connect", "bind", "listen", "send" };
 		if (!ok(v.outcome == r->want.outcome && v.err == r->want.err && v.undecided == r->want.undecided &&
 			    v.on_loopback == r->want.on_loopback,
 			"%s %s: %s", call[r->call], r->addr, r->what))

@@ -878,3 +878,277 @@ int op_unix_cycle(char **a)
 	(void)unlink(a[0]);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ UDP */
+
+static int udp_socket_bound(const struct sockaddr_storage *ss, socklen_t len, int *ret_fd)
+{
+	int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (bind(fd, (const struct sockaddr *)ss, len) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	set_timeouts(fd, 3, 3);
+	*ret_fd = fd;
+	return 0;
+}
+
+/* One datagram from fd to (to, len) by the call named: sendto, sendmsg,
+ * sendmmsg, or connect then send. */
+static int send_one(int fd, const char *how, const struct sockaddr_storage *to, socklen_t len, const char *data)
+{
+	struct iovec iov = { (void *)data, strlen(data) };
+	struct msghdr msg;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_name = (void *)to;
+	msg.msg_namelen = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	ssize_t n;
+	if (strcmp(how, "sendto") == 0)
+		n = sendto(fd, data, strlen(data), 0, (const struct sockaddr *)to, len);
+	else if (strcmp(how, "sendmsg") == 0)
+		n = sendmsg(fd, &msg, 0);
+	else if (strcmp(how, "sendmmsg") == 0) {
+		struct mmsghdr mm[2];
+		memset(mm, 0, sizeof(mm));
+		mm[0].msg_hdr = msg;
+		mm[1].msg_hdr = msg;
+		n = sendmmsg(fd, mm, 2, 0);
+		if (n == 2 && mm[0].msg_len == strlen(data) && mm[1].msg_len == strlen(data))
+			n = (ssize_t)strlen(data);
+		else if (n >= 0)
+			return EPROTO;
+	} else if (strcmp(how, "connect") == 0) {
+		if (connect(fd, (const struct sockaddr *)to, len) < 0)
+			return errno;
+		n = send(fd, data, strlen(data), 0);
+	} else
+		usage_error("unknown way to send '%s' (sendto, sendmsg, sendmmsg, connect)", how);
+	if (n < 0)
+		return errno;
+	return n == (ssize_t)strlen(data) ? 0 : EPROTO;
+}
+
+static int recv_is(int fd, const char *want, struct sockaddr_storage *ret_from, socklen_t *ret_len)
+{
+	char buf[256];
+	socklen_t fl = sizeof(*ret_from);
+	ssize_t n = recvfrom(fd, buf, sizeof(buf) - 1, 0, (struct sockaddr *)ret_from, &fl);
+	if (n < 0)
+		return errno;
+	buf[n] = '\0';
+	*ret_len = fl;
+	return strcmp(buf, want) == 0 ? 0 : EPROTO;
+}
+
+/* udp-exchange HOST HOW: a server and a client of this process on HOST,
+ * a datagram each way (the client's by HOW, the reply by sendto). */
+int op_udp_exchange(char **a)
+{
+	struct sockaddr_storage ss, from;
+	socklen_t len, fl;
+	int srv, cli, e;
+
+	parse_inet(a[0], "0", &ss, &len);
+	if ((e = udp_socket_bound(&ss, len, &srv)))
+		return e;
+	len = sizeof(ss);
+	getsockname(srv, (struct sockaddr *)&ss, &len);
+	cli = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (cli < 0)
+		return errno;
+	set_timeouts(cli, 3, 3);
+	if ((e = send_one(cli, a[1], &ss, len, "ping")) || (e = recv_is(srv, "ping", &from, &fl)))
+		return e;
+	if (strcmp(a[1], "sendmmsg") == 0 && (e = recv_is(srv, "ping", &from, &fl)))
+		return e;
+	if (sendto(srv, "pong", 4, 0, (struct sockaddr *)&from, fl) != 4)
+		return errno;
+	if ((e = recv_is(cli, "pong", &from, &fl)))
+		return e;
+	printf("exchanged\n");
+	return 0;
+}
+
+/* udp-send-how HOW HOST PORT: one datagram to HOST PORT by HOW. */
+int op_udp_send_how(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	parse_inet(a[1], a[2], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = send_one(fd, a[0], &ss, len, "probe\n");
+	close(fd);
+	return e;
+}
+
+/* dgram-pair: a Unix datagram socketpair, a datagram each way. */
+int op_dgram_pair(char **a)
+{
+	int sv[2];
+	char buf[8];
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno;
+	if (send(sv[0], "ping", 4, 0) != 4 || recv(sv[1], buf, sizeof(buf), 0) != 4 ||
+	    send(sv[1], "pong", 4, 0) != 4 || recv(sv[0], buf, sizeof(buf), 0) != 4)
+		return errno ? errno : EPROTO;
+	printf("exchanged\n");
+	return 0;
+}
+
+/* udp-race HOST1 PORT1 HOST2 PORT2 N: N sendto()s to HOST1 PORT1 while a
+ * second thread rewrites the address to HOST2 PORT2 and back as fast as
+ * it can (THREATS 39). Prints how many were sent and refused. */
+int op_udp_race(char **a)
+{
+	static struct race r;
+	long n = parse_long(a[4], "count"), sent = 0, refused = 0;
+	socklen_t len1, len2;
+	pthread_t thread;
+	int e;
+
+	parse_inet(a[0], a[1], &r.addr1, &len1);
+	parse_inet(a[2], a[3], &r.addr2, &len2);
+	if (r.addr1.ss_family != r.addr2.ss_family)
+		usage_error("both addresses of one family");
+	/* PORT1 0: a socket of this process's own, on HOST1. */
+	int own = -1;
+	if (strcmp(a[1], "0") == 0) {
+		if ((e = udp_socket_bound(&r.addr1, len1, &own)))
+			return e;
+		len1 = sizeof(r.addr1);
+		getsockname(own, (struct sockaddr *)&r.addr1, &len1);
+	}
+	r.len = len1;
+	memcpy(&r.shared, &r.addr1, r.len);
+	int fd = socket(r.addr1.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if ((e = pthread_create(&thread, NULL, race_flipper, &r)))
+		return e;
+	for (long i = 0; i < n; i++) {
+		if (sendto(fd, "race", 4, 0, (struct sockaddr *)&r.shared, r.len) == 4)
+			sent++;
+		else
+			refused++;
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	printf("sent %ld refused %ld\n", sent, refused);
+	close(fd);
+	if (own >= 0)
+		close(own);
+	return 0;
+}
+
+/* udp-pingpong HOST N HOW: N round trips between two sockets of this
+ * process, each way by sendto with an address (HOW sendto) or on
+ * connected sockets (HOW connected); prints microseconds per datagram. */
+int op_udp_pingpong(char **a)
+{
+	struct sockaddr_storage sa, sb;
+	socklen_t la, lb;
+	int x, y, e;
+	bool connected = strcmp(a[2], "connected") == 0;
+	long n = parse_long(a[1], "rounds");
+	char buf[64];
+
+	parse_inet(a[0], "0", &sa, &la);
+	sb = sa;
+	lb = la;
+	if ((e = udp_socket_bound(&sa, la, &x)) || (e = udp_socket_bound(&sb, lb, &y)))
+		return e;
+	la = sizeof(sa);
+	lb = sizeof(sb);
+	getsockname(x, (struct sockaddr *)&sa, &la);
+	getsockname(y, (struct sockaddr *)&sb, &lb);
+	if (connected && (connect(x, (struct sockaddr *)&sb, lb) < 0 || connect(y, (struct sockaddr *)&sa, la) < 0))
+		return errno;
+	double t0 = now_monotonic();
+	for (long i = 0; i < n; i++) {
+		ssize_t s1 = connected ? send(x, "ping", 4, 0) : sendto(x, "ping", 4, 0, (struct sockaddr *)&sb, lb);
+		if (s1 != 4 || recv(y, buf, sizeof(buf), 0) != 4)
+			return errno ? errno : EPROTO;
+		ssize_t s2 = connected ? send(y, "pong", 4, 0) : sendto(y, "pong", 4, 0, (struct sockaddr *)&sa, la);
+		if (s2 != 4 || recv(x, buf, sizeof(buf), 0) != 4)
+			return errno ? errno : EPROTO;
+	}
+	double us = (now_monotonic() - t0) * 1e6;
+	printf("us per datagram %.2f\n", us / (double)(2 * n));
+	return 0;
+}
+
+/* bind-udp HOST PORT: a UDP socket with SO_REUSEADDR and SO_REUSEPORT
+ * bound there (which would share an outside socket's port). */
+int op_bind_udp(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int on = 1;
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
+	int e = bind(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* ip-options HOP: IP_OPTIONS with a loose source route through HOP on a
+ * UDP socket (a datagram or SYN would go to HOP first). */
+int op_ip_options(char **a)
+{
+	unsigned char opt[8] = { 0x83 /* LSRR */, 7, 4, 0, 0, 0, 0, 0 /* end */ };
+	struct in_addr hop;
+	if (inet_pton(AF_INET, a[0], &hop) != 1)
+		usage_error("bad IPv4 address '%s'", a[0]);
+	memcpy(opt + 3, &hop, 4);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, sizeof(opt)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* ipv6-rthdr SEGMENT: a segment routing header (type 4, which needs no
+ * privilege) naming SEGMENT on a UDP socket of IPv6: its datagrams and
+ * SYNs would go to SEGMENT first, whatever address they name. */
+int op_ipv6_rthdr(char **a)
+{
+	unsigned char srh[8 + 16] = { 0, 2, 4, 0, 0, 0, 0, 0 };
+	if (inet_pton(AF_INET6, a[0], srh + 8) != 1)
+		usage_error("bad IPv6 address '%s'", a[0]);
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = setsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, srh, sizeof(srh)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* unix-dgram-sendto PATH: a datagram from a Unix datagram socketpair to
+ * the socket file PATH (socket() of a Unix datagram may be refused; a
+ * socketpair never is). */
+int op_unix_dgram_sendto(char **a)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int sv[2], e;
+	if ((e = fill_sockaddr_un(&sun, &len, a[0], false)))
+		return e;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return errno;
+	e = sendto(sv[0], "probe\n", 6, 0, (struct sockaddr *)&sun, len) < 0 ? errno : 0;
+	close(sv[0]);
+	close(sv[1]);
+	return e;
+}

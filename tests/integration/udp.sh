@@ -1,0 +1,176 @@
+# UDP with loopback: datagrams between the run's own sockets work on both
+# backends; none reaches a socket outside the run (a service of the
+# host's, the host's resolver on 127.0.0.53), nor the remote host. In the
+# namespace jail the network namespace sees to it (its own loopback); on
+# the landlock backend the supervisor decides each datagram's address and
+# sends it itself (THREATS 39, 40, 45, 46, 47).
+. tests/lib.sh
+
+new_places
+LL=false
+[ "$TEST_BACKEND" = landlock ] && LL=true
+in_jail() {
+	jail -C "$W" "$@"
+}
+# The count once netpeer has caught up (it writes a file per datagram).
+settled_count() {
+	local a b
+	b=$(peer_count)
+	while :; do
+		sleep 0.3
+		a=$(peer_count)
+		[ "$a" = "$b" ] && break
+		b=$a
+	done
+	echo "$a"
+}
+
+# Between the run's own sockets: each way to send.
+for how in sendto sendmsg sendmmsg connect; do
+	for host in 127.0.0.1 ::1; do
+		expect_control "outside: a UDP exchange on $host by $how" -- "$PROBE" udp-exchange "$host" "$how"
+		expect_probe "THREATS 45: UDP between the run's own sockets on $host by $how works" ok -- \
+			in_jail --net loopback -- "$PROBE" udp-exchange "$host" "$how"
+	done
+done
+expect_probe "a Unix datagram socket pair of the run works" ok -- in_jail --net loopback -- "$PROBE" dgram-pair
+
+# A UDP service outside the run, on 127.0.0.1: refused on the landlock
+# backend (EACCES), unreachable in the namespace jail (its own loopback:
+# the datagram goes nowhere). Either way the service receives nothing.
+netpeer_start udp 127.0.0.1 0
+UP=$PEER_PORT
+expect_control "outside: the host's UDP service receives a datagram" -- "$PROBE" udp-send 127.0.0.1 "$UP"
+sleep 0.2
+[ "$(peer_count)" = 1 ] && pass "outside: the host's UDP service counted it" || fail "outside: the host's UDP service counted it (count $(peer_count))"
+base=$(peer_count)
+for how in sendto sendmsg sendmmsg connect; do
+	expect_probe "THREATS 40: a datagram by $how to a UDP service outside the run is $($LL && echo refused || echo lost)" \
+		"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 127.0.0.1 "$UP"
+done
+expect_probe "THREATS 41: the same service as ::ffff:127.0.0.1 is $($LL && echo refused || echo lost)" \
+	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-send-how sendto ::ffff:127.0.0.1 "$UP"
+sleep 0.2
+[ "$(peer_count)" = "$base" ] && pass "THREATS 40: the host's UDP service received nothing from the jail" ||
+	fail "THREATS 40: the host's UDP service received nothing from the jail (before $base, after $(peer_count))"
+
+# The host's resolver: a DNS query is a way out (THREATS 46).
+report=$(tmpdir_new)/report.json
+expect_probe "THREATS 46: a datagram to 127.0.0.53:53 is $($LL && echo refused || echo lost)" \
+	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback --report "$report" -- "$PROBE" udp-send 127.0.0.53 53
+if $LL; then
+	grep -q '127.0.0.53:53' "$report" && grep -q 'datagrams only to a port a socket of the run has bound' "$report" &&
+		pass "the report names the refused resolver address and the rule" ||
+		fail "the report names the refused resolver address and the rule"
+	err=$(in_jail --net loopback -- "$PROBE" udp-send 127.0.0.53 53 2>&1 >/dev/null)
+	case $err in
+	*"refused: send 127.0.0.53:53"*"--net on"*) pass "stderr names the refused resolver address and --net on" ;;
+	*) fail "stderr names the refused resolver address and --net on (got: $err)" ;;
+	esac
+fi
+
+# THREATS 39: a second thread rewrites the address between the run's own
+# socket and the outside service while the first sends, 10^4 times.
+# The control: outside, the rewritten address wins some of the time (a
+# few tries: the second thread must run while the first sends).
+base=$(settled_count)
+for _ in 1 2 3 4 5; do
+	"$PROBE" udp-race 127.0.0.1 0 127.0.0.1 "$UP" 3000 >/dev/null 2>&1
+	[ "$(settled_count)" != "$base" ] && break
+done
+[ "$(settled_count)" != "$base" ] && pass "outside: the race's rewritten address arrives (the control)" ||
+	fail "outside: the race's rewritten address arrives (the control)"
+base=$(settled_count)
+expect_probe "THREATS 39: 10^4 sendto()s with a second thread rewriting the address" ok -- \
+	in_jail --net loopback -- "$PROBE" udp-race 127.0.0.1 0 127.0.0.1 "$UP" 10000
+[ "$(settled_count)" = "$base" ] && pass "THREATS 39: the outside service received none of them" ||
+	fail "THREATS 39: the outside service received none of them (before $base, after $(peer_count))"
+
+# A bind to a port a UDP socket outside the run holds with SO_REUSEPORT:
+# refused on the landlock backend (EADDRINUSE: no squatting, THREATS 64),
+# the jail's own port in the namespace jail.
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+time.sleep(30)' >"$W/squat.port" &
+at_exit kill "$!"
+for _ in $(seq 100); do [ -s "$W/squat.port" ] && break; sleep 0.05; done
+SP=$(cat "$W/squat.port")
+expect_control "outside: SO_REUSEPORT shares the outside socket's port" -- "$PROBE" bind-udp 127.0.0.1 "$SP"
+expect_probe "THREATS 64: binding the port an outside UDP socket holds is $($LL && echo refused || echo the jail\'s own)" \
+	"$($LL && echo "errno EADDRINUSE" || echo ok)" -- in_jail --net loopback -- "$PROBE" bind-udp 127.0.0.1 "$SP"
+expect_probe "THREATS 64: and 0.0.0.0 on it" "$($LL && echo "errno EADDRINUSE" || echo ok)" -- \
+	in_jail --net loopback -- "$PROBE" bind-udp 0.0.0.0 "$SP"
+
+# A source route sends a datagram (or a SYN) to its first hop, not to the
+# address the supervisor checked. IPv4's (IP_OPTIONS) needs CAP_NET_RAW,
+# which no jailed command has; IPv6's segment routing header needs
+# nothing: refused on the landlock backend, and in the namespace jail no
+# hop is reachable.
+expect_control "outside: an IPv6 segment routing header is set" -- "$PROBE" ipv6-rthdr fd6d:6f61:7400::2
+expect_probe "THREATS 47: a source route through the remote host (IPv6 routing header) is $($LL && echo refused || echo set)" \
+	"$($LL && echo "errno EPERM" || echo ok)" -- in_jail --net loopback -- "$PROBE" ipv6-rthdr fd6d:6f61:7400::2
+expect_probe "THREATS 47: IPv4 source routes stay refused (no CAP_NET_RAW)" "errno EPERM" -- \
+	in_jail --net loopback -- "$PROBE" ip-options 10.203.0.2
+expect_probe "--net on: an IPv6 routing header is the command's" ok -- in_jail --net on -- "$PROBE" ipv6-rthdr fd6d:6f61:7400::2
+
+# A Unix datagram socket file outside the run (journald's, a program's):
+# a socketpair's datagram addressed to it is refused on the landlock
+# backend (the supervisor checks the path as for a connect), absent from
+# the namespace jail (THREATS 49, 50).
+dgdir=$(tmpdir_new)
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("ready", flush=True)
+n = 0
+s.settimeout(0.2)
+end = time.time() + 60
+while time.time() < end:
+    try:
+        s.recv(100); n += 1
+        open(sys.argv[2], "w").write(str(n))
+    except socket.timeout:
+        pass' "$dgdir/outside.sock" "$dgdir/count" >"$dgdir/out" 2>&1 &
+at_exit kill "$!"
+for _ in $(seq 100); do grep -q ready "$dgdir/out" 2>/dev/null && break; sleep 0.05; done
+chmod 777 "$dgdir" "$dgdir/outside.sock" 2>/dev/null
+expect_control "outside: a Unix datagram reaches the outside socket file" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
+sleep 0.3
+dbase=$(cat "$dgdir/count" 2>/dev/null || echo 0)
+[ "$dbase" = 1 ] && pass "outside: the socket file counted it" || fail "outside: the socket file counted it ($dbase)"
+for net in loopback off; do
+	expect_probe "THREATS 49: --net $net: a socketpair's datagram to a socket file outside the run is refused" \
+		"errno $($LL && echo EACCES || echo ENOENT)" -- in_jail --net "$net" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
+done
+sleep 0.3
+[ "$(cat "$dgdir/count" 2>/dev/null || echo 0)" = "$dbase" ] && pass "THREATS 49: the outside socket file received nothing" ||
+	fail "THREATS 49: the outside socket file received nothing"
+
+# The remote host (tests/remote-host.sh): never reached.
+if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+	rdir=$(tmpdir_new)
+	ip netns exec stockade-remote "$NETPEER" udp 10.203.0.2 0 "$rdir/count" >"$rdir/out" 2>&1 &
+	at_exit kill "$!"
+	for _ in $(seq 100); do grep -q '^ready' "$rdir/out" 2>/dev/null && break; sleep 0.05; done
+	RP=$(sed -n 's/^port //p' "$rdir/out")
+	expect_control "outside: the remote host's UDP service receives a datagram" -- "$PROBE" udp-send 10.203.0.2 "$RP"
+	sleep 0.2
+	rbase=$(cat "$rdir/count")
+	[ "$rbase" = 1 ] && pass "outside: the remote host counted it" || fail "outside: the remote host counted it ($rbase)"
+	for how in sendto sendmsg connect; do
+		expect_probe "THREATS 47: a datagram by $how to the remote host is refused" \
+			"errno $($LL && echo EACCES || echo ENETUNREACH)" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
+	done
+	sleep 0.2
+	[ "$(cat "$rdir/count")" = "$rbase" ] && pass "THREATS 47: the remote host received nothing" ||
+		fail "THREATS 47: the remote host received nothing"
+else
+	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
+fi
+plan_done
