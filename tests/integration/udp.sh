@@ -164,8 +164,20 @@ if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	rbase=$(cat "$rdir/count")
 	[ "$rbase" = 1 ] && pass "outside: the remote host counted it" || fail "outside: the remote host counted it ($rbase)"
 	for how in sendto sendmsg connect; do
-		expect_probe "THREATS 47: a datagram by $how to the remote host is refused" \
-			"errno $($LL && echo EACCES || echo ENETUNREACH)" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
+		if $LL; then
+			expect_probe "THREATS 47: a datagram by $how to the remote host is refused" \
+				"errno EACCES" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
+		else
+			# The namespace jail's way out leads nowhere: the send
+			# itself goes, into the jail's veth pair, where stockade
+			# records it and answers network unreachable.
+			rm -f "$T/udp-out.json"
+			expect_probe "THREATS 47: a datagram by $how to the remote host goes nowhere" ok -- \
+				in_jail --net loopback --report "$T/udp-out.json" -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
+			grep -q "\"what\": *\"10.203.0.2:$RP\"" "$T/udp-out.json" && grep -q '"kind": *"datagram"' "$T/udp-out.json" &&
+				pass "and the report records it as a datagram refused" ||
+				{ fail "and the report records it as a datagram refused"; diag "$(cat "$T/udp-out.json")"; }
+		fi
 	done
 	sleep 0.2
 	[ "$(cat "$rdir/count")" = "$rbase" ] && pass "THREATS 47: the remote host received nothing" ||
