@@ -191,6 +191,10 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct 
 		return -r;
 	struct sv_query q = sv_query_of(sv, SV_SEND, &a);
 	q.datagram = (a.family == AF_INET || a.family == AF_INET6) && type == SOCK_DGRAM;
+	/* Larger than a UDP datagram can be: what the kernel answers first,
+	 * wherever it was going (libuv's udp_dgram_too_big). */
+	if (q.datagram && o->len > 65535 - 8 - (family == AF_INET6 ? 0 : 20))
+		return EMSGSIZE;
 	char what[160];
 	net_addr_format(&a, what, sizeof(what));
 	if (!sv_names_socket_file(&a))

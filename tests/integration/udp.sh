@@ -185,4 +185,17 @@ if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 else
 	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
 fi
+# A datagram larger than UDP allows: EMSGSIZE, as the kernel answers it
+# before anything else, wherever it was going (libuv's udp_dgram_too_big).
+big='import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b"x" * 70000, ("127.0.0.1", 9))
+except OSError as e:
+    print("errno", e.errno)'
+out=$(python3 -c "$big" 2>&1)
+[ "$out" = "errno 90" ] && pass "outside: a datagram too large gives EMSGSIZE" || { fail "outside: a datagram too large gives EMSGSIZE"; diag "$out"; }
+out=$(in_jail --net loopback -- python3 -c "$big" 2>&1)
+printf '%s\n' "$out" | grep -q '^errno 90$' && pass "in the jail too, before the destination is judged" ||
+	{ fail "in the jail too, before the destination is judged"; diag "$out"; }
 plan_done
