@@ -314,6 +314,10 @@ _Noreturn void child_main(const struct child *c)
 	if (nproc && c->nproc_plus_user) {
 		unsigned long others = limits_user_tasks(getuid());
 		nproc += others ? others - 1 : 0;
+		/* Never above a hard limit an outer run set: it holds. */
+		struct rlimit held;
+		if (getrlimit(RLIMIT_NPROC, &held) == 0 && held.rlim_max != RLIM_INFINITY && nproc > held.rlim_max)
+			nproc = held.rlim_max;
 	}
 	/* 4. The network namespace's own loopback. */
 	if (c->loopback) {

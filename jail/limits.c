@@ -224,6 +224,7 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && ret->nproc > rl.rlim_max) {
 			ret->nproc = rl.rlim_max;
+			ret->nproc_plus_user = false;
 			ret->procs_by = "RLIMIT_NPROC, lower already where this run started (an outer run's limit, which holds)";
 		}
 	}
