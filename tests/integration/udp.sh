@@ -153,7 +153,11 @@ sleep 0.3
 	fail "THREATS 49: the outside socket file received nothing"
 
 # The remote host (tests/remote-host.sh): never reached.
-if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
+# A listener in its namespace needs root: as a user this part is left to
+# the root run (.ci/run runs both), as network.sh leaves its LAN checks.
+if ! is_root; then
+	:
+elif ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	rdir=$(tmpdir_new)
 	ip netns exec stockade-remote "$NETPEER" udp 10.203.0.2 0 "$rdir/count" >"$rdir/out" 2>&1 &
 	at_exit kill "$!"
