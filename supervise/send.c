@@ -31,7 +31,8 @@
 struct outgoing {
 	struct sockaddr_storage name;
 	socklen_t namelen;
-	char control[CONTROL_MAX];
+	/* read as cmsghdrs: aligned as they are */
+	char control[CONTROL_MAX] __attribute__((aligned(__alignof__(struct cmsghdr))));
 	size_t controllen;
 	int fds[FDS_MAX + 1];	/* ours (and a pinned socket file): closed once sent */
 	size_t n_fds;

@@ -481,9 +481,16 @@ expect_probe "THREATS 39: the address race (10,000 connects, the other thread fl
 won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
 [ "${won:-x}" = 0 ] && pass "THREATS 39: no connect reached the host's listener" || fail "THREATS 39: no connect reached the host's listener (got '$won')"
 [ "$(counts)" = "$base" ] && pass "THREATS 39: and the host's listeners accepted nothing" || fail "THREATS 39: and the host's listeners accepted nothing"
-expect_control "THREATS 39 control: outside, the same race reaches the host's port" -- \
-	"$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 2000
-won=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^connected-to-2 //p')
+# The race needs the other thread to run while the first connects: on a
+# loaded machine it may not in one round, so up to five.
+for _ in 1 2 3 4 5; do
+	out=$("$PROBE" connect-race 127.0.0.1 1 127.0.0.1 "$PW4" 2000 2>&1)
+	won=$(printf '%s\n' "$out" | sed -n 's/^connected-to-2 //p')
+	[ "${won:-0}" -gt 0 ] && break
+done
+PROBE_OUTPUT=$out
+printf '%s\n' "$out" | grep -q '^probe: ok' && pass "THREATS 39 control: outside, the same race reaches the host's port" ||
+	{ fail "THREATS 39 control: outside, the same race reaches the host's port"; diag "$out"; }
 [ "${won:-0}" -gt 0 ] && pass "THREATS 39 control: $won connects reached it" || { fail "THREATS 39 control: some connects reached it"; diag "$PROBE_OUTPUT"; }
 # The listener counts what it accepted a moment later: the new base once
 # it has stopped moving.
