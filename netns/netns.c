@@ -40,7 +40,7 @@ static int negative_errno(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
-struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsigned seq)
+struct nlmsghdr *netns_build_link_flags(void *buf, size_t size, int ifindex, unsigned flags, unsigned seq)
 {
 	if (!buf || size < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
 		return NULL;
@@ -51,13 +51,18 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
 	nlh->nlmsg_seq = seq;
 
 	/* ifi_change names the flags to touch, ifi_flags their new value:
-	 * only IFF_UP changes, everything else about the link stays. */
+	 * only those change, everything else about the link stays. */
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
+	ifi->ifi_flags = flags;
+	ifi->ifi_change = flags;
 	return nlh;
+}
+
+struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsigned seq)
+{
+	return netns_build_link_flags(buf, size, ifindex, IFF_UP, seq);
 }
 
 static int send_on(struct mnl_socket *nl, const struct nlmsghdr *req)

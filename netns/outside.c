@@ -78,19 +78,6 @@ struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int 
 	return nlh;
 }
 
-struct nlmsghdr *netns_build_link_flags(void *buf, size_t size, int ifindex, unsigned flags, unsigned seq)
-{
-	if (size < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
-		return NULL;
-	struct nlmsghdr *nlh = request(buf, RTM_NEWLINK, 0, seq);
-	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	ifi->ifi_flags = flags;
-	ifi->ifi_change = flags;
-	return nlh;
-}
-
 static struct nlmsghdr *build_addr(void *buf, int family, int ifindex, unsigned seq)
 {
 	struct nlmsghdr *nlh = request(buf, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, seq);
@@ -306,22 +293,6 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 
 /* ---- serving it, in stockade ---- */
 
-/* Addresses recorded one by one; past that, one entry counts the rest. */
-#define OUTSIDE_RECORDS 256
-
-static bool records_full(const struct report *rep, const char *kind, const char *what)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < rep->n_denials; i++) {
-		if (!streq(rep->denials[i].kind, kind))
-			continue;
-		if (streq(rep->denials[i].what, what))
-			return false;
-		n++;
-	}
-	return n >= OUTSIDE_RECORDS;
-}
-
 int netns_outside_serve(int fd, const char *source, struct report *rep)
 {
 	for (;;) {
@@ -348,7 +319,7 @@ int netns_outside_serve(int fd, const char *source, struct report *rep)
 		const char *kind = a.datagram ? "datagram" : "connect";
 		_cleanup_free_ char *fix = a.datagram ? xstrdup("--net on, or in stockade.ini: network = on")
 						      : xasprintf("--connect %s (this one service), or --net on", what);
-		report_denial_ruled(rep, kind, records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
+		report_denial_ruled(rep, kind, netns_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
 				    "network loopback: the jail's own loopback only, no route out", source, fix);
 	}
 }

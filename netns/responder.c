@@ -106,21 +106,17 @@ int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, c
 	return (int)n;
 }
 
-/* Names recorded one by one; past that, one entry counts the rest, so a
- * command asking for a million names cannot grow the report without end. */
-#define RESPONDER_NAMES 256
-
-static bool names_full(const struct report *rep, const char *name)
+bool netns_records_full(const struct report *rep, const char *kind, const char *what)
 {
-	size_t names = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < rep->n_denials; i++) {
-		if (!streq(rep->denials[i].kind, "name"))
+		if (!streq(rep->denials[i].kind, kind))
 			continue;
-		if (streq(rep->denials[i].what, name))
+		if (streq(rep->denials[i].what, what))
 			return false;
-		names++;
+		n++;
 	}
-	return names >= RESPONDER_NAMES;
+	return n >= NETNS_RECORDS;
 }
 
 int netns_responder_serve(int fd, const char *source, struct report *rep)
@@ -139,7 +135,7 @@ int netns_responder_serve(int fd, const char *source, struct report *rep)
 			continue;
 		(void)sendto(fd, r, (size_t)m, MSG_DONTWAIT, (struct sockaddr *)&from, from_len);
 		const char *what = *name ? name : "(unreadable question)";
-		report_denial_ruled(rep, "name", names_full(rep, what) ? "(further names)" : what, "NXDOMAIN",
+		report_denial_ruled(rep, "name", netns_records_full(rep, "name", what) ? "(further names)" : what, "NXDOMAIN",
 				    "network loopback: names are answered by the jail's own responder", source,
 				    "--net on, or in stockade.ini: network = on");
 	}
