@@ -63,6 +63,38 @@ int child_take_listener(int sock, pid_t pid, int *ret_fd)
 	return 0;
 }
 
+int link_open(struct link *l)
+{
+	*l = (struct link){ { -1, -1 }, { -1, -1 } };
+	if (pipe2(l->err, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, l->sock) < 0)
+		return -errno;
+	return 0;
+}
+
+void link_close(struct link *l)
+{
+	for (int i = 0; i < 2; i++) {
+		if (l->err[i] >= 0)
+			close(l->err[i]);
+		if (l->sock[i] >= 0)
+			close(l->sock[i]);
+	}
+	*l = (struct link){ { -1, -1 }, { -1, -1 } };
+}
+
+void link_child_side(struct link *l)
+{
+	close(l->err[0]);
+	close(l->sock[0]);
+}
+
+void link_parent_side(struct link *l)
+{
+	close(l->err[1]);
+	close(l->sock[1]);
+	l->err[1] = l->sock[1] = -1;
+}
+
 int child_go(int sock, int ruleset)
 {
 	if (ruleset >= 0)

@@ -115,6 +115,19 @@ struct child {
 /* The message stockade sends to say go; ruleset is the Landlock ruleset it
  * built (-1: none). */
 int child_go(int sock, int ruleset);
+
+/* The pipes to the command's process: its errors, and a socket for go,
+ * the listener and (in the namespace jail) init's status. */
+struct link {
+	int err[2];
+	int sock[2];
+};
+int link_open(struct link *l);
+void link_close(struct link *l);
+/* In the child, after the fork: only its ends stay. */
+void link_child_side(struct link *l);
+/* In stockade, after the fork: only its ends stay. */
+void link_parent_side(struct link *l);
 /* The landlock backend's listener: its number in the process pid, read
  * from sock, taken with pidfd_getfd (ours, O_CLOEXEC) before the go. */
 int child_take_listener(int sock, pid_t pid, int *ret_fd);

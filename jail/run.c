@@ -87,47 +87,6 @@ static bool on_foreground_terminal(void)
 	return false;
 }
 
-/* The pipes to the command's process: its errors, and a socket for go,
- * the listener and (in the namespace jail) init's status. */
-struct link {
-	int err[2];
-	int sock[2];
-};
-
-static int link_open(struct link *l)
-{
-	*l = (struct link){ { -1, -1 }, { -1, -1 } };
-	if (pipe2(l->err, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, l->sock) < 0)
-		return -errno;
-	return 0;
-}
-
-static void link_close(struct link *l)
-{
-	for (int i = 0; i < 2; i++) {
-		if (l->err[i] >= 0)
-			close(l->err[i]);
-		if (l->sock[i] >= 0)
-			close(l->sock[i]);
-	}
-	*l = (struct link){ { -1, -1 }, { -1, -1 } };
-}
-
-/* In the child: only its ends stay. */
-static void link_child_side(struct link *l)
-{
-	close(l->err[0]);
-	close(l->sock[0]);
-}
-
-/* In stockade, after the fork: only its ends stay. */
-static void link_parent_side(struct link *l)
-{
-	close(l->err[1]);
-	close(l->sock[1]);
-	l->err[1] = l->sock[1] = -1;
-}
-
 /* Forks, straight into the run's cgroup where there is one (clone3 with
  * CLONE_INTO_CGROUP): moving a process between cgroups afterwards waits
  * for an RCU grace period, milliseconds. */
@@ -304,41 +263,6 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	const char *fix = seccomp_fix(rule);
 	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
 			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
-}
-
-/* The way out that leads nowhere (netns/outside.c), made through init's
- * sockets; where it cannot be (no veth here), a connect out still fails
- * at once, unrecorded, and the report says so. */
-static void outside_begin(int *packet, int netlink, struct report *rep)
-{
-	int e = netlink >= 0 && *packet >= 0 ? netns_outside_make(netlink, *packet) : -EOPNOTSUPP;
-	if (e == 0)
-		return;
-	if (*packet >= 0)
-		close(TAKE_FD(*packet));
-	_cleanup_free_ char *why = xasprintf("the veth pair they would be read on cannot be made here (%s)",
-					     strerrorname_np(-e) ? strerrorname_np(-e) : "?");
-	report_gap(rep, "connects to addresses outside the jail: refused, but not recorded", why);
-}
-
-/* The last close of a packet socket waits for an RCU grace period (some
- * 10 ms, packet_release's synchronize_net): a child of stockade's holds
- * it and closes it, so that stockade's own exit does not wait. */
-static void outside_end(int packet)
-{
-	if (packet < 0)
-		return;
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* Nothing else of stockade's held a moment longer: not the
-		 * caller's pipes, not the workspace's locks. */
-		if (packet > 0)
-			(void)close_range(0, (unsigned)packet - 1, 0);
-		(void)close_range((unsigned)packet + 1, ~0u, 0);
-		close(packet);
-		_exit(0);
-	}
-	close(packet);
 }
 
 /* The command's process as stockade holds it while it runs. */
@@ -895,7 +819,7 @@ static int run_namespaces(struct run *r)
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
 		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0));
 	if (!failed && c.outside)
-		outside_begin(&outside, outside_nl, rep);
+		netns_outside_begin(&outside, outside_nl, rep);
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
 	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
@@ -964,7 +888,7 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
-	outside_end(outside);
+	netns_outside_release(outside);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);

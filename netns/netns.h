@@ -69,6 +69,13 @@ int netns_outside_sockets(int *ret_netlink, int *ret_packet);
 #define NETNS_OUTSIDE_ROUTE "stockade0"
 #define NETNS_OUTSIDE_TAP "stockade1"
 int netns_outside_make(int netlink, int packet);
+/* In stockade: makes it (netns_outside_make), or, where it cannot be
+ * made, closes *packet (-1) and names the gap in the report: a connect
+ * out still fails at once, unrecorded. */
+void netns_outside_begin(int *packet, int netlink, struct report *rep);
+/* Closes the packet socket (-1: none) without waiting for its last
+ * close, which a child of stockade's makes. */
+void netns_outside_release(int packet);
 struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int index, const char *peer,
 				  int peer_index, unsigned seq);
 /* RTM_NEWLINK setting flags (and only those) on ifindex. */

@@ -154,6 +154,41 @@ int netns_outside_make(int netlink, int packet)
 	return bind(packet, (struct sockaddr *)&ll, sizeof(ll)) < 0 ? -errno : 0;
 }
 
+/* The way out, made through init's
+ * sockets; where it cannot be (no veth here), a connect out still fails
+ * at once, unrecorded, and the report says so. */
+void netns_outside_begin(int *packet, int netlink, struct report *rep)
+{
+	int e = netlink >= 0 && *packet >= 0 ? netns_outside_make(netlink, *packet) : -EOPNOTSUPP;
+	if (e == 0)
+		return;
+	if (*packet >= 0)
+		close(TAKE_FD(*packet));
+	_cleanup_free_ char *why = xasprintf("the veth pair they would be read on cannot be made here (%s)",
+					     strerrorname_np(-e) ? strerrorname_np(-e) : "?");
+	report_gap(rep, "connects to addresses outside the jail: refused, but not recorded", why);
+}
+
+/* The last close of a packet socket waits for an RCU grace period (some
+ * 10 ms, packet_release's synchronize_net): a child of stockade's holds
+ * it and closes it, so that stockade's own exit does not wait. */
+void netns_outside_release(int packet)
+{
+	if (packet < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Nothing else of stockade's held a moment longer: not the
+		 * caller's pipes, not the workspace's locks. */
+		if (packet > 0)
+			(void)close_range(0, (unsigned)packet - 1, 0);
+		(void)close_range((unsigned)packet + 1, ~0u, 0);
+		close(packet);
+		_exit(0);
+	}
+	close(packet);
+}
+
 /* ---- the answer (pure) ---- */
 
 static uint16_t get16(const uint8_t *p)
