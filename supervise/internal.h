@@ -15,6 +15,7 @@ struct pending {
 	int fd;			/* our copy of the command's socket */
 	int flags;		/* its status flags before we made it non-blocking */
 	int retry_unix;		/* a Unix connect to a full backlog: try again */
+	int pinned;		/* the socket file addr names through /proc/self/fd, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t len;
 };
@@ -86,6 +87,11 @@ struct supervisor {
 	/* root: capabilities while stockade acts for the command (none
 	 * effective) and while it does not; NULL for anyone else */
 	cap_t caps_acting, caps_own;
+	/* pidfds of the callers, by thread id (supervise.c caller_pidfd) */
+	struct sv_pidfd {
+		pid_t tid;	/* 0: empty */
+		int fd;
+	} pidfds[32];
 	bool broken;
 };
 
@@ -140,7 +146,7 @@ void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char 
  * facts too): true when the caller is to carry it out; otherwise
  * answered (and a refusal reported). */
 bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
-		const char *what, struct sv_verdict *ret_v);
+		struct sv_verdict *ret_v);
 struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, const struct net_addr *a);
 /* A Unix socket file named by a, resolved where the command would find
  * it into q (path_err or path_real and path_is_socket); the pinned

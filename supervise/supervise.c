@@ -152,48 +152,67 @@ static int fd_path(int fd, char *buf, size_t size)
 
 /* ---- carrying calls out ---- */
 
+/* Our copy is closed before the answer: the command's is then never the
+ * last, and a connection it closes at once is torn down on its own time,
+ * not stockade's. */
 static void finish(struct supervisor *sv, struct pending *pd, int err)
 {
 	if (!(pd->flags & O_NONBLOCK))
 		(void)fcntl(pd->fd, F_SETFL, pd->flags);
-	respond(sv, pd->id, err);
 	close(pd->fd);
+	if (pd->pinned >= 0)
+		close(pd->pinned);
+	respond(sv, pd->id, err);
 }
 
-/* connect() on our copy of the socket. A blocking socket is made
- * non-blocking for the call, so that stockade never waits on one connect;
- * the command still waits, and gets the result once the connect has
- * finished. */
-static void start_connect(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len,
-			  bool unix_path)
+/* connect() on our copy of the socket, *fd, which is taken (closed, or
+ * kept for later: -1 afterwards), as is *pinned (when not NULL), the
+ * socket file addr names through /proc/self/fd. A blocking socket is made non-blocking
+ * for the call, so that stockade never waits on one connect; the command
+ * still waits, and gets the result once the connect has finished. */
+static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const void *addr, socklen_t len,
+			  bool unix_path, int *pinned)
 {
-	int flags = fcntl(fd, F_GETFL);
+	int flags = fcntl(*fd, F_GETFL);
 	if (flags < 0) {
 		respond(sv, id, errno);
 		return;
 	}
 	bool blocking = !(flags & O_NONBLOCK);
 	if (blocking)
-		(void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-	int err = as_command(sv, connect, fd, addr, len);
+		(void)fcntl(*fd, F_SETFL, flags | O_NONBLOCK);
+	int err = as_command(sv, connect, *fd, addr, len);
+	/* On loopback the handshake is done by the time connect returns, as
+	 * a rule: asking at once answers the command without a round of
+	 * stockade's loop. */
+	struct pollfd now = { .fd = *fd, .events = POLLOUT };
+	if (blocking && err == EINPROGRESS && poll(&now, 1, 0) == 1) {
+		socklen_t el = sizeof(err);
+		if (getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+			err = errno;
+	}
 	/* In progress, or (a Unix socket) a full backlog that a blocking
 	 * connect would wait on: finished later, without stockade waiting. */
 	bool later = err == EINPROGRESS || err == EAGAIN;
 	if (blocking && later && len <= sizeof(struct sockaddr_storage)) {
-		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (keep >= 0) {
-			sv->pending = xgrow(sv->pending, sv->n_pending, sizeof(*sv->pending));
-			struct pending *pd = &sv->pending[sv->n_pending++];
-			*pd = (struct pending){ .id = id, .fd = keep, .flags = flags, .len = len,
-						.retry_unix = unix_path && err == EAGAIN };
-			if (pd->retry_unix)
-				memcpy(&pd->addr, addr, len);
-			return;
+		sv->pending = xgrow(sv->pending, sv->n_pending, sizeof(*sv->pending));
+		struct pending *pd = &sv->pending[sv->n_pending++];
+		*pd = (struct pending){ .id = id, .fd = *fd, .flags = flags, .len = len,
+					.retry_unix = unix_path && err == EAGAIN, .pinned = -1 };
+		if (pd->retry_unix) {
+			memcpy(&pd->addr, addr, len);
+			if (pinned) {
+				pd->pinned = *pinned;
+				*pinned = -1;
+			}
 		}
-		err = errno;
+		*fd = -1;
+		return;
 	}
 	if (blocking)
-		(void)fcntl(fd, F_SETFL, flags);
+		(void)fcntl(*fd, F_SETFL, flags);
+	close(*fd);
+	*fd = -1;
 	respond(sv, id, err);
 }
 
@@ -257,7 +276,7 @@ static bool fact_run_socket_file(void *data, dev_t dev, ino_t ino)
  * the verdict asks, in ret_v); a refusal reported; an answer of the
  * kernel's given as it would be. */
 bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
-		const char *what, struct sv_verdict *ret_v)
+		struct sv_verdict *ret_v)
 {
 	struct fact_ctx ctx = { .sv = sv, .fd = fd, .datagram = q->datagram };
 	const struct sv_facts facts = {
@@ -275,6 +294,11 @@ bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, in
 	if (v.undecided)
 		sv->broken = true;
 	bool inet = q->addr.family == AF_INET || q->addr.family == AF_INET6;
+	/* What is refused, named only then: an allowed call spends nothing
+	 * on it. */
+	char what[160] = "";
+	if (v.outcome == SV_REFUSE)
+		net_addr_format(&q->addr, what, sizeof(what));
 	if (v.outcome == SV_REFUSE && inet && !v.undecided)
 		refuse_inet(sv, id, q->call, q->datagram, &q->addr, what, v.err);
 	else if (v.outcome == SV_REFUSE && q->call == SV_CONNECT && q->path_real && q->path_is_socket)
@@ -286,10 +310,9 @@ bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, in
 	return v.outcome == SV_ALLOW;
 }
 
-static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind,
-		    const char *what)
+static bool decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, int fd, const char *kind)
 {
-	return sv_decided(sv, id, q, fd, kind, what, NULL);
+	return sv_decided(sv, id, q, fd, kind, NULL);
 }
 
 /* Binds the socket to the loopback device: once set, the command cannot
@@ -374,27 +397,25 @@ int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query 
 	return target;
 }
 
-static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
+static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, const struct sockaddr_storage *ss,
 		       socklen_t len, const struct net_addr *a)
 {
-	char what[160];
-	net_addr_format(a, what, sizeof(what));
 	struct sv_query q = sv_query_of(sv, SV_CONNECT, a);
 	bool inet = a->family == AF_INET || a->family == AF_INET6;
-	q.datagram = inet && sv_is_datagram(fd);
+	q.datagram = inet && sv_is_datagram(*fd);
 	if (!sv_names_socket_file(a)) {
-		if (!decided(sv, id, &q, fd, "connect", what))
+		if (!decided(sv, id, &q, *fd, "connect"))
 			return;
 		if (q.datagram) {
 			/* A UDP connect never waits. The port it was given
 			 * (an autobind) is the run's: replies come there. */
-			int err = as_command(sv, connect, fd, ss, len);
+			int err = as_command(sv, connect, *fd, ss, len);
 			respond(sv, id, err);
 			if (!err)
-				sv_remember_bound(sv, fd);
+				sv_remember_bound(sv, *fd);
 			return;
 		}
-		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract);
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
@@ -403,12 +424,12 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int fd, co
 	 * nothing. */
 	char real[4096];
 	_cleanup_close_ int target = sv_resolve_socket_file(pid, a, &q, real);
-	if (!decided(sv, id, &q, fd, "connect", what))
+	if (!decided(sv, id, &q, *fd, "connect"))
 		return;
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
 	stpcpy(stpcpy(pinned.sun_path, "/proc/self/fd/"), fmt_u64(num, (uint64_t)target));
-	start_connect(sv, id, fd, &pinned, sizeof(pinned), true);
+	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target);
 }
 
 static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len)
@@ -438,17 +459,17 @@ static int bind_named(struct supervisor *sv, int fd, int dir, const struct socka
 static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const struct sockaddr_storage *ss,
 		    socklen_t len, const struct net_addr *a)
 {
-	char what[160];
-	net_addr_format(a, what, sizeof(what));
 	struct sv_query q = sv_query_of(sv, SV_BIND, a);
 	q.datagram = (a->family == AF_INET || a->family == AF_INET6) && sv_is_datagram(fd);
 	if (!sv_names_socket_file(a)) {
 		struct sv_verdict v;
-		if (!sv_decided(sv, id, &q, fd, "bind", what, &v))
+		if (!sv_decided(sv, id, &q, fd, "bind", &v))
 			return;
 		if (v.on_loopback) {
 			int err = to_loopback_device(fd);
 			if (err) {
+				char what[160];
+				net_addr_format(a, what, sizeof(what));
 				refuse(sv, id, "bind", what, err);
 				return;
 			}
@@ -491,7 +512,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		q.path_name = name;
 	}
 	struct sv_verdict v;
-	if (!sv_decided(sv, id, &q, fd, "bind", what, &v))
+	if (!sv_decided(sv, id, &q, fd, "bind", &v))
 		return;
 	/* The socket's name is what getsockname() gives the command, and
 	 * what it chmods (libuv's uv_pipe_chmod), so it is the command's own
@@ -545,14 +566,14 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 		a = (struct net_addr){ .family = AF_UNSPEC };
 	struct sv_query q = sv_query_of(sv, SV_LISTEN, &a);
 	q.loopback_device = on_loopback_device(fd);
-	char what[160];
-	net_addr_format(&q.addr, what, sizeof(what));
 	struct sv_verdict v;
-	if (!sv_decided(sv, id, &q, fd, "listen", what, &v))
+	if (!sv_decided(sv, id, &q, fd, "listen", &v))
 		return;
 	if (v.on_loopback) {
 		int err = to_loopback_device(fd);
 		if (err) {
+			char what[160];
+			net_addr_format(&q.addr, what, sizeof(what));
 			refuse(sv, id, "listen", what, err);
 			return;
 		}
@@ -584,14 +605,12 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* A pidfd for the caller of a notification, which names a thread: any
- * thread of the run may bind or connect, not only a process's main one
- * (tornado's resolver threads, a Java server). A thread's own pidfd where
- * the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its thread
- * group, found through /proc. Either way the caller's notification is
- * checked still valid afterwards: while it waits the thread lives, so its
- * id and its group's cannot have been reused in between. */
-static int caller_pidfd(pid_t tid)
+/* A new pidfd for the caller of a notification, which names a thread:
+ * any thread of the run may bind or connect, not only a process's main
+ * one (tornado's resolver threads, a Java server). A thread's own pidfd
+ * where the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its
+ * thread group, found through /proc. */
+static int open_pidfd(pid_t tid)
 {
 	/* A process's main thread, the usual caller: its group's pidfd. */
 	int fd = (int)syscall(SYS_pidfd_open, tid, 0);
@@ -603,6 +622,55 @@ static int caller_pidfd(pid_t tid)
 		return fd;
 	pid_t tgid = tgid_of(tid);
 	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
+/* The caller's pidfd, kept for its next call (a server connects and binds
+ * again and again): stockade's, not to be closed; -1. *ret_kept says it
+ * was kept from before. A kept pidfd names the process it was opened
+ * for, never another that got its id later: once that one has been
+ * reaped, the pidfd reaches nothing (ESRCH), and the caller's id is only
+ * its own while it waits. */
+static int caller_pidfd(struct supervisor *sv, pid_t tid, bool *ret_kept)
+{
+	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
+	*ret_kept = slot->tid == tid;
+	if (*ret_kept)
+		return slot->fd;
+	int fd = open_pidfd(tid);
+	if (fd < 0)
+		return -1;
+	if (slot->tid)
+		close(slot->fd);
+	*slot = (struct sv_pidfd){ .tid = tid, .fd = fd };
+	return fd;
+}
+
+static void forget_pidfd(struct supervisor *sv, pid_t tid)
+{
+	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
+	if (slot->tid != tid)
+		return;
+	close(slot->fd);
+	slot->tid = 0;
+}
+
+/* The caller's descriptor n, as stockade's own, through its pidfd (from
+ * caller_pidfd, before the notification was last checked valid). When a
+ * kept pidfd's process is gone (ESRCH), the caller is another process
+ * that has its id now: its new pidfd is checked to be the caller's (the
+ * notification still valid once it is open). */
+static int take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, int *pidfd)
+{
+	int fd = (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
+	if (fd >= 0 || !kept || errno != ESRCH)
+		return fd;
+	forget_pidfd(sv, tid);
+	*pidfd = caller_pidfd(sv, tid, &kept);
+	if (*pidfd < 0 || !id_valid(sv, id)) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
 }
 
 static bool is_send(int nr)
@@ -667,7 +735,8 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	/* The pidfd first; the notification is checked still valid once
 	 * the address is read too: the caller was alive all along, so the
 	 * pid was not reused in between and the memory read was its own. */
-	_cleanup_close_ int pidfd = caller_pidfd(pid);
+	bool kept;
+	int pidfd = caller_pidfd(sv, pid, &kept);
 	if (pidfd < 0) {
 		respond(sv, id, SV_REFUSED);
 		return;
@@ -693,10 +762,15 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	if (!id_valid(sv, id))
 		return;
-	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)req->data.args[0], 0);
+	_cleanup_close_ int fd = take_fd(sv, id, pid, kept, (int)req->data.args[0], &pidfd);
 	if (fd < 0) {
 		if (errno == EBADF) {
 			respond(sv, id, EBADF);
+			return;
+		}
+		if (errno == ESRCH) {
+			/* The caller is gone: nobody waits for an answer. */
+			respond(sv, id, SV_REFUSED);
 			return;
 		}
 		/* Yama, or a kernel without pidfd_getfd: stockade cannot act
@@ -730,7 +804,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		return;
 	}
 	if (nr == SYS_connect)
-		do_connect(sv, id, pid, fd, &ss, len, &a);
+		do_connect(sv, id, pid, &fd, &ss, len, &a);
 	else
 		do_bind(sv, id, pid, fd, &ss, len, &a);
 }
@@ -821,8 +895,11 @@ void supervisor_free(struct supervisor *sv)
 {
 	if (!sv)
 		return;
-	for (size_t i = 0; i < sv->n_pending; i++)
+	for (size_t i = 0; i < sv->n_pending; i++) {
 		close(sv->pending[i].fd);
+		if (sv->pending[i].pinned >= 0)
+			close(sv->pending[i].pinned);
+	}
 	free(sv->pending);
 	sv_send_drain(sv);
 	free(sv->sends);
@@ -835,6 +912,9 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->reuseport);
 	cap_free(sv->caps_acting);
 	cap_free(sv->caps_own);
+	for (size_t i = 0; i < ARRAY_SIZE(sv->pidfds); i++)
+		if (sv->pidfds[i].tid)
+			close(sv->pidfds[i].fd);
 	free(sv->abstracts);
 	free(sv->unix_bound);
 	sv_tmp_remove_made(sv);
@@ -854,7 +934,7 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
-		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; source routes refused");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; one to a port nobody has bound is answered as sent and not sent; source routes refused");
 	}
 	if (net != NET_OFF)
 		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");

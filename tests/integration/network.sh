@@ -119,6 +119,49 @@ expect_probe "THREATS 50: a workspace symlink to the Docker socket is refused" "
 	in_jail --net loopback -- "$PROBE" connect-unix "$W/innocent.sock"
 [ "$(cat "$DC")" = "$dbase" ] && [ "$(cat "$AC")" = "$abase" ] && pass "THREATS 48, 49: the stand-ins accepted nothing" || fail "THREATS 48, 49: the stand-ins accepted nothing"
 
+# A blocking connect to the run's own socket file whose backlog is full
+# waits until the server accepts, and reaches that server: on the landlock
+# backend the supervisor tries it again later through the socket file it
+# pinned, which it keeps open until then.
+cat >"$W/backlog.py" <<'PY'
+import socket, sys, threading, time
+p = sys.argv[1]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(p)
+srv.listen(0)
+held = []
+while True:
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.setblocking(False)
+    try:
+        c.connect(p)
+        held.append(c)
+    except BlockingIOError:
+        c.close()
+        break
+def serve():
+    time.sleep(0.3)
+    for _ in range(len(held) + 1):
+        a, _ = srv.accept()
+        a.sendall(b"hello")
+threading.Thread(target=serve, daemon=True).start()
+t0 = time.time()
+b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+b.connect(p)
+print("waited %.1f" % (time.time() - t0), "got", b.recv(5).decode(), flush=True)
+PY
+bl_out=$(cd "$W" && python3 backlog.py "$W/backlog-out.sock" 2>&1)
+rm -f "$W/backlog-out.sock"
+case $bl_out in
+*"got hello"*) pass "outside: a connect to a full Unix backlog waits for the accept" ;;
+*) fail "outside: a connect to a full Unix backlog waits for the accept"; diag "$bl_out" ;;
+esac
+bl_out=$(in_jail --net loopback -- python3 "$W/backlog.py" "$W/backlog.sock" 2>&1)
+case $bl_out in
+*"waited 0."[2-9]*"got hello"* | *"waited "[1-9]*"got hello"*) pass "a connect to the run's own full Unix backlog waits, then reaches its server" ;;
+*) fail "a connect to the run's own full Unix backlog waits, then reaches its server"; diag "$bl_out" ;;
+esac
+
 # Sockets loopback does not give, and TCP Fast Open.
 if $LL; then
 	expect_probe "a UDP socket is given (udp.sh: what it reaches)" ok -- in_jail --net loopback -- "$PROBE" socket inet dgram udp
