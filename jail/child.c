@@ -236,9 +236,11 @@ static void reap_exited(const struct child *c, pid_t pid, int *status)
 /* The jail's init, pid 1 of its pid namespace and already confined: forks
  * the command, reaps every process, forwards the signals stockade sends
  * it, and hands the command's status back. */
-/* --publish: a socket of the jail's network for stockade, which connects
- * it to the run's listener. A byte with no descriptor says it could not
- * be made. The factory, or -1 once stockade has closed its end. */
+/* --publish: sockets of the jail's network for stockade, which connects
+ * each to the run's listener: FACTORY_BATCH of the family asked for ('4'
+ * or '6') in one message tagged with it, so that stockade asks once in a
+ * while, ahead of the connections. The byte alone says none could be
+ * made. The factory, or -1 once stockade has closed its end. */
 static int serve_factory(int sock)
 {
 	char family;
@@ -249,13 +251,17 @@ static int serve_factory(int sock)
 	}
 	if (n != 1)
 		return sock;
-	int fd = socket(family == '6' ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		(void)!send(sock, "E", 1, MSG_NOSIGNAL);
-		return sock;
+	int fds[FACTORY_BATCH];
+	size_t made = 0;
+	while (made < FACTORY_BATCH) {
+		int fd = socket(family == '6' ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			break;
+		fds[made++] = fd;
 	}
-	(void)fd_send(sock, fd);
-	close(fd);
+	(void)fd_send_n(sock, family, fds, made);
+	for (size_t i = 0; i < made; i++)
+		close(fds[i]);
 	return sock;
 }
 

@@ -46,6 +46,10 @@ struct child_listen {
 	socklen_t len;
 };
 
+/* How many sockets of the jail's network init makes for --publish at a
+ * time (jail/forwards.c keeps them until connections come). */
+#define FACTORY_BATCH 8
+
 struct child {
 	/* What runs, and where. */
 	const char *cwd;

@@ -9,16 +9,49 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-/* A socket of the jail's network, from its init. */
+/* One batch from init, into the pool of the family it is tagged with:
+ * 0, or -errno. */
+static int pool_take_batch(struct socket_pool *pl)
+{
+	char tag = 0;
+	int fds[FACTORY_BATCH];
+	int n = fd_recv_n(pl->sock, &tag, fds, FACTORY_BATCH);
+	pl->asked = false;
+	if (n < 0)
+		return n;
+	size_t k = tag == '6';
+	for (int i = 0; i < n; i++)
+		pl->fds[k][pl->n[k]++] = fds[i];
+	return n ? 0 : -EMFILE;
+}
+
+static int pool_ask(struct socket_pool *pl, size_t k)
+{
+	if (send(pl->sock, k ? "6" : "4", 1, MSG_NOSIGNAL) != 1)
+		return -errno;
+	pl->asked = true;
+	return 0;
+}
+
+/* A socket of the jail's network: from the pool, which is then filled
+ * again ahead of the next connection (init answers while the forward
+ * goes on); asked for and waited on only when the pool is empty. */
 static int socket_from_init(void *data, int family)
 {
-	const int *factory = data;
-	char want = family == AF_INET6 ? '6' : '4';
-	if (send(*factory, &want, 1, MSG_NOSIGNAL) != 1)
-		return -errno;
-	int fd = -1;
-	int r = fd_recv(*factory, &fd);
-	return r < 0 ? r : fd;
+	struct socket_pool *pl = data;
+	size_t k = family == AF_INET6;
+	while (!pl->n[k]) {
+		/* A batch on its way is taken first, whichever family it is. */
+		int r = pl->asked ? 0 : pool_ask(pl, k);
+		if (r == 0)
+			r = pool_take_batch(pl);
+		if (r < 0)
+			return r;
+	}
+	int fd = pl->fds[k][--pl->n[k]];
+	if (!pl->n[k] && !pl->asked)
+		(void)pool_ask(pl, k);
+	return fd;
 }
 
 static int add_publish(struct forwards *f, const struct net_grant *g, enum backend backend)
@@ -48,7 +81,7 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	if (!f->fw)
 		f->fw = forward_new();
 	if (backend == BACKEND_NAMESPACES)
-		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, socket_from_init, &f->factory);
+		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, socket_from_init, &f->pool);
 	else
 		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, forward_socket_here, NULL);
 	return 0;
@@ -56,7 +89,7 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 
 int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend)
 {
-	*f = (struct forwards){ .factory = -1, .factory_child = -1 };
+	*f = (struct forwards){ .pool.sock = -1, .factory_child = -1 };
 	bool publish = false;
 	for (size_t i = 0; i < p->n_grants; i++)
 		publish |= p->grants[i].kind == GRANT_PUBLISH;
@@ -66,7 +99,7 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 			log_error("cannot make the socket for --publish: %m");
 			return -1;
 		}
-		f->factory = sv[0];
+		f->pool.sock = sv[0];
 		f->factory_child = sv[1];
 	}
 	for (size_t i = 0; i < p->n_grants; i++) {
@@ -122,11 +155,14 @@ int forwards_take_listens(struct forwards *f, int sock)
 void forwards_end(struct forwards *f)
 {
 	forward_free(f->fw);
-	if (f->factory >= 0)
-		close(f->factory);
+	if (f->pool.sock >= 0)
+		close(f->pool.sock);
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < f->pool.n[k]; i++)
+			close(f->pool.fds[k][i]);
 	if (f->factory_child >= 0)
 		close(f->factory_child);
 	free(f->listens);
 	free(f->listen_targets);
-	*f = (struct forwards){ .factory = -1, .factory_child = -1 };
+	*f = (struct forwards){ .pool.sock = -1, .factory_child = -1 };
 }

@@ -9,9 +9,18 @@
 #include "policy/policy.h"
 #include "supervise/supervise.h"
 
+/* Sockets of the jail's network, made by its init ahead of the
+ * connections --publish forwards: [0] IPv4, [1] IPv6. */
+struct socket_pool {
+	int sock;		/* to init (the factory); -1 */
+	int fds[2][FACTORY_BATCH];
+	size_t n[2];
+	bool asked;		/* a batch is on its way */
+};
+
 struct forwards {
 	struct forward *fw;	/* NULL: nothing to forward */
-	int factory;		/* the namespace jail: init's end makes sockets there; -1 */
+	struct socket_pool pool;	/* the namespace jail's, for --publish */
 	int factory_child;	/* init's end, until the clone */
 	struct child_listen *listens;	/* --connect: what init binds in the jail */
 	struct net_addr *listen_targets;	/* and where each goes on the host */

@@ -684,7 +684,7 @@ static int run_namespaces(struct run *r)
 	_cleanup_close_ int listener = -1;
 	_cleanup_close_ int responder = -1, outside_nl = -1;
 	int outside = -1;
-	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
 	struct terminal term;
@@ -909,7 +909,7 @@ static int run_landlock(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
-	struct forwards fwd = { .factory = -1, .factory_child = -1 };
+	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;

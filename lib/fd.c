@@ -220,47 +220,53 @@ void parent_cache_done(struct parent_cache *c)
 	c->fd = -1;
 }
 
-int fd_send(int sock, int fd)
+int fd_send_n(int sock, char tag, const int *fds, size_t n)
 {
-	char dummy = 'L';
-	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	if (n > FD_BATCH_MAX)
+		return -EINVAL;
+	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * FD_BATCH_MAX)];
 		struct cmsghdr align;
 	} u = { 0 };
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
+		.msg_control = n ? u.buf : NULL,
+		.msg_controllen = n ? CMSG_SPACE(sizeof(int) * n) : 0,
 	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (n) {
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+	}
 	return sendmsg(sock, &msg, SEND_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+int fd_send(int sock, int fd)
+{
+	return fd_send_n(sock, 'L', &fd, 1);
 }
 
 int fd_send_none(int sock)
 {
-	char none = 'N';
-	return send(sock, &none, 1, SEND_NOSIGNAL) == 1 ? 0 : -errno;
+	return fd_send_n(sock, 'N', NULL, 0);
 }
 
-int fd_recv(int sock, int *ret_fd)
+int fd_recv_n(int sock, char *ret_tag, int *fds, size_t max)
 {
-	char dummy;
-	struct iovec iov = { .iov_base = &dummy, .iov_len = 1 };
+	struct iovec iov = { .iov_base = ret_tag, .iov_len = 1 };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * FD_BATCH_MAX)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
+		.msg_controllen = CMSG_SPACE(sizeof(int) * (max < FD_BATCH_MAX ? max : FD_BATCH_MAX)),
 	};
 	ssize_t n;
 	do
@@ -271,18 +277,35 @@ int fd_recv(int sock, int *ret_fd)
 	if (n == 0)
 		return -EPIPE;
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if (!c && dummy == 'N') {
-		*ret_fd = -1;	/* fd_send_none: the sender had none to give */
+	if (!c)
 		return 0;
-	}
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+	size_t got = c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(0)
+			     ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int)
+			     : 0;
+	memcpy(fds, CMSG_DATA(c), sizeof(int) * got);
+	if ((msg.msg_flags & MSG_CTRUNC) || !got) {
+		/* More than asked for (the rest closed by the kernel): none. */
+		for (size_t i = 0; i < got; i++)
+			close(fds[i]);
 		return -EBADMSG;
-	memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
+	}
 #ifndef __linux__
 	/* No MSG_CMSG_CLOEXEC: marked now, before anything could exec. */
-	fcntl(*ret_fd, F_SETFD, FD_CLOEXEC);
+	for (size_t i = 0; i < got; i++)
+		fcntl(fds[i], F_SETFD, FD_CLOEXEC);
 #endif
-	return 0;
+	return (int)got;
+}
+
+int fd_recv(int sock, int *ret_fd)
+{
+	char tag;
+	int r = fd_recv_n(sock, &tag, ret_fd, 1);
+	if (r == 0 && tag == 'N')
+		*ret_fd = -1;	/* fd_send_none: the sender had none to give */
+	else if (r == 0)
+		return -EBADMSG;
+	return r < 0 ? r : 0;
 }
 
 const dir_entry *dir_next(struct dir_iter *it, int *ret_err)

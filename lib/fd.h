@@ -61,6 +61,12 @@ void parent_cache_done(struct parent_cache *c);
 int fd_send(int sock, int fd);
 int fd_send_none(int sock);
 int fd_recv(int sock, int *ret_fd);
+/* Up to FD_BATCH_MAX descriptors in one message with the byte tag. The
+ * receiver gets how many came (0: the byte alone) and the byte, or
+ * -errno: -EPIPE at the end, -EBADMSG for more than max. */
+#define FD_BATCH_MAX 16
+int fd_send_n(int sock, char tag, const int *fds, size_t n);
+int fd_recv_n(int sock, char *ret_tag, int *fds, size_t max);
 
 /* Reads a directory a getdents at a time into a caller's buffer of
  * DIR_BUF bytes: no allocation per entry. */

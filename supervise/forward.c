@@ -46,9 +46,19 @@ struct flistener {
 	bool either_loopback;	/* refused on one family's loopback: the other's */
 };
 
+/* An empty pipe of a connection that ended, for the next one: a short
+ * connection (a request, a response) then makes no pipes. */
+struct spare_pipe {
+	int pipe[2];
+	size_t cap;
+};
+#define FORWARD_SPARE_PIPES 8
+
 struct forward {
 	struct flistener *listeners;
 	size_t n_listeners;
+	struct spare_pipe spare[FORWARD_SPARE_PIPES];
+	size_t n_spare;
 	struct fconn *conns;
 	size_t n_conns;
 	unsigned long long accepted;
@@ -100,8 +110,12 @@ void forward_add(struct forward *fw, int listen_fd, const struct net_addr *targe
 	};
 }
 
-static void direction_close(struct direction *d)
+static void direction_close(struct forward *fw, struct direction *d)
 {
+	if (d->pipe[0] >= 0 && !d->queued && fw->n_spare < FORWARD_SPARE_PIPES) {
+		fw->spare[fw->n_spare++] = (struct spare_pipe){ .pipe = { d->pipe[0], d->pipe[1] }, .cap = d->cap };
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 		if (d->pipe[i] >= 0)
 			close(d->pipe[i]);
@@ -113,13 +127,18 @@ static void conn_close(struct forward *fw, size_t k)
 	close(c->client);
 	if (c->target >= 0)
 		close(c->target);
-	direction_close(&c->up);
-	direction_close(&c->down);
+	direction_close(fw, &c->up);
+	direction_close(fw, &c->down);
 	fw->conns[k] = fw->conns[--fw->n_conns];
 }
 
-static int direction_open(struct direction *d)
+static int direction_open(struct forward *fw, struct direction *d)
 {
+	if (fw->n_spare) {
+		const struct spare_pipe *sp = &fw->spare[--fw->n_spare];
+		*d = (struct direction){ .pipe = { sp->pipe[0], sp->pipe[1] }, .cap = sp->cap };
+		return 0;
+	}
 	*d = (struct direction){ .pipe = { -1, -1 }, .cap = FORWARD_PIPE };
 	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -errno;
@@ -181,10 +200,10 @@ static void accept_one(struct forward *fw, struct flistener *l)
 		c.target = start_target(l, &other, &c.connecting);
 		c.tried_other = true;
 	}
-	if (c.target < 0 || direction_open(&c.up) < 0 || direction_open(&c.down) < 0) {
+	if (c.target < 0 || direction_open(fw, &c.up) < 0 || direction_open(fw, &c.down) < 0) {
 		/* Nobody listens there: the client sees its connection closed. */
-		direction_close(&c.up);
-		direction_close(&c.down);
+		direction_close(fw, &c.up);
+		direction_close(fw, &c.down);
 		close(client);
 		if (c.target >= 0)
 			close(c.target);
@@ -323,6 +342,10 @@ void forward_free(struct forward *fw)
 		conn_close(fw, 0);
 	for (size_t i = 0; i < fw->n_listeners; i++)
 		close(fw->listeners[i].fd);
+	for (size_t i = 0; i < fw->n_spare; i++) {
+		close(fw->spare[i].pipe[0]);
+		close(fw->spare[i].pipe[1]);
+	}
 	free(fw->listeners);
 	free(fw->conns);
 	free(fw);
