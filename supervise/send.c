@@ -154,11 +154,16 @@ static int take_message(struct supervisor *sv, pid_t pid, int pidfd, const struc
 	return read_data(sv, pid, (uint64_t)(uintptr_t)m->msg_iov, m->msg_iovlen, stream, &o->len);
 }
 
-static int socket_int(int fd, int opt)
+static int socket_int_at(int fd, int level, int opt)
 {
 	int v = -1;
 	socklen_t len = sizeof(v);
-	return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
+	return getsockopt(fd, level, opt, &v, &len) == 0 ? v : -1;
+}
+
+static int socket_int(int fd, int opt)
+{
+	return socket_int_at(fd, SOL_SOCKET, opt);
 }
 
 /* A name as the kernel reads it for this socket's family: a UDP socket
@@ -175,7 +180,10 @@ static void kernel_reading(int family, struct outgoing *o)
 }
 
 /* Decides on the copy of a message: 0 to send it (its name perhaps
- * replaced by a pinned path), or the errno it was answered with. */
+ * replaced by a pinned path), SEND_LOST to count it sent and send
+ * nothing (struct sv_verdict's lost), the errno to answer with, or -1
+ * when it was answered. */
+#define SEND_LOST (-2)
 static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct outgoing *o)
 {
 	int type = socket_int(fd, SO_TYPE), family = socket_int(fd, SO_DOMAIN);
@@ -196,15 +204,17 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct 
 	 * wherever it was going (libuv's udp_dgram_too_big). */
 	if (q.datagram && o->len > 65535 - 8 - (family == AF_INET6 ? 0 : 20))
 		return EMSGSIZE;
-	char what[160];
-	net_addr_format(&a, what, sizeof(what));
+	if (q.datagram)
+		q.recverr = socket_int_at(fd, IPPROTO_IP, IP_RECVERR) > 0 ||
+			    (family == AF_INET6 && socket_int_at(fd, IPPROTO_IPV6, IPV6_RECVERR) > 0);
+	struct sv_verdict v;
 	if (!sv_names_socket_file(&a))
-		return sv_decided(sv, id, &q, fd, "send", what, NULL) ? 0 : -1;
+		return !sv_decided(sv, id, &q, fd, "send", &v) ? -1 : v.lost ? SEND_LOST : 0;
 	/* A socket file: resolved where the command would find it, sent to
 	 * through the pinned descriptor. */
 	char real[4096];
 	int target = sv_resolve_socket_file(pid, &a, &q, real);
-	if (!sv_decided(sv, id, &q, fd, "send", what, NULL)) {
+	if (!sv_decided(sv, id, &q, fd, "send", NULL)) {
 		if (target >= 0)
 			close(target);
 		return -1;
@@ -413,11 +423,11 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 			outgoing_close(o);
 			return;
 		}
-		if (d) {
+		if (d > 0) {
 			err = d;
 			break;
 		}
-		ssize_t n = send_copy(sv, fd, o, flags);
+		ssize_t n = d == SEND_LOST ? (ssize_t)o->len : send_copy(sv, fd, o, flags);
 		if (n == -EAGAIN && sent == 0 && blocking(fd, flags)) {
 			wait_for_room(sv, id, pid, fd, o, flags,
 				      mm ? req->data.args[1] + offsetof(struct remote_mmsghdr, len) : 0, mm != NULL);
@@ -432,7 +442,7 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 		}
 		/* A UDP socket that sent is bound now (an autobind, or its own
 		 * bind): replies to it are to the run. */
-		if (type == SOCK_DGRAM)
+		if (type == SOCK_DGRAM && d != SEND_LOST)
 			sv_remember_bound(sv, fd);
 		if (!mm) {
 			sv_respond_value(sv, id, n);

@@ -133,6 +133,10 @@ struct sv_query {
 	/* The socket is a datagram one (UDP, a Unix datagram): with
 	 * loopback it reaches only a port a socket of the run has bound. */
 	bool datagram;
+	/* send: the socket asks for its errors (IP_RECVERR, IPV6_RECVERR),
+	 * where the kernel would queue the ICMP error of a datagram nobody
+	 * takes. */
+	bool recverr;
 };
 
 enum sv_outcome {
@@ -153,6 +157,11 @@ struct sv_verdict {
 	 * the landlock backend does not grant: the supervisor's to make, and
 	 * to remove when the run ends. */
 	bool in_host_tmp;
+	/* send, allowed: no socket on this host would take the datagram, so
+	 * the kernel would drop it and the sender, unconnected and not
+	 * asking for errors, would never know: answered as sent, and nothing
+	 * is sent (a socket bound there after the check gets nothing). */
+	bool lost;
 };
 
 /* The host's /tmp, on the landlock backend: the command gets nothing of it

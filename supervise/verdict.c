@@ -106,6 +106,8 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			 * there after the check, and to one outside the run
 			 * is a way out (127.0.0.53 answers DNS queries). */
 			int r = f->receiver(f->data, &d);
+			if (r == SV_LISTENER_NONE && q->call == SV_SEND && !q->recverr)
+				return (struct sv_verdict){ .outcome = SV_ALLOW, .lost = true };
 			return r < 0 ? undecided() : r == SV_LISTENER_RUN ? allow() : refuse();
 		}
 		int owner = f->listener(f->data, &d);

@@ -54,20 +54,79 @@ sleep 0.2
 [ "$(peer_count)" = "$base" ] && pass "THREATS 40: the host's UDP service received nothing from the jail" ||
 	fail "THREATS 40: the host's UDP service received nothing from the jail (before $base, after $(peer_count))"
 
-# The host's resolver: a DNS query is a way out (THREATS 46).
+# Refusals named: in the report with the rule, and on stderr with what
+# would allow it.
 report=$(tmpdir_new)/report.json
-expect_probe "THREATS 46: a datagram to 127.0.0.53:53 is $($LL && echo refused || echo lost)" \
-	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback --report "$report" -- "$PROBE" udp-send 127.0.0.53 53
 if $LL; then
-	grep -q '127.0.0.53:53' "$report" && grep -q 'datagrams only to a port a socket of the run has bound' "$report" &&
-		pass "the report names the refused resolver address and the rule" ||
-		fail "the report names the refused resolver address and the rule"
-	err=$(in_jail --net loopback -- "$PROBE" udp-send 127.0.0.53 53 2>&1 >/dev/null)
+	in_jail --net loopback --report "$report" -- "$PROBE" udp-send 127.0.0.1 "$UP" >/dev/null 2>&1
+	grep -q "127.0.0.1:$UP" "$report" && grep -q 'datagrams only to a port a socket of the run has bound' "$report" &&
+		pass "the report names the refused service's address and the rule" ||
+		fail "the report names the refused service's address and the rule"
+	err=$(in_jail --net loopback -- "$PROBE" udp-send 127.0.0.1 "$UP" 2>&1 >/dev/null)
 	case $err in
-	*"refused: send 127.0.0.53:53"*"--net on"*) pass "stderr names the refused resolver address and --net on" ;;
-	*) fail "stderr names the refused resolver address and --net on (got: $err)" ;;
+	*"refused: send 127.0.0.1:$UP"*"--net on"*) pass "stderr names the refused address and --net on" ;;
+	*) fail "stderr names the refused address and --net on (got: $err)" ;;
 	esac
 fi
+
+# A port nobody on the host has bound: the kernel would drop the
+# datagram, and an unconnected sender not asking for errors would never
+# know. The landlock backend answers it as sent and sends nothing (port 0:
+# the socket was never autobound), so a socket bound there after the
+# check gets nothing; in the namespace jail the jail's own loopback drops
+# it. A sender asking for errors (IP_RECVERR) would see the ICMP error the
+# kernel queues, which stockade cannot make: refused.
+NP=$(python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+for host in 127.0.0.1 ::1; do
+	expect_control "outside: a datagram to $host, a port nobody has bound, is sent" -- "$PROBE" udp-send-alone "$host" "$NP"
+	out=$(in_jail --net loopback -- "$PROBE" udp-send-alone "$host" "$NP" 2>&1)
+	want="port [1-9]"
+	$LL && want="port 0"
+	case $out in
+	*"sent 6"*$want*"probe: ok"*) pass "a datagram to $host, a port nobody has bound, is lost as the kernel loses it ($want)" ;;
+	*) fail "a datagram to $host, a port nobody has bound, is lost as the kernel loses it ($want)"; diag "$out" ;;
+	esac
+done
+expect_control "outside: with IP_RECVERR, a datagram to a port nobody has bound is sent" -- \
+	"$PROBE" udp-send-alone 127.0.0.1 "$NP" recverr
+expect_probe "with IP_RECVERR, a datagram to a port nobody has bound is $($LL && echo refused || echo sent)" \
+	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-send-alone 127.0.0.1 "$NP" recverr
+expect_probe "a UDP connect to a port nobody has bound is $($LL && echo refused || echo made)" \
+	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-send-how connect 127.0.0.1 "$NP"
+
+# The host's resolver: a DNS query is a way out (THREATS 46). As root the
+# test binds one at 127.0.0.53:53 when the host has none; a user's run
+# meets what the host has there, and with nothing there the query is lost
+# as outside (above).
+resolver=false ours=false up_count=$PEER_COUNT
+if ss -Hlun 2>/dev/null | awk '{print $4}' | grep -qE '^(127\.0\.0\.53|0\.0\.0\.0|\*|\[::\]):53$'; then
+	resolver=true
+elif is_root; then
+	netpeer_start udp 127.0.0.53 53
+	[ "$PEER_PORT" = 53 ] && resolver=true ours=true
+fi
+if $resolver; then
+	base=$(peer_count)
+	expect_probe "THREATS 46: a datagram to the resolver at 127.0.0.53:53 is $($LL && echo refused || echo lost)" \
+		"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback --report "$report" -- "$PROBE" udp-send 127.0.0.53 53
+	if $LL; then
+		grep -q '127.0.0.53:53' "$report" && grep -q 'datagrams only to a port a socket of the run has bound' "$report" &&
+			pass "the report names the refused resolver address and the rule" ||
+			fail "the report names the refused resolver address and the rule"
+	fi
+	if $ours; then
+		sleep 0.2
+		[ "$(peer_count)" = "$base" ] && pass "THREATS 46: the resolver received nothing" ||
+			fail "THREATS 46: the resolver received nothing"
+	fi
+else
+	expect_probe "THREATS 46: no resolver at 127.0.0.53:53 here: a query is lost, as outside" ok -- \
+		in_jail --net loopback -- "$PROBE" udp-send-alone 127.0.0.53 53
+fi
+PEER_COUNT=$up_count
 
 # THREATS 39: a second thread rewrites the address between the run's own
 # socket and the outside service while the first sends, 10^4 times.

@@ -138,6 +138,7 @@ static const struct op ops[] = {
 	{ "listen-abstract", 2, 2, op_listen_abstract, "NAME SECONDS" },
 	{ "unix-cycle", 1, 1, op_unix_cycle, "PATH" },
 	{ "udp-send", 2, 2, op_udp_send, "HOST PORT" },
+	{ "udp-send-alone", 2, 3, op_udp_send_alone, "HOST PORT [recverr]" },
 	{ "udp-send-how", 3, 3, op_udp_send_how, "sendto|sendmsg|sendmmsg|connect HOST PORT" },
 	{ "udp-exchange", 2, 2, op_udp_exchange, "HOST sendto|sendmsg|sendmmsg|connect" },
 	{ "udp-race", 5, 5, op_udp_race, "HOST1 PORT1 HOST2 PORT2 N" },

@@ -975,6 +975,38 @@ int op_udp_exchange(char **a)
 }
 
 /* udp-send-how HOW HOST PORT: one datagram to HOST PORT by HOW. */
+/* udp-send-alone HOST PORT [recverr]: one sendto from a new socket (with
+ * IP_RECVERR or IPV6_RECVERR first when asked) and the port the socket
+ * has after it: a datagram the kernel sent gave it one (an autobind);
+ * "port 0" says none was sent. */
+int op_udp_send_alone(char **a)
+{
+	struct sockaddr_storage ss, me;
+	socklen_t len, mlen = sizeof(me);
+	int one = 1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (a[2] && strcmp(a[2], "recverr") == 0 &&
+	    (ss.ss_family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
+				      : setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one))) < 0)
+		return errno;
+	ssize_t n = sendto(fd, "probe\n", 6, 0, (struct sockaddr *)&ss, len);
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	if (getsockname(fd, (struct sockaddr *)&me, &mlen) < 0)
+		return errno;
+	printf("sent %zd\nport %u\n", n,
+	       ntohs(me.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&me)->sin6_port : ((struct sockaddr_in *)&me)->sin_port));
+	close(fd);
+	return 0;
+}
+
 int op_udp_send_how(char **a)
 {
 	struct sockaddr_storage ss;
