@@ -314,6 +314,10 @@ for backend in namespaces landlock; do
 	wait "$srv" "$plain_srv" 2>/dev/null
 	echo "$backend: a cycle ${fwd} us forwarded, ${plain} us plain (added $(sub "$fwd" "$plain") us; target: under 50); bulk ${fwd_mb} MB/s forwarded, ${plain_mb} MB/s plain (target: at least 1000)"
 done
+# A forward puts one more process on the way of a request and of its
+# response: stockade wakes for each. Two wake-ups are its floor here.
+floor=$("$probe" pipe-pingpong 20000 | sed -n 's/^us per round //p')
+echo "the floor: a byte to another process and back (two wake-ups, what a forward adds at least): ${floor} us"
 echo
 
 echo "== a real test suite with worker processes (node --test, 6 files of loopback servers and clients)"

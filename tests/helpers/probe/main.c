@@ -130,6 +130,7 @@ static const struct op ops[] = {
 	{ "bind-tcp", 2, 2, op_bind_tcp, "HOST PORT" },
 	{ "listen-tcp", 3, 3, op_listen_tcp, "HOST PORT SECONDS" },
 	{ "connect-cycles", 2, 2, op_connect_cycles, "HOST ROUNDS" },
+	{ "pipe-pingpong", 1, 1, op_pipe_pingpong, "ROUNDS" },
 	{ "listen-unbound", 0, 1, op_listen_unbound, "[SECONDS]" },
 	{ "bind-twice", 0, 0, op_bind_twice, "" },
 	{ "unix-name", 1, 1, op_unix_name, "PATH" },

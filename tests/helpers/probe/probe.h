@@ -239,6 +239,7 @@ int op_truncate(char **a);
 int op_udp_send(char **a);
 int op_udp_send_how(char **a);
 int op_udp_send_alone(char **a);
+int op_pipe_pingpong(char **a);
 int op_udp_exchange(char **a);
 int op_udp_race(char **a);
 int op_udp_pingpong(char **a);

@@ -236,6 +236,38 @@ static int listen_and_count(int fd, double seconds)
 	return 0;
 }
 
+/* pipe-pingpong N: a byte to a child and back through two pipes, N
+ * times; prints the microseconds per round: two wake-ups of a sleeping
+ * process, the least a forward adds to a request and its response. For
+ * make bench. */
+int op_pipe_pingpong(char **a)
+{
+	long n = parse_long(a[0], "rounds");
+	int there[2], back[2];
+	char c = 'x';
+	struct timespec t0, t1;
+	if (pipe(there) < 0 || pipe(back) < 0)
+		return errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		for (long i = 0; i < n; i++)
+			if (read(there[0], &c, 1) != 1 || write(back[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+			return EIO;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	waitpid(pid, NULL, 0);
+	double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3;
+	printf("us per round %.2f\n", us / (double)n);
+	return 0;
+}
+
 /* connect-cycles HOST N: a listener of its own on HOST, then N rounds of
  * connect, accept, close; prints the microseconds per round. For the
  * supervisor's benchmark. */
