@@ -410,6 +410,10 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 				kill(pr->pid, sig);
 		}
 	}
+	/* A datagram sent just before the end waits in the way out's queue
+	 * unread (nothing waits for its answer): recorded still. */
+	if (pr->outside >= 0)
+		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
 	return status;
 }
 
