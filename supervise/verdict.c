@@ -21,6 +21,14 @@ static struct sv_verdict refuse(void)
 	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
 }
 
+/* Off this host with loopback: refused as the namespace jail's network,
+ * and a host with no route, answer it (a client falls back to another
+ * address on ENETUNREACH, where EACCES could end it). */
+static struct sv_verdict unreachable(void)
+{
+	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = ENETUNREACH };
+}
+
 /* Refused because stockade could not tell. */
 static struct sv_verdict undecided(void)
 {
@@ -99,7 +107,7 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		if (q->net == NET_ON || (!q->datagram && connect_granted(q, &d)))
 			return allow();
 		if (!is_local(f, &d))
-			return refuse();
+			return unreachable();
 		if (q->datagram) {
 			/* Only to a socket of the run's: a datagram to a port
 			 * nobody has bound could be taken by a socket bound

@@ -127,9 +127,9 @@ if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; 
 		outer --net on -- "$PROBE" connect-tcp 10.203.0.2 7
 	rbase=$(cat "$REMOTE_COUNT")
 	# Refused outside: the namespace jail's network has no route; the
-	# landlock backend's supervisor refuses it.
+	# landlock backend's supervisor answers as it does (ENETUNREACH).
 	expect_probe "an inner --net on cannot reach the remote host the outer run refused" \
-		"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENETUNREACH || echo EACCES)" -- \
+		"errno ENETUNREACH" -- \
 		outer --net loopback -- "${IN[@]}" --backend auto --net on -- "$PROBE" connect-tcp 10.203.0.2 7
 	expect_probe "an inner --net off refuses the remote host the outer run allowed" "errno ENOSYS" -- \
 		outer --net on -- "${IN[@]}" --backend auto --net off -- "$PROBE" connect-tcp 10.203.0.2 7

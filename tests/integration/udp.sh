@@ -228,8 +228,8 @@ elif ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	[ "$rbase" = 1 ] && pass "outside: the remote host counted it" || fail "outside: the remote host counted it ($rbase)"
 	for how in sendto sendmsg connect; do
 		if $LL; then
-			expect_probe "THREATS 47: a datagram by $how to the remote host is refused" \
-				"errno EACCES" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
+			expect_probe "THREATS 47: a datagram by $how to the remote host is refused (ENETUNREACH)" \
+				"errno ENETUNREACH" -- in_jail --net loopback -- "$PROBE" udp-send-how "$how" 10.203.0.2 "$RP"
 		else
 			# The namespace jail's way out leads nowhere: the send
 			# itself goes, into the jail's veth pair, where stockade

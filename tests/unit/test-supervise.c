@@ -190,6 +190,7 @@ static int fact_receiver(void *data, const struct net_addr *a)
 #define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false, false }
 #define LOST { SV_ALLOW, 0, false, false, false, true }
 #define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false, false }
+#define UNREACHABLE { SV_REFUSE, ENETUNREACH, false, false, false, false }
 #define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false, false }
 #define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false, false }
 #define ANSWER(e) { SV_ANSWER, (e), false, false, false, false }
@@ -215,7 +216,7 @@ static const struct row {
 	{ "off: loopback is refused", SV_CONNECT, NET_OFF, "127.0.0.1:80", { .listener = OWN }, .want = REFUSE },
 	{ "on: a remote host is allowed", SV_CONNECT, NET_ON, "10.1.2.3:443", { 0 }, .want = ALLOW },
 	{ "on: another's listener is allowed", SV_CONNECT, NET_ON, "127.0.0.1:5432", { .listener = OTHER }, .want = ALLOW },
-	{ "loopback: a remote host is refused", SV_CONNECT, NET_LOOPBACK, "10.1.2.3:443", { 0 }, .want = REFUSE },
+	{ "loopback: a remote host is unreachable (ENETUNREACH, as in the namespace jail)", SV_CONNECT, NET_LOOPBACK, "10.1.2.3:443", { 0 }, .want = UNREACHABLE },
 	{ "loopback: the run's own listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:8080", { .listener = OWN }, .want = ALLOW },
 	{ "loopback: a listener outside the run", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = OTHER }, .want = REFUSE },
 	{ "loopback: cannot tell whose listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = -EIO }, .want = UNDECIDED },
@@ -223,7 +224,7 @@ static const struct row {
 	{ "loopback: 0.0.0.0 reaches this host", SV_CONNECT, NET_LOOPBACK, "0.0.0.0:5432", { .listener = OTHER }, .want = REFUSE },
 	{ "loopback: :: reaches this host", SV_CONNECT, NET_LOOPBACK, "[::]:5432", { .listener = OWN }, .want = ALLOW },
 	{ "loopback: a mapped 127.0.0.1, another's", SV_CONNECT, NET_LOOPBACK, "[::ffff:127.0.0.1]:5432", { .listener = OTHER }, .want = REFUSE },
-	{ "loopback: a mapped remote address", SV_CONNECT, NET_LOOPBACK, "[::ffff:10.1.2.3]:443", { 0 }, .want = REFUSE },
+	{ "loopback: a mapped remote address", SV_CONNECT, NET_LOOPBACK, "[::ffff:10.1.2.3]:443", { 0 }, .want = UNREACHABLE },
 	{ "loopback: the host's own LAN address, another's listener", SV_CONNECT, NET_LOOPBACK, "10.9.9.9:22", { .host = true, .listener = OTHER }, .want = REFUSE },
 	{ "loopback: the host's own LAN address, the run's listener", SV_CONNECT, NET_LOOPBACK, "10.9.9.9:8080", { .host = true, .listener = OWN }, .want = ALLOW },
 	/* connect, unix */
@@ -301,11 +302,11 @@ static const struct row {
 	{ "udp loopback: a port nobody has bound, lost as the kernel would lose it", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = LOST, .datagram = true },
 	{ "udp loopback: a port nobody has bound, IPv6", SV_SEND, NET_LOOPBACK, "[::1]:9", { .receiver = SV_LISTENER_NONE }, .want = LOST, .datagram = true },
 	{ "udp loopback: a port nobody has bound, the sender asking for errors (IP_RECVERR)", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true, .recverr = true },
-	{ "udp loopback: nobody there, a remote host", SV_SEND, NET_LOOPBACK, "10.203.0.2:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: nobody there, a remote host", SV_SEND, NET_LOOPBACK, "10.203.0.2:9", { .receiver = SV_LISTENER_NONE }, .want = UNREACHABLE, .datagram = true },
 	{ "udp loopback: connect to a port nobody has bound", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true },
 	{ "udp loopback: cannot tell whose socket", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = -EIO }, .want = UNDECIDED, .datagram = true },
-	{ "udp loopback: the remote host (THREATS 47)", SV_SEND, NET_LOOPBACK, "10.203.0.2:53", { .receiver = SV_LISTENER_RUN }, .want = REFUSE, .datagram = true },
-	{ "udp loopback: a mapped remote address", SV_SEND, NET_LOOPBACK, "[::ffff:10.203.0.2]:53", { .receiver = SV_LISTENER_RUN }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: the remote host (THREATS 47)", SV_SEND, NET_LOOPBACK, "10.203.0.2:53", { .receiver = SV_LISTENER_RUN }, .want = UNREACHABLE, .datagram = true },
+	{ "udp loopback: a mapped remote address", SV_SEND, NET_LOOPBACK, "[::ffff:10.203.0.2]:53", { .receiver = SV_LISTENER_RUN }, .want = UNREACHABLE, .datagram = true },
 	{ "udp loopback: a mapped 127.0.0.1 of the run's (THREATS 41)", SV_SEND, NET_LOOPBACK, "[::ffff:127.0.0.1]:5353", { .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
 	{ "udp loopback: the host's LAN address, a socket of the run's", SV_SEND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true, .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true },
 	{ "udp loopback: the host's LAN address, another's", SV_SEND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true, .receiver = SV_LISTENER_OTHER }, .want = REFUSE, .datagram = true },
