@@ -95,6 +95,70 @@ expect_control "outside: a second thread serves itself" -- "$PROBE" thread-serve
 for where in 127.0.0.1 ::1; do
 	expect_probe "a second thread binds, listens and connects on $where" ok -- in_jail --net loopback -- "$PROBE" thread-server "$where"
 done
+# The supervisor keeps each caller's pidfd for its next call. A process
+# that gets the id of one it kept, reaped since, is still decided as
+# itself: the kept pidfd reaches nothing (ESRCH), and a new one is opened
+# and checked. To make the kernel give that id again, the run goes in a
+# user and pid namespace of the test's own, whose next id a helper there
+# sets (ns_last_pid) when the first child is gone; the jailed process
+# forks nothing in between.
+if $LL; then
+	cat >"$W/reuse.py" <<'PY'
+import os, socket, sys, time
+w = sys.argv[1]
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(8)
+srv.settimeout(5)
+port = srv.getsockname()[1]
+def child():
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        os._exit(0)
+    except OSError as e:
+        print("child connect:", e, flush=True)
+        os._exit(1)
+def one():
+    pid = os.fork()
+    if pid == 0:
+        child()
+    _, st = os.waitpid(pid, 0)
+    if st == 0:
+        srv.accept()[0].close()
+    return pid, st
+first, st1 = one()
+open(w + "/reuse.ready", "w").write(str(first))
+while not os.path.exists(w + "/reuse.go"):
+    time.sleep(0.01)
+second, st2 = one()
+print("pids", first, second, "connects", st1, st2, flush=True)
+PY
+	cat >"$W/reuse-helper.py" <<'PY'
+import os, sys, time
+w = sys.argv[1]
+end = time.time() + 20
+while not os.path.exists(w + "/reuse.ready") and time.time() < end:
+    time.sleep(0.01)
+pid = int(open(w + "/reuse.ready").read())
+open("/proc/sys/kernel/ns_last_pid", "w").write(str(pid - 1))
+open(w + "/reuse.go", "w").close()
+PY
+	rm -f "$W/reuse.ready" "$W/reuse.go"
+	out=$(unshare -Urpfm --mount-proc sh -c 'mount -t tmpfs none /dev/shm || exit 3
+		python3 "$1/reuse-helper.py" "$1" &
+		"$0" --backend landlock -q -C "$1" --net loopback -- python3 "$1/reuse.py" "$1"' "$STOCKADE" "$W" 2>&1)
+	case $out in
+	*"pids "*" connects 0 0"*)
+		set -- $(printf '%s\n' "$out" | sed -n 's/^pids \([0-9]*\) \([0-9]*\) .*/\1 \2/p')
+		if [ "${1:-x}" = "${2:-y}" ]; then
+			pass "a process with the id of one gone since is decided as itself (pid $1 twice, both connects allowed)"
+		else
+			fail "a process with the id of one gone since is decided as itself (the id was not given again: $*)"
+		fi
+		;;
+	*) fail "a process with the id of one gone since is decided as itself"; diag "$out" ;;
+	esac
+fi
 expect_probe "its own Unix socket in its tmp is reachable" ok -- \
 	in_jail --net loopback --read "$PROBE" -- sh -c 'exec sh own.sh "$0" unix "$TMPDIR/own.sock"' "$PROBE"
 expect_probe "an abstract name it bound is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" abstract "stockade-own-$$"
