@@ -167,9 +167,10 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 
 /* connect() on our copy of the socket, *fd, which is taken (closed, or
  * kept for later: -1 afterwards), as is *pinned (when not NULL), the
- * socket file addr names through /proc/self/fd. A blocking socket is made non-blocking
- * for the call, so that stockade never waits on one connect; the command
- * still waits, and gets the result once the connect has finished. */
+ * socket file addr names through /proc/self/fd. A blocking socket is
+ * made non-blocking for the call, so that stockade never waits on one
+ * connect; the command still waits, and gets the result once the connect
+ * has finished. */
 static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const void *addr, socklen_t len,
 			  bool unix_path, int *pinned)
 {
