@@ -46,12 +46,6 @@ int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, c
  * name asked in the report, with the network mode's source (where
  * loopback was chosen). 0, or -errno from the socket. */
 int netns_responder_serve(int fd, const char *source, struct report *rep);
-/* Whether a record of kind for what would be one too many: names and
- * addresses are recorded one by one up to NETNS_RECORDS of a kind, then
- * one entry counts the rest, so a command asking a million cannot grow
- * the report without end (false for one already recorded). */
-#define NETNS_RECORDS 256
-bool netns_records_full(const struct report *rep, const char *kind, const char *what);
 /* Where the jail's resolver configuration is covered, so that lookups go
  * to the responder: an empty file makes the C libraries ask 127.0.0.1. */
 #define NETNS_RESOLV_CONF "/etc/resolv.conf"

@@ -354,7 +354,7 @@ int netns_outside_serve(int fd, const char *source, struct report *rep)
 		const char *kind = a.datagram ? "datagram" : "connect";
 		_cleanup_free_ char *fix = a.datagram ? xstrdup("--net on, or in stockade.ini: network = on")
 						      : xasprintf("--connect %s (this one service), or --net on", what);
-		report_denial_ruled(rep, kind, netns_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
+		report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
 				    "network loopback: the jail's own loopback only, no route out", source, fix);
 	}
 }

@@ -17,10 +17,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/dns.h"
 #include "lib/util.h"
 #include "policy/report.h"
 
-#define DNS_HEADER 12
 #define DNS_RCODE_NXDOMAIN 3
 #define DNS_RCODE_FORMERR 1
 
@@ -39,44 +39,6 @@ int netns_responder_open(void)
 	return fd;
 }
 
-/* The question's name as text ("example.com"), bytes outside printable
- * ASCII and the dot inside a label as \DDD, as dig prints them. The
- * offset just past the name, or 0 when it is not one (compression is not
- * allowed in a question). */
-static size_t question_name(const uint8_t *q, size_t len, char *name, size_t size)
-{
-	size_t at = DNS_HEADER, out = 0;
-	name[0] = '\0';
-	while (at < len) {
-		size_t label = q[at++];
-		if (label == 0) {
-			if (out == 0 && size > 1)
-				name[out++] = '.';
-			name[out < size ? out : size - 1] = '\0';
-			return at;
-		}
-		if (label > 63 || at + label > len)
-			return 0;
-		if (out && out + 1 < size)
-			name[out++] = '.';
-		for (size_t i = 0; i < label; i++) {
-			uint8_t c = q[at + i];
-			if (c > 0x20 && c < 0x7f && c != '.' && c != '\\') {
-				if (out + 1 < size)
-					name[out++] = (char)c;
-			} else if (out + 4 < size) {
-				name[out++] = '\\';
-				name[out++] = (char)('0' + c / 100);
-				name[out++] = (char)('0' + c / 10 % 10);
-				name[out++] = (char)('0' + c % 10);
-			}
-		}
-		at += label;
-		name[out < size ? out : size - 1] = '\0';
-	}
-	return 0;
-}
-
 int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, char *name, size_t name_size)
 {
 	const uint8_t *q = query;
@@ -87,8 +49,7 @@ int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, c
 	 * answer. */
 	if ((q[2] & 0x80) || (q[2] & 0x78) != 0)
 		return -EINVAL;
-	uint16_t qdcount = (uint16_t)(q[4] << 8 | q[5]);
-	size_t end = qdcount == 1 ? question_name(q, len, name, name_size) : 0;
+	size_t end = dns_question_name(q, len, name, name_size);
 	bool whole = end && end + 4 <= len;
 	size_t n = whole ? end + 4 : DNS_HEADER;
 	if (n > size)
@@ -104,19 +65,6 @@ int netns_dns_refusal(const void *query, size_t len, void *reply, size_t size, c
 	if (!whole)
 		name[0] = '\0';
 	return (int)n;
-}
-
-bool netns_records_full(const struct report *rep, const char *kind, const char *what)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < rep->n_denials; i++) {
-		if (!streq(rep->denials[i].kind, kind))
-			continue;
-		if (streq(rep->denials[i].what, what))
-			return false;
-		n++;
-	}
-	return n >= NETNS_RECORDS;
 }
 
 int netns_responder_serve(int fd, const char *source, struct report *rep)
@@ -135,7 +83,7 @@ int netns_responder_serve(int fd, const char *source, struct report *rep)
 			continue;
 		(void)sendto(fd, r, (size_t)m, MSG_DONTWAIT, (struct sockaddr *)&from, from_len);
 		const char *what = *name ? name : "(unreadable question)";
-		report_denial_ruled(rep, "name", netns_records_full(rep, "name", what) ? "(further names)" : what, "NXDOMAIN",
+		report_denial_ruled(rep, "name", report_records_full(rep, "name", what) ? "(further names)" : what, "NXDOMAIN",
 				    "network loopback: names are answered by the jail's own responder", source,
 				    "--net on, or in stockade.ini: network = on");
 	}

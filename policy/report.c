@@ -92,6 +92,19 @@ void report_denial_ruled(struct report *r, const char *kind, const char *what, c
 	};
 }
 
+bool report_records_full(const struct report *r, const char *kind, const char *what)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_denials; i++) {
+		if (!streq(r->denials[i].kind, kind))
+			continue;
+		if (streq(r->denials[i].what, what))
+			return false;
+		n++;
+	}
+	return n >= REPORT_RECORDS;
+}
+
 void report_denial(struct report *r, const char *kind, const char *what, const char *error)
 {
 	report_denial_ruled(r, kind, what, error, NULL, NULL, NULL);

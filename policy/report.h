@@ -56,6 +56,13 @@ void report_denial(struct report *r, const char *kind, const char *what, const c
  * be NULL); the first record of a denial keeps them. */
 void report_denial_ruled(struct report *r, const char *kind, const char *what, const char *error, const char *rule,
 			 const char *source, const char *fix);
+/* Whether a denial of kind for what would be one too many: names and
+ * addresses a command tries are recorded one by one up to REPORT_RECORDS
+ * of a kind, then one entry counts the rest, so a command asking a
+ * million cannot grow the report without end (false for one already
+ * recorded). */
+#define REPORT_RECORDS 256
+bool report_records_full(const struct report *r, const char *kind, const char *what);
 /* The denials on one line, for stderr when the command failed. */
 char *report_denials_line(const struct report *r);
 /* One more line stockade said (an error or a hint). */

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "lib/dns.h"
 #include "lib/util.h"
 
 /* The kernel's own limits: SCM_MAX_FD descriptors in one message, and
@@ -179,6 +180,20 @@ static void kernel_reading(int family, struct outgoing *o)
 		o->namelen = 0;
 }
 
+/* A query to a name server, refused: the name it asked about goes in the
+ * report too, as the namespace jail's responder records it. */
+static void name_refused(struct supervisor *sv, const struct outgoing *o, int err)
+{
+	char name[256];
+	if (!dns_question_name(sv->send_buf, o->len, name, sizeof(name)))
+		return;
+	_cleanup_free_ char *source = source_text(&sv->p->net_source);
+	report_denial_ruled(sv->rep, "name", report_records_full(sv->rep, "name", name) ? "(further names)" : name,
+			    strerrorname_np(err) ? strerrorname_np(err) : "?",
+			    "network loopback: no name server is reachable (a lookup is a way out)", source,
+			    "--net on, or in stockade.ini: network = on");
+}
+
 /* Decides on the copy of a message: 0 to send it (its name perhaps
  * replaced by a pinned path), SEND_LOST to count it sent and send
  * nothing (struct sv_verdict's lost), the errno to answer with, or -1
@@ -208,8 +223,13 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct 
 		q.recverr = socket_int_at(fd, IPPROTO_IP, IP_RECVERR) > 0 ||
 			    (family == AF_INET6 && socket_int_at(fd, IPPROTO_IPV6, IPV6_RECVERR) > 0);
 	struct sv_verdict v;
-	if (!sv_names_socket_file(&a))
-		return !sv_decided(sv, id, &q, fd, "send", &v) ? -1 : v.lost ? SEND_LOST : 0;
+	if (!sv_names_socket_file(&a)) {
+		if (sv_decided(sv, id, &q, fd, "send", &v))
+			return v.lost ? SEND_LOST : 0;
+		if (q.datagram && a.port == 53 && v.outcome == SV_REFUSE)
+			name_refused(sv, o, v.err);
+		return -1;
+	}
 	/* A socket file: resolved where the command would find it, sent to
 	 * through the pinned descriptor. */
 	char real[4096];
