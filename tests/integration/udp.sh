@@ -97,6 +97,31 @@ expect_probe "with IP_RECVERR, a datagram to a port nobody has bound is $($LL &&
 expect_probe "a UDP connect to a port nobody has bound is $($LL && echo refused || echo made)" \
 	"$($LL && echo "errno EACCES" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-send-how connect 127.0.0.1 "$NP"
 
+# A query to a name server the supervisor refuses names what it asked
+# in the report (the landlock backend reads each datagram it decides).
+if $LL; then
+	qname="stockade-$$-q.example.test"
+	dnsq='import socket, struct, sys
+name = sys.argv[1]
+q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(q, ("10.203.0.2", 53))
+    print("sent")
+except OSError as e:
+    print("errno", e.errno)'
+	rm -f "$T/dnsq.json"
+	out=$(in_jail --net loopback --report "$T/dnsq.json" -- python3 -c "$dnsq" "$qname" 2>&1)
+	case $out in
+	*"errno 101"*) pass "THREATS 46: a DNS query sent to a name server off the host is refused (ENETUNREACH)" ;;
+	*) fail "THREATS 46: a DNS query sent to a name server off the host is refused (ENETUNREACH)"; diag "$out" ;;
+	esac
+	grep -q "\"what\": *\"$qname\"" "$T/dnsq.json" && grep -q '"kind": *"name"' "$T/dnsq.json" &&
+		pass "and the report names the name it asked" ||
+		{ fail "and the report names the name it asked"; diag "$(cat "$T/dnsq.json")"; }
+fi
+
 # The host's resolver: a DNS query is a way out (THREATS 46). As root the
 # test binds one at 127.0.0.53:53 when the host has none; a user's run
 # meets what the host has there, and with nothing there the query is lost
