@@ -323,12 +323,15 @@ PY
 		lan_port=47556
 		for where in 0.0.0.0 :: 127.0.0.1; do
 			lan_port=$((lan_port + 1))
-			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$T/lan.out" 2>&1 &
+			# A file of its own: the server before may still write its
+			# last line (the kill stops the shell function, not it).
+			lan_out="$T/lan-$lan_port.out"
+			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$lan_out" 2>&1 &
 			lan=$!
-			for _ in $(seq 200); do grep -q -E '^(listening|probe: errno)' "$T/lan.out" && break; sleep 0.05; done
-			if ! grep -q '^listening' "$T/lan.out"; then
+			for _ in $(seq 200); do grep -q -E '^(listening|probe: errno)' "$lan_out" && break; sleep 0.05; done
+			if ! grep -q '^listening' "$lan_out"; then
 				fail "a jailed server on $where is listening"
-				diag "$(cat "$T/lan.out")"
+				diag "$(cat "$lan_out")"
 			else
 				expect_probe "a jailed server on $where is not reachable from the remote host" "errno ECONNREFUSED" -- \
 					ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$lan_port"
