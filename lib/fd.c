@@ -235,8 +235,8 @@ int fd_send_n(int sock, char tag, const int *fds, size_t n)
 		.msg_control = n ? u.buf : NULL,
 		.msg_controllen = n ? CMSG_SPACE(sizeof(int) * n) : 0,
 	};
-	if (n) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct cmsghdr *c = n ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (c) {
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
 		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
