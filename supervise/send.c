@@ -155,16 +155,11 @@ static int take_message(struct supervisor *sv, pid_t pid, int pidfd, const struc
 	return read_data(sv, pid, (uint64_t)(uintptr_t)m->msg_iov, m->msg_iovlen, stream, &o->len);
 }
 
-static int socket_int_at(int fd, int level, int opt)
+static int socket_int(int fd, int opt)
 {
 	int v = -1;
 	socklen_t len = sizeof(v);
-	return getsockopt(fd, level, opt, &v, &len) == 0 ? v : -1;
-}
-
-static int socket_int(int fd, int opt)
-{
-	return socket_int_at(fd, SOL_SOCKET, opt);
+	return getsockopt(fd, SOL_SOCKET, opt, &v, &len) == 0 ? v : -1;
 }
 
 /* A name as the kernel reads it for this socket's family: a UDP socket
@@ -199,9 +194,8 @@ static void name_refused(struct supervisor *sv, const struct outgoing *o, int er
  * nothing (struct sv_verdict's lost), the errno to answer with, or -1
  * when it was answered. */
 #define SEND_LOST (-2)
-static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct outgoing *o)
+static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int type, int family, struct outgoing *o)
 {
-	int type = socket_int(fd, SO_TYPE), family = socket_int(fd, SO_DOMAIN);
 	kernel_reading(family, o);
 	/* No name: the socket's peer, checked when it connected. A stream
 	 * or seqpacket socket's name is ignored (TCP, Unix seqpacket) or
@@ -219,9 +213,6 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, struct 
 	 * wherever it was going (libuv's udp_dgram_too_big). */
 	if (q.datagram && o->len > 65535 - 8 - (family == AF_INET6 ? 0 : 20))
 		return EMSGSIZE;
-	if (q.datagram)
-		q.recverr = socket_int_at(fd, IPPROTO_IP, IP_RECVERR) > 0 ||
-			    (family == AF_INET6 && socket_int_at(fd, IPPROTO_IPV6, IPV6_RECVERR) > 0);
 	struct sv_verdict v;
 	if (!sv_names_socket_file(&a)) {
 		if (sv_decided(sv, id, &q, fd, "send", &v))
@@ -347,7 +338,8 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 	uint64_t id = req->id;
 	pid_t pid = (pid_t)req->pid;
 	int nr = req->data.nr;
-	int type = socket_int(fd, SO_TYPE);
+	/* The socket's kind, once for every message of the call. */
+	int type = socket_int(fd, SO_TYPE), family = socket_int(fd, SO_DOMAIN);
 	bool stream = type == SOCK_STREAM;
 	_cleanup_free_ struct outgoing *o = xcalloc(1, sizeof(*o));
 	_cleanup_free_ struct remote_mmsghdr *mm = NULL;
@@ -436,7 +428,7 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 			outgoing_close(o);
 			return;
 		}
-		int d = decide(sv, id, pid, fd, o);
+		int d = decide(sv, id, pid, fd, type, family, o);
 		if (d == -1) {
 			/* answered and reported already: a refused message
 			 * ends the call (sendmmsg's earlier ones are sent) */

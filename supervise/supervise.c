@@ -260,6 +260,21 @@ static int fact_receiver(void *data, const struct net_addr *a)
 	return sv_udp_receiver(c->sv, a, bound ? &src : NULL);
 }
 
+static bool fact_asks_errors(void *data)
+{
+	const struct fact_ctx *c = data;
+	/* An IPv4 socket has no IPv6 level (ENOPROTOOPT); an IPv6 one has
+	 * both, IP_RECVERR for the mapped addresses it sends to. */
+	static const int levels[][2] = { { IPPROTO_IP, IP_RECVERR }, { IPPROTO_IPV6, IPV6_RECVERR } };
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++) {
+		int on = 0;
+		socklen_t len = sizeof(on);
+		if (getsockopt(c->fd, levels[i][0], levels[i][1], &on, &len) == 0 && on)
+			return true;
+	}
+	return false;
+}
+
 bool sv_is_datagram(int fd)
 {
 	int type = 0;
@@ -288,6 +303,7 @@ bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, in
 		.held_outside = fact_held_outside,
 		.run_socket_file = fact_run_socket_file,
 		.receiver = fact_receiver,
+		.asks_errors = fact_asks_errors,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
 	if (ret_v)

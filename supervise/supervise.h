@@ -107,6 +107,10 @@ struct sv_facts {
 	 * enum sv_listener (NONE: nobody has bound that port), or -errno
 	 * when stockade cannot tell. */
 	int (*receiver)(void *data, const struct net_addr *a);
+	/* The socket asks for its errors (IP_RECVERR, IPV6_RECVERR), where the
+	 * kernel would queue the ICMP error of a datagram nobody takes: asked
+	 * only of a send nobody would receive. */
+	bool (*asks_errors)(void *data);
 };
 
 struct sv_query {
@@ -133,10 +137,6 @@ struct sv_query {
 	/* The socket is a datagram one (UDP, a Unix datagram): with
 	 * loopback it reaches only a port a socket of the run has bound. */
 	bool datagram;
-	/* send: the socket asks for its errors (IP_RECVERR, IPV6_RECVERR),
-	 * where the kernel would queue the ICMP error of a datagram nobody
-	 * takes. */
-	bool recverr;
 };
 
 enum sv_outcome {

@@ -21,6 +21,13 @@ static struct sv_verdict refuse(void)
 	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
 }
 
+/* A datagram nobody would receive, answered as sent and never sent
+ * (struct sv_verdict's lost). */
+static struct sv_verdict lost(void)
+{
+	return (struct sv_verdict){ .outcome = SV_ALLOW, .lost = true };
+}
+
 /* Off this host with loopback: refused as the namespace jail's network,
  * and a host with no route, answer it (a client falls back to another
  * address on ENETUNREACH, where EACCES could end it). */
@@ -114,8 +121,8 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 			 * there after the check, and to one outside the run
 			 * is a way out (127.0.0.53 answers DNS queries). */
 			int r = f->receiver(f->data, &d);
-			if (r == SV_LISTENER_NONE && q->call == SV_SEND && !q->recverr)
-				return (struct sv_verdict){ .outcome = SV_ALLOW, .lost = true };
+			if (r == SV_LISTENER_NONE && q->call == SV_SEND && !f->asks_errors(f->data))
+				return lost();
 			return r < 0 ? undecided() : r == SV_LISTENER_RUN ? allow() : refuse();
 		}
 		int owner = f->listener(f->data, &d);

@@ -153,6 +153,7 @@ struct facts {
 	int held;		/* a listener outside the run holds the port */
 	bool own_socket;	/* a socket of the run is bound to the socket file */
 	int receiver;		/* datagrams: whose socket would receive it */
+	bool asks_errors;	/* the socket asks for its errors (IP_RECVERR) */
 };
 
 static bool fact_host(void *data, const struct net_addr *a)
@@ -183,6 +184,11 @@ static bool fact_own_socket(void *data, dev_t dev, ino_t ino)
 static int fact_receiver(void *data, const struct net_addr *a)
 {
 	return ((const struct facts *)data)->receiver;
+}
+
+static bool fact_asks_errors(void *data)
+{
+	return ((const struct facts *)data)->asks_errors;
 }
 
 #define ALLOW { SV_ALLOW, 0, false, false, false, false }
@@ -335,6 +341,7 @@ static void test_verdicts(void)
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		const struct row *r = &rows[i];
 		struct facts f = r->facts;
+		f.asks_errors = r->recverr;
 		const struct sv_facts facts = {
 			.data = &f,
 			.host_address = fact_host,
@@ -343,6 +350,7 @@ static void test_verdicts(void)
 			.held_outside = fact_held,
 			.run_socket_file = fact_own_socket,
 			.receiver = fact_receiver,
+			.asks_errors = fact_asks_errors,
 		};
 		struct sv_query q = {
 			.call = r->call,
@@ -355,7 +363,6 @@ static void test_verdicts(void)
 			.path_is_socket = r->is_socket,
 			.loopback_device = r->loopback_device,
 			.datagram = r->datagram,
-			.recverr = r->recverr,
 		};
 		struct sv_verdict v = supervise_verdict(&q, &facts);
 		static const char *const call[] = { "connect", "bind", "listen", "send" };
