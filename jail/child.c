@@ -109,31 +109,16 @@ int child_go(int sock, int ruleset)
 static int wait_go(const struct child *c, int *ret_ruleset)
 {
 	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
-	do
-		n = recvmsg(c->sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		return -EPIPE;
 	*ret_ruleset = -1;
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(ret_ruleset, CMSG_DATA(cm), sizeof(int));
-	return 0;
+	return fd_recv_n(c->sock, &byte, ret_ruleset, 1) < 0 ? -EPIPE : 0;
 }
 
 /* Confines the calling process for good, in the one order both backends
  * share. Capabilities go first, while nothing is left to need them;
  * no_new_privs next, which the filter and Landlock need without
  * CAP_SYS_ADMIN. The filter before Landlock: in the landlock backend its
- * load (the kernel checks and compiles some 500 instructions, a tenth of
- * a millisecond) overlaps what stockade still makes, and the process
+ * load (the kernel checks and compiles some 650 instructions, 0.3 ms
+ * here) overlaps what stockade still makes, and the process
  * waits for its ruleset only then. Everything done after the filter is in
  * its allowlist (recvmsg, landlock_*, openat2, close, and for the jail's
  * init signalfd, clone, wait4), and stockade answers the listener while
