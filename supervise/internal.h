@@ -57,6 +57,15 @@ struct tmp_made {
 	ino_t ino;
 };
 
+/* A local address and UDP port the supervisor holds for the run
+ * (holds.c): nobody had bound it when the run sent a datagram there. */
+struct sv_hold {
+	struct net_addr addr;
+	int fd;
+	ino_t inode;
+	bool lasting;		/* for a connected socket: kept while the run goes on */
+};
+
 struct supervisor {
 	const struct policy *p;
 	const struct rule *places;
@@ -76,6 +85,8 @@ struct supervisor {
 	size_t n_abstracts;
 	struct unix_bound *unix_bound;
 	size_t n_unix_bound;
+	struct sv_hold *holds;
+	size_t n_holds;
 	int tmp_fd;		/* the host's /tmp (O_PATH), or -1 */
 	struct tmp_made *made;
 	size_t n_made;
@@ -98,7 +109,8 @@ struct supervisor {
 /* The facts the verdict asks for. */
 bool sv_host_address(struct supervisor *sv, const struct net_addr *a);
 /* -1 when a listener that is not the run's own would take a connection
- * to dst, 0 when none would, -errno when stockade cannot tell. */
+ * to dst, 0 when none would, 1 when the run's own would, -errno when
+ * stockade cannot tell. */
 int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst);
 /* 1 when a listener outside the run holds an address and port a bind to
  * b would share, 0 when none does, -errno when stockade cannot tell. */
@@ -119,6 +131,21 @@ void sv_remember_unix(struct supervisor *sv, int fd, int parent, const char *nam
 /* Is a socket the supervisor bound for the run bound to the file (dev,
  * ino) now? */
 bool sv_run_socket_file(struct supervisor *sv, dev_t dev, ino_t ino);
+
+/* ---- ports held for the run (holds.c) ---- */
+
+/* Holds a's address and port (0.0.0.0 and :: as the loopback), lasting
+ * for a connected socket: true when it is held now. False when it cannot
+ * be (a port below 1024 for a user's stockade, a socket bound there since
+ * the check, every hold lasting). */
+bool sv_hold(struct supervisor *sv, const struct net_addr *a, bool lasting);
+/* Is the socket with this inode one of the holds? */
+bool sv_is_hold(const struct supervisor *sv, ino_t inode);
+/* A bind of the run's to a UDP port: the holds on that port are let go,
+ * returned to be held again after the bind (sv_hold_again frees them). */
+size_t sv_release_holds(struct supervisor *sv, unsigned short port, struct sv_hold **ret);
+void sv_hold_again(struct supervisor *sv, struct sv_hold *released, size_t n);
+void sv_holds_free(struct supervisor *sv);
 
 /* ---- the host's /tmp (tmp.c) ---- */
 

@@ -67,7 +67,7 @@ struct listener_scan {
 	unsigned short port;
 	struct net_addr dst;
 	struct supervisor *sv;
-	bool foreign;
+	bool foreign, own;
 };
 
 /* Would a listener at (family, addr, v6only) take a connection to dst? */
@@ -109,7 +109,11 @@ static int scan_listener(const struct nlmsghdr *nlh, void *data)
 	if (ntohs(m->id.idiag_sport) != s->port)
 		return MNL_CB_OK;
 	bool v6only = v6only_of(nlh);
-	if (takes(m, v6only, &s->dst) && !run_bound(s->sv, m->idiag_inode))
+	if (!takes(m, v6only, &s->dst))
+		return MNL_CB_OK;
+	if (run_bound(s->sv, m->idiag_inode))
+		s->own = true;
+	else
 		s->foreign = true;
 	return MNL_CB_OK;
 }
@@ -200,7 +204,8 @@ static int scan_held(const struct nlmsghdr *nlh, void *data)
 {
 	struct held_scan *s = data;
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
-	if (ntohs(m->id.idiag_sport) != s->b.port || run_bound(s->sv, m->idiag_inode))
+	if (ntohs(m->id.idiag_sport) != s->b.port || run_bound(s->sv, m->idiag_inode) ||
+	    sv_is_hold(s->sv, m->idiag_inode))
 		return MNL_CB_OK;
 	bool v6only = v6only_of(nlh);
 	if (shares(m, v6only, &s->b))
@@ -300,8 +305,6 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 	return exact_socket(sv, &req, ret_inode);
 }
 
-/* -1 when a listener that is not the run's own would take the connection,
- * 0 when none would, -errno when stockade cannot tell. */
 int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 {
 	struct listener_scan s = { .port = dst->port, .dst = *dst, .sv = sv };
@@ -323,14 +326,14 @@ int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 	if (r == 0 && !run_bound(sv, inode))
 		return -1;
 	if (r == 0 && !is_reuseport(sv, inode))
-		return 0;
+		return 1;
 	/* Every listener: does one that is not the run's own take dst? */
 	r = dump_sockets(sv, AF_INET, IPPROTO_TCP, scan_listener, &s);
 	if (r == 0)
 		r = dump_sockets(sv, AF_INET6, IPPROTO_TCP, scan_listener, &s);
 	if (r < 0)
 		return r;
-	return s.foreign ? -1 : 0;
+	return s.foreign ? -1 : s.own ? 1 : 0;
 }
 
 /* Which UDP socket would receive a datagram from src to dst: the kernel's

@@ -7,6 +7,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/seccomp.h>
 #include <net/if.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -84,7 +85,8 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		 * datagram out (a DNS query to 127.0.0.53 is one). */
 		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
 				 sv->p->net == NET_OFF ? "no network"
-						       : "datagrams only to a port a socket of the run has bound, on this host");
+						       : "datagrams only to a port a socket of the run has bound, on this "
+							 "host, or one nobody has that stockade holds for the run (1024 and above)");
 		fix = xstrdup("--net on, or in stockade.ini: network = on");
 	} else if (call == SV_CONNECT || call == SV_SEND) {
 		char host[INET6_ADDRSTRLEN + 8];
@@ -165,14 +167,31 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 	respond(sv, pd->id, err);
 }
 
+/* A TCP connect to a where nobody listened at the check, just made: did
+ * a listener outside the run take it (its SYN crossed the loopback within
+ * the call)? One reset at once found nobody, and its error is the
+ * command's to read. When stockade cannot tell, taken. */
+static bool taken_outside(struct supervisor *sv, int fd, const struct net_addr *a)
+{
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 && ti.tcpi_state == TCP_CLOSE)
+		return false;
+	struct net_addr d = *a;
+	net_addr_unmap(&d);
+	/* -1 (a listener outside the run) or -errno. */
+	return sv_foreign_listener(sv, &d) < 0;
+}
+
 /* connect() on our copy of the socket, *fd, which is taken (closed, or
  * kept for later: -1 afterwards), as is *pinned (when not NULL), the
  * socket file addr names through /proc/self/fd. A blocking socket is
  * made non-blocking for the call, so that stockade never waits on one
  * connect; the command still waits, and gets the result once the connect
- * has finished. */
+ * has finished. recheck: the address of a TCP connect made where nobody
+ * listened (struct sv_verdict's recheck), or NULL. */
 static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const void *addr, socklen_t len,
-			  bool unix_path, int *pinned)
+			  bool unix_path, int *pinned, const struct net_addr *recheck)
 {
 	int flags = fcntl(*fd, F_GETFL);
 	if (flags < 0) {
@@ -183,6 +202,21 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	if (blocking)
 		(void)fcntl(*fd, F_SETFL, flags | O_NONBLOCK);
 	int err = as_command(sv, connect, *fd, addr, len);
+	/* A service of the host's that began to listen since the check took
+	 * it: torn down (a reset, before the command could send a byte) and
+	 * refused, as the check would have. */
+	if (recheck && (err == 0 || err == EINPROGRESS) && taken_outside(sv, *fd, recheck)) {
+		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+		(void)connect(*fd, &unspec, sizeof(unspec));
+		if (blocking)
+			(void)fcntl(*fd, F_SETFL, flags);
+		close(*fd);
+		*fd = -1;
+		char what[160];
+		net_addr_format(recheck, what, sizeof(what));
+		refuse_inet(sv, id, SV_CONNECT, false, recheck, what, SV_REFUSED);
+		return;
+	}
 	/* On loopback the handshake is done by the time connect returns, as
 	 * a rule: asking at once answers the command without a round of
 	 * stockade's loop. */
@@ -233,7 +267,7 @@ static bool fact_host_address(void *data, const struct net_addr *a)
 static int fact_listener(void *data, const struct net_addr *a)
 {
 	int r = sv_foreign_listener(((struct fact_ctx *)data)->sv, a);
-	return r == -1 ? SV_LISTENER_OTHER : r < 0 ? r : SV_LISTENER_NONE;
+	return r == -1 ? SV_LISTENER_OTHER : r == 1 ? SV_LISTENER_RUN : r < 0 ? r : SV_LISTENER_NONE;
 }
 
 static bool fact_run_abstract(void *data, const struct net_addr *a)
@@ -258,6 +292,12 @@ static int fact_receiver(void *data, const struct net_addr *a)
 	if (bound)
 		net_addr_unmap(&src);
 	return sv_udp_receiver(c->sv, a, bound ? &src : NULL);
+}
+
+static bool fact_hold(void *data, const struct net_addr *a, bool lasting)
+{
+	const struct fact_ctx *c = data;
+	return sv_hold(c->sv, a, lasting);
 }
 
 static bool fact_asks_errors(void *data)
@@ -303,6 +343,7 @@ bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, in
 		.held_outside = fact_held_outside,
 		.run_socket_file = fact_run_socket_file,
 		.receiver = fact_receiver,
+		.hold = fact_hold,
 		.asks_errors = fact_asks_errors,
 	};
 	struct sv_verdict v = supervise_verdict(q, &facts);
@@ -421,7 +462,8 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 	bool inet = a->family == AF_INET || a->family == AF_INET6;
 	q.datagram = inet && sv_is_datagram(*fd);
 	if (!sv_names_socket_file(a)) {
-		if (!decided(sv, id, &q, *fd, "connect"))
+		struct sv_verdict v;
+		if (!sv_decided(sv, id, &q, *fd, "connect", &v))
 			return;
 		if (q.datagram) {
 			/* A UDP connect never waits. The port it was given
@@ -432,7 +474,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 				sv_remember_bound(sv, *fd);
 			return;
 		}
-		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL);
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL, v.recheck ? a : NULL);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
@@ -446,7 +488,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
 	stpcpy(stpcpy(pinned.sun_path, "/proc/self/fd/"), fmt_u64(num, (uint64_t)target));
-	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target);
+	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target, NULL);
 }
 
 static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len)
@@ -491,7 +533,14 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 				return;
 			}
 		}
-		if (perform_bind(sv, id, fd, ss, len) != 0)
+		/* A port stockade holds for the run is the run's to bind:
+		 * let go for the bind, and held again where the run's
+		 * socket does not take it. */
+		struct sv_hold *released = NULL;
+		size_t n_released = q.datagram && a->port ? sv_release_holds(sv, a->port, &released) : 0;
+		int err = perform_bind(sv, id, fd, ss, len);
+		sv_hold_again(sv, released, n_released);
+		if (err)
 			return;
 		/* Its listener, if it becomes one, is the run's own. */
 		if (a->family == AF_INET || a->family == AF_INET6)
@@ -934,6 +983,7 @@ void supervisor_free(struct supervisor *sv)
 			close(sv->pidfds[i].fd);
 	free(sv->abstracts);
 	free(sv->unix_bound);
+	sv_holds_free(sv);
 	sv_tmp_remove_made(sv);
 	if (sv->tmp_fd >= 0)
 		close(sv->tmp_fd);
@@ -951,7 +1001,7 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
-		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; one to a port nobody has bound is answered as sent and not sent; source routes refused");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; to a port nobody has bound, it holds the port for the run first (binds it, with a socket that takes nothing) and the kernel answers as outside, below 1024 it answers as sent and sends nothing; source routes refused");
 	}
 	if (net != NET_OFF)
 		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");

@@ -81,9 +81,9 @@ enum sv_call {
 };
 
 enum sv_listener {
-	SV_LISTENER_NONE,	/* nothing listens there, or (TCP) the run's own socket does */
+	SV_LISTENER_NONE,	/* nothing listens there (TCP), nobody has bound the port (UDP) */
 	SV_LISTENER_OTHER,	/* a socket outside the run would take the connection */
-	SV_LISTENER_RUN,	/* datagrams: a socket of the run's would receive it */
+	SV_LISTENER_RUN,	/* a socket of the run's would take it */
 };
 
 struct sv_facts {
@@ -107,9 +107,14 @@ struct sv_facts {
 	 * enum sv_listener (NONE: nobody has bound that port), or -errno
 	 * when stockade cannot tell. */
 	int (*receiver)(void *data, const struct net_addr *a);
-	/* The socket asks for its errors (IP_RECVERR, IPV6_RECVERR), where the
-	 * kernel would queue the ICMP error of a datagram nobody takes: asked
-	 * only of a send nobody would receive. */
+	/* Nobody has bound a's port: stockade binds it itself, with a socket
+	 * that takes no datagram, so that none bound there later takes what
+	 * the run sends, and the kernel answers as it would (ICMP port
+	 * unreachable). lasting: for a connected socket, whose later
+	 * datagrams go straight to the kernel. True when held. */
+	bool (*hold)(void *data, const struct net_addr *a, bool lasting);
+	/* The socket asks for its errors (IP_RECVERR, IPV6_RECVERR): asked
+	 * only of a send to a port that could not be held. */
 	bool (*asks_errors)(void *data);
 };
 
@@ -157,11 +162,18 @@ struct sv_verdict {
 	 * the landlock backend does not grant: the supervisor's to make, and
 	 * to remove when the run ends. */
 	bool in_host_tmp;
-	/* send, allowed: no socket on this host would take the datagram, so
-	 * the kernel would drop it and the sender, unconnected and not
-	 * asking for errors, would never know: answered as sent, and nothing
-	 * is sent (a socket bound there after the check gets nothing). */
+	/* send, allowed: no socket on this host would take the datagram and
+	 * its port could not be held, so the kernel would drop it and the
+	 * sender, unconnected and not asking for errors, would never know:
+	 * answered as sent, and nothing is sent (a socket bound there after
+	 * the check gets nothing). */
 	bool lost;
+	/* connect (TCP), allowed: nobody listened at the check, so a
+	 * listener that began since (a service of the host's starting up)
+	 * could take the connection: once made, it is asked again, and a
+	 * connection a listener outside the run took is torn down (a reset
+	 * before any data) and refused. */
+	bool recheck;
 };
 
 /* The host's /tmp, on the landlock backend: the command gets nothing of it

@@ -21,8 +21,8 @@ static struct sv_verdict refuse(void)
 	return (struct sv_verdict){ .outcome = SV_REFUSE, .err = SV_REFUSED };
 }
 
-/* A datagram nobody would receive, answered as sent and never sent
- * (struct sv_verdict's lost). */
+/* A datagram nobody would receive, to a port that could not be held:
+ * answered as sent and never sent (struct sv_verdict's lost). */
 static struct sv_verdict lost(void)
 {
 	return (struct sv_verdict){ .outcome = SV_ALLOW, .lost = true };
@@ -116,17 +116,30 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		if (!is_local(f, &d))
 			return unreachable();
 		if (q->datagram) {
-			/* Only to a socket of the run's: a datagram to a port
-			 * nobody has bound could be taken by a socket bound
-			 * there after the check, and to one outside the run
-			 * is a way out (127.0.0.53 answers DNS queries). */
+			/* Only to a socket of the run's: to one outside the
+			 * run is a way out (127.0.0.53 answers DNS queries). */
 			int r = f->receiver(f->data, &d);
-			if (r == SV_LISTENER_NONE && q->call == SV_SEND && !f->asks_errors(f->data))
+			if (r < 0)
+				return undecided();
+			if (r != SV_LISTENER_NONE)
+				return r == SV_LISTENER_RUN ? allow() : refuse();
+			/* A port nobody has bound: held by stockade first, so
+			 * that a socket bound there after the check takes
+			 * nothing, and the kernel answers as outside. */
+			if (f->hold(f->data, &d, q->call == SV_CONNECT))
+				return allow();
+			if (q->call == SV_SEND && !f->asks_errors(f->data))
 				return lost();
-			return r < 0 ? undecided() : r == SV_LISTENER_RUN ? allow() : refuse();
+			return refuse();
 		}
 		int owner = f->listener(f->data, &d);
-		return owner < 0 ? undecided() : owner == SV_LISTENER_OTHER ? refuse() : allow();
+		if (owner < 0)
+			return undecided();
+		if (owner == SV_LISTENER_OTHER)
+			return refuse();
+		struct sv_verdict v = allow();
+		v.recheck = owner == SV_LISTENER_NONE;
+		return v;
 	}
 	case AF_UNIX:
 		if (a->unnamed)

@@ -12,6 +12,11 @@ REFUSED=EACCES    # the supervisor's answer: not ECONNREFUSED
 in_jail() {
 	jail -C "$W" "$@"
 }
+# A port nobody holds now (a fixed one could be a client's, or in
+# TIME_WAIT after one).
+free_port() {
+	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
+}
 
 # Listeners of the host's: on all addresses of each family (so that every
 # local spelling would reach them), and on 127.0.0.1 alone.
@@ -308,11 +313,12 @@ PY
 			for _ in $(seq 100); do grep -q '^listening' "$1" 2>/dev/null && return 0; sleep 0.05; done
 			return 1
 		}
-		"$PROBE" listen-tcp 0.0.0.0 47555 3 >"$T/plain.out" 2>&1 &
+		plain_port=$(free_port)
+		"$PROBE" listen-tcp 0.0.0.0 "$plain_port" 3 >"$T/plain.out" 2>&1 &
 		plain=$!
 		wait_listening "$T/plain.out"
 		expect_control "outside: a server on 0.0.0.0 is reachable from the remote host" -- \
-			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 47555
+			ip netns exec stockade-remote "$PROBE" connect-tcp 10.203.0.1 "$plain_port"
 		kill "$plain" 2>/dev/null
 		wait "$plain" 2>/dev/null
 		# In the jail: servers on 0.0.0.0, :: and 127.0.0.1 (the landlock
@@ -320,9 +326,8 @@ PY
 		# namespace jail's addresses are its own loopback's), each
 		# listening before the remote host tries; on the landlock backend
 		# the host itself reaches them.
-		lan_port=47556
 		for where in 0.0.0.0 :: 127.0.0.1; do
-			lan_port=$((lan_port + 1))
+			lan_port=$(free_port)
 			# A file of its own: the server before may still write its
 			# last line (the kill stops the shell function, not it).
 			lan_out="$T/lan-$lan_port.out"
@@ -428,6 +433,77 @@ if $LL; then
 	wait "$squat6" 2>/dev/null
 fi
 
+# THREATS 42: a service of the host's that comes and goes (restarted
+# while the command runs) must not be reached in the moment between the
+# supervisor's check (nobody listens) and its connect: a command that
+# connects again and again would win that race now and then. The landlock
+# backend asks again once the connect is made and tears a connection an
+# outside listener took down before the command can send a byte; in the
+# namespace jail the host's loopback is never reached at all. The
+# control: outside, the same spray reaches the service and sends data.
+comes_and_goes() {
+	python3 -c 'import socket, sys, time
+port, seconds = int(sys.argv[1]), float(sys.argv[2])
+end = time.time() + seconds
+data = accepted = rounds = 0
+print("up", flush=True)
+while time.time() < end:
+    l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        l.bind(("127.0.0.1", port))
+    except OSError:
+        time.sleep(0.001)
+        continue
+    l.listen(128)
+    l.setblocking(False)
+    rounds += 1
+    conns, t = [], time.time() + 0.003
+    while time.time() < t:
+        try:
+            conns.append(l.accept()[0])
+            accepted += 1
+        except BlockingIOError:
+            time.sleep(0.0002)
+    l.close()
+    for c in conns:
+        c.settimeout(0.05)
+        try:
+            data += len(c.recv(1))
+        except OSError:
+            pass
+        c.close()
+    time.sleep(0.002)
+print("rounds", rounds, "accepted", accepted, "data", data)' "$@"
+}
+CG=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+for where in outside jail; do
+	comes_and_goes "$CG" 4 >"$T/cg-$where.out" 2>&1 &
+	cg=$!
+	for _ in $(seq 100); do grep -q '^up' "$T/cg-$where.out" && break; sleep 0.05; done
+	if [ $where = outside ]; then
+		spray=$("$PROBE" connect-spray 127.0.0.1 "$CG" 3 2>&1)
+	else
+		spray=$(in_jail --net loopback -- "$PROBE" connect-spray 127.0.0.1 "$CG" 3 2>&1)
+	fi
+	wait "$cg"
+	made=$(printf '%s\n' "$spray" | sed -n 's/^made //p')
+	data=$(sed -n 's/^rounds .* data //p' "$T/cg-$where.out")
+	if [ $where = outside ]; then
+		[ "${made:-0}" -gt 0 ] && [ "${data:-0}" -gt 0 ] &&
+			pass "THREATS 42 control: outside, connects to a service that comes and goes reach it ($made made, $data with data)" ||
+			{ fail "THREATS 42 control: outside, connects to a service that comes and goes reach it"; diag "$spray"; diag "$(cat "$T/cg-$where.out")"; }
+	else
+		case $spray in *"probe: ok"*) ;; *) made=x ;; esac
+		[ "$made" = 0 ] && [ "$data" = 0 ] &&
+			pass "THREATS 42: a host service that comes and goes is never reached, not in the moment after the check ($(sed -n 's/^rounds \([0-9]*\) accepted \([0-9]*\).*/\1 rounds, \2 handshakes torn down/p' "$T/cg-$where.out"))" ||
+			{ fail "THREATS 42: a host service that comes and goes is never reached, not in the moment after the check"; diag "$spray"; diag "$(cat "$T/cg-$where.out")"; }
+	fi
+done
+
 # A name lookup is refused at once, never left to time out, and named:
 # the namespace jail's responder answers NXDOMAIN and records the name;
 # the landlock backend refuses the datagram to the resolver. Either way the
@@ -459,9 +535,6 @@ fi
 # --publish: a jailed dev server opened from the host, on the host's
 # loopback only. PORT:JAIL_PORT forwards; on the landlock backend the same
 # port needs no forward (the run's listener is on the host's loopback).
-free_port() {
-	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
-}
 cat >"$W/serve.sh" <<'SH'
 python3 -m http.server "$1" --bind :: >serve.out 2>&1 &
 srv=$!

@@ -154,6 +154,8 @@ struct facts {
 	bool own_socket;	/* a socket of the run is bound to the socket file */
 	int receiver;		/* datagrams: whose socket would receive it */
 	bool asks_errors;	/* the socket asks for its errors (IP_RECVERR) */
+	bool no_hold;		/* the port cannot be held (below 1024, taken since) */
+	int asked_hold;		/* what the verdict asked: 1 a hold, 2 a lasting one */
 };
 
 static bool fact_host(void *data, const struct net_addr *a)
@@ -186,21 +188,30 @@ static int fact_receiver(void *data, const struct net_addr *a)
 	return ((const struct facts *)data)->receiver;
 }
 
+static bool fact_hold(void *data, const struct net_addr *a, bool lasting)
+{
+	struct facts *f = data;
+	f->asked_hold = lasting ? 2 : 1;
+	return !f->no_hold;
+}
+
 static bool fact_asks_errors(void *data)
 {
 	return ((const struct facts *)data)->asks_errors;
 }
 
-#define ALLOW { SV_ALLOW, 0, false, false, false, false }
-#define IN_HOST_TMP { SV_ALLOW, 0, false, false, true, false }
-#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false, false }
-#define LOST { SV_ALLOW, 0, false, false, false, true }
-#define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false, false }
-#define UNREACHABLE { SV_REFUSE, ENETUNREACH, false, false, false, false }
-#define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false, false }
-#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false, false }
-#define ANSWER(e) { SV_ANSWER, (e), false, false, false, false }
-#define OWN SV_LISTENER_NONE
+#define ALLOW { SV_ALLOW, 0, false, false, false, false, false }
+#define ALLOW_RECHECK { SV_ALLOW, 0, false, false, false, false, true }
+#define IN_HOST_TMP { SV_ALLOW, 0, false, false, true, false, false }
+#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false, false, false }
+#define LOST { SV_ALLOW, 0, false, false, false, true, false }
+#define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false, false, false }
+#define UNREACHABLE { SV_REFUSE, ENETUNREACH, false, false, false, false, false }
+#define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false, false, false }
+#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false, false, false }
+#define ANSWER(e) { SV_ANSWER, (e), false, false, false, false, false }
+#define OWN SV_LISTENER_RUN
+#define NOBODY SV_LISTENER_NONE
 #define OTHER SV_LISTENER_OTHER
 
 static const struct row {
@@ -217,6 +228,7 @@ static const struct row {
 	bool loopback_device;	/* listen: the socket is bound to lo */
 	bool datagram;		/* a UDP socket */
 	bool recverr;		/* send: the socket asks for its errors */
+	int hold;		/* what the verdict must ask: 1 a hold, 2 a lasting one */
 } rows[] = {
 	/* connect, inet */
 	{ "off: loopback is refused", SV_CONNECT, NET_OFF, "127.0.0.1:80", { .listener = OWN }, .want = REFUSE },
@@ -224,6 +236,9 @@ static const struct row {
 	{ "on: another's listener is allowed", SV_CONNECT, NET_ON, "127.0.0.1:5432", { .listener = OTHER }, .want = ALLOW },
 	{ "loopback: a remote host is unreachable (ENETUNREACH, as in the namespace jail)", SV_CONNECT, NET_LOOPBACK, "10.1.2.3:443", { 0 }, .want = UNREACHABLE },
 	{ "loopback: the run's own listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:8080", { .listener = OWN }, .want = ALLOW },
+	{ "loopback: nobody listens: allowed, and asked again once made (a host service starting meanwhile)", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:8080", { .listener = NOBODY }, .want = ALLOW_RECHECK },
+	{ "loopback: nobody listens on [::1]", SV_CONNECT, NET_LOOPBACK, "[::1]:8080", { .listener = NOBODY }, .want = ALLOW_RECHECK },
+	{ "on: nobody listens, nothing asked again", SV_CONNECT, NET_ON, "127.0.0.1:8080", { .listener = NOBODY }, .want = ALLOW },
 	{ "loopback: a listener outside the run", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = OTHER }, .want = REFUSE },
 	{ "loopback: cannot tell whose listener", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5432", { .listener = -EIO }, .want = UNDECIDED },
 	{ "loopback: 127.1.2.3 is local", SV_CONNECT, NET_LOOPBACK, "127.1.2.3:1", { .listener = OTHER }, .want = REFUSE },
@@ -239,19 +254,19 @@ static const struct row {
 	{ "an abstract name of the host's", SV_CONNECT, NET_ON, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
 	/* THREATS 49, 50: a socket file is reached when a socket of the
 	 * run is bound to it, never because its directory is granted. */
-	{ "the run's own socket in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false, false },
-	{ "THREATS 50: a host socket in the (writable) workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false, false },
-	{ "THREATS 49: a host socket in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, REFUSE, false, false, false },
-	{ "THREATS 50: the user's tmux socket in the host's /tmp", SV_CONNECT, NET_ON, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000/default", NULL, true, REFUSE, false, false, false },
-	{ "the run's own socket in the host's /tmp", SV_CONNECT, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { .own_socket = true }, 0, "/tmp/uv-test-sock", NULL, true, ALLOW, false, false, false },
-	{ "THREATS 49: a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false, false },
-	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false, false },
-	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false, false, false },
-	{ "a file nowhere granted that is no socket", SV_CONNECT, NET_OFF, "unix:/run/file", { 0 }, 0, "/run/file", NULL, false, REFUSE, false, false, false },
-	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false, false, false },
-	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false, false },
-	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false, false, false },
-	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE, false, false, false },
+	{ "the run's own socket in the workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false, false, 0 },
+	{ "THREATS 50: a host socket in the (writable) workspace", SV_CONNECT, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false, false, 0 },
+	{ "THREATS 49: a host socket in a read tree", SV_CONNECT, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys/s", NULL, true, REFUSE, false, false, false, 0 },
+	{ "THREATS 50: the user's tmux socket in the host's /tmp", SV_CONNECT, NET_ON, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000/default", NULL, true, REFUSE, false, false, false, 0 },
+	{ "the run's own socket in the host's /tmp", SV_CONNECT, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { .own_socket = true }, 0, "/tmp/uv-test-sock", NULL, true, ALLOW, false, false, false, 0 },
+	{ "THREATS 49: a socket file nowhere granted (the Docker socket)", SV_CONNECT, NET_ON, "unix:/run/docker.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false, false, 0 },
+	{ "a symlink in the workspace to the Docker socket", SV_CONNECT, NET_ON, "unix:/ws/innocent.sock", { 0 }, 0, "/run/docker.sock", NULL, true, REFUSE, false, false, false, 0 },
+	{ "a hidden socket file", SV_CONNECT, NET_ON, "unix:/ws/secret/s", { 0 }, 0, "/ws/secret/s", NULL, true, REFUSE, false, false, false, 0 },
+	{ "a file nowhere granted that is no socket", SV_CONNECT, NET_OFF, "unix:/run/file", { 0 }, 0, "/run/file", NULL, false, REFUSE, false, false, false, 0 },
+	{ "a granted file that is no socket", SV_CONNECT, NET_OFF, "unix:/ws/file", { 0 }, 0, "/ws/file", NULL, false, ANSWER(ECONNREFUSED), false, false, false, 0 },
+	{ "no such socket file", SV_CONNECT, NET_OFF, "unix:/ws/none", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false, false, 0 },
+	{ "a path through a file", SV_CONNECT, NET_OFF, "unix:/ws/file/x", { 0 }, ENOTDIR, NULL, NULL, false, ANSWER(ENOTDIR), false, false, false, 0 },
+	{ "a path stockade cannot resolve", SV_CONNECT, NET_OFF, "unix:/ws/x", { 0 }, EACCES, NULL, NULL, false, REFUSE, false, false, false, 0 },
 	/* bind, inet */
 	{ "off: a bind is refused", SV_BIND, NET_OFF, "127.0.0.1:0", { 0 }, .want = REFUSE },
 	{ "loopback: 127.0.0.1", SV_BIND, NET_LOOPBACK, "127.0.0.1:0", { 0 }, .want = ALLOW },
@@ -270,18 +285,18 @@ static const struct row {
 	{ "on: any address", SV_BIND, NET_ON, "10.9.9.9:8080", { 0 }, .want = ALLOW },
 	/* bind, unix */
 	{ "an abstract name", SV_BIND, NET_OFF, "unix:@mine", { 0 }, .want = ALLOW },
-	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW, false, false, false },
-	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE, false, false, false },
-	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE, false, false, false },
-	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false, false, false },
-	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false, false },
-	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false, false, false },
+	{ "a socket file in the workspace", SV_BIND, NET_OFF, "unix:/ws/s", { 0 }, 0, "/ws", "s", false, ALLOW, false, false, false, 0 },
+	{ "a socket file in a read tree", SV_BIND, NET_OFF, "unix:/sys/s", { 0 }, 0, "/sys", "s", false, REFUSE, false, false, false, 0 },
+	{ "a socket file in a protected place", SV_BIND, NET_OFF, "unix:/ws/.git/s", { 0 }, 0, "/ws/.git", "s", false, REFUSE, false, false, false, 0 },
+	{ "a socket file over a hidden name", SV_BIND, NET_OFF, "unix:/ws/secret", { 0 }, 0, "/ws", "secret", false, REFUSE, false, false, false, 0 },
+	{ "a directory that does not exist", SV_BIND, NET_OFF, "unix:/ws/none/s", { 0 }, ENOENT, NULL, NULL, false, ANSWER(ENOENT), false, false, false, 0 },
+	{ "a name stockade cannot use", SV_BIND, NET_OFF, "unix:/ws/", { 0 }, 0, "/ws", "", false, REFUSE, false, false, false, 0 },
 	/* THREATS 51: a new name directly in the host's /tmp is the
 	 * supervisor's to make; nothing in a directory beneath it. */
-	{ "a new name directly in the host's /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { 0 }, 0, "/tmp", "uv-test-sock", false, IN_HOST_TMP, false, false, false },
-	{ "THREATS 51: a name in the user's tmux directory in /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000", "default", false, REFUSE, false, false, false },
-	{ "THREATS 51: a name in /tmp/.X11-unix", SV_BIND, NET_OFF, "unix:/tmp/.X11-unix/X1", { 0 }, 0, "/tmp/.X11-unix", "X1", false, REFUSE, false, false, false },
-	{ "/tmp/.. is no name in /tmp", SV_BIND, NET_OFF, "unix:/tmp/..", { 0 }, 0, "/tmp", "..", false, REFUSE, false, false, false },
+	{ "a new name directly in the host's /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/uv-test-sock", { 0 }, 0, "/tmp", "uv-test-sock", false, IN_HOST_TMP, false, false, false, 0 },
+	{ "THREATS 51: a name in the user's tmux directory in /tmp", SV_BIND, NET_LOOPBACK, "unix:/tmp/tmux-1000/default", { 0 }, 0, "/tmp/tmux-1000", "default", false, REFUSE, false, false, false, 0 },
+	{ "THREATS 51: a name in /tmp/.X11-unix", SV_BIND, NET_OFF, "unix:/tmp/.X11-unix/X1", { 0 }, 0, "/tmp/.X11-unix", "X1", false, REFUSE, false, false, false, 0 },
+	{ "/tmp/.. is no name in /tmp", SV_BIND, NET_OFF, "unix:/tmp/..", { 0 }, 0, "/tmp", "..", false, REFUSE, false, false, false, 0 },
 	/* listen */
 	{ "loopback: on 127.0.0.1:8080", SV_LISTEN, NET_LOOPBACK, "127.0.0.1:8080", { 0 }, .want = ALLOW },
 	{ "loopback: on [::1]:8080", SV_LISTEN, NET_LOOPBACK, "[::1]:8080", { 0 }, .want = ALLOW },
@@ -305,11 +320,16 @@ static const struct row {
 	/* A port nobody has bound: the datagram is answered as sent and
 	 * never sent (a socket bound there after the check gets nothing),
 	 * unless the sender asks for the ICMP error the kernel would queue. */
-	{ "udp loopback: a port nobody has bound, lost as the kernel would lose it", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = LOST, .datagram = true },
-	{ "udp loopback: a port nobody has bound, IPv6", SV_SEND, NET_LOOPBACK, "[::1]:9", { .receiver = SV_LISTENER_NONE }, .want = LOST, .datagram = true },
-	{ "udp loopback: a port nobody has bound, the sender asking for errors (IP_RECVERR)", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true, .recverr = true },
+	{ "udp loopback: a port nobody has bound, held and sent (the kernel answers ICMP)", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = ALLOW, .datagram = true, .hold = 1 },
+	{ "udp loopback: a port nobody has bound, IPv6", SV_SEND, NET_LOOPBACK, "[::1]:9", { .receiver = SV_LISTENER_NONE }, .want = ALLOW, .datagram = true, .hold = 1 },
+	{ "udp loopback: a port nobody has bound, the sender asking for errors (IP_RECVERR)", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = ALLOW, .datagram = true, .recverr = true, .hold = 1 },
+	{ "udp loopback: a port that cannot be held, lost as the kernel would lose it", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE, .no_hold = true }, .want = LOST, .datagram = true, .hold = 1 },
+	{ "udp loopback: a port that cannot be held, the sender asking for errors", SV_SEND, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE, .no_hold = true }, .want = REFUSE, .datagram = true, .recverr = true, .hold = 1 },
 	{ "udp loopback: nobody there, a remote host", SV_SEND, NET_LOOPBACK, "10.203.0.2:9", { .receiver = SV_LISTENER_NONE }, .want = UNREACHABLE, .datagram = true },
-	{ "udp loopback: connect to a port nobody has bound", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = REFUSE, .datagram = true },
+	{ "udp loopback: connect to a port nobody has bound, held while the run goes on", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE }, .want = ALLOW, .datagram = true, .hold = 2 },
+	{ "udp loopback: connect to a port that cannot be held", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:9", { .receiver = SV_LISTENER_NONE, .no_hold = true }, .want = REFUSE, .datagram = true, .hold = 2 },
+	{ "udp loopback: the run's own socket is not held", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = SV_LISTENER_RUN }, .want = ALLOW, .datagram = true, .hold = 0 },
+	{ "udp loopback: a socket outside the run is not held", SV_CONNECT, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = SV_LISTENER_OTHER }, .want = REFUSE, .datagram = true, .hold = 0 },
 	{ "udp loopback: cannot tell whose socket", SV_SEND, NET_LOOPBACK, "127.0.0.1:5353", { .receiver = -EIO }, .want = UNDECIDED, .datagram = true },
 	{ "udp loopback: the remote host (THREATS 47)", SV_SEND, NET_LOOPBACK, "10.203.0.2:53", { .receiver = SV_LISTENER_RUN }, .want = UNREACHABLE, .datagram = true },
 	{ "udp loopback: a mapped remote address", SV_SEND, NET_LOOPBACK, "[::ffff:10.203.0.2]:53", { .receiver = SV_LISTENER_RUN }, .want = UNREACHABLE, .datagram = true },
@@ -323,9 +343,9 @@ static const struct row {
 	{ "udp loopback: the host's LAN address", SV_BIND, NET_LOOPBACK, "10.9.9.9:5353", { .host = true }, .want = REFUSE, .datagram = true },
 	{ "udp loopback: a port a socket outside holds (THREATS 64)", SV_BIND, NET_LOOPBACK, "127.0.0.1:5353", { .held = 1 }, .want = IN_USE, .datagram = true },
 	{ "udp loopback: a Unix datagram to an abstract name of the host's", SV_SEND, NET_LOOPBACK, "unix:@/tmp/.X11-unix/X0", { 0 }, .want = REFUSE },
-	{ "udp loopback: a Unix datagram to a socket file nowhere granted (journald)", SV_SEND, NET_LOOPBACK, "unix:/run/systemd/journal/socket", { 0 }, 0, "/run/systemd/journal/socket", NULL, true, REFUSE, false, false, false },
-	{ "udp loopback: a Unix datagram to the run's own socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false, false },
-	{ "THREATS 49: a Unix datagram to a host's socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false, false },
+	{ "udp loopback: a Unix datagram to a socket file nowhere granted (journald)", SV_SEND, NET_LOOPBACK, "unix:/run/systemd/journal/socket", { 0 }, 0, "/run/systemd/journal/socket", NULL, true, REFUSE, false, false, false, 0 },
+	{ "udp loopback: a Unix datagram to the run's own socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { .own_socket = true }, 0, "/ws/s", NULL, true, ALLOW, false, false, false, 0 },
+	{ "THREATS 49: a Unix datagram to a host's socket file in the workspace", SV_SEND, NET_LOOPBACK, "unix:/ws/s", { 0 }, 0, "/ws/s", NULL, true, REFUSE, false, false, false, 0 },
 };
 
 static void test_verdicts(void)
@@ -350,6 +370,7 @@ static void test_verdicts(void)
 			.held_outside = fact_held,
 			.run_socket_file = fact_own_socket,
 			.receiver = fact_receiver,
+			.hold = fact_hold,
 			.asks_errors = fact_asks_errors,
 		};
 		struct sv_query q = {
@@ -367,11 +388,12 @@ static void test_verdicts(void)
 		struct sv_verdict v = supervise_verdict(&q, &facts);
 		static const char *const call[] = { "connect", "bind", "listen", "send" };
 		if (!ok(v.outcome == r->want.outcome && v.err == r->want.err && v.undecided == r->want.undecided &&
-			    v.on_loopback == r->want.on_loopback && v.lost == r->want.lost,
+			    v.on_loopback == r->want.on_loopback && v.lost == r->want.lost && v.recheck == r->want.recheck &&
+			    f.asked_hold == r->hold,
 			"%s %s: %s", call[r->call], r->addr, r->what))
-			diag("got outcome %d err %d undecided %d on_loopback %d lost %d, want %d %d %d %d %d", v.outcome,
-			     v.err, v.undecided, v.on_loopback, v.lost, r->want.outcome, r->want.err, r->want.undecided,
-			     r->want.on_loopback, r->want.lost);
+			diag("got outcome %d err %d undecided %d on_loopback %d lost %d recheck %d hold %d, want %d %d %d %d %d %d %d",
+			     v.outcome, v.err, v.undecided, v.on_loopback, v.lost, v.recheck, f.asked_hold, r->want.outcome,
+			     r->want.err, r->want.undecided, r->want.on_loopback, r->want.lost, r->want.recheck, r->hold);
 	}
 
 	/* The backend's own places count as the policy's grants: a socket in

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/errqueue.h>
 #include <linux/keyctl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -239,6 +240,7 @@ int op_truncate(char **a);
 int op_udp_send(char **a);
 int op_udp_send_how(char **a);
 int op_udp_send_alone(char **a);
+int op_connect_spray(char **a);
 int op_pipe_pingpong(char **a);
 int op_udp_exchange(char **a);
 int op_udp_race(char **a);

@@ -1007,25 +1007,32 @@ int op_udp_exchange(char **a)
 }
 
 /* udp-send-how HOW HOST PORT: one datagram to HOST PORT by HOW. */
-/* udp-send-alone HOST PORT [recverr]: one sendto from a new socket (with
- * IP_RECVERR or IPV6_RECVERR first when asked) and the port the socket
- * has after it: a datagram the kernel sent gave it one (an autobind);
- * "port 0" says none was sent. */
+/* udp-send-alone HOST PORT [recverr|connect]: one datagram from a new
+ * socket (with IP_RECVERR or IPV6_RECVERR first, or connected first, when
+ * asked), the port the socket has after it (a datagram the kernel sent
+ * gave it one, an autobind: "port 0" says none was sent), and what the
+ * kernel said of it within half a second: the error queued (recverr), the
+ * error a connected socket's recv gets, or SO_ERROR. */
 int op_udp_send_alone(char **a)
 {
 	struct sockaddr_storage ss, me;
 	socklen_t len, mlen = sizeof(me);
 	int one = 1;
+	bool recverr = a[2] && strcmp(a[2], "recverr") == 0, connected = a[2] && strcmp(a[2], "connect") == 0;
 
 	parse_inet(a[0], a[1], &ss, &len);
 	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	if (a[2] && strcmp(a[2], "recverr") == 0 &&
-	    (ss.ss_family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
-				      : setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one))) < 0)
+	if (recverr && (ss.ss_family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one))
+						: setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one))) < 0)
 		return errno;
-	ssize_t n = sendto(fd, "probe\n", 6, 0, (struct sockaddr *)&ss, len);
+	if (connected && connect(fd, (struct sockaddr *)&ss, len) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	ssize_t n = connected ? send(fd, "probe\n", 6, 0) : sendto(fd, "probe\n", 6, 0, (struct sockaddr *)&ss, len);
 	if (n < 0) {
 		int e = errno;
 		close(fd);
@@ -1035,6 +1042,25 @@ int op_udp_send_alone(char **a)
 		return errno;
 	printf("sent %zd\nport %u\n", n,
 	       ntohs(me.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&me)->sin6_port : ((struct sockaddr_in *)&me)->sin_port));
+	struct pollfd pfd = { .fd = fd, .events = connected ? POLLIN : 0 };
+	int said = 0;
+	if (poll(&pfd, 1, 500) > 0) {
+		char buf[64], control[512];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control) };
+		if (recverr && recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) >= 0) {
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+				if ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+				    (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR))
+					said = (int)((struct sock_extended_err *)CMSG_DATA(c))->ee_errno;
+		} else if (connected && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+			said = errno;
+		else {
+			socklen_t elen = sizeof(said);
+			(void)getsockopt(fd, SOL_SOCKET, SO_ERROR, &said, &elen);
+		}
+	}
+	printf("the kernel said %s\n", said ? errno_name(said) : "nothing");
 	close(fd);
 	return 0;
 }
@@ -1215,4 +1241,36 @@ int op_unix_dgram_sendto(char **a)
 	close(sv[0]);
 	close(sv[1]);
 	return e;
+}
+
+/* connect-spray HOST PORT SECONDS: connects again and again for SECONDS
+ * (a listener outside comes and goes there), sending "x" on each
+ * connection made; prints how many were made, refused by the kernel
+ * (nobody there) and refused otherwise. */
+int op_connect_spray(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	long seconds = parse_long(a[2], "seconds");
+	long made = 0, nobody = 0, refused = 0;
+	struct timespec t0, t;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return errno;
+		if (connect(fd, (struct sockaddr *)&ss, len) == 0) {
+			made++;
+			(void)send(fd, "x", 1, MSG_NOSIGNAL);
+		} else if (errno == ECONNREFUSED)
+			nobody++;
+		else
+			refused++;
+		close(fd);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < seconds);
+	printf("made %ld\nnobody %ld\nrefused %ld\n", made, nobody, refused);
+	return 0;
 }
