@@ -384,6 +384,12 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 		if (!p->home)
 			add_place(pl, pl->home, 0, "fresh home");
 		pl->populate_home = backend == BACKEND_LANDLOCK;
+		/* New ptys of the run's own (tmux, script, pexpect, a test
+		 * suite's openpty): the host's /dev/ptmx, whose slaves come
+		 * through TIOCGPTPEER (glibc's openpty), so that no /dev/pts
+		 * name, the user's terminals among them, is ever granted. */
+		if (backend == BACKEND_LANDLOCK)
+			add_place(pl, "/dev/ptmx", RULE_SYSTEM | RULE_DEVICE, "default: new ptys of the run's own");
 		/* The namespace jail's home and /tmp are tmpfs in its own
 		 * mount namespace, gone with it: its run directory is an
 		 * empty mount point on the host. */

@@ -55,6 +55,28 @@ static bool refusal_within(const struct sc_rule *r, const struct sc_rule *q)
 	return a->arg == b->arg && (sc_arg_mask(b) & sc_arg_mask(a)) == sc_arg_mask(b) && (a->value & b->mask) == b->value;
 }
 
+/* Does a row before row i of the plan hold exactly its arguments, with
+ * another action? The first row that matches decides (the landlock
+ * backend's TIOCGPTPEER goes to the listener, the namespace jail's is
+ * allowed by the row after). */
+static bool shadowed(const struct seccomp_plan *plan, size_t i)
+{
+	const struct sc_rule *r = plan->rules[i];
+	for (size_t j = 0; j < i; j++) {
+		const struct sc_rule *q = plan->rules[j];
+		if (plan->nrs[j] != plan->nrs[i] || q->n_args != r->n_args ||
+		    seccomp_row_action(plan, q) == seccomp_row_action(plan, r))
+			continue;
+		bool same = true;
+		for (unsigned a = 0; a < r->n_args && same; a++)
+			same = q->args[a].arg == r->args[a].arg && sc_arg_mask(&q->args[a]) == sc_arg_mask(&r->args[a]) &&
+			       q->args[a].value == r->args[a].value;
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int nr)
 {
 	bool allow_all = false;
@@ -106,7 +128,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 		 * the terminal requests on the list. */
 		for (size_t i = 0; i < plan->n_rules && ret == 0; i++) {
 			const struct sc_rule *r = plan->rules[i];
-			if (plan->nrs[i] != nr || seccomp_row_action(plan, r) != SC_ALLOW || r->n_args == 0)
+			if (plan->nrs[i] != nr || seccomp_row_action(plan, r) != SC_ALLOW || r->n_args == 0 ||
+			    shadowed(plan, i))
 				continue;
 			struct scmp_arg_cmp cmp[3];
 			for (unsigned a = 0; a < r->n_args; a++)

@@ -97,6 +97,7 @@ enum sc_why {
 	WHY_OTHER_PROCESS,
 	WHY_SUPERVISED_SEND,
 	WHY_SOURCE_ROUTE,
+	WHY_PTY_PEER,
 };
 
 struct sc_rule {

@@ -122,6 +122,7 @@ static const char *const whys[] = {
 	[WHY_OTHER_PROCESS] = "carried out only on a process of the run",
 	[WHY_SUPERVISED_SEND] = "a datagram's address is checked, then the supervisor sends it",
 	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
+	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
 };
 
 static const struct sc_rule table[] = {
@@ -235,6 +236,11 @@ static const struct sc_rule table[] = {
 	 * runners): unlock, number, peer, packet mode, a signal to its
 	 * slave's group. */
 	ALLOW_IOCTL(TIOCGPTN_NR), ALLOW_IOCTL(TIOCSPTLCK_NR), ALLOW_IOCTL(TIOCGPTLCK_NR),
+	/* The landlock backend grants no /dev/pts name, and Landlock checks
+	 * the peer's open as any open: the supervisor opens it
+	 * (supervise/pty.c). Before the allow: the first row decides. */
+	{ .name = "ioctl", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .n_args = 1,
+	  .args = { ARG(1, MASK32, TIOCGPTPEER_NR) }, .why = WHY_PTY_PEER },
 	ALLOW_IOCTL(TIOCGPTPEER_NR), ALLOW_IOCTL(TIOCPKT), ALLOW_IOCTL(TIOCGPKT_NR),
 	ALLOW_IOCTL(TIOCSIG_NR), ALLOW_IOCTL(TIOCGDEV_NR),
 	/* Generic requests in the terminal's numbering. */

@@ -180,6 +180,9 @@ struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, cons
  * descriptor, or -1. real holds 4096 bytes. */
 int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real);
 bool sv_names_socket_file(const struct net_addr *a);
+/* The caller's descriptor n, as stockade's own (pidfd_getfd), the
+ * notification checked still valid after: -1 with errno. */
+int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n);
 /* Is the socket a datagram one (SOCK_DGRAM)? */
 bool sv_is_datagram(int fd);
 

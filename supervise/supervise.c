@@ -739,6 +739,23 @@ static int take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int
 	return (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
 }
 
+int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n)
+{
+	bool kept;
+	int pidfd = caller_pidfd(sv, (pid_t)req->pid, &kept);
+	if (pidfd < 0)
+		return -1;
+	int fd = take_fd(sv, req->id, (pid_t)req->pid, kept, n, &pidfd);
+	/* Still waiting: the pidfd, opened since the notification came,
+	 * names the caller and no process that took its id after it. */
+	if (fd >= 0 && !id_valid(sv, req->id)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
 static bool is_send(int nr)
 {
 	return nr == SYS_sendto || nr == SYS_sendmsg || nr == SYS_sendmmsg;
@@ -1009,7 +1026,11 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		report_gap(rep, "network and unix sockets",
 			   "Yama's ptrace_scope refuses pidfd_getfd here: the supervisor cannot act for the command, so it refuses every connect and bind");
 	report_enforced(rep, "other processes: a limit, priority, scheduler, affinity, I/O priority or pidfd of a process outside the run (stockade included) is refused; of every process of the user, refused");
-	static const char *const decides[] = { "connect", "bind", "unix socket paths", "calls naming a process" };
+	report_enforced(rep, "ptys: a program makes its own from /dev/ptmx, the supervisor opening each slave (TIOCGPTPEER); no /dev/pts name is granted, so the user's other terminals stay out of reach");
+	report_gap(rep, "ptys",
+		   "the host's devpts: the run may take as many ptys as kernel.pty.max allows, which your terminals share, until it ends");
+	static const char *const decides[] = { "connect", "bind", "unix socket paths", "calls naming a process",
+					       "pty slaves" };
 	for (size_t i = 0; i < ARRAY_SIZE(decides); i++)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);

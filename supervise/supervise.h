@@ -209,6 +209,10 @@ void supervisor_drain(struct supervisor *sv);
  * supervisor and answered with the descriptor. False for any other open,
  * which is the caller's to answer (tmp.c). */
 bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *req);
+/* TIOCGPTPEER on a pty the command made, whose slave Landlock would
+ * refuse it (no /dev/pts name is granted): opened by the supervisor and
+ * answered with the descriptor. False for any other call (pty.c). */
+bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif *req);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 

@@ -93,6 +93,52 @@ if [ -c /dev/pts/ptmx ]; then
 	fi
 fi
 
+# A pty a program makes for itself (tmux, script, pexpect, libuv's
+# tty_pty tests): glibc's openpty opens its slave with TIOCGPTPEER, which
+# the landlock backend's supervisor carries out (no /dev/pts name is
+# granted there, so the other terminals above stay out of reach); the
+# namespace jail's devpts is its own. A child with the new pty as its
+# controlling terminal runs in it.
+own_pty='import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("sh", ["sh", "-c", "tty; echo in-its-own-pty"])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 100)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+_, st = os.waitpid(pid, 0)
+print(out.decode().replace("\r", ""))
+m, s = os.openpty()
+os.write(m, b"ping\n")
+print("read", os.read(s, 5))
+print("status", st)'
+for where in outside jail; do
+	if [ $where = outside ]; then
+		out=$(python3 -c "$own_pty" </dev/null 2>&1)
+	else
+		out=$(jail --net off -C "$W" -- python3 -c "$own_pty" </dev/null 2>&1)
+	fi
+	case $out in
+	*/dev/pts/*in-its-own-pty*"read b'ping\n'"*"status 0"*) pass "$where: a program makes a pty of its own and runs a child in it" ;;
+	*) fail "$where: a program makes a pty of its own and runs a child in it"; diag "$out" ;;
+	esac
+done
+# TIOCGPTPEER on what is not a pty's master answers as the kernel does.
+out=$(jail --net off -C "$W" -- python3 -c 'import fcntl, os
+fd = os.open("/dev/null", os.O_RDWR)
+try:
+    fcntl.ioctl(fd, 0x5441, os.O_RDWR | os.O_NOCTTY)
+    print("a peer")
+except OSError as e:
+    print("errno", e.errno)' 2>&1)
+[ "$out" = "errno 25" ] && pass "TIOCGPTPEER on /dev/null: ENOTTY, as outside" || { fail "TIOCGPTPEER on /dev/null: ENOTTY, as outside"; diag "$out"; }
+
 # THREATS 62, CVE-2016-2779: the user's terminal taken. An agent runs a
 # tool with stdin from /dev/null, its session's terminal a pty: the tool
 # opens /dev/tty, ignores SIGTTOU, makes itself the foreground and reads
