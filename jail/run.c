@@ -226,6 +226,8 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		return;
 	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_opens_pty_peer(sv, &req))
 		return;
+	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_reopens_pty(sv, &req))
+		return;
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
 		/* An open in the run's own home or tmp (in /dev/shm when

@@ -149,6 +149,13 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC) }, .why = WHY_WATCHED_SHM },
 	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
 	  .args = { ARG(2, MASK32, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC) }, .why = WHY_WATCHED_SHM },
+	/* ... and libuv's reopen of a tty by its name (supervise/pty.c),
+	 * which the supervisor carries out for the slave of a pty the run
+	 * made (no /dev/pts name is granted on the landlock backend). */
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_RDWR | O_NOCTTY | O_CLOEXEC) }, .why = WHY_PTY_PEER },
+	{ .name = "openat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_ABI_GE3, .n_args = 1,
+	  .args = { ARG(2, MASK32, O_WRONLY | O_NOCTTY | O_CLOEXEC) }, .why = WHY_PTY_PEER },
 	ALLOW_WHEN(open, SC_ABI_GE3), ALLOW_WHEN(openat, SC_ABI_GE3),
 	ALLOW_WHEN(openat2, SC_ABI_GE3), ALLOW_WHEN(truncate, SC_ABI_GE3),
 	ALLOW(creat), ALLOW(stat), ALLOW(fstat), ALLOW(lstat), ALLOW(newfstatat),

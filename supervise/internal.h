@@ -88,6 +88,9 @@ struct supervisor {
 	struct sv_hold *holds;
 	size_t n_holds;
 	int tmp_fd;		/* the host's /tmp (O_PATH), or -1 */
+	int pty_watch;		/* inotify: the slaves of ptys the run made (pty.c), or -1 */
+	int *ptys;		/* their watches */
+	size_t n_ptys;
 	struct tmp_made *made;
 	size_t n_made;
 	struct pending *pending;
@@ -146,6 +149,9 @@ bool sv_is_hold(const struct supervisor *sv, ino_t inode);
 size_t sv_release_holds(struct supervisor *sv, unsigned short port, struct sv_hold **ret);
 void sv_hold_again(struct supervisor *sv, struct sv_hold *released, size_t n);
 void sv_holds_free(struct supervisor *sv);
+
+/* ---- ptys the run made (pty.c) ---- */
+void sv_ptys_free(struct supervisor *sv);
 
 /* ---- the host's /tmp (tmp.c) ---- */
 

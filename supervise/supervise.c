@@ -954,6 +954,7 @@ struct supervisor *supervisor_new(const struct policy *p, const struct rule *pla
 	sv->listener = listener;
 	sv->rep = rep;
 	sv->tmp_fd = open(SV_HOST_TMP, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sv->pty_watch = -1;
 	/* The host's addresses and the sock_diag socket come at the first
 	 * connect or bind that needs them. */
 	cap_t own = cap_get_proc();
@@ -1001,6 +1002,7 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->abstracts);
 	free(sv->unix_bound);
 	sv_holds_free(sv);
+	sv_ptys_free(sv);
 	sv_tmp_remove_made(sv);
 	if (sv->tmp_fd >= 0)
 		close(sv->tmp_fd);

@@ -213,6 +213,13 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */
 bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif *req);
+/* An open with the flags libuv reopens a tty with (the seccomp table
+ * shows those to the listener on the landlock backend). */
+bool supervise_is_tty_reopen(int nr, uint32_t flags);
+/* Such an open: of the slave of a pty the run made, by its name, carried
+ * out by the supervisor and answered with the descriptor; any other goes
+ * on to the kernel. False for any other call (pty.c). */
+bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *req);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 

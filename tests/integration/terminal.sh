@@ -129,6 +129,64 @@ for where in outside jail; do
 	*) fail "$where: a program makes a pty of its own and runs a child in it"; diag "$out" ;;
 	esac
 done
+# libuv's reopen of a tty by its name (uv_tty_init: O_NOCTTY | O_CLOEXEC)
+# works for a pty the run made; once that pty is gone, its number may be
+# one of yours, and the same name reaches nothing of yours.
+reopen='import os, sys, time
+m, s = os.openpty()
+name = os.ttyname(s)
+fd = os.open(name, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+os.write(fd, b"x\n")
+print("reopened", name, os.read(m, 3))
+os.close(fd); os.close(s); os.close(m)
+open("gone", "w").write(name)
+while not os.path.exists("go"):
+    time.sleep(0.05)
+try:
+    fd = os.open(name, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+    os.write(fd, b"from the jail\n")
+    print("the name reaches", name)
+except OSError as e:
+    print("reopen after errno", e.errno)'
+rm -f "$W/gone" "$W/go"
+jail --net off -C "$W" -- python3 -c "$reopen" >"$T/reopen.out" 2>&1 </dev/null &
+jailed=$!
+for _ in $(seq 200); do [ -s "$W/gone" ] && break; sleep 0.05; done
+# Yours: a pty made now, outside, takes the lowest free number, which is
+# the one the run's had.
+python3 -c 'import os, sys, time
+m, s = os.openpty()
+print(os.ttyname(s), flush=True)
+os.set_blocking(m, False)
+time.sleep(3)
+try:
+    print("got", os.read(m, 100))
+except BlockingIOError:
+    print("got nothing")' >"$T/yours.out" 2>&1 &
+yours=$!
+for _ in $(seq 100); do [ -s "$T/yours.out" ] && break; sleep 0.05; done
+: >"$W/go"
+wait "$jailed"
+wait "$yours"
+out=$(cat "$T/reopen.out")
+case $out in
+*"reopened /dev/pts/"*"b'x"*) pass "a program reopens the slave of its own pty by its name (libuv's uv_tty_init)" ;;
+*) fail "a program reopens the slave of its own pty by its name (libuv's uv_tty_init)"; diag "$out" ;;
+esac
+theirs=$(cat "$W/gone" 2>/dev/null)
+mine=$(head -1 "$T/yours.out")
+if ! fresh_places && [ "$theirs" = "$mine" ]; then
+	case $out:$(cat "$T/yours.out") in
+	*"reopen after errno"*"got nothing"*) pass "once gone, its number ($mine) is yours, and the name reaches nothing of yours" ;;
+	*) fail "once gone, its number ($mine) is yours, and the name reaches nothing of yours"; diag "$out"; diag "$(cat "$T/yours.out")" ;;
+	esac
+else
+	case $out:$(cat "$T/yours.out") in
+	*"reopen after errno"*"got nothing"*) pass "once gone, the name reaches nothing (the jail's devpts, or another number: $theirs, $mine)" ;;
+	*) fail "once gone, the name reaches nothing"; diag "$out"; diag "$(cat "$T/yours.out")" ;;
+	esac
+fi
+rm -f "$W/gone" "$W/go"
 # TIOCGPTPEER on what is not a pty's master answers as the kernel does.
 out=$(jail --net off -C "$W" -- python3 -c 'import fcntl, os
 fd = os.open("/dev/null", os.O_RDWR)
