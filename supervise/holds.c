@@ -11,27 +11,12 @@
  * it nothing it could not have. */
 #include "supervise/internal.h"
 
-#include <arpa/inet.h>
 #include <sys/stat.h>
 
 #include "lib/util.h"
 
 /* More than a test suite sends to; each is one descriptor of stockade's. */
 #define HOLDS_MAX 256
-
-/* Where a datagram to a goes: 0.0.0.0 and :: reach the loopback. */
-static struct net_addr destination(const struct net_addr *a)
-{
-	struct net_addr d = *a;
-	net_addr_unmap(&d);
-	if (net_addr_is_wildcard(&d)) {
-		if (d.family == AF_INET)
-			d.v4.s_addr = htonl(INADDR_LOOPBACK);
-		else
-			d.v6 = in6addr_loopback;
-	}
-	return d;
-}
 
 static int hold_socket(const struct net_addr *d, ino_t *ret_inode)
 {
@@ -65,7 +50,9 @@ static void drop(struct supervisor *sv, size_t i)
 
 bool sv_hold(struct supervisor *sv, const struct net_addr *a, bool lasting)
 {
-	struct net_addr d = destination(a);
+	struct net_addr d = *a;
+	net_addr_unmap(&d);
+	net_addr_wildcard_to_loopback(&d);
 	struct sv_hold *h = find(sv, &d);
 	if (h) {
 		h->lasting |= lasting;

@@ -155,6 +155,10 @@ void sv_ptys_free(struct supervisor *sv);
 
 /* ---- the host's /tmp (tmp.c) ---- */
 
+/* Hands fd, stockade's, to the caller of notification id as its answer
+ * (SECCOMP_IOCTL_NOTIF_ADDFD; O_CLOEXEC as flags ask), and closes it. */
+void sv_hand_over(struct supervisor *sv, uint64_t id, int fd, int flags);
+
 /* The command's privileges while stockade acts for it (a root stockade's
  * capabilities set aside): 0, or SV_REFUSED when they cannot be. */
 int sv_acting(struct supervisor *sv);

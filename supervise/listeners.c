@@ -308,13 +308,7 @@ static int exact_listener(struct supervisor *sv, const struct net_addr *dst, ino
 int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 {
 	struct listener_scan s = { .port = dst->port, .dst = *dst, .sv = sv };
-	/* Connecting to 0.0.0.0 or :: reaches the loopback of its family. */
-	if (net_addr_is_wildcard(&s.dst)) {
-		if (s.dst.family == AF_INET)
-			s.dst.v4.s_addr = htonl(INADDR_LOOPBACK);
-		else
-			s.dst.v6 = in6addr_loopback;
-	}
+	net_addr_wildcard_to_loopback(&s.dst);
 	/* The quick way: the one socket the kernel would pick. Only when
 	 * that is the run's own and shares its port (SO_REUSEPORT), another
 	 * in its group could be picked instead: then every listener is
@@ -345,12 +339,7 @@ int sv_foreign_listener(struct supervisor *sv, const struct net_addr *dst)
 int sv_udp_receiver(struct supervisor *sv, const struct net_addr *dst, const struct net_addr *src)
 {
 	struct net_addr d = *dst;
-	if (net_addr_is_wildcard(&d)) {
-		if (d.family == AF_INET)
-			d.v4.s_addr = htonl(INADDR_LOOPBACK);
-		else
-			d.v6 = in6addr_loopback;
-	}
+	net_addr_wildcard_to_loopback(&d);
 	/* The sender's address as the kernel would pick it: the one it is
 	 * bound to, else the destination's own (a local address). */
 	struct net_addr s = src && src->family == d.family && !net_addr_is_wildcard(src) ? *src : d;

@@ -97,6 +97,16 @@ bool net_addr_is_wildcard(const struct net_addr *a)
 	return false;
 }
 
+void net_addr_wildcard_to_loopback(struct net_addr *a)
+{
+	if (!net_addr_is_wildcard(a))
+		return;
+	if (a->family == AF_INET)
+		a->v4.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		a->v6 = in6addr_loopback;
+}
+
 bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b)
 {
 	if (a->family != b->family)

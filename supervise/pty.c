@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
-#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -40,21 +39,6 @@
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441
 #endif
-
-/* Hands fd to the caller as its answer (an error, its table full,
- * answered instead), and closes it. */
-static void hand_over(struct supervisor *sv, uint64_t id, int fd, int flags)
-{
-	struct seccomp_notif_addfd add = {
-		.id = id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
-		.srcfd = (uint32_t)fd,
-		.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
-	};
-	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
-		sv_respond(sv, id, errno);
-	close(fd);
-}
 
 static void fd_name(int fd, char name[static 40])
 {
@@ -118,7 +102,7 @@ static bool run_pty(struct supervisor *sv, int at)
 	return false;
 }
 
-bool supervise_is_tty_reopen(int nr, uint32_t flags)
+static bool is_tty_reopen(int nr, uint32_t flags)
 {
 	/* libuv's: the access mode, O_NOCTTY, O_CLOEXEC (not gcc's header
 	 * opens, O_RDONLY | O_NOCTTY, which must not pay a round trip). */
@@ -145,7 +129,7 @@ static int run_pty_named(struct supervisor *sv, const struct seccomp_notif *req)
 
 bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *req)
 {
-	if (!supervise_is_tty_reopen(req->data.nr, (uint32_t)req->data.args[2]))
+	if (!is_tty_reopen(req->data.nr, (uint32_t)req->data.args[2]))
 		return false;
 	int flags = (int)req->data.args[2];
 	/* The path was the caller's own: it was alive all along. Anything
@@ -166,7 +150,7 @@ bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *r
 	if (fd < 0)
 		sv_respond(sv, req->id, err);
 	else
-		hand_over(sv, req->id, fd, flags);
+		sv_hand_over(sv, req->id, fd, flags);
 	return true;
 }
 
@@ -199,6 +183,6 @@ bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif
 		return true;
 	}
 	watch_slave(sv, slave);
-	hand_over(sv, req->id, slave, flags);
+	sv_hand_over(sv, req->id, slave, flags);
 	return true;
 }

@@ -55,6 +55,9 @@ void net_addr_unmap(struct net_addr *a);
 
 bool net_addr_is_loopback(const struct net_addr *a);	/* 127/8, ::1 */
 bool net_addr_is_wildcard(const struct net_addr *a);	/* 0.0.0.0, :: */
+/* 0.0.0.0 and :: become the loopback of their family: where a connect or
+ * a datagram to them goes. */
+void net_addr_wildcard_to_loopback(struct net_addr *a);
 bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b);
 
 /* "127.0.0.1:5432", "[::1]:80", "unix:/run/docker.sock", "unix:@name". */
@@ -213,9 +216,6 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */
 bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif *req);
-/* An open with the flags libuv reopens a tty with (the seccomp table
- * shows those to the listener on the landlock backend). */
-bool supervise_is_tty_reopen(int nr, uint32_t flags);
 /* Such an open: of the slave of a pty the run made, by its name, carried
  * out by the supervisor and answered with the descriptor; any other goes
  * on to the kernel. False for any other call (pty.c). */

@@ -26,6 +26,21 @@
 #include "lib/path.h"
 #include "lib/util.h"
 
+void sv_hand_over(struct supervisor *sv, uint64_t id, int fd, int flags)
+{
+	struct seccomp_notif_addfd add = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)fd,
+		.newfd_flags = (uint32_t)(flags & O_CLOEXEC),
+	};
+	/* The descriptor is the command's answer; an error (its table is
+	 * full) is answered instead. ENOENT: the caller is gone. */
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+		sv_respond(sv, id, errno);
+	close(fd);
+}
+
 int sv_acting(struct supervisor *sv)
 {
 	if (sv->caps_own && (!sv->caps_acting || cap_set_proc(sv->caps_acting) < 0)) {
@@ -137,24 +152,10 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
 	struct stat st;
 	if (fd >= 0 && !streq(name, ".") && fstat(fd, &st) == 0)
 		sv_tmp_remember(sv, name, st.st_dev, st.st_ino);
-	struct seccomp_notif_resp r = { .id = req->id, .error = -err };
-	if (fd < 0) {
-		(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-		return true;
-	}
-	struct seccomp_notif_addfd add = {
-		.id = req->id,
-		.flags = SECCOMP_ADDFD_FLAG_SEND,
-		.srcfd = (uint32_t)fd,
-		.newfd_flags = flags & O_CLOEXEC,
-	};
-	/* The descriptor is the command's answer; an error (its table is
-	 * full) is answered instead. */
-	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT) {
-		r.error = -errno;
-		(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-	}
-	close(fd);
+	if (fd < 0)
+		sv_respond(sv, req->id, err);
+	else
+		sv_hand_over(sv, req->id, fd, (int)flags);
 	return true;
 }
 

@@ -142,6 +142,14 @@ static void test_spellings(void)
 	net_addr_unmap(&one);
 	net_addr_unmap(&any6);
 	ok(one.family == AF_INET6 && any6.family == AF_INET6, "::1 and :: stay IPv6 (neither is v4-compatible)");
+	struct net_addr to4 = addr_of("0.0.0.0:53"), to6 = addr_of("[::]:53"), lan = addr_of("10.9.9.9:53");
+	net_addr_wildcard_to_loopback(&to4);
+	net_addr_wildcard_to_loopback(&to6);
+	net_addr_wildcard_to_loopback(&lan);
+	ok(net_addr_same_ip(&to4, &(struct net_addr){ .family = AF_INET, .v4.s_addr = htonl(INADDR_LOOPBACK) }) &&
+		   net_addr_is_loopback(&to6) && to4.port == 53 && to6.port == 53,
+	   "0.0.0.0 and :: go to the loopback of their family, the port kept");
+	ok(!net_addr_is_loopback(&lan), "another address stays as it is");
 }
 
 /* ---- the verdict as a table ---- */
