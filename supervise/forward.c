@@ -165,23 +165,15 @@ static int start_target(const struct flistener *l, const struct net_addr *to, bo
 	int fd = l->make_socket(l->data, to->family);
 	if (fd < 0)
 		return fd;
-	int r = connect(fd, (struct sockaddr *)&ss, len);
-	if (r < 0 && errno != EINPROGRESS) {
-		int e = -errno;
+	int err = connect(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	/* Asked at once, a connect on loopback is made (a round of the loop
+	 * saved) or refused. */
+	if (err == EINPROGRESS)
+		err = net_connect_outcome(fd);
+	*ret_connecting = err == EINPROGRESS;
+	if (err && err != EINPROGRESS) {
 		close(fd);
-		return e;
-	}
-	/* On loopback the handshake is done by the time connect returns, as
-	 * a rule: asking at once saves a round of the loop. */
-	struct pollfd now = { .fd = fd, .events = POLLOUT };
-	*ret_connecting = r < 0 && !(poll(&now, 1, 0) == 1 && (now.revents & POLLOUT));
-	if (r < 0 && !*ret_connecting) {
-		int err = 0;
-		socklen_t el = sizeof(err);
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
-			close(fd);
-			return err ? -err : -EIO;
-		}
+		return -err;
 	}
 	return fd;
 }
@@ -213,19 +205,31 @@ static void accept_one(struct forward *fw, struct flistener *l)
 	fw->conns[fw->n_conns++] = c;
 }
 
-/* Moves what it can from src through d to dst; false when the connection
- * is broken. */
-static bool pump(struct direction *d, int src, int dst)
+/* What poll said of a connection's two sockets. */
+#define READY_IN (POLLIN | POLLRDHUP | POLLHUP | POLLERR)
+#define READY_OUT (POLLOUT | POLLHUP | POLLERR)
+
+/* Moves what it can from src through d to dst, asking only the sockets
+ * poll woke for (src_ready: src has bytes or its end; dst_ready: dst
+ * takes more): false when the connection is broken. A read or a write
+ * shorter than asked is not tried again at once (it would answer EAGAIN:
+ * poll says when there is more), except to find the end a peer that shut
+ * down (POLLRDHUP) has after its bytes. */
+static bool pump(struct direction *d, int src, int dst, short src_ready, bool dst_ready)
 {
-	while (!d->eof && d->queued < d->cap) {
-		ssize_t n = splice(src, NULL, d->pipe[1], NULL, d->cap - d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while ((src_ready & READY_IN) && !d->eof && d->queued < d->cap) {
+		size_t want = d->cap - d->queued;
+		ssize_t n = splice(src, NULL, d->pipe[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			d->queued += (size_t)n;
+			dst_ready = true;
 			if (d->queued == d->cap && d->cap < FORWARD_PIPE_BULK) {
 				int size = fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE_BULK);
 				if (size > 0)
 					d->cap = (size_t)size;
 			}
+			if ((size_t)n < want && !(src_ready & (POLLRDHUP | POLLHUP | POLLERR)))
+				break;
 			continue;
 		}
 		if (n == 0)
@@ -234,21 +238,33 @@ static bool pump(struct direction *d, int src, int dst)
 			return false;
 		break;
 	}
-	while (d->queued) {
-		ssize_t n = splice(d->pipe[0], NULL, dst, NULL, d->queued, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while (dst_ready && d->queued) {
+		size_t want = d->queued;
+		ssize_t n = splice(d->pipe[0], NULL, dst, NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			d->queued -= (size_t)n;
+			if ((size_t)n < want)
+				break;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		return false;
 	}
-	if (d->eof && !d->queued && !d->shut) {
-		(void)shutdown(dst, SHUT_WR);
-		d->shut = true;
-	}
 	return true;
+}
+
+/* A direction that has reached its end, passed on: the destination is
+ * told (shutdown), unless the other direction is done too, when closing
+ * both sockets tells it (with nothing unread on either, the close sends
+ * the same FIN) and one call is saved. */
+static void pass_end(struct direction *d, const struct direction *other, int dst)
+{
+	if (!d->eof || d->queued || d->shut)
+		return;
+	if (!(other->eof && !other->queued && other->shut))
+		(void)shutdown(dst, SHUT_WR);
+	d->shut = true;
 }
 
 size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
@@ -265,11 +281,11 @@ size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
 		}
 		short ce = 0, te = 0;
 		if (!c->up.eof && c->up.queued < c->up.cap)
-			ce |= POLLIN;
+			ce |= POLLIN | POLLRDHUP;
 		if (c->up.queued)
 			te |= POLLOUT;
 		if (!c->down.eof && c->down.queued < c->down.cap)
-			te |= POLLIN;
+			te |= POLLIN | POLLRDHUP;
 		if (c->down.queued)
 			ce |= POLLOUT;
 		fds[n++] = (struct pollfd){ .fd = c->client, .events = ce };
@@ -291,10 +307,14 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
 	 * ways (a pump that finds nothing to do costs two EAGAINs). */
 	for (size_t k = 0; k < fw->n_conns;) {
 		struct fconn *c = &fw->conns[k];
-		bool woke = false;
-		for (size_t i = 0; i < n && !woke; i++)
-			woke = fds[i].revents && (fds[i].fd == c->client || fds[i].fd == c->target);
-		if (!woke) {
+		short client_ready = 0, target_ready = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (fds[i].fd == c->client)
+				client_ready |= fds[i].revents;
+			else if (fds[i].fd == c->target)
+				target_ready |= fds[i].revents;
+		}
+		if (!client_ready && !target_ready) {
 			k++;
 			continue;
 		}
@@ -324,9 +344,25 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
 				continue;
 			}
 			c->connecting = false;
+			/* What the client sent meanwhile, and a target that
+			 * takes it. */
+			client_ready |= POLLIN;
+			target_ready |= POLLOUT;
 		}
-		if (!pump(&c->up, c->client, c->target) || !pump(&c->down, c->target, c->client) ||
-		    (c->up.shut && c->down.shut)) {
+		/* A reset of a socket whose bytes have all been read: the
+		 * connection is over (poll would say so again and again). */
+		if (((client_ready & POLLERR) && c->up.eof) || ((target_ready & POLLERR) && c->down.eof)) {
+			conn_close(fw, k);
+			continue;
+		}
+		if (!pump(&c->up, c->client, c->target, client_ready, target_ready & READY_OUT) ||
+		    !pump(&c->down, c->target, c->client, target_ready, client_ready & READY_OUT)) {
+			conn_close(fw, k);
+			continue;
+		}
+		pass_end(&c->up, &c->down, c->target);
+		pass_end(&c->down, &c->up, c->client);
+		if (c->up.shut && c->down.shut) {
 			conn_close(fw, k);
 			continue;
 		}

@@ -217,15 +217,10 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		refuse_inet(sv, id, SV_CONNECT, false, recheck, what, SV_REFUSED);
 		return;
 	}
-	/* On loopback the handshake is done by the time connect returns, as
-	 * a rule: asking at once answers the command without a round of
+	/* Asked at once, a blocking connect is answered without a round of
 	 * stockade's loop. */
-	struct pollfd now = { .fd = *fd, .events = POLLOUT };
-	if (blocking && err == EINPROGRESS && poll(&now, 1, 0) == 1) {
-		socklen_t el = sizeof(err);
-		if (getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-			err = errno;
-	}
+	if (blocking && err == EINPROGRESS)
+		err = net_connect_outcome(*fd);
 	/* In progress, or (a Unix socket) a full backlog that a blocking
 	 * connect would wait on: finished later, without stockade waiting. */
 	bool later = err == EINPROGRESS || err == EAGAIN;

@@ -575,6 +575,63 @@ expect_probe "--publish $HP:$JP reaches a jailed server on [::1] alone" ok -- "$
 printf '%s\n' "$PROBE_OUTPUT" | grep -q '^probe$' && pass "and the server answered through it" || { fail "and the server answered through it"; diag "$PROBE_OUTPUT"; }
 kill "$pub" 2>/dev/null
 wait "$pub" 2>/dev/null
+# The bytes through a forward, whole, both ways and in halves: each
+# client sends 24 MiB and shuts its side; the jailed server answers only
+# then, with the digest of what it got and 8 MiB of its own, and closes.
+# Eight clients at once, over one forward.
+cat >"$W/halves.py" <<'PY'
+import hashlib, socket, sys, threading
+def pattern(n, seed):
+    return (hashlib.sha256(seed).digest() * (n // 32 + 1))[:n]
+if sys.argv[1] == "serve":
+    ls = socket.create_server(("127.0.0.1", int(sys.argv[2])))
+    def one(c):
+        h, n = hashlib.sha256(), 0
+        while True:
+            b = c.recv(1 << 16)
+            if not b:
+                break
+            h.update(b); n += len(b)
+        c.sendall(("%d %s\n" % (n, h.hexdigest())).encode() + pattern(8 << 20, b"down"))
+        c.close()
+    while True:
+        c, _ = ls.accept()
+        threading.Thread(target=one, args=(c,)).start()
+else:
+    up = pattern(24 << 20, b"up")
+    want = ("%d %s\n" % (len(up), hashlib.sha256(up).hexdigest())).encode() + pattern(8 << 20, b"down")
+    bad = []
+    def client(i):
+        got = bytearray()
+        try:
+            c = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=20)
+            c.sendall(up)
+            c.shutdown(socket.SHUT_WR)
+            while True:
+                b = c.recv(1 << 16)
+                if not b:
+                    break
+                got += b
+        except OSError as e:
+            bad.append("client %d: %s after %d bytes back" % (i, e, len(got)))
+            return
+        if bytes(got) != want:
+            bad.append("client %d: %d bytes back, %r" % (i, len(got), bytes(got[:80])))
+    ts = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    print("\n".join(bad) if bad else "intact")
+PY
+HP=$(free_port)
+JP=$(free_port)
+in_jail --net loopback -q --publish "$HP:$JP" -- timeout 30 python3 halves.py serve "$JP" >/dev/null 2>&1 &
+pub=$!
+for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^connected' && break; sleep 0.05; done
+got=$(python3 "$W/halves.py" client "$HP" 2>&1)
+[ "$got" = intact ] && pass "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact" ||
+	{ fail "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact"; diag "$got"; }
+kill "$pub" 2>/dev/null
+wait "$pub" 2>/dev/null
 SP=$(free_port)
 in_jail --net loopback -q --publish "$SP" -- sh serve.sh "$SP" 6 >/dev/null 2>&1 &
 pub=$!

@@ -156,6 +156,7 @@ static const struct op ops[] = {
 	{ "connect-spray", 3, 3, op_connect_spray, "HOST PORT SECONDS" },
 	{ "thread-server", 1, 1, op_thread_server, "HOST" },
 	{ "cycles", 3, 3, op_cycles, "HOST PORT N" },
+	{ "relay", 2, 2, op_relay, "PORT TPORT" },
 	{ "sink", 2, 2, op_sink, "HOST PORT" },
 	{ "blast", 3, 3, op_blast, "HOST PORT MIB" },
 	{ "resolve", 1, 1, op_resolve, "NAME" },

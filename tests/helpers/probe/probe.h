@@ -151,6 +151,7 @@ int op_connect_cycles(char **a);
 int op_connect_race(char **a);
 int op_thread_server(char **a);
 int op_cycles(char **a);
+int op_relay(char **a);
 int op_sink(char **a);
 int op_blast(char **a);
 int op_resolve(char **a);

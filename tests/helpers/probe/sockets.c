@@ -796,6 +796,61 @@ int op_cycles(char **a)
 	return 0;
 }
 
+/* relay PORT TPORT: the least a forward can be, for make bench's floor:
+ * a listener on 127.0.0.1:PORT, and for each connection, one at a time,
+ * a connection to 127.0.0.1:TPORT with the bytes copied both ways by
+ * blocking reads and writes until both sides are done. No poll of other
+ * connections, no pool, no check: what any forwarder pays at least. */
+int op_relay(char **a)
+{
+	struct sockaddr_storage ls, ts;
+	socklen_t llen, tlen;
+	int lfd, e;
+	static char buf[1 << 16];
+
+	parse_inet("127.0.0.1", a[0], &ls, &llen);
+	parse_inet("127.0.0.1", a[1], &ts, &tlen);
+	if ((e = bind_socket((struct sockaddr *)&ls, llen, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 128) < 0)
+		return errno;
+	printf("listening %d\n", bound_port(lfd));
+	fflush(stdout);
+	for (;;) {
+		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			return errno;
+		int t = socket(ts.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (t < 0 || connect(t, (struct sockaddr *)&ts, tlen) < 0) {
+			close(c);
+			if (t >= 0)
+				close(t);
+			continue;
+		}
+		struct pollfd p[2] = { { .fd = c, .events = POLLIN }, { .fd = t, .events = POLLIN } };
+		int open_ways = 2;
+		while (open_ways) {
+			if (poll(p, 2, -1) < 0)
+				break;
+			for (int i = 0; i < 2; i++) {
+				if (!p[i].revents)
+					continue;
+				ssize_t n = recv(p[i].fd, buf, sizeof(buf), 0);
+				int to = p[1 - i].fd;
+				if (n <= 0) {
+					(void)shutdown(to, SHUT_WR);
+					p[i].fd = -1;
+					open_ways--;
+				} else if (send(to, buf, (size_t)n, MSG_NOSIGNAL) != n) {
+					open_ways = 0;
+				}
+			}
+		}
+		close(c);
+		close(t);
+	}
+}
+
 /* sink HOST PORT: accepts one connection and reads it to its end;
  * prints the bytes. blast HOST PORT MIB: sends MIB mebibytes and prints
  * the rate once the sink has all of it (it closes). For make bench. */
