@@ -38,6 +38,8 @@ bwrap_argv() {
 ratio() {
 	python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"
 }
+median() { python3 -c "import sys, statistics; print('%.1f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+sub() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$2"; }
 
 # A workspace of 100,000 files: 1000 directories of 100.
 make_tree() {
@@ -255,24 +257,32 @@ else
 fi
 echo
 
-echo "== the connect supervisor: 10,000 connect-accept-close cycles to the run's own listener"
-cyc() {
-	"$STOCKADE" -q "$@" -C "$tmp/ws" -- "$(realpath "$BUILD")/tests/probe" connect-cycles 127.0.0.1 10000 | sed -n 's/^us per round //p'
-}
-sup=$(cyc --backend landlock --net loopback)
-on=$(cyc --backend landlock --net on)
-off=$(cyc --mode off)
+echo "== the connect supervisor: connect-accept-close cycles to the run's own listener, 7 rounds of 2,000, interleaved"
+probe=$(realpath "$BUILD")/tests/probe
+cyc() { "$@" "$probe" connect-cycles 127.0.0.1 2000 | sed -n 's/^us per round //p'; }
+sup=() on=() off=() notify=() wait_=()
+for _ in 1 2 3 4 5 6 7; do
+	sup+=("$(cyc "$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" --)")
+	on+=("$(cyc "$STOCKADE" -q --backend landlock --net on -C "$tmp/ws" --)")
+	off+=("$(cyc "$STOCKADE" -q --mode off -C "$tmp/ws" --)")
+	notify+=("$(cyc "$BUILD/tests/minlaunch" notify)")
+	wait_+=("$(cyc "$BUILD/tests/minlaunch" wait)")
+done
+sup=$(median "${sup[@]}") on=$(median "${on[@]}") off=$(median "${off[@]}")
+notify=$(median "${notify[@]}") wait_=$(median "${wait_[@]}")
 echo "supervised, loopback:      ${sup} us a cycle"
 echo "supervised, --net on:      ${on} us a cycle (Unix socket paths still checked)"
 echo "unsupervised (--mode off): ${off} us a cycle"
-echo "added per connect:         $(python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$sup" "$off") us against no supervisor   (target: under 15 us)"
+echo "added per connect:         $(sub "$sup" "$off") us against no supervisor   (target: under 15 us)"
+# The floor: a listener that lets every connect go on at once, without
+# reading or deciding anything (minlaunch notify, against minlaunch wait).
+echo "the floor, a listener that lets each connect go (minlaunch notify): adds $(sub "$notify" "$wait_") us"
 echo
 
 echo "== UDP on the landlock backend with loopback: 5,000 ping-pong rounds between two sockets of the run, interleaved with the same without stockade (5 times each)"
 udp_rounds() {
 	"$@" "$(realpath "$BUILD")/tests/probe" udp-pingpong 127.0.0.1 5000 "$UDP_HOW" | sed -n 's/^us per datagram //p'
 }
-median() { python3 -c "import sys, statistics; print('%.1f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 for UDP_HOW in sendto connected; do
 	ll=() plain=()
 	for _ in 1 2 3 4 5; do
@@ -291,7 +301,6 @@ echo
 echo "== forwards (--publish): connect-response cycles (7 rounds of 1,000, interleaved with the same on plain loopback and through the least relay) and 2,000 MiB through the forward"
 probe=$(realpath "$BUILD")/tests/probe
 fwd_port() { "$probe" bind-tcp 127.0.0.1 0 | sed -n 's/^bound //p'; }
-sub() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$1" "$2"; }
 cycle() { "$probe" cycles 127.0.0.1 "$1" 1000 | sed -n 's/^us per round //p'; }
 # The floor: what any forward adds here, measured as the least relay (the
 # probe's: one connection at a time, blocking reads and writes, nothing
@@ -337,12 +346,13 @@ echo "== a real test suite with worker processes (node --test, 6 files of loopba
 if command -v node >/dev/null; then
 	cp -r tests/bench-suite "$tmp/ws/"
 	(cd "$tmp/ws" && node --test bench-suite/ >/dev/null 2>&1)
-	read -r on_med _ _ _ lo_med _ _ _ ns_med _ _ _ off_med _ _ _ plain_med _ _ _ < <("$BENCHRUN" 7 \
+	read -r on_med _ _ _ lo_med _ _ _ ns_med _ _ _ off_med _ _ _ plain_med _ _ _ floor_med _ _ _ < <("$BENCHRUN" 7 \
 		"$STOCKADE" -q --backend landlock --net on -C "$tmp/ws" -- node --test bench-suite/ :: \
 		"$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" -- node --test bench-suite/ :: \
 		"$STOCKADE" -q --backend namespaces --net loopback -C "$tmp/ws" -- node --test bench-suite/ :: \
 		"$STOCKADE" -q --mode off -C "$tmp/ws" -- node --test bench-suite/ :: \
-		sh -c 'cd "$1" && exec node --test bench-suite/' sh "$tmp/ws" | tr '\n' ' ')
+		sh -c 'cd "$1" && exec node --test bench-suite/' sh "$tmp/ws" :: \
+		sh -c 'cd "$1" && exec "$2" notify node --test bench-suite/' sh "$tmp/ws" "$(realpath "$BUILD")/tests/minlaunch" | tr '\n' ' ')
 	echo "landlock, --net on:     median $((on_med / 1000)) ms"
 	echo "landlock, loopback:     median $((lo_med / 1000)) ms"
 	echo "namespaces, loopback:   median $((ns_med / 1000)) ms"
@@ -350,6 +360,11 @@ if command -v node >/dev/null; then
 	echo "without stockade:       median $((plain_med / 1000)) ms"
 	echo "against no stockade (target: within 1.02x): landlock loopback $(ratio "$lo_med" "$plain_med")x, namespaces $(ratio "$ns_med" "$plain_med")x, landlock --net on $(ratio "$on_med" "$plain_med")x"
 	echo "landlock loopback against --net on (the supervisor's share): $(ratio "$lo_med" "$on_med")x"
+	# The floor of any supervisor of connects: each connect sent to a
+	# seccomp listener and let go at once (minlaunch notify). The suite's
+	# processes wait for each answer, and while one waits its CPU goes to
+	# another thread.
+	echo "the floor, every connect sent to a listener that lets it go (minlaunch notify): median $((floor_med / 1000)) ms, $(ratio "$floor_med" "$plain_med")x no stockade; landlock loopback $(ratio "$lo_med" "$floor_med")x the floor"
 else
 	echo "node is not installed: no suite to run"
 fi
