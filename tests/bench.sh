@@ -265,8 +265,8 @@ for _ in 1 2 3 4 5 6 7; do
 	sup+=("$(cyc "$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" --)")
 	on+=("$(cyc "$STOCKADE" -q --backend landlock --net on -C "$tmp/ws" --)")
 	off+=("$(cyc "$STOCKADE" -q --mode off -C "$tmp/ws" --)")
-	notify+=("$(cyc "$BUILD/tests/minlaunch" notify)")
-	wait_+=("$(cyc "$BUILD/tests/minlaunch" wait)")
+	notify+=("$(cyc "$BUILD/tests/notifyparent" --call connect --)")
+	wait_+=("$(cyc env)")
 done
 sup=$(median "${sup[@]}") on=$(median "${on[@]}") off=$(median "${off[@]}")
 notify=$(median "${notify[@]}") wait_=$(median "${wait_[@]}")
@@ -275,8 +275,9 @@ echo "supervised, --net on:      ${on} us a cycle (Unix socket paths still check
 echo "unsupervised (--mode off): ${off} us a cycle"
 echo "added per connect:         $(sub "$sup" "$off") us against no supervisor   (target: under 15 us)"
 # The floor: a listener that lets every connect go on at once, without
-# reading or deciding anything (minlaunch notify, against minlaunch wait).
-echo "the floor, a listener that lets each connect go (minlaunch notify): adds $(sub "$notify" "$wait_") us"
+# reading or deciding anything (notifyparent --call connect), against
+# the same cycles without one.
+echo "the floor, a listener that lets each connect go (notifyparent --call connect): adds $(sub "$notify" "$wait_") us"
 echo
 
 echo "== UDP on the landlock backend with loopback: 5,000 ping-pong rounds between two sockets of the run, interleaved with the same without stockade (5 times each)"
@@ -352,7 +353,7 @@ if command -v node >/dev/null; then
 		"$STOCKADE" -q --backend namespaces --net loopback -C "$tmp/ws" -- node --test bench-suite/ :: \
 		"$STOCKADE" -q --mode off -C "$tmp/ws" -- node --test bench-suite/ :: \
 		sh -c 'cd "$1" && exec node --test bench-suite/' sh "$tmp/ws" :: \
-		sh -c 'cd "$1" && exec "$2" notify node --test bench-suite/' sh "$tmp/ws" "$(realpath "$BUILD")/tests/minlaunch" | tr '\n' ' ')
+		sh -c 'cd "$1" && exec "$2" --call connect -- node --test bench-suite/' sh "$tmp/ws" "$(realpath "$BUILD")/tests/notifyparent" | tr '\n' ' ')
 	echo "landlock, --net on:     median $((on_med / 1000)) ms"
 	echo "landlock, loopback:     median $((lo_med / 1000)) ms"
 	echo "namespaces, loopback:   median $((ns_med / 1000)) ms"
@@ -361,10 +362,10 @@ if command -v node >/dev/null; then
 	echo "against no stockade (target: within 1.02x): landlock loopback $(ratio "$lo_med" "$plain_med")x, namespaces $(ratio "$ns_med" "$plain_med")x, landlock --net on $(ratio "$on_med" "$plain_med")x"
 	echo "landlock loopback against --net on (the supervisor's share): $(ratio "$lo_med" "$on_med")x"
 	# The floor of any supervisor of connects: each connect sent to a
-	# seccomp listener and let go at once (minlaunch notify). The suite's
+	# seccomp listener and let go at once (notifyparent --call connect). The suite's
 	# processes wait for each answer, and while one waits its CPU goes to
 	# another thread.
-	echo "the floor, every connect sent to a listener that lets it go (minlaunch notify): median $((floor_med / 1000)) ms, $(ratio "$floor_med" "$plain_med")x no stockade; landlock loopback $(ratio "$lo_med" "$floor_med")x the floor"
+	echo "the floor, every connect sent to a listener that lets it go (notifyparent --call connect): median $((floor_med / 1000)) ms, $(ratio "$floor_med" "$plain_med")x no stockade; landlock loopback $(ratio "$lo_med" "$floor_med")x the floor"
 else
 	echo "node is not installed: no suite to run"
 fi

@@ -3,10 +3,13 @@
  * leave one: the kernel then answers EBUSY to a second
  * SECCOMP_FILTER_FLAG_NEW_LISTENER anywhere below.
  *
- *     notifyparent [--count FILE] -- COMMAND [ARG]...
+ *     notifyparent [--count FILE] [--call connect] -- COMMAND [ARG]...
  *
  * The filter sends uname(2) (harmless, and one stockade makes) to the
- * listener and allows everything else. A process forked before the filter
+ * listener and allows everything else; with --call connect, connect(2)
+ * instead, which makes it make bench's floor for a supervisor of connects:
+ * what the round trip to a listener costs when it decides nothing (with
+ * synchronous wake-ups, as stockade's listener). A process forked before the filter
  * was loaded answers every notification with CONTINUE, so the call goes on
  * as made; with --count it writes the number it answered to FILE when the
  * last filtered process is gone. The command is exec'd in notifyparent's
@@ -27,6 +30,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 static _Noreturn void die(const char *what)
 {
@@ -80,6 +90,7 @@ static _Noreturn void answer(int sock, const char *count_file)
 		_exit(125);
 	close(sock);
 	unsigned long answered = 0;
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	for (;;) {
 		struct pollfd pfd = { .fd = listener, .events = POLLIN };
 		if (poll(&pfd, 1, -1) < 0) {
@@ -111,14 +122,20 @@ int main(int argc, char **argv)
 {
 	const char *count_file = NULL;
 	int i = 1;
-	if (i + 1 < argc && strcmp(argv[i], "--count") == 0) {
-		count_file = argv[i + 1];
+	long call = SYS_uname;
+	for (;;) {
+		if (i + 1 < argc && strcmp(argv[i], "--count") == 0)
+			count_file = argv[i + 1];
+		else if (i + 1 < argc && strcmp(argv[i], "--call") == 0 && strcmp(argv[i + 1], "connect") == 0)
+			call = SYS_connect;
+		else
+			break;
 		i += 2;
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
 	if (i >= argc) {
-		fprintf(stderr, "usage: notifyparent [--count FILE] -- COMMAND [ARG]...\n");
+		fprintf(stderr, "usage: notifyparent [--count FILE] [--call connect] -- COMMAND [ARG]...\n");
 		return 125;
 	}
 	int sv[2];
@@ -143,7 +160,7 @@ int main(int argc, char **argv)
 
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_uname, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)call, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
