@@ -303,8 +303,8 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
 			if (fw->listeners[k].fd == fds[i].fd)
 				accept_one(fw, &fw->listeners[k]);
 	}
-	/* Each connection that any of its descriptors woke: pumped both
-	 * ways (a pump that finds nothing to do costs two EAGAINs). */
+	/* Each connection that any of its descriptors woke: pumped where
+	 * poll said a socket is ready, so that no call answers EAGAIN. */
 	for (size_t k = 0; k < fw->n_conns;) {
 		struct fconn *c = &fw->conns[k];
 		short client_ready = 0, target_ready = 0;
