@@ -195,19 +195,14 @@ int net_connect_outcome(int fd)
 {
 	struct tcp_info ti;
 	socklen_t tl = sizeof(ti);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
-		/* Made; or made, and the peer has said all it will. */
-		if (ti.tcpi_state == TCP_ESTABLISHED || ti.tcpi_state == TCP_CLOSE_WAIT)
-			return 0;
-		if (ti.tcpi_state == TCP_SYN_SENT)
-			return EINPROGRESS;
-	} else {
-		/* Not TCP after all: whether it can be written to. */
-		struct pollfd now = { .fd = fd, .events = POLLOUT };
-		if (poll(&now, 1, 0) != 1)
-			return EINPROGRESS;
-	}
-	/* Refused, reset, or made and already closed by the peer. */
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0)
+		return errno;
+	/* Made; or made, and the peer has said all it will. */
+	if (ti.tcpi_state == TCP_ESTABLISHED || ti.tcpi_state == TCP_CLOSE_WAIT)
+		return 0;
+	if (ti.tcpi_state == TCP_SYN_SENT)
+		return EINPROGRESS;
+	/* Refused or reset: the error, which this read clears. */
 	int err = 0;
 	socklen_t el = sizeof(err);
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)

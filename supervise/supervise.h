@@ -67,10 +67,10 @@ socklen_t net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage
 /* A numeric address and a port ("localhost" is 127.0.0.1): 0 or -EINVAL. */
 int net_addr_from_text(const char *host, unsigned short port, struct net_addr *ret);
 
-/* Where a non-blocking TCP connect that answered EINPROGRESS stands,
- * asked once: 0 made, EINPROGRESS still under way, or the error it ended
- * with. On loopback the handshake is over by the time connect returns,
- * as a rule, and one TCP_INFO says so. */
+/* Where a non-blocking connect of TCP socket fd that answered EINPROGRESS
+ * stands, asked once: 0 made, EINPROGRESS still under way, or the error
+ * it ended with. On loopback the handshake is over by the time connect
+ * returns, as a rule, and one TCP_INFO says so. */
 int net_connect_outcome(int fd);
 
 /* ---- the verdict: an address, the policy and what can be found out

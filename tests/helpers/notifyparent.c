@@ -7,11 +7,10 @@
  *
  * The filter sends uname(2) (harmless, and one stockade makes) to the
  * listener and allows everything else; with --call connect, connect(2)
- * instead, which makes it make bench's floor for a supervisor of connects:
- * what the round trip to a listener costs when it decides nothing (with
- * synchronous wake-ups, as stockade's listener). A process forked before the filter
- * was loaded answers every notification with CONTINUE, so the call goes on
- * as made; with --count it writes the number it answered to FILE when the
+ * instead: make bench's floor for a supervisor of connects, the round
+ * trip to a listener (with synchronous wake-ups, as stockade's) that
+ * decides nothing. A process forked before the filter was loaded answers
+ * every notification with CONTINUE, so the call goes on as made; with --count it writes the number it answered to FILE when the
  * last filtered process is gone. The command is exec'd in notifyparent's
  * own process, under the filter, with no_new_privs set. notifyparent's own
  * errors exit 125 with a message on stderr. */
@@ -31,6 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Newer than the distribution's headers (Linux 6.6); a helper includes
+ * nothing of stockade's, so spelled here as in seccomp/load.c. */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
