@@ -117,15 +117,22 @@ static void refuse_socket_file(struct supervisor *sv, uint64_t id, const struct 
 
 /* connect or bind, carried out by stockade on its copy of the command's
  * socket with the command's privileges: a root stockade's capabilities
- * (DAC override, binding ports below 1024) stay out of it. 0 or the
- * errno; a refusal when they cannot be set aside. */
+ * (DAC override on a socket file, binding ports below 1024) stay out of
+ * it. An inet connect is the exception: the kernel checks no capability
+ * for one (a port it binds on the way is of the ephemeral range), so a
+ * root stockade makes it as it is, without the two capset calls, each of
+ * which makes and replaces a credential. 0 or the errno; a refusal when
+ * the capabilities cannot be set aside. */
 static int as_command(struct supervisor *sv, int (*call)(int, const struct sockaddr *, socklen_t), int fd,
 		      const void *addr, socklen_t len)
 {
-	if (sv_acting(sv))
+	sa_family_t family = len >= sizeof(family) ? ((const struct sockaddr *)addr)->sa_family : AF_UNSPEC;
+	bool privileged = call != connect || (family != AF_INET && family != AF_INET6);
+	if (privileged && sv_acting(sv))
 		return SV_REFUSED;
 	int err = call(fd, addr, len) < 0 ? errno : 0;
-	sv_acted(sv);
+	if (privileged)
+		sv_acted(sv);
 	return err;
 }
 

@@ -714,6 +714,34 @@ expect_probe "without it, the socket is refused" "errno $($LL && echo $REFUSED |
 refused_at_start "--connect with the network off is refused before anything runs" "the network is off" -- \
 	in_jail --net off --connect "127.0.0.1:$CP" -- "$PROBE" cwd
 
+# A root stockade acts with the command's privileges, which are none: a
+# port below 1024 stays unbindable (the supervisor binds for the command
+# on the landlock backend), and a socket file's mode holds (a root
+# stockade's DAC override stays out of the connect the supervisor makes).
+# As a user the control would fail outside too: the root run has these.
+if is_root; then
+	low=""
+	for p in 999 998 997 996 995; do
+		"$PROBE" bind-tcp 127.0.0.1 "$p" >/dev/null 2>&1 && { low=$p; break; }
+	done
+	if [ -n "$low" ]; then
+		expect_control "control: outside, root binds 127.0.0.1:$low" -- "$PROBE" bind-tcp 127.0.0.1 "$low"
+		expect_probe "as root, the command cannot bind 127.0.0.1:$low (no CAP_NET_BIND_SERVICE)" "errno EACCES" -- \
+			in_jail --net loopback -- "$PROBE" bind-tcp 127.0.0.1 "$low"
+	else
+		fail "a free port below 1024 to bind (999-995 all taken)"
+	fi
+	if $LL; then
+		netpeer_start unix "$T/closed.sock"
+		chmod 000 "$T/closed.sock"
+		expect_control "control: outside, root connects to a socket file of mode 000" -- "$PROBE" connect-unix "$T/closed.sock"
+		expect_probe "as root, --connect unix:PATH of mode 000 is refused by its mode (EACCES)" "errno EACCES" -- \
+			in_jail --net loopback --connect "unix:$T/closed.sock" -- "$PROBE" connect-unix "$T/closed.sock"
+		expect_probe "as root, an inet connect the supervisor makes as it is still works" ok -- \
+			in_jail --net loopback --connect "127.0.0.1:$CP" -- "$PROBE" connect-tcp 127.0.0.1 "$CP"
+	fi
+fi
+
 # A second thread rewriting the address during connect: the kernel never
 # reads it again after the supervisor's check (the namespace jail's own
 # network has no host listener to win).
