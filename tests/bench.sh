@@ -260,16 +260,17 @@ echo
 echo "== the connect supervisor: connect-accept-close cycles to the run's own listener, 7 rounds of 2,000, interleaved"
 probe=$(realpath "$BUILD")/tests/probe
 cyc() { "$@" "$probe" connect-cycles 127.0.0.1 2000 | sed -n 's/^us per round //p'; }
-sup=() on=() off=() notify=() wait_=()
+sup=() on=() off=() notify=() checked=() wait_=()
 for _ in 1 2 3 4 5 6 7; do
 	sup+=("$(cyc "$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" --)")
 	on+=("$(cyc "$STOCKADE" -q --backend landlock --net on -C "$tmp/ws" --)")
 	off+=("$(cyc "$STOCKADE" -q --mode off -C "$tmp/ws" --)")
 	notify+=("$(cyc "$BUILD/tests/notifyparent" --call connect --)")
+	checked+=("$(cyc "$BUILD/tests/notifyparent" --call connect --checked --)")
 	wait_+=("$(cyc env)")
 done
 sup=$(median "${sup[@]}") on=$(median "${on[@]}") off=$(median "${off[@]}")
-notify=$(median "${notify[@]}") wait_=$(median "${wait_[@]}")
+notify=$(median "${notify[@]}") checked=$(median "${checked[@]}") wait_=$(median "${wait_[@]}")
 echo "supervised, loopback:      ${sup} us a cycle"
 echo "supervised, --net on:      ${on} us a cycle (Unix socket paths still checked)"
 echo "unsupervised (--mode off): ${off} us a cycle"
@@ -278,6 +279,11 @@ echo "added per connect:         $(sub "$sup" "$off") us against no supervisor  
 # reading or deciding anything (notifyparent --call connect), against
 # the same cycles without one.
 echo "the floor, a listener that lets each connect go (notifyparent --call connect): adds $(sub "$notify" "$wait_") us"
+# The floor of a safe supervisor: the same listener making each connect
+# as one must against a second thread (the address read once, the
+# socket copied, the listener asked of sock_diag, the connect made on
+# the copy), deciding nothing (notifyparent --call connect --checked).
+echo "the floor of a safe supervisor, the connect made on a copy of the socket (notifyparent --call connect --checked): adds $(sub "$checked" "$wait_") us; stockade $(sub "$sup" "$checked") us above it"
 echo
 
 echo "== UDP on the landlock backend with loopback: 5,000 ping-pong rounds between two sockets of the run, interleaved with the same without stockade (5 times each)"

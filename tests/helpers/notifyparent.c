@@ -3,13 +3,20 @@
  * leave one: the kernel then answers EBUSY to a second
  * SECCOMP_FILTER_FLAG_NEW_LISTENER anywhere below.
  *
- *     notifyparent [--count FILE] [--call connect] -- COMMAND [ARG]...
+ *     notifyparent [--count FILE] [--call connect [--checked]] -- COMMAND [ARG]...
  *
  * The filter sends uname(2) (harmless, and one stockade makes) to the
  * listener and allows everything else; with --call connect, connect(2)
  * instead: make bench's floor for a supervisor of connects, the round
  * trip to a listener (with synchronous wake-ups, as stockade's) that
- * decides nothing. A process forked before the filter was loaded answers
+ * decides nothing. With --checked, each connect is carried out as a
+ * supervisor must to be safe from a second thread, and no more: the
+ * address read once from the caller's memory, the notification checked
+ * still valid, the caller's socket copied (pidfd_getfd) and its type
+ * asked, the one listener the kernel would hand the connection asked of
+ * sock_diag, the connect made on the copy (non-blocking for the call,
+ * its outcome from TCP_INFO) and its result answered: make bench's floor
+ * of a safe supervisor, beside stockade's, which also decides. A process forked before the filter was loaded answers
  * every notification with CONTINUE, so the call goes on as made; with --count it writes the number it answered to FILE when the
  * last filtered process is gone. The command is exec'd in notifyparent's
  * own process, under the filter, with no_new_privs set. notifyparent's own
@@ -17,9 +24,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +41,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,10 +97,86 @@ static int send_fd(int sock, int fd)
 	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
 }
 
-/* The answering process: CONTINUE to everything, until no filtered
- * process is left (the listener hangs up). */
-static _Noreturn void answer(int sock, const char *count_file)
+/* --checked: the sock_diag question for the listener a TCP connection
+ * to (family, addr, port) would reach, as an arriving SYN's look-up. */
+static void ask_listener(int diag, const struct sockaddr_storage *ss)
 {
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} q = { .h = { .nlmsg_len = sizeof(q), .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST },
+		.r = { .sdiag_family = (__u8)ss->ss_family, .sdiag_protocol = IPPROTO_TCP, .idiag_states = ~0u } };
+	q.r.id.idiag_if = 1;
+	q.r.id.idiag_cookie[0] = q.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)ss;
+		q.r.id.idiag_sport = in->sin_port;
+		q.r.id.idiag_src[0] = q.r.id.idiag_dst[0] = in->sin_addr.s_addr;
+	} else {
+		const struct sockaddr_in6 *in6 = (const void *)ss;
+		q.r.id.idiag_sport = in6->sin6_port;
+		memcpy(q.r.id.idiag_src, &in6->sin6_addr, 16);
+		memcpy(q.r.id.idiag_dst, &in6->sin6_addr, 16);
+	}
+	char reply[1024];
+	if (send(diag, &q, sizeof(q), 0) == (ssize_t)sizeof(q))
+		(void)recv(diag, reply, sizeof(reply), 0);
+}
+
+/* --checked: one connect, carried out on a copy of the caller's socket;
+ * its errno, or -1 to let the call go on as made (not an inet address). */
+static int connect_for(int listener, const struct seccomp_notif *req, int diag, pid_t *pid, int *pidfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = (socklen_t)req->data.args[2];
+	if (len > sizeof(ss))
+		return -1;
+	struct iovec local = { .iov_base = &ss, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
+	if (process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0) != (ssize_t)len ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+		return -1;
+	if (*pid != (pid_t)req->pid) {
+		if (*pidfd >= 0)
+			close(*pidfd);
+		*pid = (pid_t)req->pid;
+		*pidfd = (int)syscall(SYS_pidfd_open, *pid, 0);
+	}
+	__u64 id = req->id;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+		return ESRCH;
+	int fd = (int)syscall(SYS_pidfd_getfd, *pidfd, (int)req->data.args[0], 0);
+	if (fd < 0)
+		return -1;
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	(void)getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl);
+	ask_listener(diag, &ss);
+	int flags = fcntl(fd, F_GETFL);
+	bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
+	if (blocking)
+		(void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	int err = connect(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	if (blocking && err == EINPROGRESS) {
+		struct tcp_info ti;
+		socklen_t il = sizeof(ti);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &il) == 0 && ti.tcpi_state == TCP_ESTABLISHED)
+			err = 0;
+	}
+	if (blocking)
+		(void)fcntl(fd, F_SETFL, flags);
+	close(fd);
+	return err;
+}
+
+/* The answering process: CONTINUE to everything (with checked, each
+ * connect carried out and answered), until no filtered process is left
+ * (the listener hangs up). */
+static _Noreturn void answer(int sock, const char *count_file, bool checked)
+{
+	int diag = checked ? socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG) : -1;
+	pid_t pid = 0;
+	int pidfd = -1;
 	int listener = recv_fd(sock);
 	if (listener < 0)
 		_exit(125);
@@ -106,6 +197,9 @@ static _Noreturn void answer(int sock, const char *count_file)
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 			continue;	/* ENOENT: the caller was killed meanwhile */
 		struct seccomp_notif_resp resp = { .id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		int err = checked ? connect_for(listener, &req, diag, &pid, &pidfd) : -1;
+		if (err >= 0)
+			resp = (struct seccomp_notif_resp){ .id = req.id, .error = err ? -err : 0 };
 		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
 			answered++;
 	}
@@ -122,6 +216,7 @@ static _Noreturn void answer(int sock, const char *count_file)
 int main(int argc, char **argv)
 {
 	const char *count_file = NULL;
+	bool checked = false;
 	int i = 1;
 	long call = SYS_uname;
 	for (;;) {
@@ -129,14 +224,18 @@ int main(int argc, char **argv)
 			count_file = argv[i + 1];
 		else if (i + 1 < argc && strcmp(argv[i], "--call") == 0 && strcmp(argv[i + 1], "connect") == 0)
 			call = SYS_connect;
-		else
+		else if (i < argc && strcmp(argv[i], "--checked") == 0 && call == SYS_connect) {
+			checked = true;
+			i++;
+			continue;
+		} else
 			break;
 		i += 2;
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
 	if (i >= argc) {
-		fprintf(stderr, "usage: notifyparent [--count FILE] [--call connect] -- COMMAND [ARG]...\n");
+		fprintf(stderr, "usage: notifyparent [--count FILE] [--call connect [--checked]] -- COMMAND [ARG]...\n");
 		return 125;
 	}
 	int sv[2];
@@ -151,7 +250,7 @@ int main(int argc, char **argv)
 		close(sv[0]);
 		pid_t again = fork();
 		if (again == 0)
-			answer(sv[1], count_file);
+			answer(sv[1], count_file, checked);
 		_exit(again < 0 ? 125 : 0);
 	}
 	close(sv[1]);
