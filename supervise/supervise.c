@@ -177,7 +177,11 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 /* A TCP connect to a where nobody listened at the check, just made: did
  * a listener outside the run take it (its SYN crossed the loopback within
  * the call)? One reset at once found nobody, and its error is the
- * command's to read. When stockade cannot tell, taken. */
+ * command's to read. Anything else was taken by a listener that came
+ * since the check: the run's own, found listening still, or another. A
+ * listener gone again already (a restarted service that accepted the
+ * connection and closed its listening socket, keeping the connection)
+ * leaves no way to tell whose it was. When stockade cannot tell, taken. */
 static bool taken_outside(struct supervisor *sv, int fd, const struct net_addr *a)
 {
 	struct tcp_info ti;
@@ -186,8 +190,9 @@ static bool taken_outside(struct supervisor *sv, int fd, const struct net_addr *
 		return false;
 	struct net_addr d = *a;
 	net_addr_unmap(&d);
-	/* -1 (a listener outside the run) or -errno. */
-	return sv_foreign_listener(sv, &d) < 0;
+	/* 1: the run's own listener; 0 (none), -1 (one outside the run) or
+	 * -errno. */
+	return sv_foreign_listener(sv, &d) <= 0;
 }
 
 /* connect() on our copy of the socket, *fd, which is taken (closed, or
