@@ -18,6 +18,10 @@ struct pending {
 	int pinned;		/* the socket file addr names through /proc/self/fd, or -1 */
 	struct sockaddr_storage addr;
 	socklen_t len;
+	/* A TCP handshake not made within the call: refused if not made
+	 * by then (now_usec), and checked once made; 0 for a Unix connect. */
+	unsigned long long deadline;
+	bool answer_in_progress;	/* a non-blocking caller: EINPROGRESS once made */
 };
 
 /* A send the supervisor makes for the command, waiting for room in a

@@ -171,7 +171,42 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 	close(pd->fd);
 	if (pd->pinned >= 0)
 		close(pd->pinned);
-	respond(sv, pd->id, err);
+	respond(sv, pd->id, err == 0 && pd->answer_in_progress ? EINPROGRESS : err);
+}
+
+/* How long a TCP handshake the kernel did not make within the call may
+ * take: a SYN that waited in the backlog of a listener whose lock was
+ * held is answered within microseconds (milliseconds on a busy machine);
+ * one the listener dropped (its queue full) is sent again only after a
+ * second (the kernel's first retransmission). */
+#define HANDSHAKE_WAIT_USEC 200000ULL
+
+/* A pending TCP connect whose handshake was not made in time, or was
+ * made with a listener outside the run: the command's socket is
+ * disconnected (a SYN in flight is dropped, a made connection reset
+ * before the command could send a byte) and the connect refused. Left
+ * to the kernel, a dropped SYN would be sent again, unchecked, to
+ * whatever listens on that port a second or a minute later: a service
+ * of the host's, once the run's listener has closed. */
+static void refuse_handshake(struct supervisor *sv, struct pending *pd, bool late)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	(void)connect(pd->fd, &unspec, sizeof(unspec));
+	struct net_addr d;
+	char what[160] = "?";
+	if (net_addr_parse(&pd->addr, pd->len, &d) == 0) {
+		net_addr_unmap(&d);
+		net_addr_format(&d, what, sizeof(what));
+	}
+	_cleanup_free_ char *fix = late ? xstrdup("none: a longer listen() backlog, or fewer connects at once")
+					: xasprintf("--connect %s (this one service), or --net on", what);
+	report_denial_ruled(sv->rep, "connect", what, "ECONNREFUSED",
+			    late ? "a TCP handshake the listener did not take at once (its queue full) is refused, not "
+				   "left to finish later with whatever listens on the port then"
+				 : "the run's own listeners on this host only",
+			    "built in: the supervisor (landlock backend)", fix);
+	pd->answer_in_progress = false;
+	finish(sv, pd, ECONNREFUSED);
 }
 
 /* A TCP connect to a where nobody listened at the check, just made: did
@@ -229,24 +264,29 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		refuse_inet(sv, id, SV_CONNECT, false, recheck, what, SV_REFUSED);
 		return;
 	}
-	/* Asked at once, a blocking connect is answered without a round of
+	/* The handshake asked at once: on this host's loopback the kernel has
+	 * made it by now, or refused it, unless the listener has not taken
+	 * the SYN yet. A blocking connect is then answered without a round of
 	 * stockade's loop. */
-	if (blocking && err == EINPROGRESS)
+	bool inet = ((const struct sockaddr *)addr)->sa_family == AF_INET ||
+		    ((const struct sockaddr *)addr)->sa_family == AF_INET6;
+	if (err == EINPROGRESS && (blocking || inet))
 		err = net_connect_outcome(*fd);
-	/* In progress, or (a Unix socket) a full backlog that a blocking
-	 * connect would wait on: finished later, without stockade waiting. */
-	bool later = err == EINPROGRESS || err == EAGAIN;
-	if (blocking && later && len <= sizeof(struct sockaddr_storage)) {
+	/* A handshake not made (for either kind of caller), or (a Unix
+	 * socket) a full backlog that a blocking connect would wait on:
+	 * finished later, without stockade waiting. */
+	bool later = (inet && err == EINPROGRESS) || (blocking && (err == EINPROGRESS || err == EAGAIN));
+	if (later && len <= sizeof(struct sockaddr_storage)) {
 		sv->pending = xgrow(sv->pending, sv->n_pending, sizeof(*sv->pending));
 		struct pending *pd = &sv->pending[sv->n_pending++];
 		*pd = (struct pending){ .id = id, .fd = *fd, .flags = flags, .len = len,
-					.retry_unix = unix_path && err == EAGAIN, .pinned = -1 };
-		if (pd->retry_unix) {
-			memcpy(&pd->addr, addr, len);
-			if (pinned) {
-				pd->pinned = *pinned;
-				*pinned = -1;
-			}
+					.retry_unix = unix_path && err == EAGAIN, .pinned = -1,
+					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0,
+					.answer_in_progress = inet && !blocking };
+		memcpy(&pd->addr, addr, len);
+		if (pd->retry_unix && pinned) {
+			pd->pinned = *pinned;
+			*pinned = -1;
 		}
 		*fd = -1;
 		return;
@@ -255,7 +295,8 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		(void)fcntl(*fd, F_SETFL, flags);
 	close(*fd);
 	*fd = -1;
-	respond(sv, id, err);
+	/* A non-blocking caller made: EINPROGRESS, as the kernel answers. */
+	respond(sv, id, inet && !blocking && err == 0 ? EINPROGRESS : err);
 }
 
 /* What the facts are asked about: the supervisor, and the socket the
@@ -913,26 +954,46 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
 	sv_send_ready(sv, fds + n_connects, n - n_connects);
 	n = n_connects;
+	unsigned long long now = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!fds[i].revents && !(i < sv->n_pending && sv->pending[i].retry_unix))
-			continue;
 		size_t k;
 		for (k = 0; k < sv->n_pending && sv->pending[k].fd != fds[i].fd; k++)
 			;
 		if (k == sv->n_pending)
 			continue;
 		struct pending *pd = &sv->pending[k];
+		bool late = false;
+		if (!fds[i].revents && !pd->retry_unix) {
+			if (!pd->deadline || (now ? now : (now = now_usec())) < pd->deadline)
+				continue;
+			late = true;
+		}
 		int err = 0;
-		if (pd->retry_unix) {
+		if (late)
+			refuse_handshake(sv, pd, true);
+		else if (pd->retry_unix) {
 			err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
 			if (err == EAGAIN && id_valid(sv, pd->id))
 				continue;	/* still no room: on the next round */
+			finish(sv, pd, err);
 		} else {
 			socklen_t el = sizeof(err);
 			if (getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 				err = errno;
+			/* Made: with the listener the SYN waited for, unless the
+			 * kernel sent it again meanwhile (a host that retransmits
+			 * sooner) to one outside the run that has the port now. */
+			struct net_addr d;
+			if (err == 0 && pd->deadline && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
+				net_addr_unmap(&d);
+				if (sv_foreign_listener(sv, &d) < 0) {
+					refuse_handshake(sv, pd, false);
+					sv->pending[k] = sv->pending[--sv->n_pending];
+					continue;
+				}
+			}
+			finish(sv, pd, err);
 		}
-		finish(sv, pd, err);
 		sv->pending[k] = sv->pending[--sv->n_pending];
 	}
 }

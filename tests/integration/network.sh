@@ -505,6 +505,54 @@ for where in outside jail; do
 	fi
 done
 
+# THREATS 42, later: a connect whose SYN the run's own full listener
+# dropped is sent again by the kernel a second later, to whatever listens
+# on the port then. The run closes its listener at once; a service of the
+# host's starts there half a second later. The landlock backend refuses a
+# handshake not made at once (after a short wait), rather than leave it
+# to the kernel; the namespace jail's SYN never reaches the host. The
+# control: outside, the service gets the connection and its bytes.
+late_listener() {
+	python3 -c 'import socket, sys, time
+time.sleep(0.5)
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[1])))
+l.listen(8)
+l.settimeout(3.5)
+try:
+    c = l.accept()[0]
+    c.settimeout(1)
+    print("accepted", c.recv(16))
+except OSError:
+    print("accepted nothing")' "$1"
+}
+for where in outside jail; do
+	AP=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+	late_listener "$AP" >"$T/late-$where.out" 2>&1 &
+	ll=$!
+	if [ $where = outside ]; then
+		expect_control "THREATS 42 control: outside, a connect left in progress reaches a listener that came later" -- \
+			"$PROBE" connect-armed 127.0.0.1 "$AP" 3
+		wait "$ll"
+		grep -q "^accepted b'armed" "$T/late-$where.out" && pass "THREATS 42 control: and that listener got its bytes" ||
+			{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$T/late-$where.out")"; }
+	else
+		expect_probe "THREATS 42: a connect whose SYN the run's full listener dropped is refused, not left to the kernel" \
+			"errno ECONNREFUSED" -- in_jail --net loopback -- "$PROBE" connect-armed 127.0.0.1 "$AP" 3
+		wait "$ll"
+		grep -q "^accepted nothing" "$T/late-$where.out" && pass "THREATS 42: the listener that came later got nothing" ||
+			{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$T/late-$where.out")"; }
+		if $LL; then
+			printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$AP (ECONNREFUSED)" &&
+				pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
+		fi
+	fi
+done
+
 # A name lookup is refused at once, never left to time out, and named:
 # the namespace jail's responder answers NXDOMAIN and records the name;
 # the landlock backend refuses the datagram to the resolver. Either way the

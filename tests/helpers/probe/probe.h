@@ -11,6 +11,7 @@
 #include <linux/keyctl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -242,6 +243,7 @@ int op_udp_send(char **a);
 int op_udp_send_how(char **a);
 int op_udp_send_alone(char **a);
 int op_connect_spray(char **a);
+int op_connect_armed(char **a);
 int op_pipe_pingpong(char **a);
 int op_udp_exchange(char **a);
 int op_udp_race(char **a);

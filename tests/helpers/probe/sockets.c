@@ -1329,3 +1329,56 @@ int op_connect_spray(char **a)
 	printf("made %ld\nnobody %ld\nrefused %ld\n", made, nobody, refused);
 	return 0;
 }
+
+/* connect-armed HOST PORT SECONDS: a listener of its own on HOST:PORT with
+ * the shortest queue (listen(0)), one connection to fill it, and a
+ * non-blocking connect whose SYN the full queue drops; then the listener
+ * is closed and the last connect waited for, up to SECONDS: the kernel
+ * sends its SYN again a second later, to whatever listens on the port
+ * then. Made, it sends "armed" there. Prints whether it was left in
+ * progress; the errno is the last connect's outcome. */
+int op_connect_armed(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	long seconds = parse_long(a[2], "seconds");
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 0) < 0)
+		return errno;
+	int fill = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fill < 0 || connect(fill, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	int armed = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (armed < 0)
+		return errno;
+	if (connect(armed, (struct sockaddr *)&ss, len) == 0)
+		return EISCONN;
+	if (errno != EINPROGRESS)
+		return errno;
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	if (getsockopt(armed, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0)
+		return errno;
+	printf("%s\n", ti.tcpi_state == TCP_SYN_SENT ? "in progress" : "made at once");
+	close(lfd);
+	close(fill);
+	printf("listener closed\n");
+	fflush(stdout);
+	struct pollfd p = { .fd = armed, .events = POLLOUT };
+	if (poll(&p, 1, (int)seconds * 1000) <= 0)
+		return ETIMEDOUT;
+	int err = 0;
+	socklen_t el = sizeof(err);
+	if (getsockopt(armed, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		return errno;
+	if (err)
+		return err;
+	(void)send(armed, "armed\n", 6, MSG_NOSIGNAL);
+	printf("made\n");
+	close(armed);
+	return 0;
+}
