@@ -248,7 +248,21 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	bool blocking = !(flags & O_NONBLOCK);
 	if (blocking)
 		(void)fcntl(*fd, F_SETFL, flags | O_NONBLOCK);
+	bool inet = ((const struct sockaddr *)addr)->sa_family == AF_INET ||
+		    ((const struct sockaddr *)addr)->sa_family == AF_INET6;
 	int err = as_command(sv, connect, *fd, addr, len);
+	/* A non-blocking TCP connect answers 0 only when it sent no SYN:
+	 * TCP_FASTOPEN_CONNECT (with TCP_FASTOPEN_NO_COOKIE, or a cookie
+	 * cached) defers it to the first write, and so to whatever listens
+	 * on the port then, past every check. The option is turned off and
+	 * the connect made again, as a plain one. */
+	if (inet && err == 0 && net_connect_outcome(*fd) == EINPROGRESS) {
+		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+		int off = 0;
+		(void)connect(*fd, &unspec, sizeof(unspec));
+		(void)setsockopt(*fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &off, sizeof(off));
+		err = as_command(sv, connect, *fd, addr, len);
+	}
 	/* A service of the host's that began to listen since the check took
 	 * it: torn down (a reset, before the command could send a byte) and
 	 * refused, as the check would have. */
@@ -268,9 +282,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	 * made it by now, or refused it, unless the listener has not taken
 	 * the SYN yet. A blocking connect is then answered without a round of
 	 * stockade's loop. */
-	bool inet = ((const struct sockaddr *)addr)->sa_family == AF_INET ||
-		    ((const struct sockaddr *)addr)->sa_family == AF_INET6;
-	if (err == EINPROGRESS && (blocking || inet))
+	if ((err == EINPROGRESS && blocking) || (inet && (err == EINPROGRESS || err == 0)))
 		err = net_connect_outcome(*fd);
 	/* A handshake not made (for either kind of caller), or (a Unix
 	 * socket) a full backlog that a blocking connect would wait on:

@@ -527,11 +527,14 @@ try:
 except OSError:
     print("accepted nothing")' "$1"
 }
-for where in outside jail; do
-	AP=$(python3 -c 'import socket
+free_port() {
+	python3 -c 'import socket
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+print(s.getsockname()[1])'
+}
+for where in outside jail; do
+	AP=$(free_port)
 	late_listener "$AP" >"$T/late-$where.out" 2>&1 &
 	ll=$!
 	if [ $where = outside ]; then
@@ -550,6 +553,32 @@ print(s.getsockname()[1])')
 			printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$AP (ECONNREFUSED)" &&
 				pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
 		fi
+	fi
+done
+
+# The same, with the SYN deferred by the command: TCP_FASTOPEN_CONNECT
+# and TCP_FASTOPEN_NO_COOKIE make connect() answer at once and send no SYN
+# until the first write, a second later here, to the service started
+# meanwhile. The landlock backend makes that connect a plain one (the
+# option turned off), to the run's own listener, whose close resets it;
+# the namespace jail's deferred SYN finds nobody.
+for where in outside jail; do
+	AP=$(free_port)
+	late_listener "$AP" >"$T/deferred-$where.out" 2>&1 &
+	ll=$!
+	if [ $where = outside ]; then
+		expect_control "THREATS 42 control: outside, a deferred connect's first write reaches a listener that came later" -- \
+			"$PROBE" connect-deferred 127.0.0.1 "$AP" 1
+		wait "$ll"
+		grep -q "^accepted b'deferred" "$T/deferred-$where.out" && pass "THREATS 42 control: and that listener got its bytes" ||
+			{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$T/deferred-$where.out")"; }
+	else
+		expect_probe "THREATS 42: a deferred connect (TCP_FASTOPEN_CONNECT) is made at the connect, with the run's listener" \
+			"errno $($LL && echo ECONNRESET || echo ECONNREFUSED)" -- \
+			in_jail --net loopback -- "$PROBE" connect-deferred 127.0.0.1 "$AP" 1
+		wait "$ll"
+		grep -q "^accepted nothing" "$T/deferred-$where.out" && pass "THREATS 42: the listener that came later got nothing" ||
+			{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$T/deferred-$where.out")"; }
 	fi
 done
 

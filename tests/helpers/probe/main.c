@@ -155,6 +155,7 @@ static const struct op ops[] = {
 	{ "connect-race", 5, 5, op_connect_race, "HOST1 PORT1 HOST2 PORT2 N" },
 	{ "connect-spray", 3, 3, op_connect_spray, "HOST PORT SECONDS" },
 	{ "connect-armed", 3, 3, op_connect_armed, "HOST PORT SECONDS" },
+	{ "connect-deferred", 3, 3, op_connect_deferred, "HOST PORT SECONDS" },
 	{ "thread-server", 1, 1, op_thread_server, "HOST" },
 	{ "cycles", 3, 3, op_cycles, "HOST PORT N" },
 	{ "relay", 2, 2, op_relay, "PORT TPORT" },

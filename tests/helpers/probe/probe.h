@@ -244,6 +244,7 @@ int op_udp_send_how(char **a);
 int op_udp_send_alone(char **a);
 int op_connect_spray(char **a);
 int op_connect_armed(char **a);
+int op_connect_deferred(char **a);
 int op_pipe_pingpong(char **a);
 int op_udp_exchange(char **a);
 int op_udp_race(char **a);

@@ -1330,6 +1330,42 @@ int op_connect_spray(char **a)
 	return 0;
 }
 
+/* connect-deferred HOST PORT SECONDS: a listener of its own on HOST:PORT,
+ * and a connect to it with TCP_FASTOPEN_CONNECT and TCP_FASTOPEN_NO_COOKIE,
+ * which the kernel answers at once, sending no SYN until the first write;
+ * then the listener is closed and, SECONDS later, "deferred" sent: its
+ * SYN goes to whatever listens on the port by then. The errno is the
+ * send's. */
+int op_connect_deferred(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int lfd, e, on = 1;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	long seconds = parse_long(a[2], "seconds");
+	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+		return e;
+	if (listen(lfd, 8) < 0)
+		return errno;
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, &on, sizeof(on)) < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	printf("connected\n");
+	close(lfd);
+	printf("listener closed\n");
+	fflush(stdout);
+	sleep((unsigned)seconds);
+	if (send(fd, "deferred\n", 9, MSG_NOSIGNAL) < 0)
+		return errno;
+	printf("sent\n");
+	close(fd);
+	return 0;
+}
+
 /* connect-armed HOST PORT SECONDS: a listener of its own on HOST:PORT with
  * the shortest queue (listen(0)), one connection to fill it, and a
  * non-blocking connect whose SYN the full queue drops; then the listener
