@@ -533,54 +533,47 @@ s = socket.socket()
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])'
 }
-for where in outside jail; do
-	AP=$(free_port)
-	late_listener "$AP" >"$T/late-$where.out" 2>&1 &
-	ll=$!
-	if [ $where = outside ]; then
-		expect_control "THREATS 42 control: outside, a connect left in progress reaches a listener that came later" -- \
-			"$PROBE" connect-armed 127.0.0.1 "$AP" 3
-		wait "$ll"
-		grep -q "^accepted b'armed" "$T/late-$where.out" && pass "THREATS 42 control: and that listener got its bytes" ||
-			{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$T/late-$where.out")"; }
-	else
-		expect_probe "THREATS 42: a connect whose SYN the run's full listener dropped is refused, not left to the kernel" \
-			"errno ECONNREFUSED" -- in_jail --net loopback -- "$PROBE" connect-armed 127.0.0.1 "$AP" 3
-		wait "$ll"
-		grep -q "^accepted nothing" "$T/late-$where.out" && pass "THREATS 42: the listener that came later got nothing" ||
-			{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$T/late-$where.out")"; }
-		if $LL; then
-			printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$AP (ECONNREFUSED)" &&
-				pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
+# late_case WHAT OP SECONDS JAIL_OUTCOME: the probe OP on a port of its
+# own while a listener comes there half a second later; outside (the
+# control) that listener gets the probe's bytes, in the jail it gets
+# nothing and the probe ends with JAIL_OUTCOME. LATE_PORT: the jail's port.
+late_case() {
+	local what=$1 op=$2 secs=$3 want=$4 where ll out
+	for where in outside jail; do
+		LATE_PORT=$(free_port)
+		out="$T/late-$op-$where.out"
+		late_listener "$LATE_PORT" >"$out" 2>&1 &
+		ll=$!
+		if [ $where = outside ]; then
+			expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
+				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs"
+			wait "$ll"
+			grep -q "^accepted b'" "$out" && pass "THREATS 42 control: and that listener got its bytes" ||
+				{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$out")"; }
+		else
+			expect_probe "THREATS 42: $what ends with $want in the jail" "$want" -- \
+				in_jail --net loopback -- "$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs"
+			wait "$ll"
+			grep -q "^accepted nothing" "$out" && pass "THREATS 42: the listener that came later got nothing" ||
+				{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$out")"; }
 		fi
-	fi
-done
-
+	done
+}
+# The landlock backend refuses the connect whose SYN the run's full
+# listener dropped.
+late_case "a connect left in progress" connect-armed 3 "errno ECONNREFUSED"
+if $LL; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$LATE_PORT (ECONNREFUSED)" &&
+		pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
+fi
 # The same, with the SYN deferred by the command: TCP_FASTOPEN_CONNECT
 # and TCP_FASTOPEN_NO_COOKIE make connect() answer at once and send no SYN
-# until the first write, a second later here, to the service started
-# meanwhile. The landlock backend makes that connect a plain one (the
-# option turned off), to the run's own listener, whose close resets it;
-# the namespace jail's deferred SYN finds nobody.
-for where in outside jail; do
-	AP=$(free_port)
-	late_listener "$AP" >"$T/deferred-$where.out" 2>&1 &
-	ll=$!
-	if [ $where = outside ]; then
-		expect_control "THREATS 42 control: outside, a deferred connect's first write reaches a listener that came later" -- \
-			"$PROBE" connect-deferred 127.0.0.1 "$AP" 1
-		wait "$ll"
-		grep -q "^accepted b'deferred" "$T/deferred-$where.out" && pass "THREATS 42 control: and that listener got its bytes" ||
-			{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$T/deferred-$where.out")"; }
-	else
-		expect_probe "THREATS 42: a deferred connect (TCP_FASTOPEN_CONNECT) is made at the connect, with the run's listener" \
-			"errno $($LL && echo ECONNRESET || echo ECONNREFUSED)" -- \
-			in_jail --net loopback -- "$PROBE" connect-deferred 127.0.0.1 "$AP" 1
-		wait "$ll"
-		grep -q "^accepted nothing" "$T/deferred-$where.out" && pass "THREATS 42: the listener that came later got nothing" ||
-			{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$T/deferred-$where.out")"; }
-	fi
-done
+# until the first write, a second later here. The landlock backend makes
+# that connect a plain one (the option turned off), to the run's own
+# listener, whose close resets it; the namespace jail's deferred SYN
+# finds nobody.
+late_case "a deferred connect's first write (TCP_FASTOPEN_CONNECT)" connect-deferred 1 \
+	"errno $($LL && echo ECONNRESET || echo ECONNREFUSED)"
 
 # A name lookup is refused at once, never left to time out, and named:
 # the namespace jail's responder answers NXDOMAIN and records the name;
