@@ -374,8 +374,13 @@ int sv_udp_receiver(struct supervisor *sv, const struct net_addr *dst, const str
 	return scan.foreign ? SV_LISTENER_OTHER : SV_LISTENER_RUN;
 }
 
+/* __SO_ACCEPTCON in /proc/net/unix's flags: a listening socket. */
+#define UNIX_LISTENING 0x10000UL
+
 /* The inode of the abstract socket bound to name now, from
- * /proc/net/unix; 0 when there is none. */
+ * /proc/net/unix: the one listening there, which takes a connect (every
+ * connection it accepted shows the same name); else one bound there; 0
+ * when there is none. */
 ino_t sv_abstract_owner(const struct net_addr *a)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/net/unix", "re");
@@ -383,10 +388,11 @@ ino_t sv_abstract_owner(const struct net_addr *a)
 		return 0;
 	char line[512];
 	ino_t found = 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long inode;
+	bool listening = false;
+	while (!listening && fgets(line, sizeof(line), f)) {
+		unsigned long flags, inode;
 		char path[256] = "";
-		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %255s", &inode, path) < 2)
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %255s", &flags, &inode, path) < 3)
 			continue;
 		/* /proc shows an abstract name as '@' and its NULs as '@'. */
 		if (path[0] != '@' || strlen(path + 1) != a->path_len)
@@ -394,7 +400,10 @@ ino_t sv_abstract_owner(const struct net_addr *a)
 		bool same = true;
 		for (size_t i = 0; i < a->path_len && same; i++)
 			same = path[1 + i] == (a->path[i] ? a->path[i] : '@');
-		if (same)
+		if (!same)
+			continue;
+		listening = flags & UNIX_LISTENING;
+		if (listening || !found)
 			found = inode;
 	}
 	return found;

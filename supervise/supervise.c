@@ -984,7 +984,16 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 		if (late)
 			refuse_handshake(sv, pd, true);
 		else if (pd->retry_unix) {
-			err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
+			/* An abstract name is looked up again at each try: the
+			 * run's socket that had it may have closed since the
+			 * check, and another program's bound it. (A socket file
+			 * is tried through its pinned descriptor: the same.) */
+			struct net_addr na;
+			if (pd->pinned < 0 && net_addr_parse(&pd->addr, pd->len, &na) == 0 && na.abstract &&
+			    !sv_run_abstract(sv, &na, sv_abstract_owner(&na)))
+				err = ECONNREFUSED;
+			else
+				err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
 			if (err == EAGAIN && id_valid(sv, pd->id))
 				continue;	/* still no room: on the next round */
 			finish(sv, pd, err);

@@ -93,6 +93,12 @@ SH
 for where in 127.0.0.1 ::1; do
 	expect_probe "its own listener on $where is reachable" ok -- in_jail --net loopback --read "$PROBE" -- sh own.sh "$PROBE" tcp "$where"
 done
+# An abstract listener of the run's with connections it accepted open
+# (each shows the same name): the next client's connect is decided on the
+# listener, not on one of them.
+expect_control "control: outside, ten clients of one abstract listener" -- "$PROBE" abstract-clients "stockade-clients-$$" 10
+expect_probe "ten clients of the run's own abstract listener, each accepted and kept" ok -- \
+	in_jail --net loopback -- "$PROBE" abstract-clients "stockade-clients-$$" 10
 # A thread that is not its process's main one binds, listens and connects
 # (tornado's and a Java server's threads): the supervisor decides its
 # calls as any other's.

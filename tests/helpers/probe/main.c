@@ -127,6 +127,7 @@ static const struct op ops[] = {
 	{ "connect-tcp", 2, 2, op_connect_tcp, "HOST PORT" },
 	{ "connect-unix", 1, 1, op_connect_unix, "PATH" },
 	{ "connect-abstract", 1, 1, op_connect_abstract, "NAME" },
+	{ "abstract-clients", 2, 2, op_abstract_clients, "NAME N" },
 	{ "bind-tcp", 2, 2, op_bind_tcp, "HOST PORT" },
 	{ "listen-tcp", 3, 3, op_listen_tcp, "HOST PORT SECONDS" },
 	{ "connect-cycles", 2, 2, op_connect_cycles, "HOST ROUNDS" },

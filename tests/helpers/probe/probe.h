@@ -148,6 +148,7 @@ int op_chroot(char **a);
 int op_clone(char **a);
 int op_clone3(char **a);
 int op_connect_abstract(char **a);
+int op_abstract_clients(char **a);
 int op_connect_cycles(char **a);
 int op_connect_race(char **a);
 int op_thread_server(char **a);

@@ -144,6 +144,33 @@ static int connect_unix(const char *name, bool abstract)
 int op_connect_unix(char **a) { return connect_unix(a[0], false); }
 int op_connect_abstract(char **a) { return connect_unix(a[0], true); }
 
+/* abstract-clients NAME N: a listener of its own on the abstract NAME,
+ * and N clients connected to it one after another, each accepted and
+ * kept open (every accepted connection shows the listener's name in
+ * /proc/net/unix). The errno is the first connect's that failed. */
+int op_abstract_clients(char **a)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int e;
+	long n = parse_long(a[1], "clients");
+
+	if ((e = fill_sockaddr_un(&sun, &len, a[0], true)))
+		return e;
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, len) < 0 || listen(lfd, 16) < 0)
+		return errno;
+	for (long i = 0; i < n; i++) {
+		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&sun, len) < 0 || accept4(lfd, NULL, NULL, SOCK_CLOEXEC) < 0) {
+			printf("connected %ld\n", i);
+			return errno;
+		}
+	}
+	printf("connected %ld\n", n);
+	return 0;
+}
+
 static int bound_port(int fd)
 {
 	struct sockaddr_storage ss;
