@@ -164,6 +164,22 @@ static int fd_path(int fd, char *buf, size_t size)
 /* Our copy is closed before the answer: the command's is then never the
  * last, and a connection it closes at once is torn down on its own time,
  * not stockade's. */
+/* Our copy of the command's socket disconnected: a SYN in flight is
+ * dropped, a connection made is reset before the command sent a byte. */
+static void disconnect(int fd)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	(void)connect(fd, &unspec, sizeof(unspec));
+}
+
+/* What the command is answered for a connect that ended in err: a
+ * non-blocking TCP connect that was made answers EINPROGRESS, as the
+ * kernel answers it (its handshake done by the time the command polls). */
+static int connect_answer(bool inet, int flags, int err)
+{
+	return inet && (flags & O_NONBLOCK) && err == 0 ? EINPROGRESS : err;
+}
+
 static void finish(struct supervisor *sv, struct pending *pd, int err)
 {
 	if (!(pd->flags & O_NONBLOCK))
@@ -171,7 +187,7 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 	close(pd->fd);
 	if (pd->pinned >= 0)
 		close(pd->pinned);
-	respond(sv, pd->id, err == 0 && pd->answer_in_progress ? EINPROGRESS : err);
+	respond(sv, pd->id, connect_answer(pd->deadline != 0, pd->flags, err));
 }
 
 /* How long a TCP handshake the kernel did not make within the call may
@@ -190,8 +206,7 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
  * of the host's, once the run's listener has closed. */
 static void refuse_handshake(struct supervisor *sv, struct pending *pd, bool late)
 {
-	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
-	(void)connect(pd->fd, &unspec, sizeof(unspec));
+	disconnect(pd->fd);
 	struct net_addr d;
 	char what[160] = "?";
 	if (net_addr_parse(&pd->addr, pd->len, &d) == 0) {
@@ -205,7 +220,6 @@ static void refuse_handshake(struct supervisor *sv, struct pending *pd, bool lat
 				   "left to finish later with whatever listens on the port then"
 				 : "the run's own listeners on this host only",
 			    "built in: the supervisor (landlock backend)", fix);
-	pd->answer_in_progress = false;
 	finish(sv, pd, ECONNREFUSED);
 }
 
@@ -257,9 +271,8 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	 * on the port then, past every check. The option is turned off and
 	 * the connect made again, as a plain one. */
 	if (inet && err == 0 && net_connect_outcome(*fd) == EINPROGRESS) {
-		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 		int off = 0;
-		(void)connect(*fd, &unspec, sizeof(unspec));
+		disconnect(*fd);
 		(void)setsockopt(*fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &off, sizeof(off));
 		err = as_command(sv, connect, *fd, addr, len);
 	}
@@ -267,8 +280,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	 * it: torn down (a reset, before the command could send a byte) and
 	 * refused, as the check would have. */
 	if (recheck && (err == 0 || err == EINPROGRESS) && taken_outside(sv, *fd, recheck)) {
-		struct sockaddr unspec = { .sa_family = AF_UNSPEC };
-		(void)connect(*fd, &unspec, sizeof(unspec));
+		disconnect(*fd);
 		if (blocking)
 			(void)fcntl(*fd, F_SETFL, flags);
 		close(*fd);
@@ -293,8 +305,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		struct pending *pd = &sv->pending[sv->n_pending++];
 		*pd = (struct pending){ .id = id, .fd = *fd, .flags = flags, .len = len,
 					.retry_unix = unix_path && err == EAGAIN, .pinned = -1,
-					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0,
-					.answer_in_progress = inet && !blocking };
+					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0 };
 		memcpy(&pd->addr, addr, len);
 		if (pd->retry_unix && pinned) {
 			pd->pinned = *pinned;
@@ -307,8 +318,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		(void)fcntl(*fd, F_SETFL, flags);
 	close(*fd);
 	*fd = -1;
-	/* A non-blocking caller made: EINPROGRESS, as the kernel answers. */
-	respond(sv, id, inet && !blocking && err == 0 ? EINPROGRESS : err);
+	respond(sv, id, connect_answer(inet, flags, err));
 }
 
 /* What the facts are asked about: the supervisor, and the socket the
@@ -1005,15 +1015,15 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 			 * kernel sent it again meanwhile (a host that retransmits
 			 * sooner) to one outside the run that has the port now. */
 			struct net_addr d;
+			bool outside = false;
 			if (err == 0 && pd->deadline && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
 				net_addr_unmap(&d);
-				if (sv_foreign_listener(sv, &d) < 0) {
-					refuse_handshake(sv, pd, false);
-					sv->pending[k] = sv->pending[--sv->n_pending];
-					continue;
-				}
+				outside = sv_foreign_listener(sv, &d) < 0;
 			}
-			finish(sv, pd, err);
+			if (outside)
+				refuse_handshake(sv, pd, false);
+			else
+				finish(sv, pd, err);
 		}
 		sv->pending[k] = sv->pending[--sv->n_pending];
 	}

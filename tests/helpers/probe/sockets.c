@@ -204,6 +204,23 @@ static int bind_socket(const struct sockaddr *sa, socklen_t len, int type, int *
 	return 0;
 }
 
+/* A TCP listener of the probe's own on host:port (port "0": one of the
+ * kernel's), with backlog; *ss and *len the address it is bound to. 0 or
+ * the errno. */
+static int listen_tcp_on(const char *host, const char *port, int backlog, struct sockaddr_storage *ss,
+			 socklen_t *len, int *ret_fd)
+{
+	int e;
+
+	parse_inet(host, port, ss, len);
+	if ((e = bind_socket((struct sockaddr *)ss, *len, SOCK_STREAM, ret_fd)))
+		return e;
+	*len = sizeof(*ss);
+	if (listen(*ret_fd, backlog) < 0 || getsockname(*ret_fd, (struct sockaddr *)ss, len) < 0)
+		return errno;
+	return 0;
+}
+
 int op_bind_tcp(char **a)
 {
 	struct sockaddr_storage ss;
@@ -304,13 +321,8 @@ int op_connect_cycles(char **a)
 	socklen_t len;
 	int lfd, e;
 
-	parse_inet(a[0], "0", &ss, &len);
-	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+	if ((e = listen_tcp_on(a[0], "0", 128, &ss, &len, &lfd)))
 		return e;
-	if (listen(lfd, 128) < 0)
-		return errno;
-	len = sizeof(ss);
-	getsockname(lfd, (struct sockaddr *)&ss, &len);
 	long n = parse_long(a[1], "rounds");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -889,11 +901,8 @@ int op_sink(char **a)
 	static char buf[1 << 20];
 	unsigned long long total = 0;
 
-	parse_inet(a[0], a[1], &ss, &len);
-	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+	if ((e = listen_tcp_on(a[0], a[1], 4, &ss, &len, &lfd)))
 		return e;
-	if (listen(lfd, 4) < 0)
-		return errno;
 	printf("listening %d\n", bound_port(lfd));
 	fflush(stdout);
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -1369,12 +1378,9 @@ int op_connect_deferred(char **a)
 	socklen_t len;
 	int lfd, e, on = 1;
 
-	parse_inet(a[0], a[1], &ss, &len);
 	long seconds = parse_long(a[2], "seconds");
-	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+	if ((e = listen_tcp_on(a[0], a[1], 8, &ss, &len, &lfd)))
 		return e;
-	if (listen(lfd, 8) < 0)
-		return errno;
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on, sizeof(on)) < 0 ||
 	    setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, &on, sizeof(on)) < 0)
@@ -1406,12 +1412,9 @@ int op_connect_armed(char **a)
 	socklen_t len;
 	int lfd, e;
 
-	parse_inet(a[0], a[1], &ss, &len);
 	long seconds = parse_long(a[2], "seconds");
-	if ((e = bind_socket((struct sockaddr *)&ss, len, SOCK_STREAM, &lfd)))
+	if ((e = listen_tcp_on(a[0], a[1], 0, &ss, &len, &lfd)))
 		return e;
-	if (listen(lfd, 0) < 0)
-		return errno;
 	int fill = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fill < 0 || connect(fill, (struct sockaddr *)&ss, len) < 0)
 		return errno;
