@@ -15,12 +15,15 @@
  * still valid, the caller's socket copied (pidfd_getfd) and its type
  * asked, the one listener the kernel would hand the connection asked of
  * sock_diag, the connect made on the copy (non-blocking for the call,
- * its outcome from TCP_INFO) and its result answered: make bench's floor
- * of a safe supervisor, beside stockade's, which also decides. A process forked before the filter was loaded answers
- * every notification with CONTINUE, so the call goes on as made; with --count it writes the number it answered to FILE when the
- * last filtered process is gone. The command is exec'd in notifyparent's
- * own process, under the filter, with no_new_privs set. notifyparent's own
- * errors exit 125 with a message on stderr. */
+ * its outcome from TCP_INFO, as a handshake not made within the call must
+ * not be left to the kernel) and its result answered: make bench's floor
+ * of a safe supervisor, beside stockade's, which also decides. A process
+ * forked before the filter was loaded answers every notification with
+ * CONTINUE, so the call goes on as made; with --count it writes the
+ * number it answered to FILE when the last filtered process is gone. The
+ * command is exec'd in notifyparent's own process, under the filter, with
+ * no_new_privs set. notifyparent's own errors exit 125 with a message on
+ * stderr. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -157,10 +160,10 @@ static int connect_for(int listener, const struct seccomp_notif *req, int diag, 
 	if (blocking)
 		(void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 	int err = connect(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
-	if (blocking && err == EINPROGRESS) {
+	if (err == EINPROGRESS) {
 		struct tcp_info ti;
 		socklen_t il = sizeof(ti);
-		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &il) == 0 && ti.tcpi_state == TCP_ESTABLISHED)
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &il) == 0 && ti.tcpi_state == TCP_ESTABLISHED && blocking)
 			err = 0;
 	}
 	if (blocking)

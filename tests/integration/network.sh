@@ -482,10 +482,7 @@ while time.time() < end:
     time.sleep(0.002)
 print("rounds", rounds, "accepted", accepted, "data", data)' "$@"
 }
-CG=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+CG=$(free_port)
 for where in outside jail; do
 	comes_and_goes "$CG" 4 >"$T/cg-$where.out" 2>&1 &
 	cg=$!
@@ -532,12 +529,6 @@ try:
     print("accepted", c.recv(16))
 except OSError:
     print("accepted nothing")' "$1"
-}
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
 }
 # late_case WHAT OP SECONDS JAIL_OUTCOME: the probe OP on a port of its
 # own while a listener comes there half a second later; outside (the
