@@ -98,6 +98,7 @@ enum sc_why {
 	WHY_SUPERVISED_SEND,
 	WHY_SOURCE_ROUTE,
 	WHY_PTY_PEER,
+	WHY_HELD_DATAGRAM,
 };
 
 struct sc_rule {

@@ -123,6 +123,7 @@ static const char *const whys[] = {
 	[WHY_SUPERVISED_SEND] = "a datagram's address is checked, then the supervisor sends it",
 	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
+	[WHY_HELD_DATAGRAM] = "watched: a datagram held back (UDP_CORK) is refused",
 };
 
 static const struct sc_rule table[] = {
@@ -419,6 +420,15 @@ static const struct sc_rule table[] = {
 	  .args = { ARG(1, MASK32, IPPROTO_IP) }, .why = WHY_SOURCE_ROUTE },
 	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
 	  .args = { ARG(1, MASK32, IPPROTO_IPV6) }, .why = WHY_SOURCE_ROUTE },
+	/* A datagram held back (UDP_CORK) leaves at the uncork, or with a
+	 * later send() that names no address and so stays in the kernel: to
+	 * whatever has the port by then, past the check of its address. The
+	 * UDP options (a UDP socket takes UDP-Lite's level too) go to the
+	 * supervisor, which refuses that one. */
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_UDP) }, .why = WHY_HELD_DATAGRAM },
+	{ .name = "setsockopt", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK, .n_args = 1,
+	  .args = { ARG(1, MASK32, IPPROTO_UDPLITE) }, .why = WHY_HELD_DATAGRAM },
 	ALLOW(setsockopt),
 	/* TCP Fast Open connects inside sendto, where no LSM connect hook
 	 * sees it. */

@@ -21,6 +21,7 @@ struct pending {
 	/* A TCP handshake not made within the call: refused if not made
 	 * by then (now_usec), and checked once made; 0 for a Unix connect. */
 	unsigned long long deadline;
+	short revents;		/* what the last poll said of fd; 0 if not given it */
 };
 
 /* A send the supervisor makes for the command, waiting for room in a
@@ -182,6 +183,8 @@ void sv_respond(struct supervisor *sv, uint64_t id, int err);
 void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val);
 bool sv_id_valid(const struct supervisor *sv, uint64_t id);
 void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err);
+/* Names a datagram held back (UDP_CORK, MSG_MORE), which the caller refuses. */
+void sv_refuse_held_back(struct supervisor *sv, const char *kind, const char *what);
 /* The verdict on q, for a socket fd (its kind and bound address are
  * facts too): true when the caller is to carry it out; otherwise
  * answered (and a refusal reported). */

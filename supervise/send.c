@@ -189,12 +189,27 @@ static void name_refused(struct supervisor *sv, const struct outgoing *o, int er
 			    "--net on, or in stockade.ini: network = on");
 }
 
+/* A datagram held back, by MSG_MORE with its address or by UDP_CORK
+ * (do_setsockopt): the kernel keeps it, with the address checked now,
+ * and sends it with the next send() that names no address, which stays
+ * in the kernel, or at the uncork: to whatever has the port by then (a
+ * program outside the run that bound it since the run's socket
+ * closed). Refused, and named. */
+void sv_refuse_held_back(struct supervisor *sv, const char *kind, const char *what)
+{
+	report_denial_ruled(sv->rep, kind, what, "EPERM",
+			    "a datagram held back leaves later, without its address checked again, to whatever has the port then",
+			    "built in: the supervisor (landlock backend, network loopback)",
+			    "--net on, or in stockade.ini: network = on");
+}
+
 /* Decides on the copy of a message: 0 to send it (its name perhaps
  * replaced by a pinned path), SEND_LOST to count it sent and send
  * nothing (struct sv_verdict's lost), the errno to answer with, or -1
  * when it was answered. */
 #define SEND_LOST (-2)
-static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int type, int family, struct outgoing *o)
+static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int type, int family, int flags,
+		  struct outgoing *o)
 {
 	kernel_reading(family, o);
 	/* No name: the socket's peer, checked when it connected. A stream
@@ -213,6 +228,13 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int typ
 	 * wherever it was going (libuv's udp_dgram_too_big). */
 	if (q.datagram && o->len > 65535 - 8 - (family == AF_INET6 ? 0 : 20))
 		return EMSGSIZE;
+	if (q.datagram && (flags & MSG_MORE)) {
+		char what[160];
+		net_addr_format(&a, what, sizeof(what));
+		strcat(what, " with MSG_MORE");
+		sv_refuse_held_back(sv, "send", what);
+		return EPERM;
+	}
 	struct sv_verdict v;
 	if (!sv_names_socket_file(&a)) {
 		if (sv_decided(sv, id, &q, fd, "send", &v))
@@ -428,7 +450,7 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 			outgoing_close(o);
 			return;
 		}
-		int d = decide(sv, id, pid, fd, type, family, o);
+		int d = decide(sv, id, pid, fd, type, family, flags, o);
 		if (d == -1) {
 			/* answered and reported already: a refused message
 			 * ends the call (sendmmsg's earlier ones are sent) */

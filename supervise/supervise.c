@@ -8,6 +8,7 @@
 #include <linux/seccomp.h>
 #include <net/if.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -834,22 +835,27 @@ static bool is_send(int nr)
 #define IPV6_2292RTHDR_ 5
 #define IPV6_2292PKTOPTIONS_ 6
 
-/* setsockopt at the IP and IPv6 levels (the filter sends only those): a
- * source route is refused; every other option goes on, its level and
- * name being in registers the command cannot change. */
+/* setsockopt at the IP, IPv6 and UDP levels (the filter sends only
+ * those): a source route is refused, and so is UDP_CORK, which holds a
+ * datagram back (send.c's held_back); every other option goes on, its
+ * level and name being in registers the command cannot change. */
 static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	int level = (int)req->data.args[1], name = (int)req->data.args[2];
 	bool route = (level == IPPROTO_IP && name == IP_OPTIONS) ||
 		     (level == IPPROTO_IPV6 && (name == IPV6_RTHDR || name == IPV6_2292RTHDR_ || name == IPV6_2292PKTOPTIONS_));
-	if (!route) {
+	bool cork = (level == IPPROTO_UDP || level == IPPROTO_UDPLITE) && name == UDP_CORK;
+	if (!route && !cork) {
 		go_on(sv, req->id);
 		return;
 	}
-	report_denial_ruled(sv->rep, "setsockopt", level == IPPROTO_IP ? "IP_OPTIONS" : "an IPv6 routing header", "EPERM",
-			    "a source route sends a SYN or a datagram to a first hop other than the address checked",
-			    "built in: the supervisor (landlock backend, network loopback)",
-			    "--net on, or in stockade.ini: network = on");
+	if (route)
+		report_denial_ruled(sv->rep, "setsockopt", level == IPPROTO_IP ? "IP_OPTIONS" : "an IPv6 routing header",
+				    "EPERM", "a source route sends a SYN or a datagram to a first hop other than the address checked",
+				    "built in: the supervisor (landlock backend, network loopback)",
+				    "--net on, or in stockade.ini: network = on");
+	else
+		sv_refuse_held_back(sv, "setsockopt", "UDP_CORK");
 	respond(sv, req->id, EPERM);
 }
 
@@ -970,60 +976,76 @@ size_t supervisor_pollfds(const struct supervisor *sv, struct pollfd *fds, size_
 	return n + sv_send_pollfds(sv, fds + n, max - n);
 }
 
+/* A pending TCP connect whose handshake is made (or has failed): with the
+ * listener the SYN waited for, unless the kernel sent it again meanwhile
+ * to one that has the port now. A listener outside the run, or none any
+ * more (one that accepted the connection and closed, as a restarting
+ * service does), cannot be told from one outside: refused. */
+static void finish_handshake(struct supervisor *sv, struct pending *pd)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+	if (getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		err = errno;
+	struct net_addr d;
+	if (err == 0 && pd->deadline && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
+		net_addr_unmap(&d);
+		if (sv_foreign_listener(sv, &d) <= 0) {
+			refuse_handshake(sv, pd, false);
+			return;
+		}
+	}
+	finish(sv, pd, err);
+}
+
+/* One pending connect, each round: true when it is answered. */
+static bool pending_ready(struct supervisor *sv, struct pending *pd, unsigned long long *now)
+{
+	if (pd->retry_unix) {
+		/* An abstract name is looked up again at each try: the run's
+		 * socket that had it may have closed since the check, and
+		 * another program's bound it. (A socket file is tried through
+		 * its pinned descriptor: the same.) */
+		struct net_addr na;
+		int err;
+		if (pd->pinned < 0 && net_addr_parse(&pd->addr, pd->len, &na) == 0 && na.abstract &&
+		    !sv_run_abstract(sv, &na, sv_abstract_owner(&na)))
+			err = ECONNREFUSED;
+		else
+			err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
+		if (err == EAGAIN && id_valid(sv, pd->id))
+			return false;	/* still no room: on the next round */
+		finish(sv, pd, err);
+		return true;
+	}
+	if (!pd->revents) {
+		if (!pd->deadline || (*now ? *now : (*now = now_usec())) < pd->deadline)
+			return false;
+		/* Its time is up: made meanwhile (poll was not given it, or
+		 * it was made since), or not, and refused. */
+		if (net_connect_outcome(pd->fd) == EINPROGRESS) {
+			refuse_handshake(sv, pd, true);
+			return true;
+		}
+	}
+	finish_handshake(sv, pd);
+	return true;
+}
+
 void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 {
-	/* The connects' descriptors come first, then the sends'. */
+	/* The connects' descriptors come first, in order, then the sends'. */
 	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
 	sv_send_ready(sv, fds + n_connects, n - n_connects);
-	n = n_connects;
+	for (size_t k = 0; k < sv->n_pending; k++)
+		sv->pending[k].revents = k < n_connects && fds[k].fd == sv->pending[k].fd ? fds[k].revents : 0;
+	/* Every one, given to poll or not (it takes so many): a handshake
+	 * left past its deadline would be sent again by the kernel. */
 	unsigned long long now = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t k;
-		for (k = 0; k < sv->n_pending && sv->pending[k].fd != fds[i].fd; k++)
-			;
-		if (k == sv->n_pending)
+	for (size_t k = 0; k < sv->n_pending;) {
+		if (!pending_ready(sv, &sv->pending[k], &now)) {
+			k++;
 			continue;
-		struct pending *pd = &sv->pending[k];
-		bool late = false;
-		if (!fds[i].revents && !pd->retry_unix) {
-			if (!pd->deadline || (now ? now : (now = now_usec())) < pd->deadline)
-				continue;
-			late = true;
-		}
-		int err = 0;
-		if (late)
-			refuse_handshake(sv, pd, true);
-		else if (pd->retry_unix) {
-			/* An abstract name is looked up again at each try: the
-			 * run's socket that had it may have closed since the
-			 * check, and another program's bound it. (A socket file
-			 * is tried through its pinned descriptor: the same.) */
-			struct net_addr na;
-			if (pd->pinned < 0 && net_addr_parse(&pd->addr, pd->len, &na) == 0 && na.abstract &&
-			    !sv_run_abstract(sv, &na, sv_abstract_owner(&na)))
-				err = ECONNREFUSED;
-			else
-				err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
-			if (err == EAGAIN && id_valid(sv, pd->id))
-				continue;	/* still no room: on the next round */
-			finish(sv, pd, err);
-		} else {
-			socklen_t el = sizeof(err);
-			if (getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-				err = errno;
-			/* Made: with the listener the SYN waited for, unless the
-			 * kernel sent it again meanwhile (a host that retransmits
-			 * sooner) to one outside the run that has the port now. */
-			struct net_addr d;
-			bool outside = false;
-			if (err == 0 && pd->deadline && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
-				net_addr_unmap(&d);
-				outside = sv_foreign_listener(sv, &d) < 0;
-			}
-			if (outside)
-				refuse_handshake(sv, pd, false);
-			else
-				finish(sv, pd, err);
 		}
 		sv->pending[k] = sv->pending[--sv->n_pending];
 	}
@@ -1119,7 +1141,7 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
-		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; to a port nobody has bound, it holds the port for the run first (binds it, with a socket that takes nothing) and the kernel answers as outside, below 1024 it answers as sent and sends nothing; source routes refused");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; to a port nobody has bound, it holds the port for the run first (binds it, with a socket that takes nothing) and the kernel answers as outside, below 1024 it answers as sent and sends nothing; source routes and datagrams held back (UDP_CORK, MSG_MORE) refused");
 	}
 	if (net != NET_OFF)
 		report_enforced(rep, "no squatting: a bind on an address and port a socket outside the run listens on is refused (EADDRINUSE), SO_REUSEPORT or not");

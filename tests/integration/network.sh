@@ -515,6 +515,8 @@ done
 # handshake not made at once (after a short wait), rather than leave it
 # to the kernel; the namespace jail's SYN never reaches the host. The
 # control: outside, the service gets the connection and its bytes.
+# late_listener PORT [close]: with close, its listening socket is closed
+# once it has accepted (a service restarting, which keeps the connection).
 late_listener() {
 	python3 -c 'import socket, sys, time
 time.sleep(0.5)
@@ -525,31 +527,35 @@ l.listen(8)
 l.settimeout(3.5)
 try:
     c = l.accept()[0]
-    c.settimeout(1)
+    if len(sys.argv) > 2:
+        l.close()
+    c.settimeout(3)
     print("accepted", c.recv(16))
 except OSError:
-    print("accepted nothing")' "$1"
+    print("accepted nothing")' "$@"
 }
-# late_case WHAT OP SECONDS JAIL_OUTCOME: the probe OP on a port of its
-# own while a listener comes there half a second later; outside (the
+# late_case WHAT OP SECONDS JAIL_OUTCOME [CROWD]: the probe OP on a port of
+# its own while a listener comes there half a second later; outside (the
 # control) that listener gets the probe's bytes, in the jail it gets
-# nothing and the probe ends with JAIL_OUTCOME. LATE_PORT: the jail's port.
+# nothing and the probe ends with JAIL_OUTCOME. With CROWD, the probe's
+# last argument, the listener closes once it has accepted. LATE_PORT: the
+# jail's port.
 late_case() {
-	local what=$1 op=$2 secs=$3 want=$4 where ll out
+	local what=$1 op=$2 secs=$3 want=$4 crowd=${5:-} where ll out
 	for where in outside jail; do
 		LATE_PORT=$(free_port)
 		out="$T/late-$op-$where.out"
-		late_listener "$LATE_PORT" >"$out" 2>&1 &
+		late_listener "$LATE_PORT" ${crowd:+close} >"$out" 2>&1 &
 		ll=$!
 		if [ $where = outside ]; then
 			expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
-				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs"
+				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
 			wait "$ll"
 			grep -q "^accepted b'" "$out" && pass "THREATS 42 control: and that listener got its bytes" ||
 				{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$out")"; }
 		else
 			expect_probe "THREATS 42: $what ends with $want in the jail" "$want" -- \
-				in_jail --net loopback -- "$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs"
+				in_jail --net loopback -- "$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
 			wait "$ll"
 			grep -q "^accepted nothing" "$out" && pass "THREATS 42: the listener that came later got nothing" ||
 				{ fail "THREATS 42: the listener that came later got nothing"; diag "$(cat "$out")"; }
@@ -559,6 +565,17 @@ late_case() {
 # The landlock backend refuses the connect whose SYN the run's full
 # listener dropped.
 late_case "a connect left in progress" connect-armed 3 "errno ECONNREFUSED"
+if $LL; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$LATE_PORT (ECONNREFUSED)" &&
+		pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
+fi
+# The same while 64 other connects of the run wait (blocking connects to
+# a full Unix backlog of its own, which the supervisor tries again each
+# round): its deadline is kept all the same, though poll is not given
+# that many descriptors. The listener that came later closes once it has
+# accepted, so that nothing outside the run listens on the port by the
+# time a check could look.
+late_case "a connect left in progress behind 64 waiting ones" connect-armed 4 "errno ECONNREFUSED" 64
 if $LL; then
 	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: connect 127.0.0.1:$LATE_PORT (ECONNREFUSED)" &&
 		pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }

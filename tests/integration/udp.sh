@@ -240,6 +240,50 @@ expect_probe "THREATS 64: binding the port an outside UDP socket holds is $($LL 
 expect_probe "THREATS 64: and 0.0.0.0 on it" "$($LL && echo "errno EADDRINUSE" || echo ok)" -- \
 	in_jail --net loopback -- "$PROBE" bind-udp 0.0.0.0 "$SP"
 
+# THREATS 42, a datagram held back: sent to a port of the run's own
+# (checked), kept by the kernel (UDP_CORK, or MSG_MORE with its address),
+# and let go after the run's receiver closed, by a call that names no
+# address (the uncork, a plain send()) and so never reaches the
+# supervisor: it goes to whatever has the port then. Outside (the
+# control) a socket that binds the port later gets it; on the landlock
+# backend the holding is refused; in the namespace jail the port is the
+# jail's own. Either way that socket gets nothing.
+late_udp() {
+	python3 -c 'import socket, sys, time
+time.sleep(0.5)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(3)
+try:
+    print("received", s.recvfrom(64)[0])
+except OSError:
+    print("received nothing")' "$1"
+}
+for how in cork more; do
+	for where in outside jail; do
+		HP=$("$PROBE" bind-udp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p')
+		late_udp "$HP" >"$W/held-$how.out" 2>&1 &
+		lu=$!
+		if [ $where = outside ]; then
+			expect_control "THREATS 42 control: outside, a datagram held back ($how) goes to a socket that bound the port later" -- \
+				"$PROBE" udp-held 127.0.0.1 "$HP" "$how"
+			wait "$lu"
+			grep -q "^received b'held-" "$W/held-$how.out" && pass "THREATS 42 control: and that socket got it" ||
+				{ fail "THREATS 42 control: and that socket got it"; diag "$(cat "$W/held-$how.out")"; }
+			continue
+		fi
+		expect_probe "THREATS 42: a datagram held back ($how) is $($LL && echo refused || echo "the jail's own")" \
+			"$($LL && echo "errno EPERM" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-held 127.0.0.1 "$HP" "$how"
+		wait "$lu"
+		grep -q "^received nothing" "$W/held-$how.out" && pass "THREATS 42: the socket that bound the port later got nothing" ||
+			{ fail "THREATS 42: the socket that bound the port later got nothing"; diag "$(cat "$W/held-$how.out")"; }
+		if $LL; then
+			printf '%s\n' "$PROBE_OUTPUT" | grep -q "^stockade: refused: \(setsockopt UDP_CORK\|send 127.0.0.1:$HP with MSG_MORE\) (EPERM)" &&
+				pass "the refusal is named on stderr" || { fail "the refusal is named on stderr"; diag "$PROBE_OUTPUT"; }
+		fi
+	done
+done
+
 # A source route sends a datagram (or a SYN) to its first hop, not to the
 # address the supervisor checked. IPv4's (IP_OPTIONS) needs CAP_NET_RAW,
 # which no jailed command has; IPv6's segment routing header needs

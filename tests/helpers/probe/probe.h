@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -245,6 +246,7 @@ int op_udp_send_how(char **a);
 int op_udp_send_alone(char **a);
 int op_connect_spray(char **a);
 int op_connect_armed(char **a);
+int op_udp_held(char **a);
 int op_connect_deferred(char **a);
 int op_pipe_pingpong(char **a);
 int op_udp_exchange(char **a);

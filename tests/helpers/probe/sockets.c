@@ -1266,7 +1266,8 @@ int op_udp_pingpong(char **a)
 }
 
 /* bind-udp HOST PORT: a UDP socket with SO_REUSEADDR and SO_REUSEPORT
- * bound there (which would share an outside socket's port). */
+ * bound there (which would share an outside socket's port); prints the
+ * port it has (PORT 0: one nobody holds now). */
 int op_bind_udp(char **a)
 {
 	struct sockaddr_storage ss;
@@ -1279,6 +1280,8 @@ int op_bind_udp(char **a)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on));
 	int e = bind(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	if (!e)
+		printf("bound %d\n", bound_port(fd));
 	close(fd);
 	return e;
 }
@@ -1399,13 +1402,106 @@ int op_connect_deferred(char **a)
 	return 0;
 }
 
-/* connect-armed HOST PORT SECONDS: a listener of its own on HOST:PORT with
- * the shortest queue (listen(0)), one connection to fill it, and a
- * non-blocking connect whose SYN the full queue drops; then the listener
- * is closed and the last connect waited for, up to SECONDS: the kernel
- * sends its SYN again a second later, to whatever listens on the port
- * then. Made, it sends "armed" there. Prints whether it was left in
- * progress; the errno is the last connect's outcome. */
+/* udp-held HOST PORT cork|more: a receiver of its own on HOST:PORT, and
+ * a datagram to it held back in another socket (UDP_CORK, or MSG_MORE
+ * with its address); then the receiver is closed and, two seconds later,
+ * the datagram let go (the uncork, or a send() naming no address): the
+ * kernel sends it then, to whatever has the port by then. */
+int op_udp_held(char **a)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, off = 0, rfd;
+	bool cork = strcmp(a[2], "cork") == 0;
+
+	parse_inet(a[0], a[1], &ss, &len);
+	rfd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (rfd < 0 || fd < 0 || setsockopt(rfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(rfd, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	if (cork && setsockopt(fd, IPPROTO_UDP, UDP_CORK, &one, sizeof(one)) < 0)
+		return errno;
+	if (sendto(fd, "held-", 5, cork ? 0 : MSG_MORE, (struct sockaddr *)&ss, len) < 0)
+		return errno;
+	printf("held\n");
+	close(rfd);
+	printf("receiver closed\n");
+	fflush(stdout);
+	sleep(2);
+	if (cork ? setsockopt(fd, IPPROTO_UDP, UDP_CORK, &off, sizeof(off)) < 0 : send(fd, "back\n", 5, 0) < 0)
+		return errno;
+	printf("let go\n");
+	close(fd);
+	return 0;
+}
+
+/* The crowd of connect-armed: blocking connects to an abstract Unix
+ * listener of the probe's own whose queue is full (listen(0), one
+ * connection in it), each from a thread of its own, waiting until the
+ * listener takes one, two seconds after the TCP connect began (past the
+ * kernel's first retransmission of its SYN). Where that connect waits
+ * too, its TCP listener is closed meanwhile, by the thread that lets the
+ * crowd in. */
+struct crowd {
+	struct sockaddr_un sun;
+	socklen_t len;
+	int lfd;
+	int tcp[2];		/* the TCP listener and the connection filling it */
+};
+
+static void *crowd_member(void *arg)
+{
+	const struct crowd *c = arg;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		(void)connect(fd, (const struct sockaddr *)&c->sun, c->len);
+	return NULL;
+}
+
+static void *crowd_door(void *arg)
+{
+	const struct crowd *c = arg;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	close(c->tcp[0]);
+	close(c->tcp[1]);
+	sleep(2);
+	(void)accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
+	return NULL;
+}
+
+static int gather_crowd(struct crowd *c, long n)
+{
+	int e;
+	char name[64];
+	snprintf(name, sizeof(name), "stockade-probe-crowd-%d", (int)getpid());
+	if ((e = fill_sockaddr_un(&c->sun, &c->len, name, true)))
+		return e;
+	c->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fill = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->lfd < 0 || fill < 0 || bind(c->lfd, (struct sockaddr *)&c->sun, c->len) < 0 || listen(c->lfd, 0) < 0 ||
+	    connect(fill, (struct sockaddr *)&c->sun, c->len) < 0)
+		return errno;
+	pthread_t t;
+	for (long i = 0; i < n; i++)
+		if ((e = pthread_create(&t, NULL, crowd_member, c)))
+			return e;
+	/* Until every one of them waits. */
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	printf("crowd of %ld waiting\n", n);
+	return 0;
+}
+
+/* connect-armed HOST PORT SECONDS [CROWD]: a listener of its own on
+ * HOST:PORT with the shortest queue (listen(0)), one connection to fill
+ * it, and a non-blocking connect whose SYN the full queue drops; then the
+ * listener is closed and the last connect waited for, up to SECONDS: the
+ * kernel sends its SYN again a second later, to whatever listens on the
+ * port then. Made, it sends "armed" there. With CROWD, CROWD other
+ * connects wait meanwhile (struct crowd), made first. Prints whether it
+ * was left in progress; the errno is the last connect's outcome. */
 int op_connect_armed(char **a)
 {
 	struct sockaddr_storage ss;
@@ -1413,6 +1509,10 @@ int op_connect_armed(char **a)
 	int lfd, e;
 
 	long seconds = parse_long(a[2], "seconds");
+	long n_crowd = a[3] ? parse_long(a[3], "crowd") : 0;
+	struct crowd crowd = { .lfd = -1 };
+	if (n_crowd && (e = gather_crowd(&crowd, n_crowd)))
+		return e;
 	if ((e = listen_tcp_on(a[0], a[1], 0, &ss, &len, &lfd)))
 		return e;
 	int fill = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1421,6 +1521,11 @@ int op_connect_armed(char **a)
 	int armed = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (armed < 0)
 		return errno;
+	crowd.tcp[0] = lfd;
+	crowd.tcp[1] = fill;
+	pthread_t door;
+	if (n_crowd && (e = pthread_create(&door, NULL, crowd_door, &crowd)))
+		return e;
 	if (connect(armed, (struct sockaddr *)&ss, len) == 0)
 		return EISCONN;
 	if (errno != EINPROGRESS)
@@ -1430,8 +1535,10 @@ int op_connect_armed(char **a)
 	if (getsockopt(armed, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0)
 		return errno;
 	printf("%s\n", ti.tcpi_state == TCP_SYN_SENT ? "in progress" : "made at once");
-	close(lfd);
-	close(fill);
+	if (!n_crowd) {
+		close(lfd);
+		close(fill);
+	}
 	printf("listener closed\n");
 	fflush(stdout);
 	struct pollfd p = { .fd = armed, .events = POLLOUT };
