@@ -514,8 +514,16 @@ void sv_send_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 		if (k == sv->n_sends)
 			continue;
 		struct pending_send *ps = &sv->sends[k];
+		/* A caller gone meanwhile (killed while it waited) is owed
+		 * nothing, and its thread id, which the SIGPIPE and the
+		 * count below go to, may be another process's by now. */
+		if (!sv_id_valid(sv, ps->id)) {
+			pending_free(ps);
+			sv->sends[k] = sv->sends[--sv->n_sends];
+			continue;
+		}
 		ssize_t r = sendmsg(ps->fd, &ps->msg, ps->flags | MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (r < 0 && errno == EAGAIN && sv_id_valid(sv, ps->id))
+		if (r < 0 && errno == EAGAIN)
 			continue;	/* taken by another writer: the next round */
 		if (r < 0) {
 			int e = errno;

@@ -34,6 +34,21 @@ for how in sendto sendmsg sendmmsg connect; do
 	done
 done
 expect_probe "a Unix datagram socket pair of the run works" ok -- in_jail --net loopback -- "$PROBE" dgram-pair
+# A send the supervisor keeps for a blocking socket with no room (every
+# sendmsg is its on the landlock backend) is dropped once its caller is
+# gone: the kernel never sends for a killed thread, and the caller's
+# thread id, which a SIGPIPE or sendmmsg's count would go to, may be
+# another process's by then.
+for where in outside jail; do
+	if [ $where = outside ]; then
+		out=$("$PROBE" send-killed 2>&1)
+	else
+		out=$(in_jail --net loopback -- "$PROBE" send-killed 2>&1)
+	fi
+	printf '%s\n' "$out" | grep -q '^killed while it waited' && printf '%s\n' "$out" | grep -q '^marker 0$' &&
+		pass "$where: a blocking send whose caller was killed while it waited is never made" ||
+		{ fail "$where: a blocking send whose caller was killed while it waited is never made"; diag "$out"; }
+done
 
 # A UDP service outside the run, on 127.0.0.1: refused on the landlock
 # backend (EACCES), unreachable in the namespace jail (its own loopback:

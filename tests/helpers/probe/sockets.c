@@ -1436,6 +1436,51 @@ int op_udp_held(char **a)
 	return 0;
 }
 
+/* send-killed: a blocking sendmsg on a Unix stream socket whose buffer
+ * is full, by a child killed while it waits; then the peer reads all
+ * there is. A send whose caller is gone never happens: "marker 0". */
+int op_send_killed(char **a)
+{
+	int sv[2], small = 4096;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) < 0)
+		return errno;
+	char fill[4096];
+	memset(fill, 'f', sizeof(fill));
+	while (send(sv[0], fill, sizeof(fill), MSG_DONTWAIT) > 0)
+		;
+	if (errno != EAGAIN)
+		return errno;
+	pid_t child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		struct iovec iov = { .iov_base = "MARKER", .iov_len = 6 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		(void)sendmsg(sv[0], &m, 0);
+		_exit(0);
+	}
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	kill(child, SIGKILL);
+	int status;
+	waitpid(child, &status, 0);
+	printf("killed %s\n", WIFSIGNALED(status) ? "while it waited" : "no: it had sent");
+	size_t seen = 0, got = 0;
+	char buf[4096];
+	for (int round = 0; round < 3; round++) {
+		ssize_t n;
+		while ((n = recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			got += (size_t)n;
+			for (ssize_t i = 0; i < n; i++)
+				seen += buf[i] == 'M';
+		}
+		nanosleep(&ts, NULL);
+	}
+	printf("read %zu\nmarker %zu\n", got, seen);
+	return 0;
+}
+
 /* The crowd of connect-armed: blocking connects to an abstract Unix
  * listener of the probe's own whose queue is full (listen(0), one
  * connection in it), each from a thread of its own, waiting until the
