@@ -326,7 +326,8 @@ static void wait_for_room(struct supervisor *sv, uint64_t id, pid_t pid, int fd,
 		ps->msg.msg_controllen = o->controllen;
 	}
 	ps->fds = o->n_fds ? xmalloc(o->n_fds * sizeof(int)) : NULL;
-	memcpy(ps->fds, o->fds, o->n_fds * sizeof(int));
+	if (o->n_fds)
+		memcpy(ps->fds, o->fds, o->n_fds * sizeof(int));
 	ps->n_fds = o->n_fds;
 	o->n_fds = 0;	/* the pending send owns them now */
 }
