@@ -21,7 +21,6 @@ struct pending {
 	/* A TCP handshake not made within the call: refused if not made
 	 * by then (now_usec), and checked once made; 0 for a Unix connect. */
 	unsigned long long deadline;
-	short revents;		/* what the last poll said of fd; 0 if not given it */
 };
 
 /* A send the supervisor makes for the command, waiting for room in a

@@ -229,9 +229,9 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int typ
 	if (q.datagram && o->len > 65535 - 8 - (family == AF_INET6 ? 0 : 20))
 		return EMSGSIZE;
 	if (q.datagram && (flags & MSG_MORE)) {
-		char what[160];
-		net_addr_format(&a, what, sizeof(what));
-		strcat(what, " with MSG_MORE");
+		char where[160];
+		net_addr_format(&a, where, sizeof(where));
+		_cleanup_free_ char *what = xstrcat3(where, " with ", "MSG_MORE");
 		sv_refuse_held_back(sv, "send", what);
 		return EPERM;
 	}

@@ -837,7 +837,7 @@ static bool is_send(int nr)
 
 /* setsockopt at the IP, IPv6 and UDP levels (the filter sends only
  * those): a source route is refused, and so is UDP_CORK, which holds a
- * datagram back (send.c's held_back); every other option goes on, its
+ * datagram back (sv_refuse_held_back); every other option goes on, its
  * level and name being in registers the command cannot change. */
 static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req)
 {
@@ -998,8 +998,9 @@ static void finish_handshake(struct supervisor *sv, struct pending *pd)
 	finish(sv, pd, err);
 }
 
-/* One pending connect, each round: true when it is answered. */
-static bool pending_ready(struct supervisor *sv, struct pending *pd, unsigned long long *now)
+/* One pending connect, each round, with what poll said of it (0: not
+ * given to poll, or nothing): true when it is answered. */
+static bool pending_ready(struct supervisor *sv, struct pending *pd, short revents, unsigned long long *now)
 {
 	if (pd->retry_unix) {
 		/* An abstract name is looked up again at each try: the run's
@@ -1018,7 +1019,7 @@ static bool pending_ready(struct supervisor *sv, struct pending *pd, unsigned lo
 		finish(sv, pd, err);
 		return true;
 	}
-	if (!pd->revents) {
+	if (!revents) {
 		if (!pd->deadline || (*now ? *now : (*now = now_usec())) < pd->deadline)
 			return false;
 		/* Its time is up: made meanwhile (poll was not given it, or
@@ -1037,17 +1038,15 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 	/* The connects' descriptors come first, in order, then the sends'. */
 	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
 	sv_send_ready(sv, fds + n_connects, n - n_connects);
-	for (size_t k = 0; k < sv->n_pending; k++)
-		sv->pending[k].revents = k < n_connects && fds[k].fd == sv->pending[k].fd ? fds[k].revents : 0;
 	/* Every one, given to poll or not (it takes so many): a handshake
-	 * left past its deadline would be sent again by the kernel. */
+	 * left past its deadline would be sent again by the kernel. From the
+	 * last, so that an answered one's place takes one looked at already
+	 * and fds[k] is still pending[k]'s. */
 	unsigned long long now = 0;
-	for (size_t k = 0; k < sv->n_pending;) {
-		if (!pending_ready(sv, &sv->pending[k], &now)) {
-			k++;
-			continue;
-		}
-		sv->pending[k] = sv->pending[--sv->n_pending];
+	for (size_t k = sv->n_pending; k-- > 0;) {
+		short revents = k < n_connects && fds[k].fd == sv->pending[k].fd ? fds[k].revents : 0;
+		if (pending_ready(sv, &sv->pending[k], revents, &now))
+			sv->pending[k] = sv->pending[--sv->n_pending];
 	}
 }
 
