@@ -69,6 +69,119 @@ int path_canonical(const char *path, char **ret)
 	return 0;
 }
 
+#ifdef __linux__
+/* The steps of a path with no symlink on the way: its prefixes. */
+static void walk_lexically(const char *path, path_step_fn step, void *data)
+{
+	_cleanup_free_ char *dir = xstrdup("/");
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *end = str_chrnul(p, '/');
+		_cleanup_free_ char *name = xstrndup(p, (size_t)(end - p));
+		step(data, dir, name, NULL);
+		char *next = path_join(dir, name);
+		free(dir);
+		dir = next;
+		p = end;
+	}
+}
+#endif
+
+int path_walk(const char *path, path_step_fn step, void *data, char **ret, bool *ret_missing)
+{
+	*ret = NULL;
+	*ret_missing = false;
+	if (path[0] != '/')
+		return -EINVAL;
+	_cleanup_free_ char *norm = path_normalize(path);
+#ifdef __linux__
+	if (streq(norm, path)) {
+		struct open_how how = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		int fd = (int)syscall(SYS_openat2, AT_FDCWD, norm, &how, sizeof(how));
+		if (fd >= 0) {
+			close(fd);
+			walk_lexically(norm, step, data);
+			*ret = TAKE_PTR(norm);
+			return 0;
+		}
+	}
+#endif
+	/* what is left to resolve, after the directory reached so far */
+	_cleanup_free_ char *rest = xstrdup(path);
+	_cleanup_free_ char *cur = xstrdup("/");
+	unsigned links = 0;
+	for (;;) {
+		char *p = rest;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		char *end = (char *)str_chrnul(p, '/');
+		_cleanup_free_ char *name = xstrndup(p, (size_t)(end - p));
+		_cleanup_free_ char *after = xstrdup(end);
+		free(rest);
+		rest = TAKE_PTR(after);
+		if (streq(name, "."))
+			continue;
+		if (streq(name, "..")) {
+			/* cur is canonical: its parent is where ".." leads */
+			char *up = path_parent(cur, NULL);
+			if (up) {
+				free(cur);
+				cur = up;
+			}
+			continue;
+		}
+		_cleanup_free_ char *full = path_join(cur, name);
+		struct stat st;
+		if (lstat(full, &st) < 0) {
+			if (errno != ENOENT)
+				return -errno;
+			step(data, cur, name, NULL);
+			_cleanup_free_ char *joined = path_join(full, rest);
+			*ret = path_normalize(joined);
+			*ret_missing = true;
+			return 0;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(full, target, sizeof(target) - 1);
+			if (n < 0)
+				return -errno;
+			target[n] = '\0';
+			step(data, cur, name, target);
+			if (++links > 40)
+				return -ELOOP;
+			char *next = xstrcat3(target, "/", rest);
+			free(rest);
+			rest = next;
+			if (target[0] == '/') {
+				free(cur);
+				cur = xstrdup("/");
+			}
+			continue;
+		}
+		step(data, cur, name, NULL);
+		if (!S_ISDIR(st.st_mode)) {
+			const char *r = rest;
+			while (*r == '/')
+				r++;
+			if (*r)
+				return -ENOTDIR;
+		}
+		free(cur);
+		cur = TAKE_PTR(full);
+	}
+	*ret = TAKE_PTR(cur);
+	return 0;
+}
+
 static int check_program(const char *path)
 {
 	struct stat st;

@@ -8,6 +8,18 @@
 
 /* realpath(3) as -errno. */
 int path_canonical(const char *path, char **ret);
+/* Each step of resolving an absolute path the way the kernel does, one
+ * name at a time: the directory a name is looked up in (canonical), the
+ * name, and the symlink's target when the name is one (else NULL). */
+typedef void (*path_step_fn)(void *data, const char *dir, const char *name, const char *link);
+/* Calls step for each lookup, following symlinks (at most 40). 0 with
+ * where the path leads in *ret: canonical, and from the first name that
+ * does not exist on (its lookup the last step) the rest as written,
+ * normalised, *ret_missing then set. -ELOOP, -ENOTDIR (a file where a
+ * directory is needed) or another -errno of lstat or readlink. A path
+ * with no symlink on the way and no "..", proved by one openat2 where the
+ * kernel has it, is stepped through without a further system call. */
+int path_walk(const char *path, path_step_fn step, void *data, char **ret, bool *ret_missing);
 /* Resolves a command word the way execvp would, on the given PATH value. */
 int path_find_program(const char *word, const char *path_env, const char *cwd, char **ret);
 /* Creates dir (and missing parents) with mode 0700 where missing, then
