@@ -98,6 +98,14 @@ void say_policy_failure(const struct policy_failure *f)
 	case POLICY_RULE_SPECIAL:
 		log_error("%s '%s' %s cannot be honoured: /proc and /dev are the jail's own", key, path, at);
 		break;
+	case POLICY_PATH_STEERED:
+		log_error("cannot %s '%s' %s: it leads to '%s' through '%s', in '%s', which a run may write: that way is "
+			  "not the file's to grant",
+			  access_name(f->access), path, at, f->other ? f->other : "?", f->via ? f->via : "?",
+			  f->tree ? f->tree : "?");
+		log_hint("if '%s' is meant, name it as it is (%s = %s); else take the symlink away outside the jail",
+			 f->other ? f->other : "?", key, f->other ? f->other : "?");
+		break;
 	case POLICY_STATE_LINK:
 		log_error("refusing to run: stockade's state directory is reached through the symlink '%s', which the "
 			  "jail could change",
@@ -109,6 +117,16 @@ void say_policy_failure(const struct policy_failure *f)
 
 void say_skipped(const struct policy *p)
 {
+	/* What the defaults would have granted, had a run not been able to
+	 * steer the way to it: said where nothing else grants it. */
+	for (size_t i = 0; i < p->n_declined; i++) {
+		const struct declined *d = &p->declined[i];
+		if (policy_effect(p, d->path) != EFFECT_NONE)
+			continue;
+		log_note("not granted: '%s' (%s): the way to it passes through %s '%s', which a run may write; --read '%s' "
+			 "if it is meant",
+			 d->path, d->origin, d->link ? "the symlink" : "the folder", d->link ? d->link : d->via, d->path);
+	}
 	for (size_t i = 0; i < p->n_lifted; i++) {
 		const struct rule *r = &p->lifted[i];
 		_cleanup_free_ char *at = source_text(&r->source);

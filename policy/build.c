@@ -12,6 +12,7 @@
 #include "lib/util.h"
 #include "policy/defaults.h"
 #include "policy/handoff.h"
+#include "policy/steer.h"
 
 void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source)
 {
@@ -72,6 +73,8 @@ void policy_failure_free(struct policy_failure *f)
 {
 	free(f->path);
 	free(f->other);
+	free(f->via);
+	free(f->tree);
 	*f = (struct policy_failure){ 0 };
 }
 
@@ -80,6 +83,8 @@ static int fail(struct policy_failure *f, enum policy_fault fault, int err, cons
 {
 	free(f->path);
 	free(f->other);
+	free(f->via);
+	free(f->tree);
 	*f = (struct policy_failure){
 		.fault = fault,
 		.err = err,
@@ -99,16 +104,21 @@ struct settings {
 	/* every layer's environment operations, in order */
 	struct env_op *env_ops;
 	size_t n_env_ops;
+	/* those of the layers that need no trust: what the person set */
+	struct env_op *own_ops;
+	size_t n_own_ops;
 };
 
-static void add_widening(struct policy *p, const struct source *source, const char *value, const char *before)
+static struct widening *add_widening(struct policy *p, const struct source *source, const char *value,
+				      const char *before)
 {
 	p->widenings = xgrow(p->widenings, p->n_widenings, sizeof(*p->widenings));
-	p->widenings[p->n_widenings++] = (struct widening){
+	p->widenings[p->n_widenings] = (struct widening){
 		.source = *source,
 		.value = xstrdup(value),
 		.before = xstrdup(before),
 	};
+	return &p->widenings[p->n_widenings++];
 }
 
 /* How strict a run mode is: required refuses more than auto, auto more
@@ -169,6 +179,11 @@ static bool settings_widen(struct policy *p, const struct layer *l)
 	}
 	if (l->home) {
 		add_widening(p, &l->home_source, l->home, "a fresh home");
+		widened = true;
+	}
+	/* what git ignores, hidden by a layer before: shown again */
+	if (l->hide_ignored_set && !l->hide_ignored && p->hide_ignored) {
+		add_widening(p, &l->hide_ignored_source, "false", "true");
 		widened = true;
 	}
 	if (l->max_procs && l->max_procs > p->limits.max_procs) {
@@ -250,6 +265,10 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 		for (size_t k = 0; k < l->n_env_ops; k++) {
 			s->env_ops = xgrow(s->env_ops, s->n_env_ops, sizeof(*s->env_ops));
 			s->env_ops[s->n_env_ops++] = l->env_ops[k];
+			if (!l->needs_trust) {
+				s->own_ops = xgrow(s->own_ops, s->n_own_ops, sizeof(*s->own_ops));
+				s->own_ops[s->n_own_ops++] = l->env_ops[k];
+			}
 			if (!strv_contains(p->env_decided, l->env_ops[k].name))
 				strv_add(&p->env_decided, l->env_ops[k].name);
 		}
@@ -373,20 +392,56 @@ static void find_outer_repo(struct policy *p)
 				p->outer_commondir = common;
 			else
 				free(common);
-			policy_add_rule(p, p->outer_worktree, ACCESS_READ, 0,
-					SOURCE_DEFAULT_OF("the git working tree around the workspace"),
-					"default: the git working tree around the workspace");
-			policy_add_rule(p, p->outer_gitdir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("its git directory"),
-					"default: its git directory (guarded)");
-			if (p->outer_commondir)
-				policy_add_rule(p, p->outer_commondir, ACCESS_WRITE, 0,
-						SOURCE_DEFAULT_OF("its git directory"), "default: its common git directory (guarded)");
 			return;
 		}
 		char *up = path_parent(dir, NULL);
 		free(dir);
 		dir = up;
 	}
+}
+
+/* Its rules: the tree read, its git directory (and common one) written. */
+static void add_outer_repo_rules(struct policy *p)
+{
+	if (!p->outer_worktree)
+		return;
+	policy_add_rule(p, p->outer_worktree, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the git working tree around the workspace"),
+			"default: the git working tree around the workspace");
+	policy_add_rule(p, p->outer_gitdir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("its git directory"),
+			"default: its git directory (guarded)");
+	if (p->outer_commondir)
+		policy_add_rule(p, p->outer_commondir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("its git directory"),
+				"default: its common git directory (guarded)");
+}
+
+/* A settings file's path that leads out of a tree the run may write, by
+ * a symlink there or a directory a run could have swapped: what it grants
+ * would be what an earlier run chose, not what the file meant when it was
+ * written or trusted. An error naming the key; a path that stays inside
+ * the tree it entered has that tree's rights and is granted as it is, and
+ * one that leads where the run has that access anyway gives nothing. The
+ * command line is the person's word now, and is taken as it leads. */
+static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
+			 const struct source *source, struct policy_failure *f)
+{
+	if (source->kind != SOURCE_FILE)
+		return 0;
+	struct steer st;
+	if (steer_path(p->writable, abs, &st) < 0)
+		return 0;	/* the error, if any, is the caller's to find */
+	int r = 0;
+	/* what the path leads to has what the rule asks already: the way
+	 * there grants nothing */
+	enum effect want = a == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
+	if (st.escapes && policy_effect(p, st.target) < want) {
+		r = fail(f, POLICY_PATH_STEERED, 0, as_written, source);
+		f->access = a;
+		f->other = TAKE_PTR(st.target);
+		f->via = st.link ? TAKE_PTR(st.link) : TAKE_PTR(st.dir);
+		f->tree = TAKE_PTR(st.tree);
+	}
+	steer_free(&st);
+	return r;
 }
 
 /* A home kept across runs: resolved here, made (if missing) by the
@@ -479,6 +534,11 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 			return r;
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
+		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE) {
+			int e = check_steered(p, abs, lr->path, lr->access, &lr->source, f);
+			if (e < 0)
+				return e;
+		}
 		char *canon = NULL;
 		int r = path_canonical(abs, &canon);
 		if (r < 0) {
@@ -599,7 +659,11 @@ static int honour_user_rules(struct policy *p, struct policy_failure *f)
 	return 0;
 }
 
-static void add_program(struct policy *p, char *const *argv)
+/* The program that will run: argv[0] found on the command's own PATH
+ * (after every layer's env), from where the command starts, as execvp
+ * finds it; run from where it really is, argv[0] staying as the caller
+ * wrote it. Its grant is the defaults', from what the person set (env). */
+static void add_program(struct policy *p, char *const *argv, char *const *env, const char *from)
 {
 	if (!argv || !argv[0])
 		return;
@@ -608,19 +672,12 @@ static void add_program(struct policy *p, char *const *argv)
 		strv_add(&p->argv, argv[i]);
 	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
 	p->program_error = -r;
-	if (r == 0) {
-		/* The program the command names runs wherever it lies, from
-		 * where it really is: a link to it (~/.cargo/bin/cargo to
-		 * rustup) may lie where the jail has nothing. argv[0] stays
-		 * as the caller wrote it. */
-		char *canon = NULL;
-		if (path_canonical(p->program, &canon) == 0) {
-			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
-					"the command's program");
-			free(p->program);
-			p->program = canon;
-		}
+	char *canon = NULL;
+	if (r == 0 && path_canonical(p->program, &canon) == 0) {
+		free(p->program);
+		p->program = canon;
 	}
+	defaults_add_program(p, argv[0], env, from);
 	/* A program that cannot be found or run is the caller's to report
 	 * with 126 or 127, before anything starts. */
 }
@@ -822,6 +879,162 @@ static void drop_narrowing_defaults(struct policy *p)
 	p->n_rules = kept;
 }
 
+/* Whose PATH the defaults read, for their grants' origins: the caller's,
+ * or the last layer's among ops that set it. */
+static char *path_from(const struct env_op *ops, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (streq(ops[i].name, "PATH") && ops[i].kind != ENV_PASS) {
+			_cleanup_free_ char *t = source_text(&ops[i].source);
+			return xstrcat3("PATH as ", t, " sets it");
+		}
+	return xstrdup("your environment's PATH");
+}
+
+/* The trees the run may write, known before any rule is made: the
+ * workspace, a kept home, the caches, the git directory around the
+ * workspace, and every layer's write (a later layer's too), so that no
+ * built-in grant and no settings file's path is derived through one. */
+static char **first_writable(const struct policy *p, const struct layer *layers, size_t n, const char *cwd)
+{
+	char **v = strv_new();
+	const char *own[] = { p->workspace, p->home, p->cache_dir, p->outer_gitdir, p->outer_commondir };
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (own[i] && !strv_contains(v, own[i]))
+			strv_add(&v, own[i]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < layers[i].n_rules; k++) {
+			const struct layer_rule *lr = &layers[i].rules[k];
+			if (lr->access != ACCESS_WRITE || str_empty(lr->path) || str_has_control(lr->path))
+				continue;
+			_cleanup_free_ char *abs = layer_path(p, layers[i].dir, cwd, lr->path);
+			_cleanup_free_ char *canon = NULL;
+			if (path_canonical(abs, &canon) == 0 && !strv_contains(v, canon))
+				strv_add(&v, canon);
+		}
+	return v;
+}
+
+/* The grants the defaults derive from env alone (its PATH's directories,
+ * toolchains and links, the command's program), for p's user, workspace
+ * and writable trees. */
+static void derive_alone(const struct policy *p, char *const *env, const char *from, struct policy *q)
+{
+	policy_init(q);
+	q->uid = p->uid;
+	q->gid = p->gid;
+	q->net = p->net;
+	q->user_home = xstrdup(p->user_home);
+	q->workspace = xstrdup(p->workspace);
+	q->cwd = xstrdup(p->cwd);
+	q->writable = strv_new();
+	for (size_t i = 0; p->writable && p->writable[i]; i++)
+		strv_add(&q->writable, p->writable[i]);
+	defaults_add_path_reads(q, env, from);
+	if (p->argv && p->argv[0])
+		defaults_add_program(q, p->argv[0], env, from);
+}
+
+/* A grant q gives that neither base nor the policy p gives, or NULL. */
+static const struct rule *grant_beyond(const struct policy *q, const struct policy *base, const struct policy *p)
+{
+	for (size_t i = 0; i < q->n_rules; i++) {
+		const struct rule *r = &q->rules[i];
+		if (r->access != ACCESS_READ && r->access != ACCESS_WRITE)
+			continue;
+		enum effect e = r->access == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
+		if (policy_effect(base, r->path) < e && policy_effect(p, r->path) < e)
+			return r;
+	}
+	return NULL;
+}
+
+/* Each operation of an untrusted layer on one of names, as the widening
+ * that gives r. */
+static void name_env_ops(struct policy *p, const struct layer *layers, size_t n, char *const *names, const struct rule *r)
+{
+	_cleanup_free_ char *what = xasprintf("with it the built-in defaults would %s '%s' (%s)",
+					      r->access == ACCESS_WRITE ? "write" : "read", r->path,
+					      r->origin ? r->origin : "default");
+	for (size_t i = 0; i < n; i++) {
+		if (!layers[i].needs_trust)
+			continue;
+		for (size_t k = 0; k < layers[i].n_env_ops; k++) {
+			const struct env_op *op = &layers[i].env_ops[k];
+			if (!strv_contains(names, op->name))
+				continue;
+			_cleanup_free_ char *value = op->kind == ENV_SET ? xstrcat3(op->name, "=", op->value) : xstrdup(op->name);
+			struct widening *w = add_widening(p, &op->source, value, "your environment's");
+			w->what = xstrdup(what);
+		}
+	}
+}
+
+static bool same_value(const char *a, const char *b)
+{
+	return a && b ? streq(a, b) : a == b;
+}
+
+/* What an untrusted layer sets in the environment (PATH, a toolchain's
+ * variable, anything the defaults read) is measured as every other
+ * setting is: the defaults derive the run's grants from what the person
+ * set (own: the caller's environment and the trusted layers'); the grants
+ * they would derive from the command's environment (all) beyond those are
+ * widenings, each named by the operations on the variable that gives it. */
+static void measure_env(struct policy *p, const struct layer *layers, size_t n, const struct env *own,
+			const char *own_from, const struct env *all, const char *all_from)
+{
+	_cleanup_strv_ char **names = strv_new();
+	char *const *envs[] = { own->envp, all->envp };
+	for (size_t e = 0; e < ARRAY_SIZE(envs); e++)
+		for (size_t i = 0; envs[e] && envs[e][i]; i++) {
+			const char *eq = strchr(envs[e][i], '=');
+			if (!eq)
+				continue;
+			_cleanup_free_ char *name = xstrndup(envs[e][i], (size_t)(eq - envs[e][i]));
+			if (!strv_contains(names, name) && !same_value(env_get(own->envp, name), env_get(all->envp, name)))
+				strv_add(&names, name);
+		}
+	if (!names[0])
+		return;
+	struct policy base;
+	derive_alone(p, own->envp, own_from, &base);
+	bool named = false;
+	for (size_t i = 0; names[i]; i++) {
+		struct env mixed;
+		env_copy(&mixed, own);
+		env_put(&mixed, names[i], env_get(all->envp, names[i]), "measured");
+		struct policy q;
+		derive_alone(p, mixed.envp, streq(names[i], "PATH") ? all_from : own_from, &q);
+		const struct rule *r = grant_beyond(&q, &base, p);
+		if (r) {
+			char *one[] = { names[i], NULL };
+			name_env_ops(p, layers, n, one, r);
+			named = true;
+		}
+		policy_free(&q);
+		env_free(&mixed);
+	}
+	/* none alone, but together */
+	if (!named && names[1]) {
+		struct policy q;
+		derive_alone(p, all->envp, all_from, &q);
+		const struct rule *r = grant_beyond(&q, &base, p);
+		if (r)
+			name_env_ops(p, layers, n, names, r);
+		policy_free(&q);
+	}
+	policy_free(&base);
+}
+
+static bool untrusted_env(const struct layer *layers, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (layers[i].needs_trust && layers[i].n_env_ops)
+			return true;
+	return false;
+}
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
 		 struct policy *p, struct policy_failure *f)
 {
@@ -835,6 +1048,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	struct settings s = { 0 };
 	collect(layers, n_layers, p, &s);
 	_cleanup_free_ struct env_op *ops = s.env_ops;
+	_cleanup_free_ struct env_op *own_ops = s.own_ops;
 
 	int r = find_home(p, environ, f);
 	if (r < 0)
@@ -846,26 +1060,53 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return r;
 	p->cache_dir = cache_dir_of(p, environ);
 	p->state_dir = state_dir_of(p, environ);
+	find_outer_repo(p);
+	p->writable = first_writable(p, layers, n_layers, cwd);
+	if (s.home) {
+		_cleanup_free_ char *abs = layer_path(p, s.home_dir, cwd, s.home);
+		if ((r = check_steered(p, abs, s.home, ACCESS_WRITE, s.home_source, f)) < 0)
+			return r;
+	}
 
+	/* The command's environment takes every layer's operations; the
+	 * grants derived from an environment take only what the person set:
+	 * the caller's, and what the layers that need no trust did to it. */
 	env_begin(&p->env, environ, ops, s.n_env_ops);
+	struct env own = { 0 };
+	env_begin(&own, environ, own_ops, s.n_own_ops);
+	_cleanup_free_ char *own_from = path_from(own_ops, s.n_own_ops);
 	defaults_point_caches(p);
 
-	defaults_add_reads(p, environ);
+	defaults_add_reads(p, own.envp, own_from);
 	policy_add_rule(p, p->workspace, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("workspace"), "workspace");
-	find_outer_repo(p);
+	add_outer_repo_rules(p);
 	if (p->home)
 		policy_add_rule(p, p->home, ACCESS_WRITE, 0, *s.home_source, "home (--home)");
 	policy_add_rule(p, p->cache_dir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("stockade's own build caches"),
 			"stockade's own build caches");
 	defaults_add_hides(p);
 
-	for (size_t i = 0; i < n_layers; i++)
-		if ((r = add_layer_rules(p, &layers[i], cwd, f)) < 0)
-			return r;
-	add_program(p, argv);
-	if ((r = honour_user_rules(p, f)) < 0 || (r = check_own_files(p, f)) < 0)
-		return r;
-	drop_narrowing_defaults(p);
-	policy_sort(p);
-	return 0;
+	for (size_t i = 0; i < n_layers && r == 0; i++)
+		r = add_layer_rules(p, &layers[i], cwd, f);
+	if (r == 0) {
+		add_program(p, argv, own.envp, own_from);
+		if ((r = honour_user_rules(p, f)) == 0)
+			r = check_own_files(p, f);
+	}
+	if (r == 0) {
+		drop_narrowing_defaults(p);
+		policy_sort(p);
+		if (untrusted_env(layers, n_layers)) {
+			struct env all = { 0 };
+			env_begin(&all, environ, ops, s.n_env_ops);
+			_cleanup_free_ char *all_from = path_from(ops, s.n_env_ops);
+			measure_env(p, layers, n_layers, &own, own_from, &all, all_from);
+			env_free(&all);
+		}
+		/* from here on, what the final policy lets the run write */
+		strv_free(p->writable);
+		p->writable = steer_trees(p);
+	}
+	env_free(&own);
+	return r;
 }

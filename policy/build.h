@@ -82,6 +82,8 @@ enum policy_fault {
 	POLICY_RULE_OVERRULED,		/* a rule of the user's decided on its own path by another (other) */
 	POLICY_RULE_HOLDS_WORKSPACE,	/* a hide at or above the workspace, which the run writes */
 	POLICY_RULE_SPECIAL,		/* a rule beneath /proc or /dev, which the jail makes its own */
+	POLICY_PATH_STEERED,		/* a settings file's path leads out of a tree the run may write,
+					 * through via (a symlink, or a directory a run could swap), to other */
 };
 
 struct policy_failure {
@@ -90,8 +92,11 @@ struct policy_failure {
 	char *path;		/* the path as written, or as found */
 	struct source source;	/* the option or key that named it */
 	enum access access;	/* POLICY_PATH_* and POLICY_RULE_*: the rule's */
-	char *other;		/* POLICY_RULE_OVERRULED: the rule that decides the path, as explain says it */
+	char *other;		/* POLICY_RULE_OVERRULED: the rule that decides the path, as explain says it;
+				 * POLICY_PATH_STEERED: where the path leads now */
 	enum access other_access;
+	char *via;		/* POLICY_PATH_STEERED: the symlink, or the writable directory, on the way */
+	char *tree;		/* POLICY_PATH_STEERED: the tree the run may write that it lies in */
 };
 
 /* argv is the command (may be empty: explain). On failure returns -errno,

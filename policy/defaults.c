@@ -10,6 +10,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "policy/env.h"
+#include "policy/steer.h"
 
 #define DEFAULT SOURCE_DEFAULT_OF(NULL)
 
@@ -128,15 +129,60 @@ static bool may_exist(const char *path)
 }
 
 
-/* Adds a rule on a path that is canonicalised first; a missing path is
- * skipped. */
+/* A built-in grant that would have led to path, not given: noted (once
+ * per path) for why and for the note a run says. */
+static void note_declined(struct policy *p, const char *path, const char *origin, const struct steer *s)
+{
+	for (size_t i = 0; i < p->n_declined; i++)
+		if (streq(p->declined[i].path, path))
+			return;
+	p->declined = xgrow(p->declined, p->n_declined, sizeof(*p->declined));
+	p->declined[p->n_declined++] = (struct declined){
+		.path = xstrdup(path),
+		.origin = xstrdup(origin),
+		.via = xstrdup(s->dir ? s->dir : s->target),
+		.link = s->link ? xstrdup(s->link) : NULL,
+	};
+}
+
+/* Where a built-in grant on path would lead, or NULL: it does not exist,
+ * or a run could have steered it (*ret_steered then, if given). A path
+ * whose way passes through a tree the run may write (a link in the
+ * workspace, a PATH directory there swapped for a symlink, anything
+ * beneath the tree's top) gets that tree's rights and no more: a grant
+ * derived from it would follow what an earlier run put there. One that
+ * led out of the tree is noted. The top of a writable tree itself is
+ * left to the rules (a read there would narrow it, and goes). */
+static char *grant_target(struct policy *p, const char *path, const char *origin, bool *ret_steered)
+{
+	if (ret_steered)
+		*ret_steered = false;
+	if (!may_exist(path) || path[0] != '/')
+		return NULL;
+	struct steer s;
+	if (steer_path(p->writable, path, &s) < 0)
+		return NULL;
+	char *target = NULL;
+	if (s.dir) {
+		if (ret_steered)
+			*ret_steered = true;
+		if (s.escapes && !s.missing)
+			note_declined(p, s.target, origin, &s);
+	} else if (!s.missing) {
+		target = TAKE_PTR(s.target);
+	}
+	steer_free(&s);
+	return target;
+}
+
+/* Adds a rule on a path that is canonicalised first; a missing path, or
+ * one a run could have steered, is skipped. */
 static void add_canonical(struct policy *p, const char *path, enum access a, unsigned flags,
 			  const char *origin)
 {
-	_cleanup_free_ char *c = NULL;
-	if (!may_exist(path) || path_canonical(path, &c) < 0)
-		return;
-	policy_add_rule(p, c, a, flags, DEFAULT, origin);
+	_cleanup_free_ char *c = grant_target(p, path, origin, NULL);
+	if (c)
+		policy_add_rule(p, c, a, flags, DEFAULT, origin);
 }
 
 /* A hidden path, and, where it is a symlink or lies under one, the place
@@ -222,19 +268,17 @@ static const struct toolchain *toolchain_named(const char *name)
 }
 
 /* The root of a toolchain for this user: where its variable says, or
- * its place in the home. Canonical, or NULL when it does not exist. */
-static char *toolchain_root(const struct toolchain *t, const char *home, char *const *environ)
+ * its place in the home. Canonical, or NULL when it does not exist or a
+ * run could have steered it. */
+static char *toolchain_root(struct policy *p, const struct toolchain *t, char *const *env)
 {
-	const char *var = t->var ? defaults_user_var(environ, t->var) : NULL;
-	_cleanup_free_ char *path = var ? xstrdup(var) : path_join(home, t->root);
-	char *c = NULL;
-	if (!may_exist(path) || path_canonical(path, &c) < 0)
-		return NULL;
-	return c;
+	const char *var = t->var ? defaults_user_var(env, t->var) : NULL;
+	_cleanup_free_ char *path = var ? xstrdup(var) : path_join(p->user_home, t->root);
+	_cleanup_free_ char *origin = xstrcat3("default: toolchain ", t->name, "");
+	return grant_target(p, path, origin, NULL);
 }
 
-static void add_toolchain(struct policy *p, const struct toolchain *t, const char *root,
-			  char *const *environ, const char *why)
+static void add_toolchain(struct policy *p, const struct toolchain *t, const char *root, const char *why)
 {
 	_cleanup_free_ char *origin = xasprintf("default: toolchain %s (%s)", t->name, why);
 	if (!t->subs[0]) {
@@ -266,12 +310,14 @@ static char *linked_tree(const char *home, const char *target)
 	return path_is_beneath(home, dir) ? xstrdup(target) : TAKE_PTR(dir);
 }
 
-/* A venv's interpreter: pyvenv.cfg's "home = DIR" (the base's bin). */
-static char *venv_home(const char *tree)
+/* A venv's interpreter: pyvenv.cfg's "home = DIR" (the base's bin).
+ * Never read through what a run could have put there. */
+static char *venv_home(struct policy *p, const char *tree)
 {
 	_cleanup_free_ char *cfg = path_join(tree, "pyvenv.cfg"), *text = NULL;
+	_cleanup_free_ char *at = grant_target(p, cfg, "default: the interpreter pyvenv.cfg names", NULL);
 	size_t len = 0;
-	if (read_file_at(AT_FDCWD, cfg, 16384, &text, &len) < 0)
+	if (!at || read_file_at(AT_FDCWD, at, 16384, &text, &len) < 0)
 		return NULL;
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -292,17 +338,16 @@ static char *venv_home(const char *tree)
 
 static void add_linked(struct policy *p, const char *link, const char *why, unsigned depth)
 {
-	_cleanup_free_ char *target = NULL;
-	if (path_canonical(link, &target) < 0 || !path_is_beneath(target, p->user_home) ||
-	    path_is_beneath(target, p->workspace))
+	_cleanup_free_ char *origin = xstrcat3("default: linked from PATH (", why, ")");
+	_cleanup_free_ char *target = grant_target(p, link, origin, NULL);
+	if (!target || !path_is_beneath(target, p->user_home) || path_is_beneath(target, p->workspace))
 		return;
 	_cleanup_free_ char *tree = linked_tree(p->user_home, target);
 	if (policy_effect(p, tree) != EFFECT_NONE)
 		return;
-	_cleanup_free_ char *origin = xstrcat3("default: linked from PATH (", why, ")");
 	policy_add_rule(p, tree, ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("PATH"), origin);
 	/* a venv brings its base interpreter, once */
-	_cleanup_free_ char *base = depth ? NULL : venv_home(tree);
+	_cleanup_free_ char *base = depth ? NULL : venv_home(p, tree);
 	if (base)
 		add_linked(p, base, why, depth + 1);
 }
@@ -314,7 +359,39 @@ static void add_linked(struct policy *p, const char *link, const char *why, unsi
  * bounded number of entries is looked at. */
 #define LINKED_MAX 512
 
-static void add_linked_trees(struct policy *p, const char *dir, const char *entry)
+/* A PATH directory a run may write (a venv's bin/ in the workspace): its
+ * links are not followed, but those that lead out of it to a tree of the
+ * home (an interpreter uv or pyenv installed) are noted, so that the run
+ * can say what it did not grant, and how to. */
+static void decline_linked_trees(struct policy *p, const char *dir, const char *entry, const char *from)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[DIR_BUF];
+	struct dir_iter it = { .fd = fd, .buf = buf };
+	const dir_entry *de;
+	int err;
+	for (unsigned n = 0; n < LINKED_MAX && (de = dir_next(&it, &err)); n++) {
+		if (de->d_type != DT_LNK)
+			continue;
+		_cleanup_free_ char *link = path_join(dir, de->d_name);
+		struct steer st;
+		if (steer_path(p->writable, link, &st) < 0)
+			continue;
+		if (st.escapes && !st.missing && path_is_beneath(st.target, p->user_home) &&
+		    !path_is_beneath(st.target, p->workspace)) {
+			_cleanup_free_ char *tree = linked_tree(p->user_home, st.target);
+			_cleanup_free_ char *name = path_join(entry, de->d_name);
+			_cleanup_free_ char *origin = xasprintf("default: linked from PATH (%s, from %s)", name, from);
+			if (policy_effect(p, tree) == EFFECT_NONE)
+				note_declined(p, tree, origin, &st);
+		}
+		steer_free(&st);
+	}
+}
+
+static void add_linked_trees(struct policy *p, const char *dir, const char *entry, const char *from)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -327,31 +404,36 @@ static void add_linked_trees(struct policy *p, const char *dir, const char *entr
 		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
 			continue;
 		_cleanup_free_ char *link = path_join(dir, de->d_name);
-		_cleanup_free_ char *why = path_join(entry, de->d_name);
+		_cleanup_free_ char *name = path_join(entry, de->d_name);
+		_cleanup_free_ char *why = xstrcat3(name, ", from ", from);
 		add_linked(p, link, why, 0);
 	}
 }
 
 /* The toolchains the command's PATH reaches, and every other PATH
  * directory under the home as that directory alone. Never ".", an empty
- * entry, the home itself or anything above it. */
-static void add_path_dirs(struct policy *p, char *const *environ)
+ * entry, the home itself or anything above it, nor an entry a run could
+ * have steered (grant_target). from says whose PATH it is, for the
+ * grants' origins. */
+static void add_path_dirs(struct policy *p, char *const *env, const char *from)
 {
-	const char *path = env_get(p->env.envp, "PATH");
+	const char *path = env_get(env, "PATH");
 	if (!path)
 		return;
 	char *roots[ARRAY_SIZE(toolchains)];
 	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
-		roots[i] = toolchain_root(&toolchains[i], p->user_home, environ);
+		roots[i] = toolchain_root(p, &toolchains[i], env);
 	_cleanup_free_ char *copy = xstrdup(path);
 	char *save = NULL;
 	for (char *entry = strtok_r(copy, ":", &save); entry; entry = strtok_r(NULL, ":", &save)) {
 		if (entry[0] != '/')
 			continue;
-		_cleanup_free_ char *dir = NULL;
-		if (path_canonical(entry, &dir) < 0)
-			continue;
-		if (streq(dir, "/") || path_is_beneath(p->user_home, dir))
+		_cleanup_free_ char *origin = xasprintf("default: PATH directory %s, from %s", entry, from);
+		bool steered;
+		_cleanup_free_ char *dir = grant_target(p, entry, origin, &steered);
+		if (steered)
+			decline_linked_trees(p, entry, entry, from);
+		if (!dir || streq(dir, "/") || path_is_beneath(p->user_home, dir))
 			continue;
 
 		bool matched = false;
@@ -359,22 +441,21 @@ static void add_path_dirs(struct policy *p, char *const *environ)
 			const struct toolchain *t = &toolchains[i];
 			if (!roots[i] || !path_is_beneath(dir, roots[i]))
 				continue;
-			_cleanup_free_ char *why = xasprintf("PATH has %s", entry);
-			add_toolchain(p, t, roots[i], environ, why);
+			_cleanup_free_ char *why = xasprintf("PATH has %s, from %s", entry, from);
+			add_toolchain(p, t, roots[i], why);
 			if (t->companion) {
 				size_t c = (size_t)(toolchain_named(t->companion) - toolchains);
 				if (roots[c])
-					add_toolchain(p, &toolchains[c], roots[c], environ, why);
+					add_toolchain(p, &toolchains[c], roots[c], why);
 			}
 			matched = true;
 		}
 		if (!matched) {
-			_cleanup_free_ char *origin = xstrcat3("default: PATH directory ", entry, "");
 			policy_add_rule(p, dir, ACCESS_READ, RULE_SYSTEM, DEFAULT, origin);
 			/* only a directory of the user's own: the system's
 			 * links (/usr/bin's hundreds) lead where it is read */
 			if (path_is_beneath(dir, p->user_home))
-				add_linked_trees(p, dir, entry);
+				add_linked_trees(p, dir, entry, from);
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(toolchains); i++)
@@ -450,12 +531,33 @@ char *defaults_passwd_home(uid_t uid)
 }
 
 
-void defaults_add_reads(struct policy *p, char *const *environ)
+void defaults_add_reads(struct policy *p, char *const *env, const char *from)
 {
 	list_home(p->user_home);
 	add_system(p);
 	add_home_reads(p);
-	add_path_dirs(p, environ);
+	add_path_dirs(p, env, from);
+}
+
+void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from)
+{
+	_cleanup_free_ char *found = NULL;
+	if (!p->cwd || path_find_program(word, env_get(env, "PATH"), p->cwd, &found) < 0)
+		return;
+	_cleanup_free_ char *origin = strchr(word, '/') ? xstrdup("the command's program")
+							: xasprintf("the command's program ('%s' on %s)", word, from);
+	_cleanup_free_ char *target = grant_target(p, found, origin, NULL);
+	if (target)
+		policy_add_rule(p, target, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"), origin);
+}
+
+void defaults_add_path_reads(struct policy *p, char *const *env, const char *from)
+{
+	list_home(p->user_home);
+	add_path_dirs(p, env, from);
+	strv_free(home_entries);
+	home_entries = NULL;
+	home_listed = NULL;
 }
 
 void defaults_add_hides(struct policy *p)

@@ -10,9 +10,20 @@
 #include "policy/policy.h"
 
 /* Read: the system, devices, the caller's terminal, git configuration,
- * package caches by their known subdirectories, and the toolchains the
- * environment's PATH reaches (with their variables pointing at them). */
-void defaults_add_reads(struct policy *p, char *const *environ);
+ * package caches by their known subdirectories, and the toolchains env's
+ * PATH reaches (with their variables pointing at them; from says whose
+ * PATH it is: "your environment's PATH"). env is what the person set: the
+ * caller's environment and what trusted layers did to it. No grant is
+ * derived through a tree the run may write (p->writable): one that would
+ * have led out of it is in p->declined. */
+void defaults_add_reads(struct policy *p, char *const *env, const char *from);
+/* The program a command word names (found on env's PATH from p->cwd, as
+ * execvp would), readable wherever it lies: a link to it (~/.cargo/bin/cargo
+ * to rustup) may lead where the jail has nothing. Not where a run could
+ * have steered the way to it. */
+void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from);
+/* The part of them env's PATH decides, alone. */
+void defaults_add_path_reads(struct policy *p, char *const *env, const char *from);
 /* Hidden even inside anything granted: credentials in the home (and in
  * the user database's home, if another), symlinked ones at their targets
  * too; for root the system's secrets and root's home. */

@@ -354,11 +354,25 @@ void policy_free(struct policy *p)
 		free(p->lifted[i].path);
 	free(p->lifted);
 	strv_free(p->files);
+	for (size_t i = 0; i < p->n_standings; i++) {
+		free(p->standings[i].path);
+		free(p->standings[i].standing);
+	}
+	free(p->standings);
+	strv_free(p->writable);
+	for (size_t i = 0; i < p->n_declined; i++) {
+		free(p->declined[i].path);
+		free(p->declined[i].origin);
+		free(p->declined[i].via);
+		free(p->declined[i].link);
+	}
+	free(p->declined);
 	strv_free(p->conf_handoffs);
 	free(p->by_path);
 	for (size_t i = 0; i < p->n_widenings; i++) {
 		free(p->widenings[i].value);
 		free(p->widenings[i].before);
+		free(p->widenings[i].what);
 	}
 	free(p->widenings);
 	policy_init(p);

@@ -160,6 +160,25 @@ struct widening {
 	struct source source;
 	char *value;		/* as written */
 	char *before;		/* what the layers before it gave: "read", "loopback", ... */
+	char *what;		/* what it would give, where the value does not say it (a variable
+				 * the defaults derive a grant from); may be NULL */
+};
+
+/* A grant the built-in defaults would have derived, not given: the way
+ * to it passes through a tree the run may write, where an earlier run
+ * could have put a symlink or swapped a directory (policy/steer.h). */
+struct declined {
+	char *path;		/* where it leads now */
+	char *origin;		/* the grant it would have been ("default: PATH directory ...") */
+	char *via;		/* the directory a run may write that it passed through */
+	char *link;		/* the symlink met there, or NULL */
+};
+
+/* A settings file in effect and how it stands: the user's own, trusted
+ * with stockade trust, or not trusted (only what it narrows applies). */
+struct settings_file {
+	char *path;
+	char *standing;
 };
 
 struct policy {
@@ -213,6 +232,14 @@ struct policy {
 	size_t n_lifted;
 	char **origins;		/* the rules' origins, each once */
 	char **files;		/* the settings files read, for struct source */
+	struct settings_file *standings;	/* each settings file's standing, for why */
+	size_t n_standings;
+	/* The trees the run may write, as the build steered its own grants
+	 * around them (policy/steer.h): the workspace, a kept home, the
+	 * caches, every layer's write. */
+	char **writable;
+	struct declined *declined;
+	size_t n_declined;
 	/* The settings files in effect that lie in the workspace, relative
 	 * to it: trust hand-offs like its own stockade.ini (NULL-terminated,
 	 * may be NULL). */
