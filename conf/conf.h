@@ -93,6 +93,11 @@ struct conf_set {
 	size_t n;
 };
 
+/* The user's own file, whether or not it exists:
+ * $XDG_CONFIG_HOME/stockade/stockade.ini, or
+ * ~/.config/stockade/stockade.ini (as environ says); NULL without either. */
+char *conf_user_file(char *const *environ);
+
 /* A settings file's path as stockade names it: its folder canonical, its
  * own name as written (so that a symlink there is still seen). */
 int conf_file_path(const char *path, char **ret);
@@ -117,13 +122,23 @@ struct conf_matches {
 	size_t n;
 };
 
-/* argv[0] is resolved on path_env (from cwd) to a canonical path; a
- * section matches when its first word resolves to the same program and
- * its other words are the command's next ones. A program that lies in a
- * tree p lets the run write never matches. The matched sections apply
- * fewer words first, and between equal ones in file order. */
-void conf_match_commands(const struct conf_set *files, char *const *argv, const char *path_env, const char *cwd,
-			 const struct policy *p, struct conf_matches *ret);
+/* The program that will run is argv[0] found on final_path (the
+ * command's PATH after every layer's env) from cwd, as execvp finds it. A
+ * section matches when its first word, found on own_path (the PATH of the
+ * caller's environment, the user's own file and the command line), is the
+ * same file, and its other words are the command's next ones. No section
+ * matches a program reached through a tree p lets the run write (p->writable:
+ * a link there, a directory a run could swap), nor one found in a PATH
+ * entry own_path does not lead to (one a file other than the user's own
+ * set). The matched sections apply fewer words first, and between equal
+ * ones in file order. */
+void conf_match_commands(const struct conf_set *files, char *const *argv, const char *own_path,
+			 const char *final_path, const char *cwd, const struct policy *p, struct conf_matches *ret);
+/* Why the command's program, as p (built with the matched sections) would
+ * run it, must not take them, or NULL: it is not expected (the program
+ * they matched, canonical), or it is reached through a tree p lets the run
+ * write, or found in a PATH entry own_path does not lead to. */
+char *conf_recheck_program(const char *word, const char *expected, const char *own_path, const struct policy *p);
 void conf_matches_free(struct conf_matches *m);
 
 /* Trust: state_dir/trust/<SHA-256 of the path>, holding the hash of the

@@ -9,6 +9,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "policy/env.h"
+#include "policy/steer.h"
 
 static const char *const workspace_names[] = { "stockade.ini", ".stockade.ini" };
 
@@ -41,9 +42,7 @@ int conf_workspace_file(const char *workspace, char **ret, struct conf_error *er
 	return 0;
 }
 
-/* The user's own file: $XDG_CONFIG_HOME/stockade/stockade.ini, or
- * ~/.config/stockade/stockade.ini. */
-static char *user_file(char *const *environ)
+char *conf_user_file(char *const *environ)
 {
 	const char *xdg = env_get(environ, "XDG_CONFIG_HOME");
 	if (xdg && xdg[0] == '/')
@@ -84,7 +83,7 @@ static int find_files(const char *workspace, const char *config, char *const *en
 {
 	*err = (struct conf_error){ 0 };
 	int r;
-	_cleanup_free_ char *user = user_file(environ);
+	_cleanup_free_ char *user = conf_user_file(environ);
 	_cleanup_free_ char *user_canon = NULL;
 	struct stat st;
 	if (user && lstat(user, &st) == 0) {
@@ -137,15 +136,6 @@ void conf_set_free(struct conf_set *s)
 	*s = (struct conf_set){ 0 };
 }
 
-/* The write rule whose tree holds path, or NULL. */
-static const struct rule *writable_tree(const struct policy *p, const char *path)
-{
-	for (size_t i = 0; i < p->n_rules; i++)
-		if (p->rules[i].access == ACCESS_WRITE && path_is_beneath(path, p->rules[i].path))
-			return &p->rules[i];
-	return NULL;
-}
-
 /* The words of a reason, end to end: made for every section of every
  * run, and without printf, which a run otherwise leaves unmapped. */
 static char *words(const char *const *v)
@@ -194,16 +184,48 @@ static int find_program(const char *word, const char *path_env, const char *cwd,
 	return r;
 }
 
-void conf_match_commands(const struct conf_set *files, char *const *argv, const char *path_env, const char *cwd,
-			 const struct policy *p, struct conf_matches *ret)
+/* Why the program found at found (canonical: program) must match no
+ * section, or NULL: it was reached through a tree the run may write (it
+ * or a link on the way to it could have been put there by a run), or in
+ * a PATH entry the person's own PATH does not lead to. */
+static char *unmatchable(const char *word, const char *found, const char *program, const char *own_path,
+			 const char *cwd, const struct policy *p)
+{
+	struct steer st;
+	if (steer_path(p->writable, found, &st) < 0)
+		return WHY("the program '", found, "' cannot be resolved");
+	char *why = NULL;
+	if (steer_steerable(&st)) {
+		const char *tree = st.tree ? st.tree : "?";
+		const struct rule *r = policy_rule_for(p, tree);
+		const char *origin = r && r->origin ? r->origin : "a write rule";
+		why = st.link ? WHY("the program '", program, "' is reached through the link '", st.link, "' in '", tree,
+				    "', which the run may write (", origin, ")")
+			      : WHY("the program '", program, "' lies in '", tree, "', which the run may write (", origin, ")");
+	}
+	steer_free(&st);
+	if (why)
+		return why;
+	/* Found in an entry of the command's PATH that yours does not lead
+	 * to: a file other than yours put it there. */
+	_cleanup_free_ char *own = NULL;
+	if (!strchr(word, '/') && (path_find_program(word, own_path, cwd, &own) < 0 || !streq(own, found)))
+		return WHY("the command's PATH finds '", word, "' at '", found, "', yours ",
+			   own ? "at '" : "nowhere", own ? own : "", own ? "'" : "",
+			   ": a settings file other than yours set that PATH entry");
+	return NULL;
+}
+
+void conf_match_commands(const struct conf_set *files, char *const *argv, const char *own_path,
+			 const char *final_path, const char *cwd, const struct policy *p, struct conf_matches *ret)
 {
 	*ret = (struct conf_matches){ 0 };
-	_cleanup_free_ char *found = NULL, *program = NULL;
+	_cleanup_free_ char *found = NULL, *program = NULL, *planted = NULL;
 	struct stat pst;
-	int perr = argv && argv[0] ? find_program(argv[0], path_env, cwd, &found, &pst) : -ENOENT;
+	int perr = argv && argv[0] ? find_program(argv[0], final_path, cwd, &found, &pst) : -ENOENT;
 	if (perr == 0)
 		perr = path_canonical(found, &program);
-	const struct rule *planted = program ? writable_tree(p, program) : NULL;
+	bool looked = false;
 	for (size_t i = 0; i < files->n; i++) {
 		const struct conf_file *f = &files->v[i];
 		for (size_t k = 0; k < f->n; k++) {
@@ -233,15 +255,16 @@ void conf_match_commands(const struct conf_set *files, char *const *argv, const 
 				continue;
 			}
 			/* A word with a slash names a file: relative to the
-			 * file's folder, never to wherever the run starts. The
-			 * same file as the command's program (its device and
-			 * inode, whatever links led to it) matches. */
+			 * file's folder, never to wherever the run starts. A bare
+			 * word is found on your own PATH: the program you mean.
+			 * The same file as the program that will run (its device
+			 * and inode, whatever links led to it) matches. */
 			_cleanup_free_ char *want = NULL;
 			_cleanup_free_ char *word_path = strchr(s->words[0], '/') && s->words[0][0] != '/'
 								 ? path_join(f->dir, s->words[0])
 								 : NULL;
 			struct stat wst;
-			int r = find_program(word_path ? word_path : s->words[0], path_env, cwd, &want, &wst);
+			int r = find_program(word_path ? word_path : s->words[0], own_path, cwd, &want, &wst);
 			if (r < 0) {
 				add_match(ret, f, s, false, WHY("'", s->words[0], "' is not found on PATH: ", strerror(-r)));
 				continue;
@@ -251,12 +274,15 @@ void conf_match_commands(const struct conf_set *files, char *const *argv, const 
 					  WHY("'", s->words[0], "' is '", want, "', the command's program is '", program, "'"));
 				continue;
 			}
+			if (!looked) {
+				planted = unmatchable(argv[0], found, program, own_path, cwd, p);
+				looked = true;
+			}
 			if (planted) {
-				/* It could have been put there by a run: a section
-				 * must not lend its grants to a planted program. */
-				add_match(ret, f, s, false,
-					  WHY("the program '", program, "' lies in '", planted->path, "', which the run may write (",
-					      planted->origin, ")"));
+				/* It could have been put there by a run, or by a
+				 * file that is not yours: a section must not lend
+				 * its grants to it. */
+				add_match(ret, f, s, false, xstrdup(planted));
 				continue;
 			}
 			add_match(ret, f, s, true,
@@ -265,6 +291,20 @@ void conf_match_commands(const struct conf_set *files, char *const *argv, const 
 	}
 	if (ret->n)
 		qsort(ret->v, ret->n, sizeof(*ret->v), match_cmp);
+}
+
+char *conf_recheck_program(const char *word, const char *expected, const char *own_path, const struct policy *p)
+{
+	_cleanup_free_ char *found = NULL, *program = NULL;
+	struct stat now, before;
+	int r = find_program(word, env_get(p->env.envp, "PATH"), p->cwd, &found, &now);
+	if (r == 0)
+		r = path_canonical(found, &program);
+	if (r < 0)
+		return WHY("with them, the command's program '", word, "' is not found: ", strerror(-r));
+	if (!expected || stat(expected, &before) < 0 || before.st_dev != now.st_dev || before.st_ino != now.st_ino)
+		return WHY("with them, the program that would run is '", program, "', not '", expected ? expected : "?", "'");
+	return unmatchable(word, found, program, own_path, p->cwd, p);
 }
 
 void conf_matches_free(struct conf_matches *m)

@@ -11,6 +11,7 @@
 #include "lib/sha256.h"
 #include "lib/util.h"
 #include "policy/env.h"
+#include "policy/steer.h"
 
 static void say_conf_error(const struct conf_error *e)
 {
@@ -131,20 +132,32 @@ static bool any_commands(const struct conf_set *s)
 	return false;
 }
 
-/* The program, where the final policy lets the run write its tree: the
- * sections that matched would lend their grants to what the run can
- * replace. They are taken back, and said so in explain. */
-static bool program_writable(const struct policy *p)
+/* The PATH the person set: the caller's environment's, as the user's own
+ * file and the command line leave it (what a [command] section's words
+ * mean). NULL when none sets one. */
+static char *own_path(const struct run_config *rc, const struct layers *ls, char *const *environ)
 {
-	if (!p->program)
-		return false;
-	_cleanup_free_ char *canon = NULL;
-	if (path_canonical(p->program, &canon) < 0)
-		return false;
-	for (size_t i = 0; i < p->n_rules; i++)
-		if (p->rules[i].access == ACCESS_WRITE && path_is_beneath(canon, p->rules[i].path))
-			return true;
-	return false;
+	const char *user = NULL;
+	for (size_t i = 0; i < rc->files.n; i++)
+		if (rc->files.v[i].origin == CONF_USER)
+			user = rc->files.v[i].path;
+	_cleanup_free_ struct env_op *ops = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < ls->n; i++)
+		for (size_t k = 0; k < ls->v[i].n_env_ops; k++) {
+			const struct env_op *op = &ls->v[i].env_ops[k];
+			if (op->source.kind != SOURCE_OPTION &&
+			    !(op->source.kind == SOURCE_FILE && user && op->source.file && streq(op->source.file, user)))
+				continue;
+			ops = xgrow(ops, n, sizeof(*ops));
+			ops[n++] = *op;
+		}
+	struct env e = { 0 };
+	env_begin(&e, environ, ops, n);
+	const char *v = env_get(e.envp, "PATH");
+	char *r = v ? xstrdup(v) : NULL;
+	env_free(&e);
+	return r;
 }
 
 /* The files in effect: the jail must not be able to change one. Those in
@@ -155,6 +168,14 @@ static int keep_files(const struct run_config *rc, struct policy *p)
 	for (size_t i = 0; i < rc->files.n; i++) {
 		const char *path = rc->files.v[i].path;
 		strv_add(&p->files, path);
+		const struct conf_file *cf = &rc->files.v[i];
+		p->standings = xgrow(p->standings, p->n_standings, sizeof(*p->standings));
+		p->standings[p->n_standings++] = (struct settings_file){
+			.path = xstrdup(path),
+			.standing = xstrdup(cf->origin == CONF_USER ? "your own settings file"
+					    : cf->trusted	       ? "a file you trusted with stockade trust, as it is now"
+								       : "a file nobody trusted: only what it narrows applies"),
+		};
 		if (path_is_beneath(path, p->workspace) && !streq(path, p->workspace)) {
 			/* the table names the workspace's own already */
 			const char *rel = path_below(path, p->workspace);
@@ -174,13 +195,69 @@ static int keep_files(const struct run_config *rc, struct policy *p)
 	return 0;
 }
 
+/* The user's own settings file, there or not, and every directory on
+ * the way to it: every later run reads it as the person's word, with no
+ * trust asked. A run that could make or change it (a --write of
+ * ~/.config, a dotfiles checkout ~/.config links into) is refused, unless
+ * what it could write there lies in the workspace alone: then the path is
+ * a hand-off, and what appears there the guard's to judge. */
+static int keep_user_file(char *const *environ, struct policy *p)
+{
+	_cleanup_free_ char *path = conf_user_file(environ);
+	if (!path)
+		return 0;
+	struct steer st;
+	int r = steer_path(p->writable, path, &st);
+	if (r < 0) {
+		log_error("refusing to run: cannot tell where your settings file '%s' would be: %s", path, strerror(-r));
+		log_hint("make the folders on the way to it plain folders (or links outside what the run may write)");
+		return -EINVAL;
+	}
+	if (!steer_steerable(&st)) {
+		steer_free(&st);
+		return 0;
+	}
+	if (!st.escapes && st.tree && streq(st.tree, p->workspace) && path_is_beneath(st.target, p->workspace) &&
+	    !streq(st.target, p->workspace)) {
+		const char *rel = path_below(st.target, p->workspace);
+		if (!streq(rel, "stockade.ini") && !streq(rel, ".stockade.ini") && !strv_contains(p->conf_handoffs, rel)) {
+			if (!p->conf_handoffs)
+				p->conf_handoffs = strv_new();
+			strv_add(&p->conf_handoffs, rel);
+		}
+		steer_free(&st);
+		return 0;
+	}
+	const char *tree = st.tree ? st.tree : st.target;
+	const struct rule *w = policy_rule_for(p, tree);
+	_cleanup_free_ char *origin = w ? (w->origin ? xstrdup(w->origin) : source_text(&w->source)) : xstrdup("?");
+	struct stat sb;
+	bool there = lstat(path, &sb) == 0;
+	if (st.link)
+		log_error("refusing to run: your own settings file '%s'%s could be %s from the jail: the symlink '%s' on the "
+			  "way to it lies in '%s', which the run may write (%s)",
+			  path, there ? "" : " (not there yet)", there ? "changed" : "made", st.link, tree, origin);
+	else
+		log_error("refusing to run: your own settings file '%s'%s could be %s from the jail: the run may write '%s' "
+			  "(%s), on the way to it",
+			  path, there ? "" : " (not there yet)", there ? "changed" : "made", tree, origin);
+	log_hint("let the run write less than '%s', so that '%s' and the folders on the way to it stay out of its reach",
+		 tree, path);
+	steer_free(&st);
+	return -EPERM;
+}
+
 static void say_widenings(const struct policy *p)
 {
 	_cleanup_strv_ char **files = strv_new();
 	for (size_t i = 0; i < p->n_widenings; i++) {
 		const struct widening *w = &p->widenings[i];
-		log_error("%s line %u: %s: '%s' widens the jail (before it: %s), and the file is not trusted", w->source.file,
-			  w->source.line, w->source.key, w->value, w->before);
+		if (w->what)
+			log_error("%s line %u: %s: '%s' widens the jail: %s, and the file is not trusted", w->source.file,
+				  w->source.line, w->source.key, w->value, w->what);
+		else
+			log_error("%s line %u: %s: '%s' widens the jail (before it: %s), and the file is not trusted",
+				  w->source.file, w->source.line, w->source.key, w->value, w->before);
 		if (!strv_contains(files, w->source.file))
 			strv_add(&files, w->source.file);
 	}
@@ -197,15 +274,18 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 	if (make_layers(rc, o, false, &ls) < 0)
 		return 125;
 	int e = build(&ls, o, environ, p);
+	_cleanup_free_ char *own = e == 0 && any_commands(&rc->files) ? own_path(rc, &ls, environ) : NULL;
 	layers_free(&ls);
 	if (e < 0)
 		return 125;
 	conf_matches_free(&rc->matches);
 	/* The [command] sections are matched against the policy without
-	 * them: whether the program lies in a tree the run may write. */
+	 * them: the program that will run, found on the command's own PATH
+	 * (after every layer's env), whether the way to it lies in a tree the
+	 * run may write. */
 	if (!any_commands(&rc->files))
 		return 0;
-	conf_match_commands(&rc->files, o->argv, env_get(environ, "PATH"), p->cwd, p, &rc->matches);
+	conf_match_commands(&rc->files, o->argv, own, env_get(p->env.envp, "PATH"), p->cwd, p, &rc->matches);
 	if (!rc->matches.n || !rc->matches.v[0].matched)
 		return 0;
 	struct policy with;
@@ -219,11 +299,15 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 		policy_free(p);
 		return 125;
 	}
-	if (program_writable(&with)) {
+	/* With the sections, their env and writes too: the program that runs
+	 * then must be the one they matched, and still out of the run's
+	 * reach. Else they are taken back, and said so in explain. */
+	_cleanup_free_ char *why_not = conf_recheck_program(o->argv[0], p->program, own, &with);
+	if (why_not) {
 		for (size_t i = 0; i < rc->matches.n && rc->matches.v[i].matched; i++) {
 			rc->matches.v[i].matched = false;
 			free(rc->matches.v[i].why);
-			rc->matches.v[i].why = xstrdup("it matched, but with it the run could write its own program: not taken");
+			rc->matches.v[i].why = xstrcat3("it matched, but ", why_not, ": not taken");
 		}
 		policy_free(&with);
 	} else {
@@ -276,7 +360,7 @@ int config_policy(const struct options *o, char *const *environ, struct run_conf
 		policy_free(p);
 		return 125;
 	}
-	if (keep_files(rc, p) < 0) {
+	if (keep_files(rc, p) < 0 || keep_user_file(environ, p) < 0) {
 		policy_free(p);
 		return 125;
 	}

@@ -347,7 +347,7 @@ static void test_matching(void)
 
 	struct conf_matches m;
 	char *argv1[] = { "tool", "fetch", "x", NULL };
-	conf_match_commands(&set, argv1, path_env, ws, &p, &m);
+	conf_match_commands(&set, argv1, path_env, path_env, ws, &p, &m);
 	is_int(m.n, 5, "every command section is looked at");
 	ok(m.v[0].matched && streq(m.v[0].section->name, "tool") && m.v[1].matched &&
 		   streq(m.v[1].section->name, "tool fetch") && !m.v[2].matched,
@@ -365,13 +365,13 @@ static void test_matching(void)
 	conf_matches_free(&m);
 
 	char *argv2[] = { "alias", NULL };
-	conf_match_commands(&set, argv2, path_env, ws, &p, &m);
+	conf_match_commands(&set, argv2, path_env, path_env, ws, &p, &m);
 	ok(m.n && m.v[0].matched && streq(m.v[0].section->name, "tool"), "a symlink to the program matches it (canonical)");
 	conf_matches_free(&m);
 
 	char *argv3[] = { "tool", NULL };
 	_cleanup_free_ char *planted_path = xasprintf("%s:%s", wsbin, bin);
-	conf_match_commands(&set, argv3, planted_path, ws, &p, &m);
+	conf_match_commands(&set, argv3, planted_path, planted_path, ws, &p, &m);
 	bool none = true;
 	for (size_t i = 0; i < m.n; i++)
 		none = none && !m.v[i].matched;
@@ -379,7 +379,7 @@ static void test_matching(void)
 	ok(m.n && strstr(m.v[0].why, "which the run may write"), "and says why ('%s')", m.n ? m.v[0].why : "-");
 	conf_matches_free(&m);
 	char *argv4[] = { "/nonexistent/tool", NULL };
-	conf_match_commands(&set, argv4, path_env, ws, &p, &m);
+	conf_match_commands(&set, argv4, path_env, path_env, ws, &p, &m);
 	ok(m.n && !m.v[0].matched && strstr(m.v[0].why, "not found"), "a command that is not found matches nothing");
 	conf_matches_free(&m);
 	policy_free(&p);
