@@ -18,6 +18,8 @@ static void print_one(const char *head, const struct why *w)
 	if (w->rule)
 		printf("  rule:  %s\n", w->rule);
 	printf("  from:  %s\n", w->source);
+	if (w->note)
+		printf("  note:  %s\n", w->note);
 	if (w->fix)
 		printf("  allow: %s\n", w->fix);
 }

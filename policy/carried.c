@@ -64,6 +64,12 @@ char *policy_carry(const struct policy *p, const struct rule *extra, size_t n_ex
 		put_source(f, &g->source);
 		fputc('\n', f);
 	}
+	for (size_t i = 0; i < p->n_standings; i++) {
+		fputs("file", f);
+		put_field(f, p->standings[i].path);
+		put_field(f, p->standings[i].standing);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < p->n_rules; i++)
 		put_rule(f, &p->rules[i]);
 	for (size_t i = 0; i < n_extra; i++)
@@ -151,6 +157,13 @@ static bool read_record(struct policy *p, char **f, size_t n, enum backend *ret_
 		g.path = f[5][0] ? xstrdup(f[5]) : NULL;
 		p->grants = xgrow(p->grants, p->n_grants, sizeof(*p->grants));
 		p->grants[p->n_grants++] = g;
+		return true;
+	}
+	if (n == 3 && streq(f[0], "file")) {
+		if (f[1][0] != '/')
+			return false;
+		p->standings = xgrow(p->standings, p->n_standings, sizeof(*p->standings));
+		p->standings[p->n_standings++] = (struct settings_file){ .path = xstrdup(f[1]), .standing = xstrdup(f[2]) };
 		return true;
 	}
 	if (n == 9 && streq(f[0], "rule")) {

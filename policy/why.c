@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/path.h"
 #include "lib/util.h"
 
 void why_free(struct why *w)
@@ -11,6 +12,7 @@ void why_free(struct why *w)
 	free(w->rule);
 	free(w->source);
 	free(w->fix);
+	free(w->note);
 	*w = (struct why){ 0 };
 }
 
@@ -40,7 +42,17 @@ void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, 
 		const char *o = r->origin ? r->origin : "default";
 		if (str_has_prefix(o, "default: "))
 			o += strlen("default: ");
-		ret->source = r->source.kind == SOURCE_DEFAULT ? xstrcat3("built in: ", o, "") : source_text(&r->source);
+		if (r->source.kind == SOURCE_DEFAULT) {
+			ret->source = xstrcat3("built in: ", o, "");
+		} else {
+			/* a file's line, and how that file stands */
+			_cleanup_free_ char *t = source_text(&r->source);
+			const char *standing = NULL;
+			for (size_t i = 0; r->source.kind == SOURCE_FILE && r->source.file && i < p->n_standings; i++)
+				if (streq(p->standings[i].path, r->source.file))
+					standing = p->standings[i].standing;
+			ret->source = standing ? xstrcat3(t, ": ", standing) : TAKE_PTR(t);
+		}
 	} else {
 		ret->source = xstrdup("nothing grants it: what no rule names is out of reach");
 	}
@@ -51,6 +63,16 @@ void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, 
 		ret->what = "read-write: the run's own place, empty at the start and gone after it";
 	if (ret->allowed)
 		return;
+	for (size_t i = 0; i < p->n_declined; i++) {
+		const struct declined *d = &p->declined[i];
+		if (!path_is_beneath(path, d->path))
+			continue;
+		_cleanup_free_ char *head = xstrcat3("not granted by default (", d->origin, "): the way to it passes through ");
+		_cleanup_free_ char *way = xstrcat3(d->link ? "the symlink '" : "the folder '", d->link ? d->link : d->via,
+						    "', which a run may write");
+		ret->note = xstrcat3(head, way, "");
+		break;
+	}
 
 	if (r && (r->flags & RULE_HANDOFF)) {
 		ret->what = "a trust hand-off: what the run writes there runs later outside";

@@ -20,6 +20,7 @@ struct why {
 	char *source;		/* where it comes from */
 	char *fix;		/* the option and the stockade.ini line that would allow it; NULL when
 				 * allowed, or why nothing can */
+	char *note;		/* a built-in grant that would have given it, not given, and why; or NULL */
 };
 
 /* A path the command wants to read or write (absolute, canonical where
