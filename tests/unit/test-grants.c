@@ -251,7 +251,8 @@ static void venv_cfg_real(void)
 
 static void cache_through_ws(void)
 {
-	tree_remove(tree_at("home/.cache/pip"));
+	_cleanup_free_ char *pip = tree_at("home/.cache/pip");
+	tree_remove(pip);
 	link_at("home/.cache/pip", "@home/ws/pip");
 	link_at("home/ws/pip", "@home/private");
 }
