@@ -103,9 +103,10 @@ expect_probe "THREATS 30: another process's memory cannot be read" "errno $([ "$
 
 # What the command leaves behind is killed when it exits, setsid or not.
 # The probe runs under a name of its own, so that its processes can be
-# found from outside whatever pid namespace they are in.
+# found from outside whatever pid namespace they are in: a copy in the
+# workspace (a link there would not be followed out of it).
 MARK="probe-$NONCE"
-ln -s "$PROBE" "$W/$MARK"
+cp "$PROBE" "$W/$MARK"
 expect_probe "the command leaves an orphan in a new session" ok -- in_jail -- "$W/$MARK" orphan "$W/orphan.pid" 300
 if gone "$MARK"; then
 	pass "THREATS 57: the orphan is gone when stockade returns"
