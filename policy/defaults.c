@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "lib/fd.h"
@@ -374,6 +375,20 @@ static void decline_linked_trees(struct policy *p, const char *dir, const char *
 	int err;
 	for (unsigned n = 0; n < LINKED_MAX && (de = dir_next(&it, &err)); n++) {
 		if (de->d_type != DT_LNK)
+			continue;
+		/* Only for a note: a link whose text stays in a writable tree
+		 * (node_modules/.bin's hundreds, ../pkg/bin/x) is not walked. */
+		char text[PATH_MAX];
+		ssize_t len = readlinkat(fd, de->d_name, text, sizeof(text) - 1);
+		if (len <= 0)
+			continue;
+		text[len] = '\0';
+		_cleanup_free_ char *lexical = text[0] == '/' ? path_normalize(text) : NULL;
+		if (!lexical) {
+			_cleanup_free_ char *joined = path_join(dir, text);
+			lexical = path_normalize(joined);
+		}
+		if (steer_tree_of(p->writable, lexical))
 			continue;
 		_cleanup_free_ char *link = path_join(dir, de->d_name);
 		struct steer st;
