@@ -7,6 +7,7 @@
 
 #include "guard/guard.h"
 #include "jail/fit.h"
+#include "jail/keeper.h"
 #include "policy/policy.h"
 #include "policy/report.h"
 
@@ -28,6 +29,9 @@ struct run {
 	/* stockade's own limits when the guard began (jail/run.c's
 	 * own_limits), checked before it ends */
 	struct rlimit own_limits[7];
+	/* the landlock backend's, and the namespace jail's: ends the run
+	 * should stockade die (pid 0 or -1: none) */
+	struct keeper keeper;
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory
