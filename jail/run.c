@@ -1208,6 +1208,8 @@ int run_command(struct run *r)
 		if (aa && log_verbosity >= 0)
 			log_hint("%s", aa);
 		report_reset_plan(r->rep);
+		/* The namespace jail's keeper had nothing to keep. */
+		keeper_end(&r->keeper);
 		r->backend = BACKEND_LANDLOCK;
 		r->why = "fallback from namespaces";
 		r->may_fall_back = false;
