@@ -20,6 +20,7 @@
 #include "jail/cgroup.h"
 #include "jail/child.h"
 #include "jail/forwards.h"
+#include "jail/holder.h"
 #include "jail/ids.h"
 #include "jail/keeper.h"
 #include "jail/limits.h"
@@ -247,6 +248,7 @@ struct process {
 	int init_sock;			/* the jail's init's reports, or the keeper's (-1: none) */
 	int init_status;		/* the command's status init reported; -1: none yet */
 	bool keeper;			/* the landlock backend: the keeper reports on init_sock */
+	struct holder *holder;		/* a session's: its control socket served too (NULL: none) */
 };
 
 /* What the jail's init reports on its socket before the command's status:
@@ -302,8 +304,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	/* The keeper's command is not stockade's child: its status comes on
 	 * the keeper's socket, its leftovers already killed. */
 	while (status == -1 && !(pr->keeper && pr->init_status != -1)) {
+		/* A session asked to stop, or idle: its zygote is killed, and
+		 * the run ends as a run whose command was. */
+		if (pr->holder && holder_done(pr->holder)) {
+			kill(pr->pid, SIGKILL);
+			pr->holder = NULL;
+		}
 		enum { FIXED_FDS = 5 };
-		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320] = {
+		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
@@ -314,9 +322,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
+		struct pollfd *hold_fds = sv_fds + n_pending + n_forward;
+		size_t n_hold = pr->holder ? holder_pollfds(pr->holder, hold_fds, HOLDER_POLLFDS) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
-		 * 10 ms. */
-		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward, n_pending ? 10 : -1);
+		 * 10 ms; a session's idle timeout comes when it comes. */
+		int timeout = n_pending ? 10 : -1, idle = pr->holder ? holder_timeout_ms(pr->holder) : -1;
+		if (idle >= 0 && (timeout < 0 || idle < timeout))
+			timeout = idle;
+		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward + n_hold, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -341,6 +354,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (n_forward)
 			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
+		if (n_hold)
+			holder_serve(pr->holder, hold_fds, n_hold);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
@@ -702,6 +717,8 @@ static void keeper_finish(void *data, int command_status)
 	r->n_guards = 0;
 	status = run_begin_guard(r) < 0 ? RUN_CLEANUP_FAILED : run_end_guard(r, status);
 	places_sweep(k->places, r->p->uid);
+	if (r->holder)
+		holder_forget_files(r->holder);
 	if (rep->out_fd >= 0) {
 		rep->status = status;
 		(void)report_write_fd(rep, rep->out_fd);
@@ -720,6 +737,7 @@ static int run_namespaces(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
 	_cleanup_close_ int responder = -1, outside_nl = -1, init_pidfd = -1;
+	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	int outside = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
@@ -772,6 +790,16 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
+	if (r->holder) {
+		/* A session: the command is its zygote, which starts each of
+		 * the session's commands on the holder's word. */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
+			log_error("cannot set up the session's zygote: %m");
+			goto out;
+		}
+		c.zygote = true;
+		c.requests = zs[1];
+	}
 	c.tty_stand_in = null_fd;
 	c.init = true;
 	c.factory = fwd.factory_child;
@@ -803,6 +831,8 @@ static int run_namespaces(struct run *r)
 	}
 	int clone_err = errno;
 	link_parent_side(&ln);
+	if (zs[1] >= 0)
+		close(TAKE_FD(zs[1]));
 	if (fwd.factory_child >= 0) {
 		close(fwd.factory_child);
 		fwd.factory_child = -1;
@@ -918,6 +948,10 @@ static int run_namespaces(struct run *r)
 			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
+	if (r->holder) {
+		holder_ready(r->holder, r, &pl.places, zs[0], "namespaces");
+		pr.holder = r->holder;
+	}
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
@@ -944,6 +978,9 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	for (int i = 0; i < 2; i++)
+		if (zs[i] >= 0)
+			close(zs[i]);
 	netns_outside_release(outside);
 	forwards_end(&fwd);
 	terminal_end(&term);
@@ -965,6 +1002,7 @@ static int run_landlock(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
+	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	struct terminal term;
 	pid_t pid = -1;
@@ -1036,6 +1074,16 @@ static int run_landlock(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
+	if (r->holder) {
+		/* A session: the command is its zygote, which starts each of
+		 * the session's commands on the holder's word. */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
+			log_error("cannot set up the session's zygote: %m");
+			goto out;
+		}
+		c.zygote = true;
+		c.requests = zs[1];
+	}
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
@@ -1064,6 +1112,8 @@ static int run_landlock(struct run *r)
 		fork_err = pid < 0 ? (int)-pid : 0;
 	}
 	link_parent_side(&ln);
+	if (zs[1] >= 0)
+		close(TAKE_FD(zs[1]));
 	if (fork_err) {
 		log_error("cannot fork: %s", strerror(fork_err));
 		goto out;
@@ -1154,6 +1204,10 @@ static int run_landlock(struct run *r)
 	pr.watch = &w;
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
+	if (r->holder) {
+		holder_ready(r->holder, r, &pl.places, zs[0], "landlock");
+		pr.holder = r->holder;
+	}
 	if (pr.listener >= 0) {
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
 		supervisor_set_root(pr.super, r->keeper.pid);
@@ -1182,6 +1236,9 @@ static int run_landlock(struct run *r)
 	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	for (int i = 0; i < 2; i++)
+		if (zs[i] >= 0)
+			close(zs[i]);
 	if (pid > 0)
 		kill_and_reap(pid);
 	forwards_end(&fwd);
@@ -1219,6 +1276,12 @@ int run_command(struct run *r)
 	/* Ended whole: the keeper goes. */
 	keeper_end(&r->keeper);
 	return status;
+}
+
+int run_recheck_guard(struct run *r)
+{
+	int status = run_end_guard(r, 0);
+	return run_begin_guard(r) < 0 || status == RUN_CLEANUP_FAILED ? -1 : 0;
 }
 
 int run_end_guard(struct run *r, int status)
