@@ -200,7 +200,6 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			o->profile = xstrdup(optarg);
 			break;
 		case OPT_READ:
-			SESSION_ONLY("--read");
 			layer_add_rule(l, optarg, ACCESS_READ, SOURCE_OPTION_OF("--read"));
 			break;
 		case OPT_WRITE:
@@ -208,11 +207,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			layer_add_rule(l, optarg, ACCESS_WRITE, SOURCE_OPTION_OF("--write"));
 			break;
 		case OPT_HIDE:
-			SESSION_ONLY("--hide");
 			layer_add_rule(l, optarg, ACCESS_HIDE, SOURCE_OPTION_OF("--hide"));
 			break;
 		case OPT_NET:
-			SESSION_ONLY("--net");
 			if (net_mode_from_name(optarg, &l->net) < 0)
 				USAGE_ERROR("invalid --net '%s': use off, loopback or on", optarg);
 			l->net_set = true;

@@ -38,8 +38,9 @@ struct options {
 	char *session_id;	/* session exec and stop: the session; --session ID */
 	char *session_name;	/* session start --name NAME */
 	unsigned idle_s;	/* session start --idle: seconds, 0 never */
-	/* session exec: an option other than -q, -v, --report, --env NAME=VALUE
-	 * and --unset, which only the session's start may give (NULL: none) */
+	/* session exec: an option other than -q, -v, --report, --env NAME=VALUE,
+	 * --unset, and what narrows (--hide, --read, --net: the holder checks
+	 * that they do), which only the session's start may give (NULL: none) */
 	const char *session_refused;
 };
 

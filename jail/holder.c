@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jail/places.h"
+#include "landlock/landlock.h"
 #include "jail/run.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
@@ -215,6 +216,91 @@ static char **exec_env(const struct holder *h, const struct wire_msg *m, const c
 	return e->envp;
 }
 
+static int net_rank(enum net_mode n)
+{
+	return n == NET_OFF ? 0 : n == NET_LOOPBACK ? 1 : 2;
+}
+
+/* What narrows one command (its --hide, --read, --net), checked against
+ * the session's policy and passed on to the zygote, which makes it a
+ * Landlock layer of that command's own; false, and refused, for anything
+ * that would widen. */
+struct narrowed {
+	char **hide, **read;
+};
+
+static bool narrowing(const struct holder *h, struct hold_client *c, const struct wire_msg *m, struct wire_out *o,
+		      struct narrowed *nw)
+{
+	const struct policy *p = h->r->p;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *key = m->f[i].key, *v = m->f[i].value;
+		if (streq(key, "net")) {
+			enum net_mode n;
+			if (net_mode_from_name(v, &n) < 0 || net_rank(n) > net_rank(p->net)) {
+				_cleanup_free_ char *msg = xasprintf("cannot give --net %s to one command of the session: its "
+								     "network is %s, and a command's can only be narrower",
+								     v, net_mode_name(p->net));
+				_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --net %s", v);
+				refuse(c->fd, 125, msg, hint);
+				return false;
+			}
+			if (n != p->net)
+				wire_add(o, "net", net_mode_name(n));
+			continue;
+		}
+		if (!streq(key, "hide") && !streq(key, "read"))
+			continue;
+		_cleanup_free_ char *canon = NULL;
+		if (v[0] != '/' || path_canonical(v, &canon) < 0) {
+			if (streq(key, "hide"))
+				continue;	/* nothing there to hide */
+			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: %s", v,
+							     strerror(errno ? errno : EINVAL));
+			refuse(c->fd, 125, msg, NULL);
+			return false;
+		}
+		if (streq(key, "read") &&
+		    policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon) == EFFECT_NONE) {
+			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: the "
+							     "session does not let its commands read it", canon);
+			_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --read '%s'", canon);
+			refuse(c->fd, 125, msg, hint);
+			return false;
+		}
+		wire_add(o, key, canon);
+		strv_add(streq(key, "hide") ? &nw->hide : &nw->read, canon);
+	}
+	return true;
+}
+
+/* The landlock backend's: the command's --hide and --read planned here,
+ * where the holder sees what the command does and can list what it
+ * cannot, into a ruleset it restricts itself with (a layer granting
+ * everything less those). */
+static int narrowing_ruleset(const struct narrowed *nw, int *ret)
+{
+	struct policy p;
+	policy_init(&p);
+	p.net = NET_ON;
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("the session"), "the session's grants");
+	for (size_t i = 0; nw->hide && nw->hide[i]; i++)
+		policy_add_rule(&p, nw->hide[i], ACCESS_HIDE, 0, SOURCE_OPTION_OF("--hide"), "--hide");
+	for (size_t i = 0; nw->read && nw->read[i]; i++)
+		policy_add_rule(&p, nw->read[i], ACCESS_READ, 0, SOURCE_OPTION_OF("--read"), "--read");
+	policy_sort(&p);
+	struct landlock_plan plan;
+	int r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+	if (r == 0) {
+		plan.scoped = 0;
+		const char *failing = NULL;
+		r = landlock_build(&plan, ret, &failing);
+		landlock_plan_free(&plan);
+	}
+	policy_free(&p);
+	return r;
+}
+
 static void exec(struct holder *h, struct hold_client *c, const struct wire_msg *m, int *fds, size_t n_fds)
 {
 	if (c->exec) {
@@ -240,6 +326,31 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		refuse(c->fd, 125, msg, hint);
 		return;
 	}
+	struct wire_out o = { 0 };
+	wire_begin(&o, "exec");
+	struct narrowed nw = { 0 };
+	bool ok = narrowing(h, c, m, &o, &nw);
+	/* The landlock backend: the narrowing paths planned here, into a
+	 * ruleset the command restricts itself with. */
+	int sent[4] = { fds[0], fds[1], fds[2], -1 };
+	size_t n_sent = 3;
+	_cleanup_close_ int ruleset = -1;
+	if (ok && streq(h->backend, "landlock") && (nw.hide || nw.read)) {
+		int e = narrowing_ruleset(&nw, &ruleset);
+		if (e < 0) {
+			_cleanup_free_ char *msg = xasprintf("cannot plan the command's --hide and --read: %s", strerror(-e));
+			refuse(c->fd, 125, msg, NULL);
+			ok = false;
+		}
+		wire_add(&o, "ruleset", "1");
+		sent[n_sent++] = ruleset;
+	}
+	strv_free(nw.hide);
+	strv_free(nw.read);
+	if (!ok) {
+		wire_out_free(&o);
+		return;
+	}
 	int report_fd = -1;
 	if (wire_get(m, "report") && n_fds > 3)
 		report_fd = dup(fds[3]);
@@ -247,8 +358,6 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	exec_env(h, m, cwd, &e);
 	struct hold_exec *x = xcalloc(1, sizeof(*x));
 	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec() };
-	struct wire_out o = { 0 };
-	wire_begin(&o, "exec");
 	wire_add_long(&o, "id", x->id);
 	wire_add(&o, "cwd", cwd);
 	for (size_t i = 0; argv[i]; i++)
@@ -259,7 +368,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	for (size_t i = 0; i < ARRAY_SIZE(tty_keys); i++)
 		if (wire_get(m, tty_keys[i]))
 			wire_add(&o, tty_keys[i], wire_get(m, tty_keys[i]));
-	int r = wire_send(h->zygote, &o, fds, 3);
+	int r = wire_send(h->zygote, &o, sent, n_sent);
 	wire_out_free(&o);
 	env_free(&e);
 	if (r < 0) {

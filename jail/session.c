@@ -24,6 +24,7 @@
 #include "lib/util.h"
 #include "lib/wire.h"
 #include "policy/build.h"
+#include "policy/env.h"
 #include "policy/report.h"
 
 extern char **environ;
@@ -315,8 +316,23 @@ static int exec_verb(const struct options *o, const char *dir)
 	wire_add(&out, "cwd", cwd ? cwd : ".");
 	for (size_t i = 0; o->argv[i]; i++)
 		wire_add(&out, "arg", o->argv[i]);
-	for (size_t i = 0; environ[i]; i++)
-		wire_add(&out, "env", environ[i]);
+	/* The caller's environment, with its own --env NAME=VALUE and
+	 * --unset; the holder scrubs it as the session's policy says. */
+	struct env e = { 0 };
+	env_begin(&e, environ, o->layer.env_ops, o->layer.n_env_ops);
+	for (size_t i = 0; e.envp[i]; i++)
+		wire_add(&out, "env", e.envp[i]);
+	env_free(&e);
+	/* What narrows this command's jail: the holder checks that it does. */
+	for (size_t i = 0; i < o->layer.n_rules; i++) {
+		const char *raw = o->layer.rules[i].path, *home = getenv("HOME");
+		_cleanup_free_ char *abs = raw[0] == '/' ? xstrdup(raw)
+					   : str_has_prefix(raw, "~/") && home ? path_join(home, raw + 2)
+									      : path_join(cwd ? cwd : ".", raw);
+		wire_add(&out, o->layer.rules[i].access == ACCESS_HIDE ? "hide" : "read", abs);
+	}
+	if (o->layer.net_set)
+		wire_add(&out, "net", net_mode_name(o->layer.net));
 	/* The terminal stays here: the command gets a pty, and /dev/null
 	 * in place of each descriptor that was the terminal. */
 	int fds[4] = { 0, 1, 2, -1 };

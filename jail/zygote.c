@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "landlock/landlock.h"
+#include "seccomp/seccomp.h"
 #include "lib/util.h"
 #include "lib/wire.h"
 
@@ -47,6 +48,57 @@ static void say(int fd, const char *what, const char *arg, int err)
 	dprintf(fd, "stockade: cannot %s '%s': %s\n", what, arg, strerror(err));
 }
 
+/* The command's own --hide, --read and --net off (the holder checked
+ * that they narrow). --net off: a filter of its own refusing every inet
+ * socket (a Landlock TCP rule would not do: the landlock backend's
+ * supervisor binds and connects for the command). The paths: a Landlock
+ * layer of its own on top of the session's, from everything granted less
+ * what they name, planned in the jail's view of the tree (the namespace
+ * jail's /tmp and home are its own) or, on the landlock backend, by the
+ * holder, whose view it is and which can list what the command cannot.
+ * It scopes nothing, so the command still signals and reaches the
+ * session's other processes. */
+static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
+{
+	const char *net = wire_get(m, "net");
+	if (net && streq(net, "off")) {
+		int r = seccomp_load_no_inet();
+		if (r < 0)
+			return r;
+	}
+	/* The landlock backend's holder planned it, in the same view. */
+	const char *rs = wire_get(m, "ruleset");
+	if (rs && streq(rs, "1"))
+		return n_fds > 3 ? landlock_restrict(fds[3]) : -EBADF;
+	struct policy p;
+	policy_init(&p);
+	p.net = NET_ON;
+	bool any = false;
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("the session"), "the session's grants");
+	for (size_t i = 0; i < m->n; i++) {
+		bool hide = streq(m->f[i].key, "hide");
+		if (!hide && !streq(m->f[i].key, "read"))
+			continue;
+		policy_add_rule(&p, m->f[i].value, hide ? ACCESS_HIDE : ACCESS_READ, 0, SOURCE_OPTION_OF(hide ? "--hide" : "--read"),
+				hide ? "--hide" : "--read");
+		any = true;
+	}
+	int r = 0;
+	if (any) {
+		policy_sort(&p);
+		struct landlock_plan plan;
+		r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+		if (r == 0) {
+			plan.scoped = 0;
+			const char *failing = NULL;
+			r = landlock_apply(&plan, &failing);
+			landlock_plan_free(&plan);
+		}
+	}
+	policy_free(&p);
+	return r;
+}
+
 /* In the exec's process: its descriptors, session and terminal, working
  * directory, the narrowing ruleset, then the program. */
 static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m, const int *fds, size_t n_fds,
@@ -71,13 +123,10 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 		say(2, "enter the working directory", cwd ? cwd : "?", cwd ? errno : EINVAL);
 		_exit(125);
 	}
-	const char *rs = wire_get(m, "ruleset");
-	if (rs && streq(rs, "1") && n_fds > 3) {
-		int r = landlock_restrict(fds[3]);
-		if (r < 0) {
-			say(2, "narrow the command with its Landlock rules", "ruleset", -r);
-			_exit(125);
-		}
+	int r = narrow(m, fds, n_fds);
+	if (r < 0) {
+		say(2, "narrow the command with a Landlock layer of its own", "--hide, --read, --net", -r);
+		_exit(125);
 	}
 	char **argv = wire_get_all(m, "arg");
 	environ = wire_get_all(m, "env");
