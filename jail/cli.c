@@ -131,6 +131,20 @@ static bool valid_env_name(const char *s, size_t n)
 	return true;
 }
 
+/* "30m", "2h", "90s", "600" (seconds), "0" (never). */
+int session_parse_idle(const char *s, unsigned *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (end == s)
+		return -EINVAL;
+	unsigned long mult = streq(end, "") || streq(end, "s") ? 1 : streq(end, "m") ? 60 : streq(end, "h") ? 3600 : 0;
+	if (!mult || v > 30UL * 24 * 3600 / mult)
+		return -EINVAL;
+	*ret = (unsigned)(v * mult);
+	return 0;
+}
+
 #define USAGE_ERROR(...)                                                       \
 	do {                                                                   \
 		*ret_error = xasprintf(__VA_ARGS__);                           \

@@ -32,6 +32,7 @@ struct hold_client {
 	int fd;
 	uid_t uid;
 	bool hello;
+	bool foreign;		/* another user's: answered with a refusal, then dropped */
 	struct hold_exec *exec;	/* the one it waits for, or NULL */
 };
 
@@ -395,11 +396,24 @@ static void client_message(struct holder *h, size_t i)
 		client_drop(h, i);
 		return;
 	}
+	if (r < 0 && c->foreign) {
+		client_drop(h, i);
+		return;
+	}
 	if (r < 0) {
 		refuse(c->fd, 125, "a message this session cannot read (stockade.1, SESSIONS)", NULL);
 		return;
 	}
-	if (streq(m.type, "hello")) {
+	if (c->foreign) {
+		/* Whatever it asked: refused, and gone (its message read
+		 * first, so that the refusal reaches it). */
+		refuse(c->fd, 125, "this session is another user's", NULL);
+		for (size_t k = 0; k < n_fds; k++)
+			close(fds[k]);
+		wire_msg_free(&m);
+		client_drop(h, i);
+		return;
+	} else if (streq(m.type, "hello")) {
 		hello(h, c, &m);
 	} else if (!c->hello) {
 		refuse(c->fd, 125, "say hello first, with version=1", NULL);
@@ -443,16 +457,15 @@ static void accept_client(struct holder *h)
 	socklen_t len = sizeof(cred);
 	/* Only the user who started the session: the socket's folder is
 	 * theirs alone already; the peer's credentials say it again. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid() ||
-	    h->n_clients == MAX_CLIENTS) {
-		refuse(fd, 125, "this session is another user's", NULL);
+	if (h->n_clients == MAX_CLIENTS) {
 		close(fd);
 		return;
 	}
+	bool foreign = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid();
 	struct timeval tv = { .tv_sec = 5 };
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	struct hold_client *c = xcalloc(1, sizeof(*c));
-	*c = (struct hold_client){ .fd = fd, .uid = cred.uid };
+	*c = (struct hold_client){ .fd = fd, .uid = cred.uid, .foreign = foreign };
 	h->clients[h->n_clients++] = c;
 }
 

@@ -19,6 +19,7 @@
 #include "jail/say.h"
 #include "jail/terminal.h"
 #include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -50,8 +51,7 @@ static int sessions_dir(char **ret)
 		}
 	}
 	_cleanup_free_ char *dir = path_join(base, "sessions");
-	(void)mkdir(base, 0700);
-	(void)mkdir(dir, 0700);
+	(void)mkdir_private(dir, getuid());
 	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
 		log_error("cannot use '%s' for sessions: it must be a folder of yours that nobody else can reach (0700)", dir);
 		log_hint("chmod 700 '%s'", dir);
@@ -130,20 +130,6 @@ static int session_connect(const char *dir, const char *id, struct wire_msg *ret
 	return fd;
 }
 
-/* "30m", "2h", "90s", "600" (seconds), "0" (never). */
-int session_parse_idle(const char *s, unsigned *ret)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (end == s)
-		return -EINVAL;
-	unsigned long mult = streq(end, "") || streq(end, "s") ? 1 : streq(end, "m") ? 60 : streq(end, "h") ? 3600 : 0;
-	if (!mult || v > 30UL * 24 * 3600 / mult)
-		return -EINVAL;
-	*ret = (unsigned)(v * mult);
-	return 0;
-}
-
 /* ---- start ---- */
 
 static int listen_on(const char *path)
@@ -159,7 +145,7 @@ static int listen_on(const char *path)
 	mode_t old = umask(077);
 	int r = bind(fd, (struct sockaddr *)&a, sizeof(a));
 	umask(old);
-	if (r < 0 || listen(fd, 64) < 0) {
+	if (r < 0 || chmod(path, 0600) < 0 || listen(fd, 64) < 0) {
 		int e = -errno;
 		close(fd);
 		return e;
@@ -361,16 +347,8 @@ static int exec_verb(const struct options *o, const char *dir)
 		wire_add(&out, "report", "1");
 		fds[n_fds++] = report;
 	}
-	int r = wire_send(sock, &out, fds, n_fds);
-	wire_out_free(&out);
-	if (r < 0) {
-		log_error("cannot send the command to the session: %s", strerror(-r));
-		if (r == -EMSGSIZE)
-			log_hint("the environment and the arguments together must stay under 256 KiB");
-		close(sock);
-		return 125;
-	}
-	/* Signals go to the command; the terminal's come through the pty. */
+	/* Signals go to the command (the terminal's come through the pty),
+	 * from before it can have started. */
 	sigset_t mask, old;
 	sigemptyset(&mask);
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
@@ -378,6 +356,16 @@ static int exec_verb(const struct options *o, const char *dir)
 		sigaddset(&mask, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	int r = wire_send(sock, &out, fds, n_fds);
+	wire_out_free(&out);
+	if (r < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		log_error("cannot send the command to the session: %s", strerror(-r));
+		if (r == -EMSGSIZE)
+			log_hint("the environment and the arguments together must stay under 256 KiB");
+		close(sock);
+		return 125;
+	}
 	int status = -1;
 	while (status < 0) {
 		struct pollfd pfds[2 + TERMINAL_POLLFDS] = { { .fd = sock, .events = POLLIN },
