@@ -195,6 +195,22 @@ PY
 [ "$out" = "True True True 125 True" ] && pass "the Python client runs 22 commands on one connection" ||
 	{ fail "the Python client runs 22 commands on one connection"; diag "$out"; }
 
+# The README's recipe: an agent's shell tool through conf/examples/agent-shell.
+mkdir -p "$T/bin"
+ln -sf "$STOCKADE" "$T/bin/stockade"
+out=$(cd "$W" && PATH="$T/bin:$PATH" STOCKADE_SESSION="$SID" "$OLDPWD/conf/examples/agent-shell" -c 'echo "in $(pwd)"; exit 5' 2>&1)
+st=$?
+[ $st -eq 5 ] && [ "$out" = "in $W" ] && pass "the recipe's agent-shell runs a command in the session, its status back" ||
+	{ fail "the recipe's agent-shell runs a command in the session (status $st)"; diag "$out"; }
+out=$(cd "$W" && PATH="$T/bin:$PATH" STOCKADE_SESSION="$SID" "$OLDPWD/conf/examples/agent-shell" -c 'echo x >.envrc' 2>&1)
+printf '%s' "$out" | grep -q "undid a change to trust hand-off '.envrc'" && printf '%s' "$out" | grep -q '^hint: ' &&
+	[ ! -e "$W/.envrc" ] && pass "what the recipe shows when a command plants a hand-off: undone, said, with a hint" ||
+	{ fail "what the recipe shows when a command plants a hand-off"; diag "$out"; }
+out=$(cd "$W" && PATH="$T/bin:$PATH" "$STOCKADE" --session "$SID" --net on -- true 2>&1)
+[ $? -eq 125 ] && printf '%s' "$out" | grep -q '^hint: start a session with it: stockade session start --net on$' &&
+	pass "what the recipe shows for a widening: refused, with the start that gives it" ||
+	{ fail "what the recipe shows for a widening"; diag "$out"; }
+
 # The protocol's reader: what it cannot read is refused, not fatal.
 out=$(python3 - "$SDIR/$SID.sock" <<'PY' 2>&1
 import socket, sys
