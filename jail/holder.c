@@ -162,6 +162,19 @@ static struct hold_exec *exec_by_id(const struct holder *h, long id, size_t *ret
 	return NULL;
 }
 
+/* A signal to a started exec's process group, by the zygote. */
+static void signal_exec(const struct holder *h, const struct hold_exec *x, long sig)
+{
+	if (x->pid <= 0 || h->zygote < 0)
+		return;
+	struct wire_out o = { 0 };
+	wire_begin(&o, "signal");
+	wire_add_long(&o, "id", x->id);
+	wire_add_long(&o, "sig", sig);
+	(void)wire_send(h->zygote, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
 static void client_drop(struct holder *h, size_t i)
 {
 	struct hold_client *c = h->clients[i];
@@ -169,14 +182,7 @@ static void client_drop(struct holder *h, size_t i)
 	 * command left running stays the session's. */
 	if (c->exec) {
 		c->exec->client = NULL;
-		if (c->exec->pid > 0 && h->zygote >= 0) {
-			struct wire_out o = { 0 };
-			wire_begin(&o, "signal");
-			wire_add_long(&o, "id", c->exec->id);
-			wire_add_long(&o, "sig", SIGKILL);
-			(void)wire_send(h->zygote, &o, NULL, 0);
-			wire_out_free(&o);
-		}
+		signal_exec(h, c->exec, SIGKILL);
 	}
 	close(c->fd);
 	free(c);
@@ -421,14 +427,8 @@ static void client_message(struct holder *h, size_t i)
 		exec(h, c, &m, fds, n_fds);
 	} else if (streq(m.type, "signal")) {
 		long sig;
-		if (c->exec && c->exec->pid > 0 && wire_get_long(&m, "sig", 1, 64, &sig) == 0) {
-			struct wire_out o = { 0 };
-			wire_begin(&o, "signal");
-			wire_add_long(&o, "id", c->exec->id);
-			wire_add_long(&o, "sig", sig);
-			(void)wire_send(h->zygote, &o, NULL, 0);
-			wire_out_free(&o);
-		}
+		if (c->exec && wire_get_long(&m, "sig", 1, 64, &sig) == 0)
+			signal_exec(h, c->exec, sig);
 	} else if (streq(m.type, "stop")) {
 		h->stop = true;
 		if (h->stopper < 0) {

@@ -645,6 +645,19 @@ static bool clone_refused(int err)
 
 /* A jailed command has a session of its own and the terminal its run
  * made; --mode off keeps the caller's. */
+/* A session: the command is its zygote, which starts each of the
+ * session's commands on the holder's word, on a socket of their own. */
+static int zygote_link(struct child *c, int zs[2])
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
+		log_error("cannot set up the session's zygote: %m");
+		return -1;
+	}
+	c->zygote = true;
+	c->requests = zs[1];
+	return 0;
+}
+
 static struct child child_of(const struct policy *p, const struct plan *pl, const struct signals *sg,
 			     const struct terminal *term)
 {
@@ -790,16 +803,8 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
-	if (r->holder) {
-		/* A session: the command is its zygote, which starts each of
-		 * the session's commands on the holder's word. */
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
-			log_error("cannot set up the session's zygote: %m");
-			goto out;
-		}
-		c.zygote = true;
-		c.requests = zs[1];
-	}
+	if (r->holder && zygote_link(&c, zs) < 0)
+		goto out;
 	c.tty_stand_in = null_fd;
 	c.init = true;
 	c.factory = fwd.factory_child;
@@ -1074,16 +1079,8 @@ static int run_landlock(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
-	if (r->holder) {
-		/* A session: the command is its zygote, which starts each of
-		 * the session's commands on the holder's word. */
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
-			log_error("cannot set up the session's zygote: %m");
-			goto out;
-		}
-		c.zygote = true;
-		c.requests = zs[1];
-	}
+	if (r->holder && zygote_link(&c, zs) < 0)
+		goto out;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
