@@ -69,6 +69,21 @@ kill -INT "$cpid"
 wait "$cpid"
 [ $? -eq 130 ] && pass "Ctrl-C's SIGINT to session exec ends the command: 130" || fail "SIGINT to session exec ends the command: 130"
 
+# A report per exec, when asked for.
+sx --report "$T/exec-report.json" "$SID" -- sh -c 'exit 9'
+if python3 - "$T/exec-report.json" "$TEST_BACKEND" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["backend"] == sys.argv[2], r["backend"]
+assert r["exit"] == {"code": 9}, r["exit"]
+assert r["stockade"]["status"] == 9
+PY
+	pass "session exec --report writes the command's report: its backend and exit"
+else
+	fail "session exec --report writes the command's report"
+	diag "$(cat "$T/exec-report.json" 2>&1)"
+fi
+
 # Descriptors handed over, not copied: the command writes the caller's
 # own file; its environment is scrubbed; it runs where the caller is.
 mkdir -p "$W/sub"
