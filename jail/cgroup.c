@@ -98,63 +98,11 @@ int cgroup_create(struct run_cgroup *cg)
 	return 0;
 }
 
-static _Noreturn void watcher(const char *dir, int fd)
+void cgroup_remove(const struct run_cgroup *cg)
 {
-	/* Outside the run, outside stockade's process group and session:
-	 * a Ctrl-C or a kill of the group does not reach it. */
-	setsid();
-	prctl(PR_SET_NAME, "stockade-watch", 0, 0, 0);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	char c;
-	while (read(fd, &c, 1) != 0 && (errno == EINTR || errno == EAGAIN))
-		;
-	_cleanup_free_ char *kill_file = path_join(dir, "cgroup.kill");
-	int k = open(kill_file, O_WRONLY | O_CLOEXEC);
-	if (k >= 0) {
-		(void)!write(k, "1", 1);
-		close(k);
-	}
 	/* rmdir succeeds once the last process is gone. */
-	for (int i = 0; i < 500 && rmdir(dir) < 0 && errno == EBUSY; i++)
+	for (int i = 0; cg->dir && i < 500 && rmdir(cg->dir) < 0 && errno == EBUSY; i++)
 		usleep(10000);
-	_exit(0);
-}
-
-int cgroup_watch(struct run_cgroup *cg)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	/* Forked twice so it is nobody's child here: stockade becomes a
-	 * subreaper later, and must not find it among the run's
-	 * processes. */
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-		close(p[0]);
-		close(p[1]);
-		return e;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		if (fork() != 0)
-			_exit(0);
-		int keep = p[0];
-		if (keep != 3) {
-			dup2(keep, 3);
-			keep = 3;
-		}
-		syscall(SYS_close_range, 4, ~0U, 0);
-		watcher(cg->dir, keep);
-	}
-	close(p[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	cg->watch_fd = p[1];
-	return 0;
 }
 
 int cgroup_join(const struct run_cgroup *cg)
@@ -183,9 +131,7 @@ void cgroup_release(struct run_cgroup *cg)
 		close(cg->procs_fd);
 	if (cg->dir_fd >= 0)
 		close(cg->dir_fd);
-	if (cg->watch_fd >= 0)
-		close(cg->watch_fd);
-	else if (cg->dir)
+	if (cg->dir)
 		rmdir(cg->dir);
 	free(cg->dir);
 	*cg = (struct run_cgroup)RUN_CGROUP_INIT;

@@ -1,6 +1,6 @@
 /* A cgroup of the run's own, where the host delegates one: every process
- * of the run is killed with cgroup.kill when the command exits, and by a
- * watcher outside the run when stockade itself dies. */
+ * of the run is killed with cgroup.kill when the command exits, and by
+ * the keeper (keeper.h) when stockade itself dies. */
 #pragma once
 
 #include <sys/types.h>
@@ -9,18 +9,16 @@ struct run_cgroup {
 	char *dir;		/* the run's cgroup */
 	int dir_fd;		/* it, open: for clone3's CLONE_INTO_CGROUP */
 	int procs_fd;		/* its cgroup.procs, for the command to join */
-	int watch_fd;		/* the watcher sees EOF when stockade is gone */
 };
 
-#define RUN_CGROUP_INIT { .dir_fd = -1, .procs_fd = -1, .watch_fd = -1 }
+#define RUN_CGROUP_INIT { .dir_fd = -1, .procs_fd = -1 }
 
 /* Creates the run's cgroup beneath stockade's own; -errno when the host
  * does not delegate one (the caller names the gap). */
 int cgroup_create(struct run_cgroup *cg);
-/* Starts the watcher: a process outside the run and outside stockade's
- * process group that kills the cgroup once stockade's end of a pipe
- * closes, normally or because stockade was killed, then removes it. */
-int cgroup_watch(struct run_cgroup *cg);
+/* The cgroup removed, once every process in it is gone (the keeper's,
+ * after stockade died): waits a while for the last to go. */
+void cgroup_remove(const struct run_cgroup *cg);
 /* In the command's process, before it is confined. */
 int cgroup_join(const struct run_cgroup *cg);
 int cgroup_kill(const struct run_cgroup *cg);

@@ -12,6 +12,7 @@
 
 #include "jail/caps.h"
 #include "jail/limits.h"
+#include "jail/zygote.h"
 #include "lib/fd.h"
 #include "lib/util.h"
 #include "netns/netns.h"
@@ -226,7 +227,7 @@ static void reap_exited(const struct child *c, pid_t pid, int *status)
  * or '6') in one message tagged with it, so that stockade asks once in a
  * while, ahead of the connections. The byte alone says none could be
  * made. The factory, or -1 once stockade has closed its end. */
-static int serve_factory(int sock)
+int child_serve_factory(int sock)
 {
 	char family;
 	ssize_t n = recv(sock, &family, 1, MSG_DONTWAIT);
@@ -275,7 +276,7 @@ static _Noreturn void be_init(const struct child *c)
 		if (poll(fds, 2, -1) < 0)
 			continue;
 		if (fds[1].revents)
-			factory = serve_factory(factory);
+			factory = child_serve_factory(factory);
 		if (!(fds[0].revents & POLLIN))
 			continue;
 		struct signalfd_siginfo si;
@@ -444,7 +445,10 @@ _Noreturn void child_main(const struct child *c)
 			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", 125);
 	}
 	/* 10. The jail's init forks the command and stays as pid 1; the
-	 *    landlock backend's process is the command. */
+	 *    landlock backend's process is the command. A session's (either)
+	 *    starts each command the holder asks for. */
+	if (c->zygote)
+		zygote_main(c);
 	if (c->init)
 		be_init(c);
 	exec_command(c);

@@ -112,6 +112,11 @@ struct child {
 	const struct sock_fprog *bpf;
 	bool no_listener;	/* the filter loads alone: a parent's holds the listener */
 
+	/* A session's: this process is its zygote (zygote.h), which starts
+	 * each command the holder sends on requests. */
+	bool zygote;
+	int requests;
+
 	int err_fd;		/* the error pipe's write end */
 	int sock;		/* to stockade: go (and its Landlock ruleset), the listener, init's status */
 };
@@ -137,3 +142,6 @@ void link_parent_side(struct link *l);
 int child_take_listener(int sock, pid_t pid, int *ret_fd);
 
 _Noreturn void child_main(const struct child *c);
+/* --publish in the namespace jail: one request on the factory socket
+ * answered; the socket, or -1 once stockade closed its end. */
+int child_serve_factory(int sock);

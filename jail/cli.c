@@ -27,6 +27,9 @@ enum {
 	OPT_MAX_PROCS,
 	OPT_MEMORY,
 	OPT_TMP_SIZE,
+	OPT_NAME,
+	OPT_IDLE,
+	OPT_SESSION,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +59,9 @@ static const struct option long_options[] = {
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "session", required_argument, NULL, OPT_SESSION },
 	{ 0 },
 };
 
@@ -67,6 +73,9 @@ void cli_usage(FILE *f)
 	      "       stockade trust [FILE] | --list | --revoke FILE\n"
 	      "       stockade quarantine [list | restore ID]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
+	      "       stockade session start [OPTION]... [--name NAME] [--idle TIME]\n"
+	      "       stockade session exec [OPTION]... ID -- COMMAND [ARG]...\n"
+	      "       stockade session list | stop ID\n"
 	      "\n"
 	      "Runs COMMAND in a jail: it keeps the workspace (the current directory) and\n"
 	      "the system, and cannot read your secrets, write elsewhere, reach services\n"
@@ -95,6 +104,10 @@ void cli_usage(FILE *f)
 	      "      --memory SIZE       the run's memory, as 4G or 50% (default 75%)\n"
 	      "      --tmp-size SIZE     /tmp, home and /dev/shm together (default 50%)\n"
 	      "      --report FILE       write what was enforced and refused as JSON\n"
+	      "      --session ID        run COMMAND in that session (session exec ID)\n"
+	      "      --name NAME         session start: the session's id (default: a random one)\n"
+	      "      --idle TIME         session start: end it after TIME with no command\n"
+	      "                          (30m, 2h, 0 for never; default 1h)\n"
 	      "  -q, --quiet             say nothing unless something fails\n"
 	      "  -v, --verbose           say what is enforced and what is not (explain: everything)\n"
 	      "      --json              doctor and explain: as JSON\n"
@@ -116,6 +129,20 @@ static bool valid_env_name(const char *s, size_t n)
 		if (s[i] == '=' || (unsigned char)s[i] < 0x21 || s[i] == 0x7f)
 			return false;
 	return true;
+}
+
+/* "30m", "2h", "90s", "600" (seconds), "0" (never). */
+int session_parse_idle(const char *s, unsigned *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (end == s)
+		return -EINVAL;
+	unsigned long mult = streq(end, "") || streq(end, "s") ? 1 : streq(end, "m") ? 60 : streq(end, "h") ? 3600 : 0;
+	if (!mult || v > 30UL * 24 * 3600 / mult)
+		return -EINVAL;
+	*ret = (unsigned)(v * mult);
+	return 0;
 }
 
 #define USAGE_ERROR(...)                                                       \
@@ -143,6 +170,26 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		o->command = CMD_WHY;
 	if (o->command != CMD_RUN)
 		first = 2;
+	if (argc > 1 && streq(argv[1], "session")) {
+		static const struct { const char *word; enum command cmd; } verbs[] = {
+			{ "start", CMD_SESSION_START }, { "exec", CMD_SESSION_EXEC },
+			{ "list", CMD_SESSION_LIST }, { "stop", CMD_SESSION_STOP },
+		};
+		for (size_t i = 0; argc > 2 && i < ARRAY_SIZE(verbs); i++)
+			if (streq(argv[2], verbs[i].word))
+				o->command = verbs[i].cmd;
+		if (o->command == CMD_RUN)
+			USAGE_ERROR("usage: stockade session start [OPTION]... | exec ID -- COMMAND... | list | stop ID");
+		first = 3;
+	}
+	o->idle_s = SESSION_IDLE_DEFAULT;
+	/* What a command of a session may not be given alone: anything that
+	 * would make its jail another. */
+#define SESSION_ONLY(opt) \
+	do { \
+		if (!o->session_refused) \
+			o->session_refused = (opt); \
+	} while (0)
 
 	/* "+": options end at the command, whose own options are its own. */
 	optind = 0;
@@ -151,15 +198,18 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	while ((c = getopt_long(argc - first + 1, argv + first - 1, "+:C:p:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'C':
+			SESSION_ONLY("--workspace");
 			free(l->workspace);
 			l->workspace = xstrdup(optarg);
 			l->workspace_source = SOURCE_OPTION_OF("--workspace");
 			break;
 		case OPT_CONFIG:
+			SESSION_ONLY("--config");
 			free(o->config);
 			o->config = xstrdup(optarg);
 			break;
 		case 'p':
+			SESSION_ONLY("--profile");
 			free(o->profile);
 			o->profile = xstrdup(optarg);
 			break;
@@ -167,6 +217,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			layer_add_rule(l, optarg, ACCESS_READ, SOURCE_OPTION_OF("--read"));
 			break;
 		case OPT_WRITE:
+			SESSION_ONLY("--write");
 			layer_add_rule(l, optarg, ACCESS_WRITE, SOURCE_OPTION_OF("--write"));
 			break;
 		case OPT_HIDE:
@@ -181,18 +232,21 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		case OPT_PUBLISH:
 		case OPT_CONNECT: {
 			const char *why, *opt = c == OPT_PUBLISH ? "--publish" : "--connect";
+			SESSION_ONLY(opt);
 			if (layer_add_grant(l, c == OPT_PUBLISH ? GRANT_PUBLISH : GRANT_CONNECT, optarg,
 					    SOURCE_OPTION_OF(c == OPT_PUBLISH ? "--publish" : "--connect"), &why) < 0)
 				USAGE_ERROR("invalid %s '%s': %s", opt, optarg, why);
 			break;
 		}
 		case OPT_BACKEND:
+			SESSION_ONLY("--backend");
 			if (backend_from_name(optarg, &l->backend) < 0)
 				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
 			l->backend_set = true;
 			l->backend_source = SOURCE_OPTION_OF("--backend");
 			break;
 		case OPT_MODE:
+			SESSION_ONLY("--mode");
 			if (run_mode_from_name(optarg, &l->mode) < 0)
 				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
 			l->mode_set = true;
@@ -204,6 +258,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			if (!valid_env_name(optarg, n))
 				USAGE_ERROR("invalid --env '%s': use NAME or NAME=VALUE", optarg);
 			_cleanup_free_ char *name = xstrndup(optarg, n);
+			if (!eq)
+				SESSION_ONLY("--env NAME");
 			layer_add_env(l, eq ? ENV_SET : ENV_PASS, name, eq ? eq + 1 : NULL, SOURCE_OPTION_OF("--env"));
 			break;
 		}
@@ -213,27 +269,32 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			layer_add_env(l, ENV_UNSET, optarg, NULL, SOURCE_OPTION_OF("--unset"));
 			break;
 		case OPT_HOME:
+			SESSION_ONLY("--home");
 			free(l->home);
 			l->home = xstrdup(optarg);
 			l->home_source = SOURCE_OPTION_OF("--home");
 			break;
 		case OPT_HIDE_IGNORED:
+			SESSION_ONLY("--hide-ignored");
 			o->hide_ignored = true;
 			l->hide_ignored_set = true;
 			l->hide_ignored = true;
 			l->hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
 			break;
 		case OPT_MAX_PROCS:
+			SESSION_ONLY("--max-procs");
 			if (max_procs_parse(optarg, &l->max_procs) < 0)
 				USAGE_ERROR("invalid --max-procs '%s': use a number of processes from 2 to 4194304", optarg);
 			l->max_procs_source = SOURCE_OPTION_OF("--max-procs");
 			break;
 		case OPT_MEMORY:
+			SESSION_ONLY("--memory");
 			if (size_spec_parse(optarg, &l->memory) < 0)
 				USAGE_ERROR("invalid --memory '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
 			l->memory_source = SOURCE_OPTION_OF("--memory");
 			break;
 		case OPT_TMP_SIZE:
+			SESSION_ONLY("--tmp-size");
 			if (size_spec_parse(optarg, &l->tmp_size) < 0)
 				USAGE_ERROR("invalid --tmp-size '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
 			l->tmp_size_source = SOURCE_OPTION_OF("--tmp-size");
@@ -244,6 +305,25 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_NAME:
+			if (o->command != CMD_SESSION_START)
+				USAGE_ERROR("--name goes with 'stockade session start'");
+			free(o->session_name);
+			o->session_name = xstrdup(optarg);
+			break;
+		case OPT_IDLE:
+			if (o->command != CMD_SESSION_START)
+				USAGE_ERROR("--idle goes with 'stockade session start'");
+			if (session_parse_idle(optarg, &o->idle_s) < 0)
+				USAGE_ERROR("invalid --idle '%s': use a time (90s, 30m, 2h; at most 30 days) or 0 for never", optarg);
+			break;
+		case OPT_SESSION:
+			if (o->command != CMD_RUN)
+				USAGE_ERROR("--session goes with a command: stockade --session ID -- COMMAND");
+			free(o->session_id);
+			o->session_id = xstrdup(optarg);
+			o->command = CMD_SESSION_EXEC;
 			break;
 		case OPT_LIST:
 			o->trust_list = true;
@@ -278,6 +358,27 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	}
 
 	int rest = first - 1 + optind;
+	if (o->command == CMD_SESSION_EXEC && !o->session_id) {
+		if (rest >= argc || streq(argv[rest], "--"))
+			USAGE_ERROR("usage: stockade session exec [OPTION]... ID -- COMMAND [ARG]...");
+		o->session_id = xstrdup(argv[rest++]);
+	}
+	if (o->command == CMD_SESSION_EXEC && rest < argc && streq(argv[rest], "--"))
+		rest++;
+	if (o->command == CMD_SESSION_STOP) {
+		if (rest + 1 != argc)
+			USAGE_ERROR("usage: stockade session stop ID");
+		o->session_id = xstrdup(argv[rest++]);
+	}
+	if ((o->command == CMD_SESSION_START || o->command == CMD_SESSION_LIST) && rest < argc)
+		USAGE_ERROR("'stockade session %s' takes no command: stockade session exec ID -- COMMAND runs one",
+			    o->command == CMD_SESSION_START ? "start" : "list");
+	if (o->command == CMD_SESSION_EXEC && rest >= argc)
+		USAGE_ERROR("no command given: stockade session exec ID -- COMMAND [ARG]...");
+	if (o->command == CMD_SESSION_EXEC && o->session_refused)
+		USAGE_ERROR("cannot give %s to one command of a session: it would make the command's jail another than the "
+			    "session's; start a session with it (stockade session start %s ...)",
+			    o->session_refused, o->session_refused);
 	if (o->json && o->command != CMD_DOCTOR && o->command != CMD_EXPLAIN)
 		USAGE_ERROR("--json goes with 'stockade doctor' and 'stockade explain'");
 	if (o->command == CMD_WHY) {
@@ -318,6 +419,8 @@ void options_free(struct options *o)
 	free(o->profile);
 	free(o->revoke);
 	free(o->why_target);
+	free(o->session_id);
+	free(o->session_name);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };
 }

@@ -16,6 +16,10 @@ enum command {
 	CMD_WHY,
 	CMD_HELP,
 	CMD_VERSION,
+	CMD_SESSION_START,
+	CMD_SESSION_EXEC,	/* session exec ID -- COMMAND, or --session ID -- COMMAND */
+	CMD_SESSION_LIST,
+	CMD_SESSION_STOP,
 };
 
 struct options {
@@ -31,7 +35,19 @@ struct options {
 	char *revoke;		/* stockade trust --revoke FILE */
 	char **argv;		/* the command, NULL-terminated; may be empty */
 	char *why_target;	/* stockade why TARGET */
+	char *session_id;	/* session exec and stop: the session; --session ID */
+	char *session_name;	/* session start --name NAME */
+	unsigned idle_s;	/* session start --idle: seconds, 0 never */
+	/* session exec: an option other than -q, -v, --report, --env NAME=VALUE,
+	 * --unset, and what narrows (--hide, --read, --net: the holder checks
+	 * that they do), which only the session's start may give (NULL: none) */
+	const char *session_refused;
 };
+
+/* "30m", "2h", "90s", "600" (seconds), "0" (never). */
+int session_parse_idle(const char *s, unsigned *ret);
+/* The default idle timeout of a session. */
+#define SESSION_IDLE_DEFAULT (60 * 60)
 
 /* Parses argv; on a usage error returns -EINVAL with a message for the
  * user in *ret_error. */

@@ -21,6 +21,9 @@ extern char **environ;
 
 static const char *unbuilt(const struct options *o)
 {
+	if (o->command == CMD_SESSION_START || o->command == CMD_SESSION_EXEC || o->command == CMD_SESSION_LIST ||
+	    o->command == CMD_SESSION_STOP)
+		return "sessions are not built on macOS yet: each command runs in a jail of its own";
 	if (o->command == CMD_QUARANTINE)
 		return "'stockade quarantine': the guard does not run on macOS, so nothing is ever set aside";
 	if (o->hide_ignored)
@@ -128,6 +131,10 @@ int main(int argc, char **argv)
 			status = config_trust_verb(&o, environ);
 			break;
 		case CMD_QUARANTINE:
+		case CMD_SESSION_START:
+		case CMD_SESSION_EXEC:
+		case CMD_SESSION_LIST:
+		case CMD_SESSION_STOP:
 			status = 125;
 			break;
 		case CMD_RUN:

@@ -13,6 +13,7 @@
 #include "jail/reported.h"
 #include "jail/run.h"
 #include "jail/say.h"
+#include "jail/session.h"
 #include "jail/sbverbs.h"
 #include "jail/why.h"
 #include "lib/log.h"
@@ -58,7 +59,7 @@ static int add_listed_handoffs(struct policy *p)
 	return 0;
 }
 
-static int run_jailed(const struct options *o, unsigned long long start_us, struct report *rep)
+static int run_jailed(const struct options *o, unsigned long long start_us, struct report *rep, struct holder *holder)
 {
 	/* 1. The policy, from its layers: the built-in defaults, the
 	 *    settings files (the user's, the workspace's, the profile, the
@@ -105,6 +106,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		.environ = environ,
 		.start_us = start_us,
 		.rep = rep,
+		.holder = holder,
 	};
 	r.backend = fit_choose(&p, &h, &r.why);
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
@@ -145,7 +147,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	}
 	/* 4. A program that cannot be found or run is said before anything
 	 *    starts, with the status a shell would give. */
-	if (!p.program) {
+	if (!p.program && !holder) {
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
 		status = p.program_error == ENOENT ? 127 : 126;
 		goto out;
@@ -168,7 +170,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	/* 5. The run, on its backend; the guard ended. */
 	status = run_command(&r);
 	/* 6. What was refused, in one line when the command failed. */
-	if (status != 0 && rep->n_denials) {
+	if (status != 0 && rep->n_denials && !holder) {
 		_cleanup_free_ char *line = report_denials_line(rep);
 		if (line)
 			log_warn("refused: %s", line);
@@ -183,20 +185,27 @@ out:
 struct jailed {
 	const struct options *o;
 	unsigned long long start_us;
+	struct holder *holder;
 };
 
 static int jailed(void *data, struct report *rep)
 {
 	const struct jailed *j = data;
-	return run_jailed(j->o, j->start_us, rep);
+	return run_jailed(j->o, j->start_us, rep, j->holder);
 }
 
-/* A run, with its report (jail/reported.h). */
-static int run(const struct options *o, unsigned long long start_us)
+/* A run, with its report (jail/reported.h); a session's holder's run,
+ * whose command is its zygote. */
+static int run_held(const struct options *o, unsigned long long start_us, struct holder *holder)
 {
-	struct jailed j = { o, start_us };
+	struct jailed j = { o, start_us, holder };
 	bool reported = o->report && o->command != CMD_EXPLAIN && o->command != CMD_WHY;
 	return run_reported(reported ? o->report : NULL, jailed, &j);
+}
+
+static int run(const struct options *o, unsigned long long start_us)
+{
+	return run_held(o, start_us, NULL);
 }
 
 int main(int argc, char **argv)
@@ -243,6 +252,12 @@ int main(int argc, char **argv)
 	}
 	case CMD_TRUST:
 		status = config_trust_verb(&o, environ);
+		break;
+	case CMD_SESSION_START:
+	case CMD_SESSION_EXEC:
+	case CMD_SESSION_LIST:
+	case CMD_SESSION_STOP:
+		status = session_verb(&o, start, run_held);
 		break;
 	case CMD_RUN:
 	case CMD_EXPLAIN:

@@ -415,6 +415,13 @@ static int write_policy_file(const struct places *pl, const struct policy *p)
 	return write_all(fd, text, strlen(text));
 }
 
+void places_sweep(struct places *pl, uid_t uid)
+{
+	_cleanup_close_ int base_fd = open(pl->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (base_fd >= 0)
+		sweep(pl, base_fd, uid);
+}
+
 int places_make(struct places *pl, const struct policy *p, struct places_failure *f)
 {
 	*f = (struct places_failure){ 0 };

@@ -74,6 +74,10 @@ void places_add_terminal(struct places *pl, const char *slave);
  * removed first, once nothing holds them: what of that fails is in
  * pl->notes, and the run goes on. */
 int places_make(struct places *pl, const struct policy *p, struct places_failure *f);
+/* Removes what runs whose stockade is gone left in base, this one's
+ * among them once its stockade is (the keeper's, after stockade died):
+ * each directory nobody locks or holds. */
+void places_sweep(struct places *pl, uid_t uid);
 /* Removes the run directory and frees pl. */
 void places_remove(struct places *pl);
 void places_failure_free(struct places_failure *f);

@@ -81,9 +81,10 @@ static void describe_namespaces(const struct policy *p, struct report *rep)
 /* The landlock backend's process handling: jail/'s too. */
 static void describe_processes(const struct policy *p, bool cgroup, struct report *rep)
 {
-	if (!cgroup)
-		report_gap(rep, "processes left behind if stockade is killed",
-			   "no cgroup is delegated here, and PR_SET_PDEATHSIG reaches only the command's first process");
+	report_enforced(rep, cgroup ? "processes: all die with stockade, killed or not (its keeper, the run's subreaper, "
+				      "kills them with the run's cgroup and ends the run)"
+				    : "processes: all die with stockade, killed or not (its keeper, the run's subreaper, "
+				      "kills them and ends the run)");
 	if (p->uid != 0)
 		report_enforced(rep, "bounding set kept (no CAP_SETPCAP to drop it): no_new_privs keeps exec from gaining anything");
 }

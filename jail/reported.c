@@ -23,6 +23,7 @@ int run_reported(const char *path, int (*fn)(void *data, struct report *rep), vo
 	}
 	struct report rep;
 	report_init(&rep);
+	rep.out_fd = fd;
 	log_tap_set(report_said, &rep);
 	int status = fn(data, &rep);
 	log_tap_set(NULL, NULL);

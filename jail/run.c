@@ -20,7 +20,9 @@
 #include "jail/cgroup.h"
 #include "jail/child.h"
 #include "jail/forwards.h"
+#include "jail/holder.h"
 #include "jail/ids.h"
+#include "jail/keeper.h"
 #include "jail/limits.h"
 #include "jail/plan.h"
 #include "jail/say.h"
@@ -129,45 +131,6 @@ static void kill_and_reap(pid_t pid)
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-}
-
-/* The processes stockade, as subreaper, holds as children: the command
- * and whatever it left behind whose parent is gone. */
-static size_t list_children(pid_t *out, size_t max)
-{
-	char path[64], buf[21];
-	stpcpy(stpcpy(stpcpy(path, "/proc/self/task/"), fmt_u64(buf, (uint64_t)getpid())), "/children");
-	_cleanup_free_ char *text = NULL;
-	if (read_file_at(AT_FDCWD, path, 1 << 16, &text, NULL) < 0)
-		return 0;
-	size_t n = 0;
-	for (char *p = text, *end; n < max; p = end) {
-		long pid = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		out[n++] = (pid_t)pid;
-	}
-	return n;
-}
-
-/* Kills everything the command left: the run's cgroup at once where there
- * is one, the command's process group, then each child in turn; a killed
- * process's children come to stockade as orphans, and go the same way. */
-static void kill_leftovers(const struct run_cgroup *cg, pid_t pgid)
-{
-	if (cg->dir)
-		(void)cgroup_kill(cg);
-	if (pgid > 0)
-		kill(-pgid, SIGKILL);
-	for (;;) {
-		pid_t pids[256];
-		size_t n = list_children(pids, ARRAY_SIZE(pids));
-		for (size_t i = 0; i < n; i++)
-			kill(pids[i], SIGKILL);
-		pid_t w = waitpid(-1, NULL, 0);
-		if (w < 0 && errno == ECHILD)
-			break;
-	}
 }
 
 /* One notification: the supervisor's to decide, or a refusal of the
@@ -282,13 +245,16 @@ struct process {
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
-	int init_sock;			/* the jail's init's reports (-1: none) */
+	int init_sock;			/* the jail's init's reports, or the keeper's (-1: none) */
 	int init_status;		/* the command's status init reported; -1: none yet */
+	bool keeper;			/* the landlock backend: the keeper reports on init_sock */
+	struct holder *holder;		/* a session's: its control socket served too (NULL: none) */
 };
 
 /* What the jail's init reports on its socket before the command's status:
  * the command stopped. */
 #define INIT_REPORT_STOPPED (-2)
+_Static_assert(INIT_REPORT_STOPPED == KEEPER_STOPPED, "the keeper reports as init does");
 
 /* The command stopped (Ctrl-Z through its pty, to the session's own
  * group): stockade stops too, with the user's mode back, so that the
@@ -335,9 +301,17 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * once before waiting for the signal. */
 	bool stopped = false;
 	reap_exited(pr->pid, &status, &stopped);
-	while (status == -1) {
+	/* The keeper's command is not stockade's child: its status comes on
+	 * the keeper's socket, its leftovers already killed. */
+	while (status == -1 && !(pr->keeper && pr->init_status != -1)) {
+		/* A session asked to stop, or idle: its zygote is killed, and
+		 * the run ends as a run whose command was. */
+		if (pr->holder && holder_done(pr->holder)) {
+			kill(pr->pid, SIGKILL);
+			pr->holder = NULL;
+		}
 		enum { FIXED_FDS = 5 };
-		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320] = {
+		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
@@ -348,9 +322,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
+		struct pollfd *hold_fds = sv_fds + n_pending + n_forward;
+		size_t n_hold = pr->holder ? holder_pollfds(pr->holder, hold_fds, HOLDER_POLLFDS) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
-		 * 10 ms. */
-		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward, n_pending ? 10 : -1);
+		 * 10 ms; a session's idle timeout comes when it comes. */
+		int timeout = n_pending ? 10 : -1, idle = pr->holder ? holder_timeout_ms(pr->holder) : -1;
+		if (idle >= 0 && (timeout < 0 || idle < timeout))
+			timeout = idle;
+		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward + n_hold, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -362,12 +341,21 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			fds[1].revents = 0;
 		if (n_term)
 			terminal_ready(pr->term, fds + FIXED_FDS, n_term);
-		if (pr->init_sock >= 0 && fds[3].revents)
+		if (pr->init_sock >= 0 && fds[3].revents) {
 			read_init_report(pr);
+			if (pr->keeper && pr->init_sock < 0 && pr->init_status == -1) {
+				/* Killed by someone: the command died with it (its
+				 * death signal), what it left comes to stockade. */
+				log_error("stockade's keeper ended before the command did: the run is killed");
+				return -1;
+			}
+		}
 		if (n_pending)
 			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (n_forward)
 			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
+		if (n_hold)
+			holder_serve(pr->holder, hold_fds, n_hold);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
@@ -418,7 +406,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * unread (nothing waits for its answer): recorded still. */
 	if (pr->outside >= 0)
 		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
-	return status;
+	return pr->keeper ? pr->init_status : status;
 }
 
 /* The exit status stockade ends with, from the command's. */
@@ -657,6 +645,19 @@ static bool clone_refused(int err)
 
 /* A jailed command has a session of its own and the terminal its run
  * made; --mode off keeps the caller's. */
+/* A session: the command is its zygote, which starts each of the
+ * session's commands on the holder's word, on a socket of their own. */
+static int zygote_link(struct child *c, int zs[2])
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, zs) < 0) {
+		log_error("cannot set up the session's zygote: %m");
+		return -1;
+	}
+	c->zygote = true;
+	c->requests = zs[1];
+	return 0;
+}
+
 static struct child child_of(const struct policy *p, const struct plan *pl, const struct signals *sg,
 			     const struct terminal *term)
 {
@@ -679,6 +680,64 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 	};
 }
 
+/* What the keeper is given: how to fork the command's process (the
+ * landlock backend), and the run, to end it should stockade die. */
+struct kept {
+	struct run *r;
+	const struct child *c;
+	struct link *ln;
+	const struct run_cgroup *cg;
+	struct places *places;
+};
+
+static pid_t start_command(void *data)
+{
+	struct kept *k = data;
+	bool in_cgroup;
+	pid_t pid = fork_into(k->cg, &in_cgroup);
+	if (pid == 0) {
+		struct child c = *k->c;
+		link_child_side(k->ln);
+		if (!in_cgroup)
+			c.cgroup_procs = k->cg->procs_fd;
+		child_main(&c);
+	}
+	return pid < 0 ? -errno : pid;
+}
+
+/* In the keeper, stockade gone and every process of the run with it:
+ * what stockade had left of the run's end. Its places swept, the guard
+ * begun anew (stockade's locks went with it, so the begin undoes what
+ * the run changed, as the next run would) and ended, the report. */
+static void keeper_finish(void *data, int command_status)
+{
+	struct kept *k = data;
+	struct run *r = k->r;
+	struct report *rep = r->rep;
+	rep->ended = "stockade died during the run (killed or crashed): its keeper killed every process of the run, "
+		     "undid what the run changed of the trust hand-offs and removed its places";
+	log_error("stockade died during the run: its keeper ends it (every process of the run killed, the trust "
+		  "hand-offs undone, the run's places removed)");
+	int status = command_status >= 0 ? exit_status(command_status, rep) : 128 + SIGKILL;
+	if (command_status < 0) {
+		rep->exited = true;
+		rep->signal = SIGKILL;
+	}
+	rep->supervisor = false;
+	/* The hand-offs first: a planted hook is what a git commit outside
+	 * would run next. stockade's guards hold descriptors the keeper
+	 * closed. */
+	r->n_guards = 0;
+	status = run_begin_guard(r) < 0 ? RUN_CLEANUP_FAILED : run_end_guard(r, status);
+	places_sweep(k->places, r->p->uid);
+	if (r->holder)
+		holder_forget_files(r->holder);
+	if (rep->out_fd >= 0) {
+		rep->status = status;
+		(void)report_write_fd(rep, rep->out_fd);
+	}
+}
+
 static int run_namespaces(struct run *r)
 {
 	const struct policy *p = r->p;
@@ -690,7 +749,8 @@ static int run_namespaces(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
-	_cleanup_close_ int responder = -1, outside_nl = -1;
+	_cleanup_close_ int responder = -1, outside_nl = -1, init_pidfd = -1;
+	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	int outside = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
@@ -743,6 +803,8 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
+	if (r->holder && zygote_link(&c, zs) < 0)
+		goto out;
 	c.tty_stand_in = null_fd;
 	c.init = true;
 	c.factory = fwd.factory_child;
@@ -774,6 +836,8 @@ static int run_namespaces(struct run *r)
 	}
 	int clone_err = errno;
 	link_parent_side(&ln);
+	if (zs[1] >= 0)
+		close(TAKE_FD(zs[1]));
 	if (fwd.factory_child >= 0) {
 		close(fwd.factory_child);
 		fwd.factory_child = -1;
@@ -804,6 +868,25 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 		else
 			log_error("cannot write the jail's uid and gid maps: %s", strerror(-e));
+		goto out;
+	}
+	/* 7b. The keeper, before anything of the command's runs: should
+	 *     stockade die, init dies with it (its death signal), and the
+	 *     keeper ends the run (the guard's undo, the places). */
+	init_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int report_fd = rep->out_fd;
+	struct kept kept = { .r = r, .places = &pl.places };
+	struct keeper_duty duty = {
+		.cg = &cg,
+		.init_pidfd = init_pidfd,
+		.keep = &report_fd,
+		.n_keep = report_fd >= 0,
+		.finish = keeper_finish,
+		.data = &kept,
+	};
+	if (init_pidfd < 0 || (e = keeper_begin(&r->keeper, &duty)) < 0) {
+		log_error("cannot start stockade's keeper: %s", strerror(init_pidfd < 0 ? errno : -e));
+		kill_and_reap(pid);
 		goto out;
 	}
 	if (child_go(ln.sock[0], -1) < 0) {
@@ -870,6 +953,10 @@ static int run_namespaces(struct run *r)
 			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
+	if (r->holder) {
+		holder_ready(r->holder, r, &pl.places, zs[0], "namespaces");
+		pr.holder = r->holder;
+	}
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
@@ -896,6 +983,9 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	for (int i = 0; i < 2; i++)
+		if (zs[i] >= 0)
+			close(zs[i]);
 	netns_outside_release(outside);
 	forwards_end(&fwd);
 	terminal_end(&term);
@@ -917,6 +1007,7 @@ static int run_landlock(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
+	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	struct terminal term;
 	pid_t pid = -1;
@@ -943,7 +1034,7 @@ static int run_landlock(struct run *r)
 	/* 2. A cgroup of the run's own where the host delegates one, so that
 	 *    every process of the run can be killed with it, even if stockade
 	 *    is; made first, so that the command's process is born in it. */
-	if (jail && cgroup_create(&cg) == 0 && cgroup_watch(&cg) < 0)
+	if (jail && cgroup_create(&cg) < 0)
 		cgroup_release(&cg);
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
@@ -988,23 +1079,39 @@ static int run_landlock(struct run *r)
 		goto out;
 	}
 	struct child c = child_of(p, &pl, &sg, &term);
+	if (r->holder && zygote_link(&c, zs) < 0)
+		goto out;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
 	c.nproc_plus_user = lim.nproc_plus_user;
 	c.join_procs = lim.procs;
 	c.n_join_procs = lim.n_procs;
-	bool in_cgroup;
-	pid = fork_into(&cg, &in_cgroup);
-	if (pid == 0) {
-		link_child_side(&ln);
-		if (!in_cgroup)
-			c.cgroup_procs = cg.procs_fd;
-		child_main(&c);
+	struct kept kept = { .r = r, .c = &c, .ln = &ln, .cg = &cg, .places = &pl.places };
+	int fork_err = 0;
+	if (jail) {
+		/* The keeper forks it: the run's subreaper, which outlives
+		 * stockade. Its pid is read once it is needed (step 8). */
+		int report_fd = rep->out_fd;
+		struct keeper_duty duty = {
+			.start = start_command,
+			.command_pgrp = c.own_pgrp,
+			.cg = &cg,
+			.init_pidfd = -1,
+			.keep = &report_fd,
+			.n_keep = report_fd >= 0,
+			.finish = keeper_finish,
+			.data = &kept,
+		};
+		fork_err = -keeper_begin(&r->keeper, &duty);
+	} else {
+		pid = start_command(&kept);
+		fork_err = pid < 0 ? (int)-pid : 0;
 	}
-	int fork_err = errno;
 	link_parent_side(&ln);
-	if (pid < 0) {
+	if (zs[1] >= 0)
+		close(TAKE_FD(zs[1]));
+	if (fork_err) {
 		log_error("cannot fork: %s", strerror(fork_err));
 		goto out;
 	}
@@ -1045,6 +1152,10 @@ static int run_landlock(struct run *r)
 	 *    restricts itself and execs. A go that cannot be sent means the
 	 *    process is gone; its error pipe says why; EOF on it says the
 	 *    command has exec'd. */
+	if (jail && (pid = keeper_command(&r->keeper)) < 0) {
+		log_error("cannot fork: %s", strerror((int)-pid));
+		goto out;
+	}
 	int take_err = jail && !c.no_listener ? child_take_listener(ln.sock[0], pid, &listener) : 0;
 	bool failed = take_err < 0;
 	if (!failed)
@@ -1082,19 +1193,31 @@ static int run_landlock(struct run *r)
 		.super = NULL,
 		.forward = fwd.fw,
 		.term = &term,
-		.init_sock = -1,
+		.init_sock = jail ? r->keeper.sock : -1,
 		.init_status = -1,
+		.keeper = jail,
 	};
 	struct watch w = { .run_dir = pl.places.run_dir };
 	pr.watch = &w;
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
-	if (pr.listener >= 0)
+	if (r->holder) {
+		holder_ready(r->holder, r, &pl.places, zs[0], "landlock");
+		pr.holder = r->holder;
+	}
+	if (pr.listener >= 0) {
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+		supervisor_set_root(pr.super, r->keeper.pid);
+		supervisor_record_tmp(pr.super, keeper_record_fd(&r->keeper));
+	}
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
-	kill_leftovers(&cg, c.own_pgrp ? pid : 0);
+	/* The keeper killed what the command left before it reported its
+	 * status; without one (--mode off), or once it is gone, stockade
+	 * does, as their subreaper. */
+	if (!jail || pr.init_status == -1)
+		keeper_kill_children(&cg, c.own_pgrp ? pid : 0);
 	pid = -1;
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
@@ -1110,6 +1233,9 @@ static int run_landlock(struct run *r)
 	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
+	for (int i = 0; i < 2; i++)
+		if (zs[i] >= 0)
+			close(zs[i]);
 	if (pid > 0)
 		kill_and_reap(pid);
 	forwards_end(&fwd);
@@ -1136,12 +1262,23 @@ int run_command(struct run *r)
 		if (aa && log_verbosity >= 0)
 			log_hint("%s", aa);
 		report_reset_plan(r->rep);
+		/* The namespace jail's keeper had nothing to keep. */
+		keeper_end(&r->keeper);
 		r->backend = BACKEND_LANDLOCK;
 		r->why = "fallback from namespaces";
 		r->may_fall_back = false;
 		status = run_landlock(r);
 	}
-	return run_end_guard(r, status);
+	status = run_end_guard(r, status);
+	/* Ended whole: the keeper goes. */
+	keeper_end(&r->keeper);
+	return status;
+}
+
+int run_recheck_guard(struct run *r)
+{
+	int status = run_end_guard(r, 0);
+	return run_begin_guard(r) < 0 || status == RUN_CLEANUP_FAILED ? -1 : 0;
 }
 
 int run_end_guard(struct run *r, int status)

@@ -7,6 +7,7 @@
 
 #include "guard/guard.h"
 #include "jail/fit.h"
+#include "jail/keeper.h"
 #include "policy/policy.h"
 #include "policy/report.h"
 
@@ -28,6 +29,11 @@ struct run {
 	/* stockade's own limits when the guard began (jail/run.c's
 	 * own_limits), checked before it ends */
 	struct rlimit own_limits[7];
+	/* the landlock backend's, and the namespace jail's: ends the run
+	 * should stockade die (pid 0 or -1: none) */
+	struct keeper keeper;
+	/* a session's holder: the command is its zygote (NULL: a run) */
+	struct holder *holder;
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory
@@ -54,6 +60,11 @@ int run_begin_guard(struct run *r);
  * ends with: the command's own, 128+N, or 122/125/126/127 (then a message
  * has been said). */
 int run_command(struct run *r);
+
+/* A session's, after each command: the guard ended and begun again, so
+ * that what the jail changed meanwhile is undone; -1 where the undo
+ * failed (said). */
+int run_recheck_guard(struct run *r);
 
 /* The guard ended, once every process of the run is gone: status is what
  * the run ends with, changed to RUN_CLEANUP_FAILED where the undo failed. */

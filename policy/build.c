@@ -1075,6 +1075,12 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	struct env own = { 0 };
 	env_begin(&own, environ, own_ops, s.n_own_ops);
 	_cleanup_free_ char *own_from = path_from(own_ops, s.n_own_ops);
+	p->env_ops = xcalloc(s.n_env_ops + 1, sizeof(*p->env_ops));
+	for (size_t i = 0; i < s.n_env_ops; i++)
+		p->env_ops[i] = (struct env_op){ .kind = ops[i].kind, .name = xstrdup(ops[i].name),
+						 .value = ops[i].value ? xstrdup(ops[i].value) : NULL,
+						 .source = ops[i].source };
+	p->n_env_ops = s.n_env_ops;
 	defaults_point_caches(p);
 
 	defaults_add_reads(p, own.envp, own_from);

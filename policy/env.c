@@ -195,3 +195,13 @@ void env_point_into_jail(struct env *e, const char *home, const char *tmpdir, co
 		if (env_get(e->envp, tmp_vars[i]) && !strv_contains(decided, tmp_vars[i]))
 			env_put(e, tmp_vars[i], tmpdir, "points into the jail");
 }
+
+void env_again(struct env *e, char *const *caller, const struct policy *p)
+{
+	env_begin(e, caller, p->env_ops, p->n_env_ops);
+	for (size_t i = 0; i < p->env.n_changes; i++) {
+		const struct env_change *c = &p->env.changes[i];
+		if (c->value && !strv_contains(p->env_decided, c->name) && env_get(p->env.envp, c->name))
+			env_put(e, c->name, env_get(p->env.envp, c->name), c->why);
+	}
+}

@@ -36,6 +36,12 @@ void env_free(struct env *e);
  * secrets removed, then the layers' operations applied in order. */
 void env_begin(struct env *e, char *const *caller, const struct env_op *ops, size_t n_ops);
 
+/* The environment another caller of the same policy gets (a session's
+ * exec): its own variables, less secrets, with the policy's operations
+ * (p->env_ops) and what the policy set by default in env (the toolchains'
+ * homes, stockade's caches) set again. */
+void env_again(struct env *e, char *const *caller, const struct policy *p);
+
 /* Points HOME, TMPDIR and the XDG and TMP variables at the jail's home and
  * tmp, but for the names in decided (the user's own choice stands). */
 void env_point_into_jail(struct env *e, const char *home, const char *tmpdir, const char *cwd,

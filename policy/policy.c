@@ -347,6 +347,11 @@ void policy_free(struct policy *p)
 	free(p->program);
 	strv_free(p->argv);
 	strv_free(p->env_decided);
+	for (size_t i = 0; i < p->n_env_ops; i++) {
+		free(p->env_ops[i].name);
+		free(p->env_ops[i].value);
+	}
+	free(p->env_ops);
 	for (size_t i = 0; i < p->n_skipped; i++)
 		free(p->skipped[i].path);
 	free(p->skipped);

@@ -223,6 +223,11 @@ struct policy {
 	int program_error;	/* why it was not, as an errno */
 	struct env env;		/* the command's environment, but for where the jail's home and tmp are */
 	char **env_decided;	/* names the user set, passed or unset: the jail's own values never replace them */
+	/* Every layer's environment operations, in order (the policy's own
+	 * copies): a session's exec makes its environment from its own
+	 * caller's with them (env_again). */
+	struct env_op *env_ops;
+	size_t n_env_ops;
 
 	struct rule *skipped;	/* hide rules on paths that do not exist: nothing to hide (path as written) */
 	size_t n_skipped;

@@ -8,7 +8,7 @@
 
 void report_init(struct report *r)
 {
-	*r = (struct report){ .backend = "none", .network = "off" };
+	*r = (struct report){ .backend = "none", .network = "off", .out_fd = -1 };
 	r->enforced = strv_new();
 	r->supervises = strv_new();
 	r->said = strv_new();
@@ -292,8 +292,16 @@ int report_write_json(const struct report *r, FILE *f)
 	} else {
 		fprintf(f, "{\"code\": %d}", r->exit_code);
 	}
-	fprintf(f, ",\n  \"stockade\": {\"status\": %d, \"command_ran\": %s, \"said\": ", r->status,
+	fprintf(f, ",\n  \"stockade\": {\"status\": %d, \"command_ran\": %s, \"ended\": ", r->status,
 		r->exited ? "true" : "false");
+	if (r->ended) {
+		fputs("{\"by\": \"keeper\", \"why\": ", f);
+		json_string(f, r->ended);
+		fputc('}', f);
+	} else {
+		fputs("{\"by\": \"stockade\"}", f);
+	}
+	fputs(", \"said\": ", f);
 	json_strv(f, r->said);
 	fprintf(f, "},\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
 		r->run_us / 1000.0);

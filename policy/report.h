@@ -41,6 +41,10 @@ struct report {
 	unsigned long long run_us;
 	char **said;		/* stockade's own error and hint lines */
 	int status;		/* what stockade exits with */
+	/* Why stockade's keeper ended the run (stockade died during it), or
+	 * NULL: stockade ended it. */
+	const char *ended;
+	int out_fd;		/* where --report goes (not written in it); -1: nowhere */
 };
 
 void report_init(struct report *r);

@@ -4,6 +4,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -39,6 +40,23 @@ int seccomp_probe_listener(bool *ret_killable)
 		return -errno;
 	close((int)fd);
 	return 0;
+}
+
+int seccomp_load_no_inet(void)
+{
+	/* By hand: socket(AF_INET or AF_INET6, ...) refused with EACCES,
+	 * everything else left to the filters below it. */
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(insns), .filter = insns };
+	return seccomp_load_filter(&prog, NULL);
 }
 
 int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener)

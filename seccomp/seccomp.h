@@ -188,6 +188,11 @@ void seccomp_bpf_free(struct sock_fprog *prog);
  * program built without one, loaded alone). Needs no_new_privs. */
 int seccomp_load_filter(const struct sock_fprog *prog, int *ret_listener);
 
+/* One more filter on the calling thread, loaded alone: no socket of
+ * AF_INET or AF_INET6 (EACCES), so no network at all; what the filters
+ * below it allow otherwise stands (a session's command's --net off). */
+int seccomp_load_no_inet(void);
+
 /* Tries, in a process that may be changed for good, whether a listener can
  * be had, and whether its wait is killable. */
 int seccomp_probe_listener(bool *ret_killable);

@@ -96,6 +96,8 @@ struct supervisor {
 	size_t n_ptys;
 	struct tmp_made *made;
 	size_t n_made;
+	int record_fd;		/* where each made is told (a keeper's socket), or -1 */
+	pid_t root;		/* the run's processes come down from it: the keeper, or stockade */
 	struct pending *pending;
 	size_t n_pending;
 	struct pending_send *sends;
@@ -209,8 +211,8 @@ void sv_send_ready(struct supervisor *sv, const struct pollfd *fds, size_t n);
 void sv_send_drain(struct supervisor *sv);
 
 /* A process of the run: a descendant of stockade, not stockade itself. */
-bool sv_in_run(pid_t pid);
+bool sv_in_run(const struct supervisor *sv, pid_t pid);
 /* A call that names a process (processes.c): 0 when it may go on to the
  * kernel as made, or the errno it is refused with; what is the call
  * and its target, for the report. */
-int sv_process_call(const struct seccomp_notif *req, char *what, size_t size);
+int sv_process_call(const struct supervisor *sv, const struct seccomp_notif *req, char *what, size_t size);

@@ -99,16 +99,18 @@ static long stat_field(pid_t pid, int n)
 	return end == p + 1 ? -1 : v;
 }
 
-bool sv_in_run(pid_t pid)
+bool sv_in_run(const struct supervisor *sv, pid_t pid)
 {
-	pid_t self = getpid();
-	if (pid <= 0 || pid == self)
+	pid_t root = sv->root;
+	if (pid <= 0 || pid == root || pid == getpid())
 		return false;
 	/* Up the parents: the run's processes and their orphans all come
-	 * down from stockade. */
+	 * down from its root, the keeper (which is stockade's child, and no
+	 * process of the run's: a prlimit64 on it would leave the run
+	 * unended should stockade die). */
 	for (int depth = 0; depth < 65536; depth++) {
 		long parent = stat_field(pid, 4);
-		if (parent == self)
+		if (parent == root)
 			return true;
 		if (parent <= 1)
 			return false;
@@ -119,7 +121,7 @@ bool sv_in_run(pid_t pid)
 
 /* Every member of the process group is the run's: true; one outside, or
  * none at all, false. */
-static bool group_in_run(pid_t pgrp)
+static bool group_in_run(const struct supervisor *sv, pid_t pgrp)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -132,14 +134,14 @@ static bool group_in_run(pid_t pgrp)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || stat_field((pid_t)pid, 5) != pgrp)
 			continue;
-		outside = !sv_in_run((pid_t)pid);
+		outside = !sv_in_run(sv, (pid_t)pid);
 		members++;
 	}
 	closedir(d);
 	return !outside && members > 0;
 }
 
-int sv_process_call(const struct seccomp_notif *req, char *what, size_t size)
+int sv_process_call(const struct supervisor *sv, const struct seccomp_notif *req, char *what, size_t size)
 {
 	struct sv_process_call c;
 	snprintf(what, size, "system call %d", req->data.nr);
@@ -151,11 +153,11 @@ int sv_process_call(const struct seccomp_notif *req, char *what, size_t size)
 	case SV_TARGET_PROCESS:
 		snprintf(what, size, "%s on pid %ld", c.name, c.id);
 		/* 0 is the caller, and below 0 the kernel's own error. */
-		return c.id > 0 && !sv_in_run((pid_t)c.id) ? ESRCH : 0;
+		return c.id > 0 && !sv_in_run(sv, (pid_t)c.id) ? ESRCH : 0;
 	case SV_TARGET_PGRP: {
 		long pgrp = c.id ? c.id : stat_field((pid_t)req->pid, 5);
 		snprintf(what, size, "%s on process group %ld", c.name, pgrp);
-		return pgrp >= 0 && !group_in_run((pid_t)pgrp) ? EPERM : 0;
+		return pgrp >= 0 && !group_in_run(sv, (pid_t)pgrp) ? EPERM : 0;
 	}
 	case SV_TARGET_USER:
 		/* Every process of the user: the run's are not told apart from

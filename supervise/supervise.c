@@ -876,7 +876,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send(nr)) {
 		char what[96];
-		int err = sv_process_call(req, what, sizeof(what));
+		int err = sv_process_call(sv, req, what, sizeof(what));
 		if (err) {
 			report_denial_ruled(sv->rep, "process", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
 					    "a call that names a process goes on only for a process of the run",
@@ -1064,6 +1064,11 @@ bool supervisor_whole_run(const struct supervisor *sv)
 	return !sv->broken;
 }
 
+void supervisor_set_root(struct supervisor *sv, pid_t root)
+{
+	sv->root = root;
+}
+
 struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
 				  struct report *rep)
 {
@@ -1073,6 +1078,8 @@ struct supervisor *supervisor_new(const struct policy *p, const struct rule *pla
 	sv->n_places = n_places;
 	sv->listener = listener;
 	sv->rep = rep;
+	sv->record_fd = -1;
+	sv->root = getpid();
 	sv->tmp_fd = open(SV_HOST_TMP, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	sv->pty_watch = -1;
 	/* The host's addresses and the sock_diag socket come at the first

@@ -228,6 +228,22 @@ bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif
 bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *req);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
+/* The process the run's come down from (their subreaper; stockade
+ * unless told): it and its ancestors are no process of the run. */
+void supervisor_set_root(struct supervisor *sv, pid_t root);
+/* Each name the supervisor makes in the host's /tmp is also sent, as one
+ * message (struct supervise_tmp_record), on fd: a keeper's socket, so
+ * that what a killed stockade made is still removed. */
+void supervisor_record_tmp(struct supervisor *sv, int fd);
+#define SUPERVISE_TMP_RECORD 'T'
+struct supervise_tmp_record {
+	char tag;		/* SUPERVISE_TMP_RECORD */
+	uint64_t dev, ino;
+	char name[256];		/* a name directly in the host's /tmp */
+};
+/* Removes name from the host's /tmp if it is still the file made (dev,
+ * ino): 0, -ESTALE (another file now), or -errno. */
+int supervise_tmp_remove(const char *name, dev_t dev, ino_t ino);
 
 /* ---- forwards (forward.c): --publish and --connect ---- */
 

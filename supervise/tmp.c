@@ -20,6 +20,7 @@
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -60,6 +61,33 @@ void sv_tmp_remember(struct supervisor *sv, const char *name, dev_t dev, ino_t i
 {
 	sv->made = xgrow(sv->made, sv->n_made, sizeof(*sv->made));
 	sv->made[sv->n_made++] = (struct tmp_made){ .name = xstrdup(name), .dev = dev, .ino = ino };
+	/* Told to the keeper before the command has the file: should
+	 * stockade die, the keeper removes it. */
+	if (sv->record_fd >= 0) {
+		struct supervise_tmp_record rec = { .tag = SUPERVISE_TMP_RECORD, .dev = dev, .ino = ino };
+		size_t len = strlen(name);
+		if (len < sizeof(rec.name)) {
+			memcpy(rec.name, name, len + 1);
+			(void)send(sv->record_fd, &rec, offsetof(struct supervise_tmp_record, name) + len + 1,
+				   MSG_NOSIGNAL);
+		}
+	}
+}
+
+void supervisor_record_tmp(struct supervisor *sv, int fd)
+{
+	sv->record_fd = fd;
+}
+
+int supervise_tmp_remove(const char *name, dev_t dev, ino_t ino)
+{
+	_cleanup_close_ int tmp = open(SV_HOST_TMP, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (tmp < 0 || fstatat(tmp, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (st.st_dev != dev || st.st_ino != ino)
+		return -ESTALE;
+	return unlinkat(tmp, name, 0) < 0 ? -errno : 0;
 }
 
 /* The made entry name is, if it is still that file. */

@@ -234,6 +234,59 @@ if command -v bwrap >/dev/null; then
 fi
 echo
 
+echo "== sessions: the Nth command of a session, against a fork-exec-wait launcher (coreutils timeout) running true"
+# Each session in the empty workspace and in the node_modules one (the
+# guard's per-exec cost must not grow with the workspace); the client is
+# run from inside the workspace, as an agent's would be.
+abs_st=$(realpath "$STOCKADE") abs_br=$(realpath "$BENCHRUN") abs_ml=$(realpath "$BUILD/tests/minlaunch") abs_tools=$(realpath tools)
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+for backend in landlock namespaces; do
+	se=$("$STOCKADE" session start --backend $backend --idle 0 -C "$tmp/ws")
+	sn=$("$STOCKADE" session start --backend $backend --idle 0 -C "$tmp/nm")
+	sdir="$HOME/.local/state/stockade/sessions"
+	hpid=$(sed -n 's/^pid=//p' "$sdir/$se.info")
+	# the holder, its keeper and its zygote, at rest
+	rest=0
+	for p in $hpid $(pgrep -P "$hpid") $(pgrep -P "$(pgrep -P "$hpid" -x stockade-keeper)" 2>/dev/null); do
+		rest=$((rest + $(rss_kib "$p")))
+	done
+	read -r s_med s_p90 s_rss _ t_med _ _ _ w_med _ _ _ < <(cd "$tmp/ws" && "$abs_br" "$BENCH_RUNS" \
+		"$abs_st" session exec "$se" -- /bin/true :: timeout 10 /bin/true :: \
+		"$abs_ml" wait /bin/true | tr '\n' ' ')
+	read -r e_med _ _ _ n_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" \
+		sh -c "cd '$tmp/ws' && exec '$abs_st' session exec '$se' -- /bin/true" :: \
+		sh -c "cd '$tmp/nm' && exec '$abs_st' session exec '$sn' -- /bin/true" | tr '\n' ' ')
+	after=0
+	for p in $hpid $(pgrep -P "$hpid") $(pgrep -P "$(pgrep -P "$hpid" -x stockade-keeper)" 2>/dev/null); do
+		after=$((after + $(rss_kib "$p")))
+	done
+	echo "$backend:"
+	echo "  session exec -- true: median ${s_med} us, p90 ${s_p90} us; timeout true ${t_med} us: $(ratio "$s_med" "$t_med")x   (target: at most 1.2x)"
+	echo "                        $(ratio "$s_med" "$w_med")x the fork-exec-wait floor (${w_med} us)"
+	echo "  the guard per exec: node_modules ${n_med} us against an empty workspace ${e_med} us: $(ratio "$n_med" "$e_med")x   (target: at most 1.1x)"
+	echo "  memory: the session at rest (holder, keeper, zygote) ${rest} KiB; after $((2 * BENCH_RUNS + BENCH_RUNS)) execs ${after} KiB; a client's peak ${s_rss} KiB"
+	if [ $backend = namespaces ]; then
+		out=$(cd "$tmp/ws" && PYTHONPATH="$abs_tools" python3 - "$se" "$BENCH_RUNS" <<'PY'
+import subprocess, sys, time
+from stockade_session import Session
+s = Session(sys.argv[1])
+n = int(sys.argv[2])
+a, b = [], []
+for i in range(n):
+    t = time.perf_counter(); s.run(["/bin/true"], stdin=0, stdout=1, stderr=2); a.append(time.perf_counter() - t)
+    t = time.perf_counter(); subprocess.run(["/bin/true"]); b.append(time.perf_counter() - t)
+a.sort(); b.sort()
+print("%.1f %.1f" % (a[n // 2] * 1e6, b[n // 2] * 1e6))
+PY
+)
+		read -r py_s py_sub <<<"$out"
+		echo "  the Python client on one connection: median ${py_s} us; subprocess.run([\"true\"]) ${py_sub} us: $(ratio "${py_s%.*}" "${py_sub%.*}")x   (target: at most 1.3x)"
+	fi
+	"$STOCKADE" session stop "$se"
+	"$STOCKADE" session stop "$sn"
+done
+echo
+
 echo "== the namespace jail: stockade -- true against bwrap running the same policy"
 if command -v bwrap >/dev/null; then
 	bwrap_argv "$tmp/ws"

@@ -306,8 +306,9 @@ else
 	printf '%s\n' "$out" | grep -q "renamed beside itself" && pass "and stockade says so" || { fail "and stockade says so"; diag "$out"; }
 fi
 
-# A run whose stockade was killed left a planted file, and the next run
-# cannot set it aside (renames refused, as a restricted kernel would):
+# A run whose stockade and keeper were both killed (the keeper stopped
+# first, so that it cannot end the run) left a planted file, and the next
+# run cannot set it aside (renames refused, as a restricted kernel would):
 # it refuses to start, naming the one command that clears it; a run once
 # renames work again undoes it first, then runs.
 W8="$W/stuck"
@@ -316,8 +317,11 @@ in_jail -C "$W8" -- true	# the baseline and the index
 "${JAIL[@]}" -q --net off --write "$M" -C "$W8" -- sh -c "echo '{}' >.mcp.json; touch '$M/started-stuck'; exec sleep 60" &
 jpid=$!	# stockade itself
 for _ in $(seq 100); do [ -e "$M/started-stuck" ] && break; sleep 0.1; done
+kpid=$(pgrep -P "$jpid" -x stockade-keeper)
+kill -STOP $kpid 2>/dev/null
 kill -KILL "$jpid" 2>/dev/null
 wait "$jpid" 2>/dev/null
+kill -KILL $kpid 2>/dev/null
 started "$M/started-stuck" "planting .mcp.json, then stockade killed"
 norename=("$SIMKERNEL" --errno rename=EPERM --errno renameat=EPERM --errno renameat2=EPERM --)
 out=$("${norename[@]}" "${JAIL[@]}" -q --net off -C "$W8" -- "$PROBE" write "$W8/x" 2>&1)

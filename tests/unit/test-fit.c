@@ -77,7 +77,7 @@ static void test_describe(void)
 		{ "namespaces without Landlock", BACKEND_NAMESPACES, 0, -1, NET_LOOPBACK, false, "namespaces: user, mount", "landlock", 1 },
 		{ "namespaces, --net on below ABI 6", BACKEND_NAMESPACES, 5, -1, NET_ON, false, "namespaces: user, mount, pid, ipc, uts, cgroup", "abstract unix sockets", 1 },
 		{ "landlock, ABI 7, a cgroup", BACKEND_LANDLOCK, 7, -1, NET_LOOPBACK, true, "the supervisor allows local addresses only", "/proc of other processes", 3 },
-		{ "landlock without a cgroup", BACKEND_LANDLOCK, 7, -1, NET_OFF, false, "Landlock refuses TCP bind and connect", "processes left behind if stockade is killed", 4 },
+		{ "landlock without a cgroup", BACKEND_LANDLOCK, 7, -1, NET_OFF, false, "processes: all die with stockade", "/proc of other processes", 3 },
 		{ "landlock under Yama 2", BACKEND_LANDLOCK, 7, 2, NET_LOOPBACK, true, "unix sockets: the supervisor", "network and unix sockets", 4 },
 		{ "landlock, ABI 3", BACKEND_LANDLOCK, 3, -1, NET_LOOPBACK, true, "filesystem: Landlock ABI 3", "landlock", 5 },
 		{ "--mode off", BACKEND_NONE, 7, -1, NET_LOOPBACK, false, NULL, "everything", 1 },

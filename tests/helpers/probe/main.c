@@ -126,6 +126,7 @@ static const struct op ops[] = {
 	{ "socketpair-dgram", 0, 0, op_socketpair_dgram, "" },
 	{ "connect-tcp", 2, 2, op_connect_tcp, "HOST PORT" },
 	{ "connect-unix", 1, 1, op_connect_unix, "PATH" },
+	{ "session-hello", 1, 1, op_session_hello, "PATH" },
 	{ "connect-abstract", 1, 1, op_connect_abstract, "NAME" },
 	{ "abstract-clients", 2, 2, op_abstract_clients, "NAME N" },
 	{ "bind-tcp", 2, 2, op_bind_tcp, "HOST PORT" },

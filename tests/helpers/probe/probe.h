@@ -161,6 +161,7 @@ int op_resolve(char **a);
 int op_listen_reuseport(char **a);
 int op_connect_tcp(char **a);
 int op_connect_unix(char **a);
+int op_session_hello(char **a);
 int op_cwd(char **a);
 int op_env(char **a);
 int op_environ(char **a);

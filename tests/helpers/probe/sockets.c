@@ -1600,3 +1600,33 @@ int op_connect_armed(char **a)
 	close(armed);
 	return 0;
 }
+
+/* session-hello PATH: a session's control socket (SOCK_SEQPACKET) said
+ * hello to; prints the answer's type ("hello", or "error" with its
+ * message) and reports connect's errno, or EPROTO for an answer other
+ * than hello. */
+int op_session_hello(char **a)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int e;
+
+	if ((e = fill_sockaddr_un(&sun, &len, a[0], false)))
+		return e;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, len) < 0)
+		return errno;
+	static const char hello[] = "hello\0version=1";
+	if (send(fd, hello, sizeof(hello), MSG_NOSIGNAL) < 0)
+		return errno;
+	char buf[4096];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return n < 0 ? errno : EPIPE;
+	buf[n] = '\0';
+	printf("answer %s", buf);
+	for (ssize_t i = (ssize_t)strlen(buf) + 1; i < n; i += (ssize_t)strlen(buf + i) + 1)
+		printf(" %s", buf + i);
+	printf("\n");
+	return strcmp(buf, "hello") == 0 ? 0 : EPROTO;
+}

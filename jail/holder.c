@@ -1,0 +1,629 @@
+/* A session's holder (holder.h). */
+#include "jail/holder.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jail/places.h"
+#include "landlock/landlock.h"
+#include "jail/run.h"
+#include "lib/fd.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "lib/wire.h"
+#include "policy/env.h"
+#include "policy/report.h"
+
+#define MAX_CLIENTS 128
+
+struct hold_exec;
+
+struct hold_client {
+	int fd;
+	uid_t uid;
+	bool hello;
+	bool foreign;		/* another user's: answered with a refusal, then dropped */
+	struct hold_exec *exec;	/* the one it waits for, or NULL */
+};
+
+struct hold_exec {
+	long id;
+	struct hold_client *client;	/* NULL once the client is gone */
+	pid_t pid;			/* in the jail, once started */
+	int report_fd;			/* -1: no report asked for */
+	unsigned long long start_us;
+};
+
+struct holder {
+	struct holder_setup s;
+	char *id, *sock_path, *info_path;
+	struct run *r;
+	const struct places *pl;
+	int zygote;		/* -1 until ready */
+	const char *backend;
+	struct hold_client *clients[MAX_CLIENTS];
+	size_t n_clients;
+	struct hold_exec **execs;
+	size_t n_execs;
+	long next_id;
+	unsigned long execs_done;
+	unsigned long long last_us;	/* the last exec's end, or the start */
+	unsigned long long started_us;
+	bool stop;
+	int stopper;		/* a client waiting for "stopped", or -1 */
+};
+
+struct holder *holder_new(const struct holder_setup *s)
+{
+	struct holder *h = xcalloc(1, sizeof(*h));
+	h->s = *s;
+	h->id = xstrdup(s->id);
+	h->sock_path = xstrdup(s->sock_path);
+	h->info_path = xstrdup(s->info_path);
+	h->zygote = -1;
+	h->stopper = -1;
+	h->next_id = 1;
+	h->started_us = h->last_us = now_usec();
+	return h;
+}
+
+static void client_drop(struct holder *h, size_t i);
+
+void holder_free(struct holder *h)
+{
+	if (!h)
+		return;
+	while (h->n_clients)
+		client_drop(h, h->n_clients - 1);
+	for (size_t i = 0; i < h->n_execs; i++) {
+		if (h->execs[i]->report_fd >= 0)
+			close(h->execs[i]->report_fd);
+		free(h->execs[i]);
+	}
+	free(h->execs);
+	if (h->s.listen_fd >= 0)
+		close(h->s.listen_fd);
+	if (h->stopper >= 0)
+		close(h->stopper);
+	free(h->id);
+	free(h->sock_path);
+	free(h->info_path);
+	free(h);
+}
+
+static void write_info(const struct holder *h)
+{
+	_cleanup_free_ char *tmp = xstrcat3(h->info_path, ".new", "");
+	_cleanup_fclose_ FILE *f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "id=%s\npid=%d\nworkspace=%s\nbackend=%s\nstarted=%lld\nidle=%u\n", h->id, (int)getpid(),
+		h->r->p->workspace, h->backend, (long long)time(NULL), h->s.idle_s);
+	if (fflush(f) == 0)
+		(void)rename(tmp, h->info_path);
+}
+
+void holder_ready(struct holder *h, struct run *r, const struct places *pl, int zsock, const char *backend)
+{
+	h->r = r;
+	h->pl = pl;
+	h->zygote = zsock;
+	h->backend = backend;
+	write_info(h);
+	if (h->s.ready_fd >= 0) {
+		(void)!write(h->s.ready_fd, "r", 1);
+		close(h->s.ready_fd);
+		h->s.ready_fd = -1;
+	}
+	h->last_us = now_usec();
+}
+
+static void send_simple(int fd, const char *type, const char *key, const char *value)
+{
+	struct wire_out o = { 0 };
+	wire_begin(&o, type);
+	if (key)
+		wire_add(&o, key, value);
+	(void)wire_send(fd, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
+/* A refusal before the command runs: the line and the status. */
+static void refuse(int fd, int status, const char *message, const char *hint)
+{
+	struct wire_out o = { 0 };
+	wire_begin(&o, "error");
+	wire_add_long(&o, "status", status);
+	wire_add(&o, "message", message);
+	if (hint)
+		wire_add(&o, "hint", hint);
+	(void)wire_send(fd, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
+static struct hold_exec *exec_by_id(const struct holder *h, long id, size_t *ret_i)
+{
+	for (size_t i = 0; i < h->n_execs; i++)
+		if (h->execs[i]->id == id) {
+			if (ret_i)
+				*ret_i = i;
+			return h->execs[i];
+		}
+	return NULL;
+}
+
+/* A signal to a started exec's process group, by the zygote. */
+static void signal_exec(const struct holder *h, const struct hold_exec *x, long sig)
+{
+	if (x->pid <= 0 || h->zygote < 0)
+		return;
+	struct wire_out o = { 0 };
+	wire_begin(&o, "signal");
+	wire_add_long(&o, "id", x->id);
+	wire_add_long(&o, "sig", sig);
+	(void)wire_send(h->zygote, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
+static void client_drop(struct holder *h, size_t i)
+{
+	struct hold_client *c = h->clients[i];
+	/* Its command ends with it, as a run's ends with stockade; what the
+	 * command left running stays the session's. */
+	if (c->exec) {
+		c->exec->client = NULL;
+		signal_exec(h, c->exec, SIGKILL);
+	}
+	close(c->fd);
+	free(c);
+	h->clients[i] = h->clients[--h->n_clients];
+}
+
+static void hello(struct holder *h, struct hold_client *c, const struct wire_msg *m)
+{
+	long v;
+	if (wire_get_long(m, "version", 1, 1000, &v) < 0 || v != WIRE_VERSION) {
+		refuse(c->fd, 125, "this session speaks version 1 of the protocol", NULL);
+		return;
+	}
+	c->hello = true;
+	struct wire_out o = { 0 };
+	wire_begin(&o, "hello");
+	wire_add_long(&o, "version", WIRE_VERSION);
+	wire_add(&o, "session", h->id);
+	wire_add(&o, "workspace", h->r->p->workspace);
+	wire_add(&o, "backend", h->backend);
+	wire_add(&o, "network", net_mode_name(h->r->p->net));
+	wire_add_long(&o, "pid", getpid());
+	wire_add_long(&o, "running", (long)h->n_execs);
+	wire_add_long(&o, "execs", (long)h->execs_done);
+	wire_add_long(&o, "idle", h->s.idle_s);
+	(void)wire_send(c->fd, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
+/* The environment a command of the session gets: its caller's, scrubbed
+ * and pointed into the jail as the session's policy says. */
+static char **exec_env(const struct holder *h, const struct wire_msg *m, const char *cwd, struct env *e)
+{
+	_cleanup_free_ char **caller = wire_get_all(m, "env");
+	*e = (struct env){ 0 };
+	env_again(e, caller, h->r->p);
+	env_point_into_jail(e, h->pl->home, h->pl->tmpdir, cwd, h->r->p->env_decided);
+	return e->envp;
+}
+
+static int net_rank(enum net_mode n)
+{
+	return n == NET_OFF ? 0 : n == NET_LOOPBACK ? 1 : 2;
+}
+
+/* What narrows one command (its --hide, --read, --net), checked against
+ * the session's policy and passed on to the zygote, which makes it a
+ * Landlock layer of that command's own; false, and refused, for anything
+ * that would widen. */
+struct narrowed {
+	char **hide, **read;
+};
+
+static bool narrowing(const struct holder *h, struct hold_client *c, const struct wire_msg *m, struct wire_out *o,
+		      struct narrowed *nw)
+{
+	const struct policy *p = h->r->p;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *key = m->f[i].key, *v = m->f[i].value;
+		if (streq(key, "net")) {
+			enum net_mode n;
+			if (net_mode_from_name(v, &n) < 0 || net_rank(n) > net_rank(p->net)) {
+				_cleanup_free_ char *msg = xasprintf("cannot give --net %s to one command of the session: its "
+								     "network is %s, and a command's can only be narrower",
+								     v, net_mode_name(p->net));
+				_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --net %s", v);
+				refuse(c->fd, 125, msg, hint);
+				return false;
+			}
+			if (n != p->net)
+				wire_add(o, "net", net_mode_name(n));
+			continue;
+		}
+		if (!streq(key, "hide") && !streq(key, "read"))
+			continue;
+		_cleanup_free_ char *canon = NULL;
+		if (v[0] != '/' || path_canonical(v, &canon) < 0) {
+			if (streq(key, "hide"))
+				continue;	/* nothing there to hide */
+			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: %s", v,
+							     strerror(errno ? errno : EINVAL));
+			refuse(c->fd, 125, msg, NULL);
+			return false;
+		}
+		if (streq(key, "read") &&
+		    policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon) == EFFECT_NONE) {
+			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: the "
+							     "session does not let its commands read it", canon);
+			_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --read '%s'", canon);
+			refuse(c->fd, 125, msg, hint);
+			return false;
+		}
+		wire_add(o, key, canon);
+		strv_add(streq(key, "hide") ? &nw->hide : &nw->read, canon);
+	}
+	return true;
+}
+
+/* The landlock backend's: the command's --hide and --read planned here,
+ * where the holder sees what the command does and can list what it
+ * cannot, into a ruleset it restricts itself with (a layer granting
+ * everything less those). */
+static int narrowing_ruleset(const struct narrowed *nw, int *ret)
+{
+	struct policy p;
+	policy_init(&p);
+	p.net = NET_ON;
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("the session"), "the session's grants");
+	for (size_t i = 0; nw->hide && nw->hide[i]; i++)
+		policy_add_rule(&p, nw->hide[i], ACCESS_HIDE, 0, SOURCE_OPTION_OF("--hide"), "--hide");
+	for (size_t i = 0; nw->read && nw->read[i]; i++)
+		policy_add_rule(&p, nw->read[i], ACCESS_READ, 0, SOURCE_OPTION_OF("--read"), "--read");
+	policy_sort(&p);
+	struct landlock_plan plan;
+	int r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+	if (r == 0) {
+		plan.scoped = 0;
+		const char *failing = NULL;
+		r = landlock_build(&plan, ret, &failing);
+		landlock_plan_free(&plan);
+	}
+	policy_free(&p);
+	return r;
+}
+
+static void exec(struct holder *h, struct hold_client *c, const struct wire_msg *m, int *fds, size_t n_fds)
+{
+	if (c->exec) {
+		refuse(c->fd, 125, "this connection runs a command already: one at a time on each", NULL);
+		return;
+	}
+	if (n_fds < 3) {
+		refuse(c->fd, 125, "an exec brings descriptors 0, 1 and 2", NULL);
+		return;
+	}
+	_cleanup_free_ char **argv = wire_get_all(m, "arg");
+	if (!argv[0] || !argv[0][0]) {
+		refuse(c->fd, 125, "no command to run", "stockade session exec ID -- COMMAND [ARG]...");
+		return;
+	}
+	const char *cwd_raw = wire_get(m, "cwd");
+	_cleanup_free_ char *cwd = NULL;
+	const char *ws = h->r->p->workspace;
+	if (!cwd_raw || path_canonical(cwd_raw, &cwd) < 0 || !(streq(cwd, ws) || path_is_beneath(cwd, ws))) {
+		_cleanup_free_ char *msg = xasprintf("cannot run '%s' in '%s': it is outside the session's workspace '%s'",
+						     argv[0], cwd_raw ? cwd_raw : "?", ws);
+		_cleanup_free_ char *hint = xasprintf("cd into '%s', or start a session there: stockade session start -C DIR", ws);
+		refuse(c->fd, 125, msg, hint);
+		return;
+	}
+	struct wire_out o = { 0 };
+	wire_begin(&o, "exec");
+	struct narrowed nw = { 0 };
+	bool ok = narrowing(h, c, m, &o, &nw);
+	/* The landlock backend: the narrowing paths planned here, into a
+	 * ruleset the command restricts itself with. */
+	int sent[4] = { fds[0], fds[1], fds[2], -1 };
+	size_t n_sent = 3;
+	_cleanup_close_ int ruleset = -1;
+	if (ok && streq(h->backend, "landlock") && (nw.hide || nw.read)) {
+		int e = narrowing_ruleset(&nw, &ruleset);
+		if (e < 0) {
+			_cleanup_free_ char *msg = xasprintf("cannot plan the command's --hide and --read: %s", strerror(-e));
+			refuse(c->fd, 125, msg, NULL);
+			ok = false;
+		}
+		wire_add(&o, "ruleset", "1");
+		sent[n_sent++] = ruleset;
+	}
+	strv_free(nw.hide);
+	strv_free(nw.read);
+	if (!ok) {
+		wire_out_free(&o);
+		return;
+	}
+	int report_fd = -1;
+	if (wire_get(m, "report") && n_fds > 3)
+		report_fd = dup(fds[3]);
+	struct env e;
+	exec_env(h, m, cwd, &e);
+	struct hold_exec *x = xcalloc(1, sizeof(*x));
+	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec() };
+	wire_add_long(&o, "id", x->id);
+	wire_add(&o, "cwd", cwd);
+	for (size_t i = 0; argv[i]; i++)
+		wire_add(&o, "arg", argv[i]);
+	for (size_t i = 0; e.envp && e.envp[i]; i++)
+		wire_add(&o, "env", e.envp[i]);
+	static const char *const tty_keys[] = { "tty-fds", "ctty", "rows", "cols", "tio" };
+	for (size_t i = 0; i < ARRAY_SIZE(tty_keys); i++)
+		if (wire_get(m, tty_keys[i]))
+			wire_add(&o, tty_keys[i], wire_get(m, tty_keys[i]));
+	int r = wire_send(h->zygote, &o, sent, n_sent);
+	wire_out_free(&o);
+	env_free(&e);
+	if (r < 0) {
+		_cleanup_free_ char *msg = xasprintf("cannot start '%s' in the session: %s", argv[0], strerror(-r));
+		refuse(c->fd, 125, msg, r == -EMSGSIZE ? "the environment and arguments together must stay under 256 KiB" : NULL);
+		if (report_fd >= 0)
+			close(report_fd);
+		free(x);
+		return;
+	}
+	h->execs = xgrow(h->execs, h->n_execs, sizeof(*h->execs));
+	h->execs[h->n_execs++] = x;
+	c->exec = x;
+}
+
+static void client_message(struct holder *h, size_t i)
+{
+	struct hold_client *c = h->clients[i];
+	struct wire_msg m;
+	int fds[WIRE_MAX_FDS];
+	size_t n_fds = 0;
+	int r = wire_recv(c->fd, &m, fds, WIRE_MAX_FDS, &n_fds);
+	if (r == -EPIPE || r == -ECONNRESET) {
+		client_drop(h, i);
+		return;
+	}
+	if (r < 0 && c->foreign) {
+		client_drop(h, i);
+		return;
+	}
+	if (r < 0) {
+		refuse(c->fd, 125, "a message this session cannot read (stockade.1, SESSIONS)", NULL);
+		return;
+	}
+	if (c->foreign) {
+		/* Whatever it asked: refused, and gone (its message read
+		 * first, so that the refusal reaches it). */
+		refuse(c->fd, 125, "this session is another user's", NULL);
+		for (size_t k = 0; k < n_fds; k++)
+			close(fds[k]);
+		wire_msg_free(&m);
+		client_drop(h, i);
+		return;
+	} else if (streq(m.type, "hello")) {
+		hello(h, c, &m);
+	} else if (!c->hello) {
+		refuse(c->fd, 125, "say hello first, with version=1", NULL);
+	} else if (streq(m.type, "exec") && !h->stop) {
+		exec(h, c, &m, fds, n_fds);
+	} else if (streq(m.type, "signal")) {
+		long sig;
+		if (c->exec && wire_get_long(&m, "sig", 1, 64, &sig) == 0)
+			signal_exec(h, c->exec, sig);
+	} else if (streq(m.type, "stop")) {
+		h->stop = true;
+		if (h->stopper < 0) {
+			/* answered once the jail is gone (holder_finish) */
+			h->stopper = c->fd;
+			free(c);
+			h->clients[i] = h->clients[--h->n_clients];
+		}
+	} else {
+		_cleanup_free_ char *msg = xasprintf("no such request '%s': hello, exec, signal, stop", m.type);
+		refuse(c->fd, 125, msg, NULL);
+	}
+	for (size_t k = 0; k < n_fds; k++)
+		close(fds[k]);
+	wire_msg_free(&m);
+}
+
+static void accept_client(struct holder *h)
+{
+	int fd = accept4(h->s.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	/* Blocking from now: each message is small, and the client reads. */
+	(void)fcntl(fd, F_SETFL, 0);
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	/* Only the user who started the session: the socket's folder is
+	 * theirs alone already; the peer's credentials say it again. */
+	if (h->n_clients == MAX_CLIENTS) {
+		close(fd);
+		return;
+	}
+	bool foreign = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid();
+	struct timeval tv = { .tv_sec = 5 };
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	struct hold_client *c = xcalloc(1, sizeof(*c));
+	*c = (struct hold_client){ .fd = fd, .uid = cred.uid, .foreign = foreign };
+	h->clients[h->n_clients++] = c;
+}
+
+/* Lines said while the guard works, for the client. */
+struct said {
+	char **lines;
+	struct report *rep;
+};
+
+static void tap(const char *line, void *data)
+{
+	struct said *s = data;
+	strv_add(&s->lines, line);
+	report_said_line(s->rep, line);
+}
+
+static void tap_report(const char *line, void *data)
+{
+	report_said_line(data, line);
+}
+
+static void exec_ended(struct holder *h, long id, int wstatus)
+{
+	size_t i;
+	struct hold_exec *x = exec_by_id(h, id, &i);
+	if (!x)
+		return;
+	/* What the jail planted meanwhile (this command, or anything the
+	 * session left running) is undone before the status goes out. */
+	struct report *rep = h->r->rep;
+	struct said s = { .lines = strv_new(), .rep = rep };
+	log_tap_set(tap, &s);
+	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+	bool cleanup_failed = run_recheck_guard(h->r) < 0;
+	log_tap_set(tap_report, rep);
+	if (cleanup_failed)
+		status = RUN_CLEANUP_FAILED;
+	if (x->report_fd >= 0) {
+		rep->exited = true;
+		rep->signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+		rep->exit_code = WIFSIGNALED(wstatus) ? 0 : WEXITSTATUS(wstatus);
+		rep->status = status;
+		rep->run_us = now_usec() - x->start_us;
+		(void)report_write_fd(rep, x->report_fd);
+		close(x->report_fd);
+	}
+	if (x->client) {
+		for (size_t k = 0; s.lines[k]; k++)
+			send_simple(x->client->fd, "said", "line", s.lines[k]);
+		struct wire_out o = { 0 };
+		wire_begin(&o, "exit");
+		if (WIFSIGNALED(wstatus))
+			wire_add_long(&o, "signal", WTERMSIG(wstatus));
+		else
+			wire_add_long(&o, "code", WEXITSTATUS(wstatus));
+		wire_add_long(&o, "status", status);
+		(void)wire_send(x->client->fd, &o, NULL, 0);
+		wire_out_free(&o);
+		x->client->exec = NULL;
+	}
+	strv_free(s.lines);
+	free(x);
+	h->execs[i] = h->execs[--h->n_execs];
+	h->execs_done++;
+	h->last_us = now_usec();
+}
+
+static void zygote_message(struct holder *h)
+{
+	struct wire_msg m;
+	int fds[WIRE_MAX_FDS];
+	size_t n_fds = 0;
+	int r = wire_recv(h->zygote, &m, fds, WIRE_MAX_FDS, &n_fds);
+	if (r == -EPIPE) {
+		/* The zygote is gone: the session is over. */
+		h->stop = true;
+		h->zygote = -1;
+		return;
+	}
+	if (r < 0)
+		return;
+	long id;
+	struct hold_exec *x = wire_get_long(&m, "id", 0, LONG_MAX, &id) == 0 ? exec_by_id(h, id, NULL) : NULL;
+	if (x && streq(m.type, "started")) {
+		long pid = 0;
+		(void)wire_get_long(&m, "pid", 1, INT32_MAX, &pid);
+		x->pid = (pid_t)pid;
+		if (x->client) {
+			struct wire_out o = { 0 };
+			wire_begin(&o, "started");
+			wire_add_long(&o, "pid", pid);
+			(void)wire_send(x->client->fd, &o, fds, n_fds);
+			wire_out_free(&o);
+		}
+	} else if (x && streq(m.type, "stopped")) {
+		if (x->client)
+			send_simple(x->client->fd, "stopped", NULL, NULL);
+	} else if (x && streq(m.type, "exit")) {
+		long st = 0;
+		(void)wire_get_long(&m, "status", 0, INT32_MAX, &st);
+		exec_ended(h, id, (int)st);
+	}
+	for (size_t k = 0; k < n_fds; k++)
+		close(fds[k]);
+	wire_msg_free(&m);
+}
+
+size_t holder_pollfds(const struct holder *h, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+	if (max < 2 + MAX_CLIENTS)
+		return 0;
+	fds[n++] = (struct pollfd){ .fd = h->stop ? -1 : h->s.listen_fd, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = h->zygote, .events = POLLIN };
+	for (size_t i = 0; i < h->n_clients; i++)
+		fds[n++] = (struct pollfd){ .fd = h->clients[i]->fd, .events = POLLIN };
+	return n;
+}
+
+void holder_serve(struct holder *h, const struct pollfd *fds, size_t n)
+{
+	if (n < 2)
+		return;
+	if (fds[1].revents)
+		zygote_message(h);
+	/* Clients from the last, so that a drop moves one already seen. */
+	for (size_t i = n - 2; i-- > 0;)
+		if (i < h->n_clients && fds[2 + i].fd == h->clients[i]->fd && fds[2 + i].revents)
+			client_message(h, i);
+	if (fds[0].revents & POLLIN)
+		accept_client(h);
+}
+
+int holder_timeout_ms(const struct holder *h)
+{
+	if (!h->s.idle_s || h->n_execs || h->n_clients)
+		return -1;
+	unsigned long long due = h->last_us + (unsigned long long)h->s.idle_s * 1000000ULL, now = now_usec();
+	return now >= due ? 0 : (int)((due - now) / 1000 + 1);
+}
+
+bool holder_done(const struct holder *h)
+{
+	return h->stop || holder_timeout_ms(h) == 0;
+}
+
+void holder_forget_files(const struct holder *h)
+{
+	(void)unlink(h->sock_path);
+	(void)unlink(h->info_path);
+}
+
+void holder_finish(struct holder *h)
+{
+	holder_forget_files(h);
+	/* Every client still here learns the session is over. */
+	for (size_t i = 0; i < h->n_clients; i++)
+		refuse(h->clients[i]->fd, 125, "the session has ended", NULL);
+	if (h->stopper >= 0)
+		send_simple(h->stopper, "stopped", "session", h->id);
+}

@@ -1,0 +1,257 @@
+/* The keeper (keeper.h): stockade's child that ends the run should
+ * stockade die first. */
+#include "jail/keeper.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/fd.h"
+#include "lib/util.h"
+#include "supervise/supervise.h"
+
+/* What stockade sends: the run ended whole. (The supervisor's records of
+ * what it made in /tmp start with SUPERVISE_TMP_RECORD.) */
+#define KEEPER_DONE 'D'
+
+/* The processes this one, as subreaper, holds as children. */
+static size_t list_children(pid_t *out, size_t max)
+{
+	char path[64], buf[21];
+	stpcpy(stpcpy(stpcpy(path, "/proc/self/task/"), fmt_u64(buf, (uint64_t)getpid())), "/children");
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, path, 1 << 16, &text, NULL) < 0)
+		return 0;
+	size_t n = 0;
+	for (char *p = text, *end; n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		out[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
+void keeper_kill_children(const struct run_cgroup *cg, pid_t pgid)
+{
+	if (cg && cg->dir)
+		(void)cgroup_kill(cg);
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+	for (;;) {
+		pid_t pids[256];
+		size_t n = list_children(pids, ARRAY_SIZE(pids));
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		pid_t w = waitpid(-1, NULL, 0);
+		if (w < 0 && errno == ECHILD)
+			break;
+	}
+}
+
+/* Every descriptor but 0 to 2 and those kept, closed: the keeper holds
+ * nothing of stockade's (the guard's and the places' locks above all,
+ * whose release tells a sweeper that the run is over). */
+static void close_all_but(const int *keep, size_t n)
+{
+	int lo = 3;
+	for (;;) {
+		/* the lowest kept at or above lo */
+		int next = -1;
+		for (size_t i = 0; i < n; i++)
+			if (keep[i] >= lo && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0) {
+			syscall(SYS_close_range, (unsigned)lo, ~0U, 0);
+			return;
+		}
+		if (next > lo)
+			syscall(SYS_close_range, (unsigned)lo, (unsigned)next - 1, 0);
+		lo = next + 1;
+	}
+}
+
+struct made {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The command's status, once it has gone (its leftovers killed first):
+ * sent to stockade, which ends with it. */
+static void report_int(int sock, int v)
+{
+	(void)!send(sock, &v, sizeof(v), MSG_NOSIGNAL);
+}
+
+static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
+{
+	/* The command's process first, as stockade would have forked it (the
+	 * signals stockade forwards are blocked still, and their dispositions
+	 * are stockade's: an ignored one would be the command's too). The
+	 * run's subreaper before its first process exists. */
+	pid_t command = -1;
+	if (d->start) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		command = d->start(d->data);
+		report_int(sock, command < 0 ? command : (int)command);
+		if (command < 0)
+			_exit(0);
+	}
+	/* Out of stockade's session and process group: a kill of the group,
+	 * a Ctrl-C, a hangup of the terminal reach stockade, not this. */
+	(void)setsid();
+	prctl(PR_SET_NAME, "stockade-keeper", 0, 0, 0);
+	/* Only SIGKILL ends it: it has a duty once stockade is gone, and
+	 * its lines may go to a terminal it no longer shares a session with,
+	 * or to a pipe nobody reads. */
+	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH,
+				       SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGCONT };
+	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
+		signal(ignored[i], SIG_IGN);
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &chld, NULL);
+	int keep[16];
+	size_t n_keep = 0;
+	keep[n_keep++] = sock;
+	if (d->init_pidfd >= 0)
+		keep[n_keep++] = d->init_pidfd;
+	if (d->cg && d->cg->dir_fd >= 0)
+		keep[n_keep++] = d->cg->dir_fd;
+	for (size_t i = 0; i < d->n_keep && n_keep < ARRAY_SIZE(keep); i++)
+		keep[n_keep++] = d->keep[i];
+	close_all_but(keep, n_keep);
+	int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	struct made *made = NULL;
+	size_t n_made = 0;
+	int status = -1;
+	bool gone = false;	/* stockade */
+	while (!gone) {
+		struct pollfd fds[2] = { { .fd = sock, .events = POLLIN }, { .fd = sigfd, .events = POLLIN } };
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			gone = true;	/* cannot watch: treated as stockade gone */
+			break;
+		}
+		if (fds[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+				;
+			int st;
+			pid_t w;
+			while (command > 0 && (w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+				if (w != command)
+					continue;
+				if (WIFSTOPPED(st)) {
+					report_int(sock, KEEPER_STOPPED);
+					continue;
+				}
+				/* Everything the command left goes before its status:
+				 * stockade ends once it has it. */
+				status = st;
+				keeper_kill_children(d->cg, d->command_pgrp ? command : 0);
+				command = -1;
+				report_int(sock, status);
+			}
+		}
+		if (!fds[0].revents)
+			continue;
+		char buf[sizeof(struct supervise_tmp_record)];
+		ssize_t n = recv(sock, buf, sizeof(buf), 0);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			gone = true;
+		} else if (buf[0] == KEEPER_DONE) {
+			/* stockade ended the run: the command is gone, unless
+			 * stockade gave up before it ran (then it dies here). */
+			if (command > 0)
+				keeper_kill_children(d->cg, d->command_pgrp ? command : 0);
+			_exit(0);
+		} else if (buf[0] == SUPERVISE_TMP_RECORD && (size_t)n > offsetof(struct supervise_tmp_record, name)) {
+			struct supervise_tmp_record rec;
+			memcpy(&rec, buf, (size_t)n);
+			((char *)&rec)[n < (ssize_t)sizeof(rec) ? n : (ssize_t)sizeof(rec) - 1] = '\0';
+			made = xgrow(made, n_made, sizeof(*made));
+			made[n_made++] = (struct made){ .name = xstrdup(rec.name), .dev = (dev_t)rec.dev,
+							.ino = (ino_t)rec.ino };
+		}
+	}
+	/* Stockade is gone, killed or crashed: every process of the run goes
+	 * now. */
+	if (command > 0)
+		keeper_kill_children(d->cg, d->command_pgrp ? command : 0);
+	if (d->init_pidfd >= 0) {
+		/* The jail's init dies with stockade (its death signal); its
+		 * pidfd is readable once it and, with it, every process of its
+		 * pid namespace are gone. */
+		(void)syscall(SYS_pidfd_send_signal, d->init_pidfd, SIGKILL, NULL, 0);
+		struct pollfd pfd = { .fd = d->init_pidfd, .events = POLLIN };
+		while (poll(&pfd, 1, 10000) < 0 && errno == EINTR)
+			;
+	}
+	if (d->cg)
+		cgroup_remove(d->cg);
+	for (size_t i = 0; i < n_made; i++)
+		(void)supervise_tmp_remove(made[i].name, made[i].dev, made[i].ino);
+	d->finish(d->data, status);
+	_exit(0);
+}
+
+int keeper_begin(struct keeper *k, const struct keeper_duty *d)
+{
+	*k = (struct keeper)KEEPER_INIT;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		keeper_main(d, sv[1]);
+	}
+	close(sv[1]);
+	k->pid = pid;
+	k->sock = sv[0];
+	return 0;
+}
+
+pid_t keeper_command(struct keeper *k)
+{
+	if (k->command)
+		return k->command;
+	int v;
+	size_t n = 0;
+	if (read_all(k->sock, &v, sizeof(v), &n) < 0 || n != sizeof(v))
+		v = -EPIPE;
+	k->command = v;
+	return v;
+}
+
+void keeper_end(struct keeper *k)
+{
+	if (k->pid <= 0)
+		return;
+	char done = KEEPER_DONE;
+	(void)send(k->sock, &done, 1, MSG_NOSIGNAL);
+	close(k->sock);
+	while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	*k = (struct keeper)KEEPER_INIT;
+}

@@ -1,0 +1,275 @@
+/* A session's zygote (zygote.h). */
+#include "jail/zygote.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "landlock/landlock.h"
+#include "seccomp/seccomp.h"
+#include "lib/util.h"
+#include "lib/wire.h"
+
+extern char **environ;
+
+/* The execs under way: id and pid. */
+struct running {
+	long id;
+	pid_t pid;
+};
+
+/* Hex of a struct's bytes, as the client sends the terminal's mode. */
+static bool unhex(const char *s, void *out, size_t n)
+{
+	if (!s || strlen(s) != 2 * n)
+		return false;
+	unsigned char *o = out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return false;
+		o[i] = (unsigned char)v;
+	}
+	return true;
+}
+
+static void say(int fd, const char *what, const char *arg, int err)
+{
+	dprintf(fd, "stockade: cannot %s '%s': %s\n", what, arg, strerror(err));
+}
+
+/* The command's own --hide, --read and --net off (the holder checked
+ * that they narrow). --net off: a filter of its own refusing every inet
+ * socket (a Landlock TCP rule would not do: the landlock backend's
+ * supervisor binds and connects for the command). The paths: a Landlock
+ * layer of its own on top of the session's, from everything granted less
+ * what they name, planned in the jail's view of the tree (the namespace
+ * jail's /tmp and home are its own) or, on the landlock backend, by the
+ * holder, whose view it is and which can list what the command cannot.
+ * It scopes nothing, so the command still signals and reaches the
+ * session's other processes. */
+static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
+{
+	const char *net = wire_get(m, "net");
+	if (net && streq(net, "off")) {
+		int r = seccomp_load_no_inet();
+		if (r < 0)
+			return r;
+	}
+	/* The landlock backend's holder planned it, in the same view. */
+	const char *rs = wire_get(m, "ruleset");
+	if (rs && streq(rs, "1"))
+		return n_fds > 3 ? landlock_restrict(fds[3]) : -EBADF;
+	struct policy p;
+	policy_init(&p);
+	p.net = NET_ON;
+	bool any = false;
+	policy_add_rule(&p, "/", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("the session"), "the session's grants");
+	for (size_t i = 0; i < m->n; i++) {
+		bool hide = streq(m->f[i].key, "hide");
+		if (!hide && !streq(m->f[i].key, "read"))
+			continue;
+		policy_add_rule(&p, m->f[i].value, hide ? ACCESS_HIDE : ACCESS_READ, 0, SOURCE_OPTION_OF(hide ? "--hide" : "--read"),
+				hide ? "--hide" : "--read");
+		any = true;
+	}
+	int r = 0;
+	if (any) {
+		policy_sort(&p);
+		struct landlock_plan plan;
+		r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+		if (r == 0) {
+			plan.scoped = 0;
+			const char *failing = NULL;
+			r = landlock_apply(&plan, &failing);
+			landlock_plan_free(&plan);
+		}
+	}
+	policy_free(&p);
+	return r;
+}
+
+/* In the exec's process: its descriptors, session and terminal, working
+ * directory, the narrowing ruleset, then the program. */
+static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m, const int *fds, size_t n_fds,
+				 int slave, const struct terminal_child *tc)
+{
+	/* 0 to 2 first, from what came (the caller's own descriptors), then
+	 * the pty's slave where the caller had a terminal. */
+	for (int fd = 0; fd <= 2; fd++)
+		if ((size_t)fd < n_fds && fds[fd] >= 0 && dup2(fds[fd], fd) < 0)
+			_exit(125);
+	if (setsid() < 0)
+		_exit(125);
+	if (slave >= 0) {
+		for (int fd = 0; fd <= 2; fd++)
+			if ((tc->tty_fds & (1u << fd)) && dup2(slave, fd) < 0)
+				_exit(125);
+		if (tc->controlling && ioctl(0, TIOCSCTTY, 0) < 0)
+			_exit(125);
+	}
+	const char *cwd = wire_get(m, "cwd");
+	if (!cwd || chdir(cwd) < 0) {
+		say(2, "enter the working directory", cwd ? cwd : "?", cwd ? errno : EINVAL);
+		_exit(125);
+	}
+	int r = narrow(m, fds, n_fds);
+	if (r < 0) {
+		say(2, "narrow the command with a Landlock layer of its own", "--hide, --read, --net", -r);
+		_exit(125);
+	}
+	char **argv = wire_get_all(m, "arg");
+	environ = wire_get_all(m, "env");
+	if (!argv[0]) {
+		dprintf(2, "stockade: cannot run a command with no words\n");
+		_exit(125);
+	}
+	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	execvp(argv[0], argv);
+	int e = errno;
+	say(2, "run", argv[0], e);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+static void answer(int sock, const char *type, long id, const char *key, long value, const int *fds, size_t n)
+{
+	struct wire_out o = { 0 };
+	wire_begin(&o, type);
+	wire_add_long(&o, "id", id);
+	if (key)
+		wire_add_long(&o, key, value);
+	/* write, where no descriptor goes: on the landlock backend every
+	 * sendmsg is the supervisor's to carry out, a write is not. */
+	if (n)
+		(void)wire_send(sock, &o, fds, n);
+	else
+		(void)!write(sock, o.buf, o.len);
+	wire_out_free(&o);
+}
+
+/* One exec: forked now, answered "started" with its pid (and the pty's
+ * master), or "exit" with 125's status when it cannot be. */
+static void exec_one(const struct child *c, int sock, const struct wire_msg *m, const int *fds, size_t n_fds,
+		     struct running **run, size_t *n_run)
+{
+	long id;
+	if (wire_get_long(m, "id", 0, LONG_MAX, &id) < 0)
+		return;
+	struct terminal_child tc = { 0 };
+	long bits = 0, ctty = 0, rows = 0, cols = 0;
+	int master = -1, slave = -1;
+	if (wire_get_long(m, "tty-fds", 1, 7, &bits) == 0) {
+		(void)wire_get_long(m, "ctty", 0, 1, &ctty);
+		(void)wire_get_long(m, "rows", 0, 65535, &rows);
+		(void)wire_get_long(m, "cols", 0, 65535, &cols);
+		tc.tty_fds = (unsigned)bits;
+		tc.controlling = ctty;
+		if (!unhex(wire_get(m, "tio"), &tc.tio, sizeof(tc.tio)))
+			tcgetattr(STDERR_FILENO, &tc.tio);
+		tc.ws = (struct winsize){ .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+		int r = terminal_open_jail_pty(&tc, &master, &slave);
+		if (r < 0) {
+			if (n_fds > 2)
+				say(fds[2], "open a terminal for the command", "/dev/ptmx", -r);
+			answer(sock, "exit", id, "status", 125 << 8, NULL, 0);
+			return;
+		}
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sock);
+		if (master >= 0)
+			close(master);
+		start_exec(c, m, fds, n_fds, slave, &tc);
+	}
+	if (slave >= 0)
+		close(slave);
+	if (pid < 0) {
+		if (n_fds > 2)
+			say(fds[2], "fork", "the command", errno);
+		answer(sock, "exit", id, "status", 125 << 8, NULL, 0);
+	} else {
+		*run = xgrow(*run, *n_run, sizeof(**run));
+		(*run)[(*n_run)++] = (struct running){ .id = id, .pid = pid };
+		answer(sock, "started", id, "pid", pid, master >= 0 ? &master : NULL, master >= 0);
+	}
+	if (master >= 0)
+		close(master);
+}
+
+_Noreturn void zygote_main(const struct child *c)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sig_fd < 0)
+		_exit(125);
+	int sock = c->requests;
+	/* Ready: stockade sees EOF on the error pipe. */
+	close(c->err_fd);
+	struct running *run = NULL;
+	size_t n_run = 0;
+	int factory = c->factory;
+	for (;;) {
+		struct pollfd fds[3] = { { .fd = sig_fd, .events = POLLIN }, { .fd = sock, .events = POLLIN },
+					 { .fd = factory, .events = POLLIN } };
+		if (poll(fds, 3, -1) < 0)
+			continue;
+		if (fds[2].revents)
+			factory = child_serve_factory(factory);
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sig_fd, &si, sizeof(si)) == sizeof(si))
+				;
+			int st;
+			pid_t w;
+			while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0)
+				for (size_t i = 0; i < n_run; i++) {
+					if (run[i].pid != w)
+						continue;
+					if (WIFSTOPPED(st)) {
+						answer(sock, "stopped", run[i].id, NULL, 0, NULL, 0);
+						break;
+					}
+					answer(sock, "exit", run[i].id, "status", st, NULL, 0);
+					run[i] = run[--n_run];
+					break;
+				}
+		}
+		if (!(fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		struct wire_msg m;
+		int in[WIRE_MAX_FDS];
+		size_t n_in = 0;
+		int r = wire_recv(sock, &m, in, WIRE_MAX_FDS, &n_in);
+		if (r == -EPIPE)
+			_exit(0);	/* the holder is gone: the jail goes with it */
+		if (r < 0)
+			continue;
+		if (streq(m.type, "exec")) {
+			exec_one(c, sock, &m, in, n_in, &run, &n_run);
+		} else if (streq(m.type, "signal")) {
+			long id, sig;
+			if (wire_get_long(&m, "id", 0, LONG_MAX, &id) == 0 && wire_get_long(&m, "sig", 1, 64, &sig) == 0)
+				for (size_t i = 0; i < n_run; i++)
+					if (run[i].id == id && kill(-run[i].pid, (int)sig) < 0)
+						kill(run[i].pid, (int)sig);
+		}
+		for (size_t i = 0; i < n_in; i++)
+			close(in[i]);
+		wire_msg_free(&m);
+	}
+}

@@ -1,0 +1,284 @@
+# Sessions: one jail, many commands (stockade.1, SESSIONS). Exit statuses
+# and signals, a terminal, what a command leaves running, --publish, many
+# commands at once, the guard after each, the end (stop, idle, a killed
+# holder), who may use the socket, narrowing and widening, the protocol
+# and its Python client.
+. tests/lib.sh
+
+new_places
+M="$T/marks"
+mkdir -p "$M"
+export TMPDIR="$T/tmpbase"
+mkdir -p "$TMPDIR"
+unset XDG_RUNTIME_DIR
+SDIR="$HOME/.local/state/stockade/sessions"
+TOOLS="$PWD/tools"
+git -C "$W" init -q
+echo "a secret of the workspace" >"$W/notes.txt"
+NONCE=$(nonce_new)
+MARK="probe-$NONCE"
+ln -s "$PROBE" "$W/$MARK"
+
+# start ARGS...: a session on the backend under test; SID its id.
+start() {
+	SID=$("$STOCKADE" session start --backend "$TEST_BACKEND" --read "$(dirname "$PROBE")" -C "$W" "$@" 2>"$T/start.err")
+	local st=$?
+	[ $st -eq 0 ] && [ -n "$SID" ] && [ -S "$SDIR/$SID.sock" ] && at_exit "$STOCKADE" session stop "$SID"
+	return $st
+}
+sx() {
+	(cd "$W" && exec "$STOCKADE" session exec "$@")
+}
+
+start --name "t-$TEST_BACKEND"
+st=$?
+[ $st -eq 0 ] && [ "$SID" = "t-$TEST_BACKEND" ] && pass "session start returns at once with the session's id" ||
+	{ fail "session start returns at once with the session's id (status $st)"; diag "$(cat "$T/start.err")"; }
+out=$("$STOCKADE" session list)
+printf '%s\n' "$out" | grep -q "^$SID .*$TEST_BACKEND .*$W\$" && pass "session list shows it, its backend and workspace" ||
+	{ fail "session list shows it"; diag "$out"; }
+mode=$(stat -c %a "$SDIR")
+smode=$(stat -c %a "$SDIR/$SID.sock")
+[ "$mode" = 700 ] && [ "$smode" = 600 ] && pass "THREATS 78: the socket's folder is 0700 and the socket 0600" ||
+	fail "THREATS 78: the socket's folder is 0700 and the socket 0600 (got $mode, $smode)"
+
+# Exit statuses and signals, as a run gives them.
+sx "$SID" -- sh -c 'exit 7'
+[ $? -eq 7 ] && pass "the command's exit status comes back" || fail "the command's exit status comes back"
+sx "$SID" -- sh -c 'kill -TERM $$'
+[ $? -eq 143 ] && pass "a command ended by SIGTERM gives 143" || fail "a command ended by SIGTERM gives 143"
+out=$(sx "$SID" -- /no/such/program 2>&1)
+st=$?
+[ $st -eq 127 ] && printf '%s' "$out" | grep -q "cannot run '/no/such/program'" &&
+	pass "a missing program gives 127, and says so" || { fail "a missing program gives 127 (got $st)"; diag "$out"; }
+# stockade itself in the background (no function around it), so that $!
+# is its pid.
+(cd "$W" && exec "$STOCKADE" session exec "$SID" -- "$PROBE" signals 5) >"$T/sig.out" 2>&1 &
+cpid=$!
+for _ in $(seq 100); do grep -q waiting "$T/sig.out" 2>/dev/null && break; sleep 0.05; done
+kill -USR1 "$cpid"
+kill -TERM "$cpid"
+wait "$cpid"
+st=$?
+grep -q '^got SIGUSR1$' "$T/sig.out" && grep -q '^got SIGTERM$' "$T/sig.out" &&
+	pass "signals sent to session exec reach the command" || { fail "signals sent to session exec reach the command (status $st)"; diag "$(cat "$T/sig.out")"; }
+(cd "$W" && exec "$STOCKADE" session exec "$SID" -- sleep 60) &
+cpid=$!
+sleep 0.5
+kill -INT "$cpid"
+wait "$cpid"
+[ $? -eq 130 ] && pass "Ctrl-C's SIGINT to session exec ends the command: 130" || fail "SIGINT to session exec ends the command: 130"
+
+# A report per exec, when asked for.
+sx --report "$T/exec-report.json" "$SID" -- sh -c 'exit 9'
+if python3 - "$T/exec-report.json" "$TEST_BACKEND" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["backend"] == sys.argv[2], r["backend"]
+assert r["exit"] == {"code": 9}, r["exit"]
+assert r["stockade"]["status"] == 9
+PY
+	pass "session exec --report writes the command's report: its backend and exit"
+else
+	fail "session exec --report writes the command's report"
+	diag "$(cat "$T/exec-report.json" 2>&1)"
+fi
+
+# Descriptors handed over, not copied: the command writes the caller's
+# own file; its environment is scrubbed; it runs where the caller is.
+mkdir -p "$W/sub"
+(cd "$W/sub" && AWS_SECRET_ACCESS_KEY=x FOO=bar "$STOCKADE" session exec "$SID" -- sh -c 'pwd; echo "foo=$FOO aws=${AWS_SECRET_ACCESS_KEY:-none}"; ls -l /proc/self/fd/1' >"$T/handed" 2>&1)
+grep -qx "$W/sub" "$T/handed" && grep -q 'foo=bar aws=none' "$T/handed" &&
+	pass "the command runs in the caller's directory, its environment scrubbed" ||
+	{ fail "the command runs in the caller's directory, its environment scrubbed"; diag "$(cat "$T/handed")"; }
+expect_probe "only 0, 1 and 2 reach the command of a session" ok -- sx "$SID" -- "$PROBE" fds
+
+# A terminal: a pty of its own, its size, Ctrl-C and Ctrl-Z through it.
+out=$(cd "$W" && "$PTYRUN" --winch 300:33x101 --send 700:'stty size; tty; exit 4\n' -- "$STOCKADE" session exec "$SID" -- sh -i 2>&1 | tr -d '\r')
+printf '%s\n' "$out" | grep -q '33 101$' && printf '%s\n' "$out" | grep -q '^/dev/pts/' &&
+	printf '%s\n' "$out" | grep -q 'ptyrun: exit 4' && printf '%s\n' "$out" | grep -q 'ptyrun: mode same' &&
+	pass "a tty exec gets a pty of its own, resized with the user's, the mode given back" ||
+	{ fail "a tty exec gets a pty of its own, resized"; diag "$out"; }
+out=$(cd "$W" && "$PTYRUN" --send 400:'\x03' -- "$STOCKADE" session exec "$SID" -- sleep 30 2>&1)
+printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-C in the terminal reaches the command's group" ||
+	{ fail "Ctrl-C in the terminal reaches the command's group"; diag "$out"; }
+out=$(cd "$W" && "$PTYRUN" --send 400:'\x1a' --signal 1200:CONT --send 1600:'\x03' -- "$STOCKADE" session exec "$SID" -- sleep 30 2>&1)
+printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-Z stops it and session exec with it; continued, Ctrl-C ends it" ||
+	{ fail "Ctrl-Z stops it and session exec with it"; diag "$out"; }
+
+# What a command leaves running stays: a server started by one exec is
+# reached by the next, and from the host through --publish.
+"$STOCKADE" session stop "$SID"
+PORT=$((20000 + RANDOM % 20000))
+start --name "p-$TEST_BACKEND" --publish "$PORT:8000"
+sx "$SID" -- sh -c 'python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &'
+for _ in $(seq 50); do sx "$SID" -- python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:8000/")' 2>/dev/null && break; sleep 0.1; done
+out=$(sx "$SID" -- python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8000/").status)' 2>&1)
+[ "$out" = 200 ] && pass "a server one exec left is reached by the next" || { fail "a server one exec left is reached by the next"; diag "$out"; }
+out=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$PORT/').status)" 2>&1)
+[ "$out" = 200 ] && pass "and from the host through the session's --publish" || { fail "and from the host through --publish"; diag "$out"; }
+
+# 16 at once.
+for i in $(seq 16); do sx "$SID" -- sh -c "sleep 0.3; exit $i" & done
+good=0
+i=0
+for j in $(jobs -p); do
+	i=$((i + 1))
+	wait "$j"
+	[ $? -eq "$i" ] && good=$((good + 1))
+done
+[ "$good" -eq 16 ] && pass "16 commands at once in one session, each with its own status" ||
+	fail "16 commands at once in one session, each with its own status ($good of 16)"
+
+# The guard: what one exec planted is undone before its status returns;
+# what a process it left plants between execs, by the next one's end.
+out=$(sx "$SID" -- sh -c 'echo "echo pwned" >.envrc; mkdir -p .vscode; echo "{}" >.vscode/tasks.json' 2>&1)
+[ ! -e "$W/.envrc" ] && [ ! -e "$W/.vscode/tasks.json" ] && printf '%s' "$out" | grep -q "undid a change to trust hand-off '.envrc'" &&
+	pass "THREATS 29: what an exec planted is undone before its status returns, and said to its caller" ||
+	{ fail "THREATS 29: what an exec planted is undone before its status returns"; diag "$out"; }
+sx "$SID" -- sh -c '(sleep 0.3; echo "echo later" >.envrc) >/dev/null 2>&1 &'
+sleep 1
+sx "$SID" -- true 2>/dev/null
+[ ! -e "$W/.envrc" ] && pass "what a process left running planted between execs is undone by the next" ||
+	fail "what a process left running planted between execs is undone by the next"
+
+# Who may use it: not a jailed process (of this session, or of a run),
+# nor another user.
+expect_control "THREATS 78 control: outside, the user's own client gets hello" -- "$PROBE" session-hello "$SDIR/$SID.sock"
+expect_probe "THREATS 78: a command of the session cannot reach its control socket" \
+	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+	sx "$SID" -- "$PROBE" session-hello "$SDIR/$SID.sock"
+expect_probe "THREATS 78: a run's command cannot reach a session's control socket" \
+	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
+	jail -q -C "$W" -- "$PROBE" session-hello "$SDIR/$SID.sock"
+if is_root && id stockade-ci >/dev/null 2>&1; then
+	chmod 755 "$T" "$_lib_tmp_root" 2>/dev/null
+	out=$(su stockade-ci -s /bin/sh -c "'$PROBE' session-hello '$SDIR/$SID.sock'" 2>&1)
+	printf '%s' "$out" | grep -q 'errno EACCES' && pass "THREATS 78: another user cannot reach the session's socket" ||
+		{ fail "THREATS 78: another user cannot reach the session's socket"; diag "$out"; }
+	# A session of that user's, reached by root: refused by its peer's
+	# credentials, whatever the modes.
+	UH=$(mktemp -d /tmp/stockade-session-user.XXXXXX)
+	chown stockade-ci: "$UH"
+	mkdir -p "$UH/ws"
+	chown stockade-ci: "$UH/ws"
+	usid=$(su stockade-ci -s /bin/sh -c "export TMPDIR=/tmp; cd '$UH/ws' && HOME='$UH' '$STOCKADE' session start --backend $TEST_BACKEND --name u" 2>&1)
+	[ "$usid" = u ] || diag "$usid"
+	out=$("$PROBE" session-hello "$UH/.local/state/stockade/sessions/u.sock" 2>&1)
+	printf '%s' "$out" | grep -q 'answer error.*another user' && printf '%s' "$out" | grep -q 'errno EPROTO' &&
+		pass "THREATS 78: root is refused by another user's session (its peer's credentials)" ||
+		{ fail "THREATS 78: root is refused by another user's session"; diag "$out"; }
+	su stockade-ci -s /bin/sh -c "TMPDIR=/tmp HOME='$UH' '$STOCKADE' session stop u" >/dev/null 2>&1
+	rm -rf "$UH"
+	chmod 700 "$T" "$_lib_tmp_root" 2>/dev/null
+else
+	out=$(ls -ld "$SDIR" | cut -c1-10)
+	[ "$out" = drwx------ ] && pass "THREATS 78 (a user: no other uid to be): the folder is the user's alone" ||
+		fail "THREATS 78: the folder is the user's alone ($out)"
+fi
+
+# A working directory outside the workspace; a widening; a narrowing.
+out=$(cd / && "$STOCKADE" session exec "$SID" -- pwd 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "outside the session's workspace" &&
+	pass "an exec whose working directory is outside the workspace is refused (125), said" ||
+	{ fail "an exec whose working directory is outside the workspace is refused (status $st)"; diag "$out"; }
+for widen in "--net on" "--write /tmp" "--publish 9999" "--read /"; do
+	# shellcheck disable=SC2086 # the words are the options
+	out=$(sx $widen "$SID" -- true 2>&1)
+	st=$?
+	[ $st -eq 125 ] && printf '%s' "$out" | grep -q "session start" &&
+		pass "a widening exec ($widen) is refused (125), naming the start that gives it" ||
+		{ fail "a widening exec ($widen) is refused (status $st)"; diag "$out"; }
+done
+expect_control "control: the session's command reads notes.txt" -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
+expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES" -- sx --hide notes.txt "$SID" -- "$PROBE" read "$W/notes.txt"
+expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
+expect_probe "and the next exec has the session's again" ok -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
+
+# The Python client: one connection, many commands.
+out=$(cd "$W" && PYTHONPATH="$TOOLS" python3 - "$SID" <<'PY' 2>&1
+import sys
+from stockade_session import Session
+s = Session(sys.argv[1])
+codes = [s.run(["sh", "-c", "exit %d" % i]).status for i in range(20)]
+r = s.run(["sh", "-c", "echo out; echo err >&2"])
+bad = s.run(["pwd"], cwd="/")
+print(codes == list(range(20)), r.stdout == b"out\n", r.stderr == b"err\n", bad.status, "outside" in " ".join(bad.said))
+PY
+)
+[ "$out" = "True True True 125 True" ] && pass "the Python client runs 22 commands on one connection" ||
+	{ fail "the Python client runs 22 commands on one connection"; diag "$out"; }
+
+# The README's recipe: an agent's shell tool through conf/examples/agent-shell.
+mkdir -p "$T/bin"
+ln -sf "$STOCKADE" "$T/bin/stockade"
+out=$(cd "$W" && PATH="$T/bin:$PATH" STOCKADE_SESSION="$SID" "$OLDPWD/conf/examples/agent-shell" -c 'echo "in $(pwd)"; exit 5' 2>&1)
+st=$?
+[ $st -eq 5 ] && [ "$out" = "in $W" ] && pass "the recipe's agent-shell runs a command in the session, its status back" ||
+	{ fail "the recipe's agent-shell runs a command in the session (status $st)"; diag "$out"; }
+out=$(cd "$W" && PATH="$T/bin:$PATH" STOCKADE_SESSION="$SID" "$OLDPWD/conf/examples/agent-shell" -c 'echo x >.envrc' 2>&1)
+printf '%s' "$out" | grep -q "undid a change to trust hand-off '.envrc'" && printf '%s' "$out" | grep -q '^hint: ' &&
+	[ ! -e "$W/.envrc" ] && pass "what the recipe shows when a command plants a hand-off: undone, said, with a hint" ||
+	{ fail "what the recipe shows when a command plants a hand-off"; diag "$out"; }
+out=$(cd "$W" && PATH="$T/bin:$PATH" "$STOCKADE" --session "$SID" --net on -- true 2>&1)
+[ $? -eq 125 ] && printf '%s' "$out" | grep -q '^hint: start a session with it: stockade session start --net on$' &&
+	pass "what the recipe shows for a widening: refused, with the start that gives it" ||
+	{ fail "what the recipe shows for a widening"; diag "$out"; }
+
+# The protocol's reader: what it cannot read is refused, not fatal.
+out=$(python3 - "$SDIR/$SID.sock" <<'PY' 2>&1
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+for junk in [b"", b"no-nul", b"\0\0", b"exec\0noequals\0", b"HELLO\0", b"exec\0cwd=/\0"]:
+    s.send(junk) if junk else None
+    if junk:
+        print(s.recv(4096).split(b"\0")[0].decode(), end=" ")
+s.send(b"hello\0version=1\0")
+print(s.recv(4096).split(b"\0")[0].decode())
+PY
+)
+[ "$out" = "error error error error error hello" ] && pass "bad messages are answered with an error; the connection goes on" ||
+	{ fail "bad messages are answered with an error"; diag "$out"; }
+
+# The end: stop leaves no process, place or file; a killed holder, the
+# same through its keeper.
+sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
+run_dir=$(ls "$TMPDIR/stockade-$(id -u)" 2>/dev/null | grep '^run-' | head -1)
+[ -n "$run_dir" ] && ! gone "$MARK" && pass "control: the session has a run directory and a process left running" ||
+	fail "control: the session has a run directory and a process left running"
+"$STOCKADE" session stop "$SID"
+st=$?
+[ $st -eq 0 ] && gone "$MARK" && [ ! -e "$SDIR/$SID.sock" ] && ! ls "$TMPDIR/stockade-$(id -u)" 2>/dev/null | grep -q '^run-' &&
+	pass "session stop: every process, place and file of the session gone when it returns" ||
+	fail "session stop: every process, place and file of the session gone when it returns (status $st)"
+
+start --name "k-$TEST_BACKEND"
+sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
+sx "$SID" -- sh -c '(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep 600' &
+sleep 0.8
+hpid=$(sed -n 's/^pid=//p' "$SDIR/$SID.info")
+[ -e "$W/.envrc" ] && pass "THREATS 76 control: a process of the session planted .envrc" || fail "THREATS 76 control: a process of the session planted .envrc"
+kill -KILL "$hpid"
+for _ in $(seq 200); do gone "$MARK" && [ ! -e "$W/.envrc" ] && [ ! -e "$SDIR/$SID.sock" ] && break; sleep 0.01; done
+gone "$MARK" && ! pgrep -f 'sleep 600' >/dev/null && pass "THREATS 76: a SIGKILLed holder leaves no process of the session" ||
+	fail "THREATS 76: a SIGKILLed holder leaves no process of the session"
+[ ! -e "$W/.envrc" ] && pass "THREATS 76: a SIGKILLed holder's keeper undoes what the session planted" ||
+	fail "THREATS 76: a SIGKILLed holder's keeper undoes what the session planted"
+[ ! -e "$SDIR/$SID.sock" ] && ! ls "$TMPDIR/stockade-$(id -u)" 2>/dev/null | grep -q '^run-' &&
+	pass "a SIGKILLed holder's keeper removes its socket and places" || fail "a SIGKILLed holder's keeper removes its socket and places"
+wait 2>/dev/null
+
+# Idle: a session nobody uses ends by itself.
+start --name "i-$TEST_BACKEND" --idle 1s
+sleep 2.5
+[ ! -e "$SDIR/$SID.sock" ] && ! "$STOCKADE" session list | grep -q "^i-$TEST_BACKEND " &&
+	pass "--idle 1s: a session with no command for a second ends" || fail "--idle 1s: a session with no command for a second ends"
+out=$("$STOCKADE" session start --idle forever 2>&1)
+[ $? -eq 125 ] && printf '%s' "$out" | grep -q "invalid --idle" && pass "a bad --idle is refused (125), said" ||
+	{ fail "a bad --idle is refused"; diag "$out"; }
+out=$("$STOCKADE" session exec no-such-session -- true 2>&1)
+[ $? -eq 125 ] && printf '%s' "$out" | grep -q "no session 'no-such-session' is running" &&
+	pass "an exec in no session is refused (125), with the way to start one" || { fail "an exec in no session is refused"; diag "$out"; }
+plan_done

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""A client of a stockade session that keeps one connection for many
+commands: what an agent harness's shell tool can use in place of
+`stockade session exec ID -- COMMAND` (the protocol: stockade.1, SESSIONS).
+
+    from stockade_session import Session
+    s = Session("work")                       # stockade session start --name work
+    r = s.run(["npm", "test"], cwd="/home/me/proj")
+    print(r.status, r.stdout, r.stderr, r.said)
+
+    python3 tools/stockade_session.py ID [--cwd DIR] -- COMMAND [ARG]...
+
+run() hands the command descriptors of its own (pipes it reads, or the
+caller's when given) and returns its status as `stockade session exec`
+would: the command's exit code, 128+N for a signal, 122 when the guard
+could not undo all it changed, 125 when the session refused it (the
+reason in .said, with the fix). Standard library only, Python 3.9+.
+"""
+import os
+import select
+import signal
+import socket
+import sys
+
+VERSION = 1
+
+
+def sessions_dir():
+    rt = os.environ.get("XDG_RUNTIME_DIR")
+    if rt and os.path.isabs(rt):
+        try:
+            st = os.lstat(rt)
+            if st.st_uid == os.getuid() and not st.st_mode & 0o077:
+                return os.path.join(rt, "stockade", "sessions")
+        except OSError:
+            pass
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "stockade", "sessions")
+
+
+def encode(kind, fields):
+    out = [kind.encode()]
+    for key, value in fields:
+        if isinstance(value, str):
+            value = value.encode()
+        out.append(key.encode() + b"=" + value)
+    return b"\0".join(out) + b"\0"
+
+
+def decode(packet):
+    if not packet or not packet.endswith(b"\0"):
+        raise ValueError("not a message")
+    parts = packet[:-1].split(b"\0")
+    fields = {}
+    for part in parts[1:]:
+        key, _, value = part.partition(b"=")
+        fields.setdefault(key.decode(), []).append(value.decode(errors="surrogateescape"))
+    return parts[0].decode(), fields
+
+
+class Result:
+    def __init__(self):
+        self.status = None
+        self.code = None
+        self.signal = None
+        self.stdout = b""
+        self.stderr = b""
+        self.said = []
+
+
+class Session:
+    """One connection to a running session, for many commands in turn."""
+
+    def __init__(self, session_id, path=None):
+        self.id = session_id
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.connect(path or os.path.join(sessions_dir(), session_id + ".sock"))
+        self._send("hello", [("version", str(VERSION))])
+        kind, fields = self._recv()
+        if kind != "hello":
+            raise RuntimeError("the session refused: %s" % fields.get("message", [kind])[0])
+        self.info = {k: v[0] for k, v in fields.items()}
+
+    def _send(self, kind, fields, fds=()):
+        data = encode(kind, fields)
+        if fds:
+            socket.send_fds(self.sock, [data], list(fds))
+        else:
+            self.sock.send(data)
+
+    def _recv(self):
+        data, fds, _, _ = socket.recv_fds(self.sock, 1 << 18, 4)
+        for fd in fds:
+            os.close(fd)
+        if not data:
+            raise EOFError("the session has ended")
+        return decode(data)
+
+    def run(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, timeout=None):
+        """Runs argv in the session. stdin/stdout/stderr: a descriptor to
+        hand over, or None for a pipe of this client's (stdin: empty).
+        On timeout the command's group gets SIGKILL."""
+        env = os.environ if env is None else env
+        fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
+        fields += [("arg", a) for a in argv]
+        fields += [("env", "%s=%s" % kv) for kv in env.items()]
+        pipes, fds = {}, []
+        for n, given in enumerate((stdin, stdout, stderr)):
+            if given is not None:
+                fds.append(given)
+                continue
+            r, w = os.pipe()
+            if n == 0:
+                os.close(w)
+                fds.append(r)
+                pipes[n] = r
+            else:
+                fds.append(w)
+                pipes[n] = (r, w)
+        try:
+            self._send("exec", fields, fds)
+        finally:
+            for n, p in pipes.items():
+                os.close(p if n == 0 else p[1])
+        res = Result()
+        readers = {pipes[n][0]: n for n in (1, 2) if n in pipes}
+        out = {1: [], 2: []}
+        deadline = None if timeout is None else _now() + timeout
+        killed = False
+        while res.status is None or readers:
+            wait = None if deadline is None else max(0.0, deadline - _now())
+            # Once the command has ended, what a process it left running
+            # (a server started with &) may hold of its pipes is not
+            # waited for: what is there is read, then the run returns.
+            if res.status is not None:
+                wait = 0.05
+            ready, _, _ = select.select([self.sock] + list(readers), [], [], wait)
+            if not ready and not killed:
+                self._send("signal", [("sig", str(int(signal.SIGKILL)))])
+                killed = True
+                deadline = None
+            for fd in ready:
+                if fd is self.sock:
+                    if res.status is not None:
+                        continue
+                    kind, f = self._recv()
+                    if kind == "said":
+                        res.said += f.get("line", [])
+                    elif kind == "exit":
+                        res.status = int(f["status"][0])
+                        res.code = int(f["code"][0]) if "code" in f else None
+                        res.signal = int(f["signal"][0]) if "signal" in f else None
+                    elif kind == "error":
+                        res.status = int(f.get("status", ["125"])[0])
+                        res.said += ["stockade: " + m for m in f.get("message", [])]
+                        res.said += ["hint: " + h for h in f.get("hint", [])]
+                else:
+                    chunk = os.read(fd, 65536)
+                    if chunk:
+                        out[readers[fd]].append(chunk)
+                    else:
+                        os.close(fd)
+                        del readers[fd]
+            if res.status is not None and not ready:
+                break
+        for fd in readers:
+            os.close(fd)
+        res.stdout, res.stderr = b"".join(out[1]), b"".join(out[2])
+        return res
+
+    def close(self):
+        self.sock.close()
+
+
+def _now():
+    import time
+    return time.monotonic()
+
+
+def main(args):
+    if len(args) < 3 or "--" not in args:
+        print("usage: stockade_session.py ID [--cwd DIR] -- COMMAND [ARG]...", file=sys.stderr)
+        return 125
+    sep = args.index("--")
+    sid, opts, argv = args[0], args[1:sep], args[sep + 1:]
+    cwd = opts[opts.index("--cwd") + 1] if "--cwd" in opts else None
+    s = Session(sid)
+    r = s.run(argv, cwd=cwd, stdin=0, stdout=1, stderr=2)
+    for line in r.said:
+        print(line, file=sys.stderr)
+    s.close()
+    return r.status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
