@@ -135,7 +135,9 @@ static bool any_commands(const struct conf_set *s)
 /* The PATH the person set: the caller's environment's, as the user's own
  * file and the command line leave it (what a [command] section's words
  * mean). NULL when none sets one. */
-static char *own_path(const struct run_config *rc, const struct layers *ls, char *const *environ)
+/* The PATH the person set: environ's, with the operations (of all given)
+ * of the command line and the user's own file. */
+static char *own_path_of(const struct run_config *rc, const struct env_op *all, size_t n_all, char *const *environ)
 {
 	const char *user = NULL;
 	for (size_t i = 0; i < rc->files.n; i++)
@@ -143,21 +145,50 @@ static char *own_path(const struct run_config *rc, const struct layers *ls, char
 			user = rc->files.v[i].path;
 	_cleanup_free_ struct env_op *ops = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < ls->n; i++)
-		for (size_t k = 0; k < ls->v[i].n_env_ops; k++) {
-			const struct env_op *op = &ls->v[i].env_ops[k];
-			if (op->source.kind != SOURCE_OPTION &&
-			    !(op->source.kind == SOURCE_FILE && user && op->source.file && streq(op->source.file, user)))
-				continue;
-			ops = xgrow(ops, n, sizeof(*ops));
-			ops[n++] = *op;
-		}
+	for (size_t k = 0; k < n_all; k++) {
+		const struct env_op *op = &all[k];
+		if (op->source.kind != SOURCE_OPTION &&
+		    !(op->source.kind == SOURCE_FILE && user && op->source.file && streq(op->source.file, user)))
+			continue;
+		ops = xgrow(ops, n, sizeof(*ops));
+		ops[n++] = *op;
+	}
 	struct env e = { 0 };
 	env_begin(&e, environ, ops, n);
 	const char *v = env_get(e.envp, "PATH");
 	char *r = v ? xstrdup(v) : NULL;
 	env_free(&e);
 	return r;
+}
+
+static char *own_path(const struct run_config *rc, const struct layers *ls, char *const *environ)
+{
+	_cleanup_free_ struct env_op *ops = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < ls->n; i++)
+		for (size_t k = 0; k < ls->v[i].n_env_ops; k++) {
+			ops = xgrow(ops, n, sizeof(*ops));
+			ops[n++] = ls->v[i].env_ops[k];
+		}
+	return own_path_of(rc, ops, n, environ);
+}
+
+int config_exec_layers(const struct run_config *rc, char *const *argv, char *const *caller, const char *final_path,
+		       const char *cwd, const struct policy *p, struct layer **ret, size_t *ret_n)
+{
+	*ret = NULL;
+	*ret_n = 0;
+	if (!any_commands(&rc->files))
+		return 0;
+	_cleanup_free_ char *own = own_path_of(rc, p->env_ops, p->n_env_ops, caller);
+	struct conf_matches m = { 0 };
+	conf_match_commands(&rc->files, argv, own, final_path, cwd, p, &m);
+	for (size_t i = 0; i < m.n && m.v[i].matched; i++) {
+		*ret = xgrow(*ret, *ret_n, sizeof(**ret));
+		conf_section_layer(m.v[i].file, m.v[i].section, &(*ret)[(*ret_n)++]);
+	}
+	conf_matches_free(&m);
+	return 0;
 }
 
 /* The files in effect: the jail must not be able to change one. Those in

@@ -20,6 +20,14 @@ struct run_config {
 int config_policy(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p);
 void config_free(struct run_config *rc);
 
+/* A session's command (argv, its caller's environment and PATH after
+ * the session's scrub, its cwd): the [command] sections of the session's
+ * files that match it, as layers (which point into rc: free each with
+ * layer_free, and the array). Matched as a run's are, against the
+ * session's policy p. */
+int config_exec_layers(const struct run_config *rc, char *const *argv, char *const *caller, const char *final_path,
+		       const char *cwd, const struct policy *p, struct layer **ret, size_t *ret_n);
+
 /* For explain: the files read and whether each is trusted, the sections
  * taken, the [command] sections and why each matched or did not, and
  * where the settings came from. */

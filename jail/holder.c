@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jail/config.h"
 #include "jail/places.h"
 #include "landlock/landlock.h"
 #include "jail/run.h"
@@ -228,57 +229,145 @@ static int net_rank(enum net_mode n)
 	return n == NET_OFF ? 0 : n == NET_LOOPBACK ? 1 : 2;
 }
 
-/* What narrows one command (its --hide, --read, --net), checked against
- * the session's policy and passed on to the zygote, which makes it a
- * Landlock layer of that command's own; false, and refused, for anything
- * that would widen. */
 struct narrowed {
 	char **hide, **read;
+	bool net;		/* net=off sent */
 };
 
-static bool narrowing(const struct holder *h, struct hold_client *c, const struct wire_msg *m, struct wire_out *o,
-		      struct narrowed *nw)
+/* One thing that narrows one command: its own --hide, --read or --net
+ * (who: the option), or a [command] section's (who: "FILE line N: KEY").
+ * Checked against the session's policy and added to what goes to the
+ * zygote, which makes it a layer of that command's own; false, and
+ * refused with the way to have it, for anything that would widen. */
+static bool narrow_one(const struct holder *h, struct hold_client *c, const char *key, const char *v,
+		       const char *who, struct wire_out *o, struct narrowed *nw)
 {
 	const struct policy *p = h->r->p;
-	for (size_t i = 0; i < m->n; i++) {
-		const char *key = m->f[i].key, *v = m->f[i].value;
-		if (streq(key, "net")) {
-			enum net_mode n;
-			if (net_mode_from_name(v, &n) < 0 || net_rank(n) > net_rank(p->net)) {
-				_cleanup_free_ char *msg = xasprintf("cannot give --net %s to one command of the session: its "
-								     "network is %s, and a command's can only be narrower",
-								     v, net_mode_name(p->net));
-				_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --net %s", v);
-				refuse(c->fd, 125, msg, hint);
-				return false;
-			}
-			if (n != p->net)
-				wire_add(o, "net", net_mode_name(n));
-			continue;
-		}
-		if (!streq(key, "hide") && !streq(key, "read"))
-			continue;
-		_cleanup_free_ char *canon = NULL;
-		if (v[0] != '/' || path_canonical(v, &canon) < 0) {
-			if (streq(key, "hide"))
-				continue;	/* nothing there to hide */
-			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: %s", v,
-							     strerror(errno ? errno : EINVAL));
-			refuse(c->fd, 125, msg, NULL);
-			return false;
-		}
-		if (streq(key, "read") &&
-		    policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon) == EFFECT_NONE) {
-			_cleanup_free_ char *msg = xasprintf("cannot give --read '%s' to one command of the session: the "
-							     "session does not let its commands read it", canon);
-			_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --read '%s'", canon);
+	if (streq(key, "net")) {
+		enum net_mode n;
+		if (net_mode_from_name(v, &n) < 0 || net_rank(n) > net_rank(p->net) ||
+		    (n == NET_LOOPBACK && p->net == NET_ON)) {
+			_cleanup_free_ char *msg = xasprintf("cannot give %s %s to one command of the session: its network "
+							     "is %s, and a command's can only be off or the session's",
+							     who, v, net_mode_name(p->net));
+			_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --net %s", v);
 			refuse(c->fd, 125, msg, hint);
 			return false;
 		}
-		wire_add(o, key, canon);
-		strv_add(streq(key, "hide") ? &nw->hide : &nw->read, canon);
+		if (n != p->net && !nw->net) {
+			wire_add(o, "net", net_mode_name(n));
+			nw->net = true;
+		}
+		return true;
+	}
+	_cleanup_free_ char *canon = NULL;
+	if (v[0] != '/' || path_canonical(v, &canon) < 0) {
+		if (streq(key, "hide"))
+			return true;	/* nothing there to hide */
+		_cleanup_free_ char *msg = xasprintf("cannot give %s '%s' to one command of the session: %s", who, v,
+						     strerror(errno ? errno : EINVAL));
+		refuse(c->fd, 125, msg, NULL);
+		return false;
+	}
+	enum effect had = policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon);
+	if (streq(key, "write")) {
+		if (had == EFFECT_WRITE)
+			return true;	/* the session's already */
+	} else if (!streq(key, "read") || had != EFFECT_NONE) {
+		if (had != EFFECT_NONE || streq(key, "hide")) {
+			wire_add(o, key, canon);
+			strv_add(streq(key, "hide") ? &nw->hide : &nw->read, canon);
+		}
+		return true;
+	}
+	_cleanup_free_ char *msg = xasprintf("cannot give %s '%s' to one command of the session: the session does not "
+					     "let its commands %s it", who, canon, key);
+	_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --%s '%s'", key, canon);
+	refuse(c->fd, 125, msg, hint);
+	return false;
+}
+
+/* The command's own options that narrow (hide=, read=, net= fields). */
+static bool narrowing(const struct holder *h, struct hold_client *c, const struct wire_msg *m, struct wire_out *o,
+		      struct narrowed *nw)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const char *key = m->f[i].key;
+		if (streq(key, "net") || streq(key, "hide") || streq(key, "read")) {
+			_cleanup_free_ char *who = xstrcat3("--", key, "");
+			if (!narrow_one(h, c, key, m->f[i].value, who, o, nw))
+				return false;
+		}
 	}
 	return true;
+}
+
+/* "FILE line N: KEY", for a section's setting. */
+static char *where(const struct source *s)
+{
+	return xasprintf("%s line %u: %s", s->file ? s->file : "?", s->line, s->key ? s->key : "?");
+}
+
+/* The [command] sections of the session's files that match the command:
+ * a nested layer for it alone, which can only narrow what the session
+ * has. Their rules and network go as its own options do; their
+ * environment into e; anything else is refused, said with the start that
+ * would give it. */
+static bool sections(const struct holder *h, struct hold_client *c, char *const *argv, char *const *caller,
+		     const char *cwd, struct env *e, struct wire_out *o, struct narrowed *nw)
+{
+	if (!h->r->rc)
+		return true;
+	struct layer *ls = NULL;
+	size_t n = 0;
+	(void)config_exec_layers(h->r->rc, argv, caller, env_get(e->envp, "PATH"), cwd, h->r->p, &ls, &n);
+	bool ok = true;
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct layer *l = &ls[i];
+		for (size_t k = 0; ok && k < l->n_rules; k++) {
+			const struct layer_rule *lr = &l->rules[k];
+			static const char *const keys[] = { [ACCESS_WRITE] = "write", [ACCESS_READ] = "read",
+							    [ACCESS_PROTECT] = "read", [ACCESS_HIDE] = "hide" };
+			_cleanup_free_ char *abs = lr->path[0] == '/' ? xstrdup(lr->path) : path_join(l->dir ? l->dir : cwd, lr->path);
+			_cleanup_free_ char *who = where(&lr->source);
+			ok = narrow_one(h, c, keys[lr->access], abs, who, o, nw);
+		}
+		if (ok && l->net_set) {
+			_cleanup_free_ char *who = where(&l->net_source);
+			ok = narrow_one(h, c, "net", net_mode_name(l->net), who, o, nw);
+		}
+		for (size_t k = 0; ok && k < l->n_env_ops; k++) {
+			const struct env_op *op = &l->env_ops[k];
+			if (op->kind == ENV_PASS && env_is_secret(op->name)) {
+				_cleanup_free_ char *who = where(&op->source);
+				_cleanup_free_ char *msg = xasprintf("cannot pass %s to one command of the session (%s): the "
+								     "session takes it away", op->name, who);
+				_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --env %s", op->name);
+				refuse(c->fd, 125, msg, hint);
+				ok = false;
+			} else if (op->kind != ENV_PASS) {
+				env_put(e, op->name, op->kind == ENV_SET ? op->value : NULL, "a [command] section");
+			}
+		}
+		/* What a session settles once, for all its commands. */
+		const struct source *other = l->n_grants ? &l->grants[0].source : l->home ? &l->home_source
+					     : l->backend_set ? &l->backend_source : l->mode_set ? &l->mode_source
+					     : l->hide_ignored_set ? &l->hide_ignored_source
+					     : l->max_procs ? &l->max_procs_source
+					     : (l->memory.bytes || l->memory.percent) ? &l->memory_source
+					     : (l->tmp_size.bytes || l->tmp_size.percent) ? &l->tmp_size_source : NULL;
+		if (ok && other) {
+			_cleanup_free_ char *who = where(other);
+			_cleanup_free_ char *msg = xasprintf("cannot apply %s to one command of the session: a session settles "
+							     "it once, for all its commands", who);
+			refuse(c->fd, 125, msg, "start a session with it (stockade session start with that option), or run the command on its own: stockade -- COMMAND");
+			ok = false;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		layer_free(&ls[i]);
+	free(ls);
+	return ok;
 }
 
 /* The landlock backend's: the command's --hide and --read planned here,
@@ -336,16 +425,19 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	struct wire_out o = { 0 };
 	wire_begin(&o, "exec");
 	struct narrowed nw = { 0 };
-	bool ok = narrowing(h, c, m, &o, &nw);
+	struct env e;
+	exec_env(h, m, cwd, &e);
+	_cleanup_free_ char **caller = wire_get_all(m, "env");
+	bool ok = narrowing(h, c, m, &o, &nw) && sections(h, c, argv, caller, cwd, &e, &o, &nw);
 	/* The landlock backend: the narrowing paths planned here, into a
 	 * ruleset the command restricts itself with. */
 	int sent[4] = { fds[0], fds[1], fds[2], -1 };
 	size_t n_sent = 3;
 	_cleanup_close_ int ruleset = -1;
 	if (ok && streq(h->backend, "landlock") && (nw.hide || nw.read)) {
-		int e = narrowing_ruleset(&nw, &ruleset);
-		if (e < 0) {
-			_cleanup_free_ char *msg = xasprintf("cannot plan the command's --hide and --read: %s", strerror(-e));
+		int err = narrowing_ruleset(&nw, &ruleset);
+		if (err < 0) {
+			_cleanup_free_ char *msg = xasprintf("cannot plan the command's --hide and --read: %s", strerror(-err));
 			refuse(c->fd, 125, msg, NULL);
 			ok = false;
 		}
@@ -356,13 +448,12 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	strv_free(nw.read);
 	if (!ok) {
 		wire_out_free(&o);
+		env_free(&e);
 		return;
 	}
 	int report_fd = -1;
 	if (wire_get(m, "report") && n_fds > 3)
 		report_fd = dup(fds[3]);
-	struct env e;
-	exec_env(h, m, cwd, &e);
 	struct hold_exec *x = xcalloc(1, sizeof(*x));
 	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec() };
 	wire_add_long(&o, "id", x->id);

@@ -107,6 +107,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		.start_us = start_us,
 		.rep = rep,
 		.holder = holder,
+		.rc = &rc,
 	};
 	r.backend = fit_choose(&p, &h, &r.why);
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;

@@ -34,6 +34,9 @@ struct run {
 	struct keeper keeper;
 	/* a session's holder: the command is its zygote (NULL: a run) */
 	struct holder *holder;
+	/* the settings files the policy was built from (a session's
+	 * commands match their [command] sections); may be NULL */
+	const struct run_config *rc;
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory

@@ -196,6 +196,41 @@ expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES"
 expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
 expect_probe "and the next exec has the session's again" ok -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
 
+# The session's [command] sections: a nested layer for that command, which
+# narrows (hide, network off, env) and never widens (named with its file,
+# line and key, and the start that gives it).
+"$STOCKADE" session stop "$SID"
+cat >"$W/.stockade.ini" <<'INI'
+[command "cat"]
+hide = notes.txt
+
+[command "python3"]
+network = off
+env = FROM_SECTION=yes
+
+[command "ls"]
+write = /etc
+INI
+start --name "c-$TEST_BACKEND"
+out=$(sx "$SID" -- cat notes.txt 2>&1)
+[ $? -ne 0 ] && printf '%s' "$out" | grep -q 'Permission denied' && pass "a [command \"cat\"] section's hide applies to cat in the session" ||
+	{ fail "a [command \"cat\"] section's hide applies to cat in the session"; diag "$out"; }
+out=$(sx "$SID" -- sh -c 'cat notes.txt' 2>&1)
+[ "$out" = "a secret of the workspace" ] && pass "and not to another command" || { fail "and not to another command"; diag "$out"; }
+out=$(sx "$SID" -- python3 -c 'import os, socket
+print(os.environ.get("FROM_SECTION"))
+socket.socket()' 2>&1)
+printf '%s' "$out" | grep -q '^yes$' && printf '%s' "$out" | grep -q 'PermissionError' &&
+	pass "a section's network off and env apply to its command" || { fail "a section's network off and env apply"; diag "$out"; }
+out=$(sx "$SID" -- ls 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "\.stockade\.ini line 10: write '/etc'" && printf '%s' "$out" | grep -q 'hint: start a session with it' &&
+	pass "a section that would widen (write = /etc) is refused (125), naming its file, line and key" ||
+	{ fail "a section that would widen is refused (status $st)"; diag "$out"; }
+rm -f "$W/.stockade.ini"
+"$STOCKADE" session stop "$SID"
+start --name "q-$TEST_BACKEND"
+
 # The Python client: one connection, many commands.
 out=$(cd "$W" && PYTHONPATH="$TOOLS" python3 - "$SID" <<'PY' 2>&1
 import sys
