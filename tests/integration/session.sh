@@ -224,7 +224,7 @@ printf '%s' "$out" | grep -q '^yes$' && printf '%s' "$out" | grep -q 'Permission
 	pass "a section's network off and env apply to its command" || { fail "a section's network off and env apply"; diag "$out"; }
 out=$(sx "$SID" -- ls 2>&1)
 st=$?
-[ $st -eq 125 ] && printf '%s' "$out" | grep -q "\.stockade\.ini line 10: write '/etc'" && printf '%s' "$out" | grep -q 'hint: start a session with it' &&
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "\.stockade\.ini line 9: write '/etc'" && printf '%s' "$out" | grep -q 'hint: start a session with it' &&
 	pass "a section that would widen (write = /etc) is refused (125), naming its file, line and key" ||
 	{ fail "a section that would widen is refused (status $st)"; diag "$out"; }
 rm -f "$W/.stockade.ini"
