@@ -165,6 +165,8 @@ int main(void)
 			usleep(10000);
 	}
 	ok(finished, "and then runs its finish");
+	for (int i = 0; i < 300 && alive(keeper); i++)
+		usleep(10000);
 	ok(!alive(keeper), "and goes");
 	close(rp[0]);
 	unlink(path);
