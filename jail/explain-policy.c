@@ -70,30 +70,40 @@ void explain_print_report(FILE *f, const struct report *rep)
 /* Up to this many paths a line, in the summary. */
 #define SUMMARY_PATHS 4
 
-static void summary_line(FILE *f, const char *access, const char *origin, const struct rule *v, size_t n,
-			 const bool *done, size_t from, bool *mark)
+/* The paths of one access and origin, from v[from] on, marked done. */
+static void summary_paths(FILE *f, const char *access, const char *origin, const struct rule *v, size_t n,
+			  size_t from, bool *done)
 {
 	size_t count = 0;
-	fprintf(f, "  %-8s %s:", access, origin);
 	for (size_t j = from; j < n; j++) {
-		if (done[j] || mark[j] || !streq(access_name(v[j].access), access) || !streq(v[j].origin ? v[j].origin : "?", origin))
+		if (done[j] || !streq(access_name(v[j].access), access) || !streq(v[j].origin ? v[j].origin : "?", origin))
 			continue;
-		mark[j] = true;
+		done[j] = true;
 		if (count++ < SUMMARY_PATHS)
 			fprintf(f, " %s", v[j].path);
 	}
 	if (count > SUMMARY_PATHS)
 		fprintf(f, " (and %zu more)", count - SUMMARY_PATHS);
-	fputc('\n', f);
 }
 
+/* A line an origin: its first access's paths, then each other access's
+ * (a hide and the reads beneath it that one default renders). */
 static void summarise(FILE *f, const struct rule *v, size_t n)
 {
 	_cleanup_free_ bool *done = xcalloc(n + 1, sizeof(bool));
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		summary_line(f, access_name(v[i].access), v[i].origin ? v[i].origin : "?", v, n, done, i, done);
+		const char *origin = v[i].origin ? v[i].origin : "?";
+		fprintf(f, "  %-8s %s:", access_name(v[i].access), origin);
+		summary_paths(f, access_name(v[i].access), origin, v, n, i, done);
+		for (size_t j = i + 1; j < n; j++) {
+			if (done[j] || !streq(v[j].origin ? v[j].origin : "?", origin))
+				continue;
+			fprintf(f, "; %s:", access_name(v[j].access));
+			summary_paths(f, access_name(v[j].access), origin, v, n, j, done);
+		}
+		fputc('\n', f);
 	}
 }
 

@@ -355,6 +355,7 @@ void places_add_terminal(struct places *pl, const char *slave)
 }
 
 #define CGROUP_TREE "/sys/fs/cgroup"
+#define CGROUP_VIEW "the cgroup tree shows the run's own groups alone (and the limits above them)"
 
 void places_view_cgroups(struct places *pl, const struct policy *p, char *const *made, size_t n_made)
 {
@@ -381,18 +382,17 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 		.path = xstrdup(CGROUP_TREE),
 		.access = ACCESS_HIDE,
 		.flags = RULE_SYSTEM,
-		.source = SOURCE_DEFAULT_OF("the run's own cgroups"),
-		.origin = xstrdup("default: the host's cgroups (the landlock backend shows the run's own alone)"),
+		.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),
+		.origin = xstrdup("default: " CGROUP_VIEW),
 	};
 	for (size_t i = 0; i < v.n_paths; i++) {
-		const char *origin = v.paths[i].whole ? "default: the run's own cgroup" : "default: the run's own cgroup's files and the limits above it";
 		pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
 		pl->rules[pl->n_rules++] = (struct rule){
 			.path = TAKE_PTR(v.paths[i].path),
 			.access = ACCESS_READ,
 			.flags = RULE_SYSTEM,
-			.source = SOURCE_DEFAULT_OF("the run's own cgroups"),
-			.origin = xstrdup(origin),
+			.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),
+			.origin = xstrdup("default: " CGROUP_VIEW),
 		};
 	}
 	cgroup_view_free(&v);

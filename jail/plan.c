@@ -151,9 +151,6 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		if (!pl->seccomp.no_listener)
 			supervise_describe(p->net, h->yama < 2, rep);
 		describe_processes(p, cgroup, rep);
-		if (pl->places.n_cgroup)
-			report_enforced(rep, "the cgroup tree: /sys/fs/cgroup shows the run's own group and the limits above it: "
-					     "no other group is read or listed");
 	}
 	if (pl->seccomp.no_listener)
 		describe_no_listener(pl, p, h->landlock_abi, rep);
