@@ -44,38 +44,72 @@ void quarantine_done(struct quarantine *q)
 	q->topfd = -1;
 }
 
-/* Values are one line: a newline or a backslash in them escaped. */
+/* Values are one line of any bytes but NUL (a name in the workspace can
+ * hold any): a newline, a backslash and every other control character
+ * escaped (\n, \\, \xHH), the rest as it is. */
 static void info_put(struct wbuf *w, const char *key, const char *value)
 {
+	static const char hex[] = "0123456789abcdef";
 	wbuf_put(w, key, strlen(key));
 	wbuf_put(w, " ", 1);
-	for (const char *p = value ? value : ""; *p; p++) {
-		if (*p == '\n')
+	for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++) {
+		if (*p == '\n') {
 			wbuf_put(w, "\\n", 2);
-		else if (*p == '\\')
+		} else if (*p == '\\') {
 			wbuf_put(w, "\\\\", 2);
-		else
-			wbuf_put(w, p, 1);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			char esc[4] = { '\\', 'x', hex[*p >> 4], hex[*p & 15] };
+			wbuf_put(w, esc, 4);
+		} else {
+			wbuf_put(w, (const char *)p, 1);
+		}
 	}
 	wbuf_put(w, "\n", 1);
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* NULL where the escapes are not info_put's (a \x00 among them). */
 static char *info_unescape(const char *s)
 {
 	char *out = xmalloc(strlen(s) + 1), *o = out;
 	for (; *s; s++) {
-		if (*s == '\\' && s[1] == 'n') {
-			*o++ = '\n';
-			s++;
-		} else if (*s == '\\' && s[1] == '\\') {
-			*o++ = '\\';
-			s++;
-		} else {
+		if (*s != '\\') {
 			*o++ = *s;
+		} else if (s[1] == 'n' || s[1] == '\\') {
+			*o++ = s[1] == 'n' ? '\n' : '\\';
+			s++;
+		} else if (s[1] == 'x' && hex_digit(s[2]) >= 0 && hex_digit(s[3]) >= 0 &&
+			   (hex_digit(s[2]) || hex_digit(s[3]))) {
+			*o++ = (char)(hex_digit(s[2]) << 4 | hex_digit(s[3]));
+			s += 3;
+		} else {
+			free(out);
+			return NULL;
 		}
 	}
 	*o = '\0';
 	return out;
+}
+
+/* A record's path: relative, beneath the workspace, of any bytes (what
+ * the guard set aside had the name the run gave it). */
+static bool record_path_valid(const char *rel)
+{
+	if (str_empty(rel) || rel[0] == '/')
+		return false;
+	for (const char *p = rel;;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		p = end + 1;
+	}
 }
 
 /* A new item: quarantine/<ID>/ and the parents of rel in it. The ID is
@@ -193,6 +227,8 @@ static int info_parse(char *text, struct guard_quarantined *ret)
 			continue;
 		*sp = '\0';
 		char *v = info_unescape(sp + 1);
+		if (!v)
+			return -EBADMSG;
 		char **slot = streq(line, "workspace") ? &ret->workspace
 			    : streq(line, "path")	   ? &ret->path
 			    : streq(line, "why")	   ? &ret->why
@@ -210,7 +246,7 @@ static int info_parse(char *text, struct guard_quarantined *ret)
 		free(v);
 	}
 	if (!ret->workspace || !ret->path || !ret->stored || !path_is_absolute(ret->workspace) ||
-	    !path_is_absolute(ret->stored) || handoff_relpath_valid(ret->path) < 0)
+	    !path_is_absolute(ret->stored) || !record_path_valid(ret->path))
 		return -EBADMSG;
 	return 0;
 }

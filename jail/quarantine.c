@@ -8,10 +8,13 @@
 #include "lib/path.h"
 #include "lib/util.h"
 
+/* Each name as a terminal shows it safely (\n, \x1b): what the guard set
+ * aside has the name the run gave it. */
 static void print_item(const struct guard_quarantined *it)
 {
+	_cleanup_free_ char *id = str_visible(it->id);
 	if (!it->path) {
-		printf("%s  (its record cannot be read)\n", it->id);
+		printf("%s  (its record cannot be read)\n", id);
 		return;
 	}
 	char when[32] = "?";
@@ -19,11 +22,13 @@ static void print_item(const struct guard_quarantined *it)
 	struct tm tm;
 	if (localtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-	_cleanup_free_ char *path = path_join(it->workspace, it->path);
-	printf("%s  %s  run %ld  %s  %s\n", it->id, when, it->run, it->why ? it->why : "?", path);
-	if (it->detail)
-		printf("    dropped: %s\n", it->detail);
-	printf("    now at %s\n", it->stored);
+	_cleanup_free_ char *full = path_join(it->workspace, it->path);
+	_cleanup_free_ char *path = str_visible(full), *why = str_visible(it->why ? it->why : "?");
+	_cleanup_free_ char *detail = it->detail ? str_visible(it->detail) : NULL, *stored = str_visible(it->stored);
+	printf("%s  %s  run %ld  %s  %s\n", id, when, it->run, why, path);
+	if (detail)
+		printf("    dropped: %s\n", detail);
+	printf("    now at %s\n", stored);
 }
 
 static int list(const char *state_dir)

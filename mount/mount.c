@@ -322,18 +322,24 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 		fprintf(f, "  (shared: the home, /tmp and /dev/shm are directories of one tmpfs, %s)\n", plan->shared_options);
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
-		fprintf(f, "  %-10s %s", kind_names[e->kind], e->target);
+		_cleanup_free_ char *target = str_visible(e->target);
+		_cleanup_free_ char *source = e->source ? str_visible(e->source) : NULL;
+		fprintf(f, "  %-10s %s", e->kind == MOUNT_CGROUP && e->source ? "cgroup" : kind_names[e->kind], target);
 		if (e->kind == MOUNT_SYMLINK)
-			fprintf(f, " -> %s", e->source);
+			fprintf(f, " -> %s", source);
 		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
-			fprintf(f, " from %s", e->source);
+			fprintf(f, " from %s", source);
 		if (e->kind != MOUNT_SYMLINK)
 			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
 				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
 				e->flags & MOUNT_READABLE ? ",readable" : "");
-		if (e->options && e->kind != MOUNT_TEXT)
-			fprintf(f, " %s", e->options);
-		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
+		if (e->options && e->kind != MOUNT_TEXT) {
+			fputc(' ', f);
+			fputs_visible(e->options, f);
+		}
+		fputs("  (", f);
+		fputs_visible(e->origin ? e->origin : "?", f);
+		fputs(")\n", f);
 	}
 }
 
