@@ -3,7 +3,9 @@
  * in state_dir/quarantine/<ID>.info. An item set aside in place (when the
  * quarantine could not take it) has its .info too, naming where it is.
  * Nothing here is ever deleted: `stockade quarantine restore` moves an
- * item back. */
+ * item back (or to where the user says); an item whose content went back
+ * by other means (a config's dropped settings merged into the config now
+ * there, at the user's word) is settled: its record and copy go. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -377,13 +379,63 @@ static int move_back(const char *src, const char *dst)
 	return tree_remove(sfd, sname);
 }
 
-int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
-			     struct guard_failure *f)
+static bool id_valid(const char *id)
+{
+	return !str_empty(id) && !strchr(id, '/') && id[0] != '.';
+}
+
+int guard_quarantine_get(const char *state_dir, const char *id, struct guard_quarantined *ret)
+{
+	*ret = (struct guard_quarantined){ 0 };
+	if (!id_valid(id))
+		return -EINVAL;
+	_cleanup_close_ int top = -1;
+	int r = open_quarantine_dir(state_dir, &top);
+	if (r == 0)
+		r = item_load(top, id, ret);
+	return r == -ENOENT ? -ESRCH : r;
+}
+
+int guard_quarantine_settled(const char *state_dir, const char *id)
+{
+	if (!id_valid(id))
+		return -EINVAL;
+	_cleanup_close_ int top = -1;
+	int r = open_quarantine_dir(state_dir, &top);
+	if (r < 0)
+		return r;
+	/* the record first: an item without one is listed as unfinished,
+	 * never as one to restore again */
+	_cleanup_free_ char *info = xstrcat3(id, ".info", "");
+	if (unlinkat(top, info, 0) < 0)
+		return -errno;
+	return tree_remove(top, id);
+}
+
+char **guard_quarantined_settings(const struct guard_quarantined *it)
+{
+	char **v = strv_new();
+	if (!it->detail)
+		return v;
+	/* One a line; a record written before said them joined by ", ". */
+	const char *sep = strchr(it->detail, '\n') ? "\n" : ", ";
+	for (const char *p = it->detail; *p;) {
+		const char *end = strstr(p, sep);
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n)
+			strv_push(&v, xstrndup(p, n));
+		p += n + (end ? strlen(sep) : 0);
+	}
+	return v;
+}
+
+static int restore_to(const char *state_dir, const char *id, const char *as, struct guard_quarantined *ret_item,
+		      struct guard_failure *f)
 {
 	if (f)
 		*f = (struct guard_failure){ 0 };
 	*ret_item = (struct guard_quarantined){ 0 };
-	if (str_empty(id) || strchr(id, '/') || id[0] == '.')
+	if (!id_valid(id))
 		return guard_fail(f, -EINVAL, GUARD_STEP_STATE, xstrdup(id ? id : ""));
 	_cleanup_close_ int top = -1;
 	int r = open_quarantine_dir(state_dir, &top);
@@ -394,20 +446,22 @@ int guard_quarantine_restore(const char *state_dir, const char *id, struct guard
 		return guard_fail(f, r == -ENOENT ? -ESRCH : r, GUARD_STEP_STATE, xstrdup(id));
 	struct guard_quarantined *it = ret_item;
 
-	/* Not while a run is under way there: its end would undo it again. */
-	bool busy = false;
-	r = guard_workspace_busy(state_dir, it->workspace, &busy);
-	if (r < 0)
-		return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(it->workspace));
-	if (busy)
-		return guard_fail(f, -EBUSY, GUARD_STEP_WORKSPACE, xstrdup(it->workspace));
-
-	_cleanup_free_ char *dst = path_join(it->workspace, it->path);
+	_cleanup_free_ char *dst = as ? path_normalize(as) : path_join(it->workspace, it->path);
+	if (!as) {
+		/* Not while a run is under way there: its end would undo it
+		 * again. */
+		bool busy = false;
+		r = guard_workspace_busy(state_dir, it->workspace, &busy);
+		if (r < 0)
+			return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(it->workspace));
+		if (busy)
+			return guard_fail(f, -EBUSY, GUARD_STEP_WORKSPACE, xstrdup(it->workspace));
+	}
 	struct stat st;
 	if (lstat(dst, &st) == 0)
 		return guard_fail(f, -EEXIST, GUARD_STEP_UNDO, TAKE_PTR(dst));
 	/* the parents, where the run took them away */
-	if ((r = make_dirs_beneath(it->workspace, it->path)) < 0)
+	if (!as && (r = make_dirs_beneath(it->workspace, it->path)) < 0)
 		return guard_fail(f, r, GUARD_STEP_UNDO, TAKE_PTR(dst));
 	r = move_back(it->stored, dst);
 	if (r < 0)
@@ -417,4 +471,16 @@ int guard_quarantine_restore(const char *state_dir, const char *id, struct guard
 	(void)unlinkat(top, info, 0);
 	(void)tree_remove(top, id);
 	return 0;
+}
+
+int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
+			     struct guard_failure *f)
+{
+	return restore_to(state_dir, id, NULL, ret_item, f);
+}
+
+int guard_quarantine_restore_as(const char *state_dir, const char *id, const char *dst,
+				struct guard_quarantined *ret_item, struct guard_failure *f)
+{
+	return restore_to(state_dir, id, dst, ret_item, f);
 }

@@ -31,6 +31,7 @@ struct options {
 	char *revoke;		/* stockade trust --revoke FILE */
 	char **argv;		/* the command, NULL-terminated; may be empty */
 	char *why_target;	/* stockade why TARGET */
+	char *restore_as;	/* stockade quarantine restore ID --as PATH */
 };
 
 /* Parses argv; on a usage error returns -EINVAL with a message for the

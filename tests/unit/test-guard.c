@@ -1278,9 +1278,27 @@ static void test_hostile_names(void)
 	fixture_done(&f);
 }
 
+/* The settings a record names as dropped: one a line, so a subsection
+ * with ", " in it stays whole; a record written before, ", " between. */
+static void test_dropped_settings(void)
+{
+	struct guard_quarantined it = { .detail = (char *)"remote.a, b.url\ncore.fsmonitor" };
+	_cleanup_strv_ char **v = guard_quarantined_settings(&it);
+	ok(strv_length(v) == 2 && streq(v[0], "remote.a, b.url") && streq(v[1], "core.fsmonitor"),
+	   "settings one a line, a subsection with ', ' whole");
+	struct guard_quarantined old = { .detail = (char *)"remote.origin.url, core.editor" };
+	_cleanup_strv_ char **w = guard_quarantined_settings(&old);
+	ok(strv_length(w) == 2 && streq(w[0], "remote.origin.url") && streq(w[1], "core.editor"),
+	   "an older record's settings, joined by ', '");
+	struct guard_quarantined none = { 0 };
+	_cleanup_strv_ char **x = guard_quarantined_settings(&none);
+	ok(x && !x[0], "no detail: no settings");
+}
+
 int main(void)
 {
 	test_hostile_names();
+	test_dropped_settings();
 	test_discover();
 	test_index();
 	test_undo();
