@@ -1246,6 +1246,7 @@ static void test_hostile_names(void)
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		put_mode(f.ws, names[i], "#!/bin/sh\nevil\n", 0755);
 	is_int(guard_end(g, &rep, NULL), 0, "hostile names: guard_end");
+	guard_free(g);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct guard_change *c = find_change(&rep, names[i]);
 		_cleanup_free_ char *shown = str_visible(names[i]);
