@@ -189,10 +189,10 @@ static int copy_config(int dfd, const char *name, const char *tmp)
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = errno;
+	int e = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (e < 0) {
 		close(fd);
-		return S_ISREG(st.st_mode) ? -e : -EINVAL;
+		return e;
 	}
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
