@@ -143,7 +143,7 @@ struct guard_quarantined {
 	char *path;		/* relative to the workspace */
 	char *why;		/* a guard_change_kind_name(), or "old content" */
 	char *stored;		/* where it is now (absolute) */
-	char *detail;		/* the settings dropped from a config, or NULL */
+	char *detail;		/* the settings dropped from a config, one a line, or NULL */
 };
 
 int guard_quarantine_list(const char *state_dir, struct guard_quarantined **ret, size_t *ret_n);
@@ -152,5 +152,19 @@ int guard_quarantine_list(const char *state_dir, struct guard_quarantined **ret,
  * at the path (-EEXIST, path in the failure); -ESRCH: no such item. */
 int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
 			     struct guard_failure *f);
+/* The same to dst (absolute, nothing there, its folder there) instead of
+ * its path: the whole item, wherever the user wants it. */
+int guard_quarantine_restore_as(const char *state_dir, const char *id, const char *dst,
+				struct guard_quarantined *ret_item, struct guard_failure *f);
+/* One item by its id: -ESRCH where there is none, -EBADMSG where its
+ * record cannot be read. */
+int guard_quarantine_get(const char *state_dir, const char *id, struct guard_quarantined *ret);
+/* The item's content is back where it belongs by other means (its
+ * dropped settings merged into the config now there): its record and
+ * what was kept go. */
+int guard_quarantine_settled(const char *state_dir, const char *id);
+/* The settings an item's record says were dropped ("section.key" or
+ * "section.subsection.key"), NULL-terminated, never NULL. */
+char **guard_quarantined_settings(const struct guard_quarantined *it);
 void guard_quarantined_done(struct guard_quarantined *it);
 void guard_quarantined_free(struct guard_quarantined *v, size_t n);

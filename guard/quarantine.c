@@ -3,7 +3,9 @@
  * in state_dir/quarantine/<ID>.info. An item set aside in place (when the
  * quarantine could not take it) has its .info too, naming where it is.
  * Nothing here is ever deleted: `stockade quarantine restore` moves an
- * item back. */
+ * item back (or to where the user says); an item whose content went back
+ * by other means (a config's dropped settings merged into the config now
+ * there, at the user's word) is settled: its record and copy go. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -44,38 +46,72 @@ void quarantine_done(struct quarantine *q)
 	q->topfd = -1;
 }
 
-/* Values are one line: a newline or a backslash in them escaped. */
+/* Values are one line of any bytes but NUL (a name in the workspace can
+ * hold any): a newline, a backslash and every other control character
+ * escaped (\n, \\, \xHH), the rest as it is. */
 static void info_put(struct wbuf *w, const char *key, const char *value)
 {
+	static const char hex[] = "0123456789abcdef";
 	wbuf_put(w, key, strlen(key));
 	wbuf_put(w, " ", 1);
-	for (const char *p = value ? value : ""; *p; p++) {
-		if (*p == '\n')
+	for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++) {
+		if (*p == '\n') {
 			wbuf_put(w, "\\n", 2);
-		else if (*p == '\\')
+		} else if (*p == '\\') {
 			wbuf_put(w, "\\\\", 2);
-		else
-			wbuf_put(w, p, 1);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			char esc[4] = { '\\', 'x', hex[*p >> 4], hex[*p & 15] };
+			wbuf_put(w, esc, 4);
+		} else {
+			wbuf_put(w, (const char *)p, 1);
+		}
 	}
 	wbuf_put(w, "\n", 1);
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* NULL where the escapes are not info_put's (a \x00 among them). */
 static char *info_unescape(const char *s)
 {
 	char *out = xmalloc(strlen(s) + 1), *o = out;
 	for (; *s; s++) {
-		if (*s == '\\' && s[1] == 'n') {
-			*o++ = '\n';
-			s++;
-		} else if (*s == '\\' && s[1] == '\\') {
-			*o++ = '\\';
-			s++;
-		} else {
+		if (*s != '\\') {
 			*o++ = *s;
+		} else if (s[1] == 'n' || s[1] == '\\') {
+			*o++ = s[1] == 'n' ? '\n' : '\\';
+			s++;
+		} else if (s[1] == 'x' && hex_digit(s[2]) >= 0 && hex_digit(s[3]) >= 0 &&
+			   (hex_digit(s[2]) || hex_digit(s[3]))) {
+			*o++ = (char)(hex_digit(s[2]) << 4 | hex_digit(s[3]));
+			s += 3;
+		} else {
+			free(out);
+			return NULL;
 		}
 	}
 	*o = '\0';
 	return out;
+}
+
+/* A record's path: relative, beneath the workspace, of any bytes (what
+ * the guard set aside had the name the run gave it). */
+static bool record_path_valid(const char *rel)
+{
+	if (str_empty(rel) || rel[0] == '/')
+		return false;
+	for (const char *p = rel;;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		p = end + 1;
+	}
 }
 
 /* A new item: quarantine/<ID>/ and the parents of rel in it. The ID is
@@ -193,6 +229,8 @@ static int info_parse(char *text, struct guard_quarantined *ret)
 			continue;
 		*sp = '\0';
 		char *v = info_unescape(sp + 1);
+		if (!v)
+			return -EBADMSG;
 		char **slot = streq(line, "workspace") ? &ret->workspace
 			    : streq(line, "path")	   ? &ret->path
 			    : streq(line, "why")	   ? &ret->why
@@ -210,7 +248,7 @@ static int info_parse(char *text, struct guard_quarantined *ret)
 		free(v);
 	}
 	if (!ret->workspace || !ret->path || !ret->stored || !path_is_absolute(ret->workspace) ||
-	    !path_is_absolute(ret->stored) || handoff_relpath_valid(ret->path) < 0)
+	    !path_is_absolute(ret->stored) || !record_path_valid(ret->path))
 		return -EBADMSG;
 	return 0;
 }
@@ -341,13 +379,63 @@ static int move_back(const char *src, const char *dst)
 	return tree_remove(sfd, sname);
 }
 
-int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
-			     struct guard_failure *f)
+static bool id_valid(const char *id)
+{
+	return !str_empty(id) && !strchr(id, '/') && id[0] != '.';
+}
+
+int guard_quarantine_get(const char *state_dir, const char *id, struct guard_quarantined *ret)
+{
+	*ret = (struct guard_quarantined){ 0 };
+	if (!id_valid(id))
+		return -EINVAL;
+	_cleanup_close_ int top = -1;
+	int r = open_quarantine_dir(state_dir, &top);
+	if (r == 0)
+		r = item_load(top, id, ret);
+	return r == -ENOENT ? -ESRCH : r;
+}
+
+int guard_quarantine_settled(const char *state_dir, const char *id)
+{
+	if (!id_valid(id))
+		return -EINVAL;
+	_cleanup_close_ int top = -1;
+	int r = open_quarantine_dir(state_dir, &top);
+	if (r < 0)
+		return r;
+	/* the record first: an item without one is listed as unfinished,
+	 * never as one to restore again */
+	_cleanup_free_ char *info = xstrcat3(id, ".info", "");
+	if (unlinkat(top, info, 0) < 0)
+		return -errno;
+	return tree_remove(top, id);
+}
+
+char **guard_quarantined_settings(const struct guard_quarantined *it)
+{
+	char **v = strv_new();
+	if (!it->detail)
+		return v;
+	/* One a line; a record written before said them joined by ", ". */
+	const char *sep = strchr(it->detail, '\n') ? "\n" : ", ";
+	for (const char *p = it->detail; *p;) {
+		const char *end = strstr(p, sep);
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n)
+			strv_push(&v, xstrndup(p, n));
+		p += n + (end ? strlen(sep) : 0);
+	}
+	return v;
+}
+
+static int restore_to(const char *state_dir, const char *id, const char *as, struct guard_quarantined *ret_item,
+		      struct guard_failure *f)
 {
 	if (f)
 		*f = (struct guard_failure){ 0 };
 	*ret_item = (struct guard_quarantined){ 0 };
-	if (str_empty(id) || strchr(id, '/') || id[0] == '.')
+	if (!id_valid(id))
 		return guard_fail(f, -EINVAL, GUARD_STEP_STATE, xstrdup(id ? id : ""));
 	_cleanup_close_ int top = -1;
 	int r = open_quarantine_dir(state_dir, &top);
@@ -358,20 +446,22 @@ int guard_quarantine_restore(const char *state_dir, const char *id, struct guard
 		return guard_fail(f, r == -ENOENT ? -ESRCH : r, GUARD_STEP_STATE, xstrdup(id));
 	struct guard_quarantined *it = ret_item;
 
-	/* Not while a run is under way there: its end would undo it again. */
-	bool busy = false;
-	r = guard_workspace_busy(state_dir, it->workspace, &busy);
-	if (r < 0)
-		return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(it->workspace));
-	if (busy)
-		return guard_fail(f, -EBUSY, GUARD_STEP_WORKSPACE, xstrdup(it->workspace));
-
-	_cleanup_free_ char *dst = path_join(it->workspace, it->path);
+	_cleanup_free_ char *dst = as ? path_normalize(as) : path_join(it->workspace, it->path);
+	if (!as) {
+		/* Not while a run is under way there: its end would undo it
+		 * again. */
+		bool busy = false;
+		r = guard_workspace_busy(state_dir, it->workspace, &busy);
+		if (r < 0)
+			return guard_fail(f, r, GUARD_STEP_STATE, xstrdup(it->workspace));
+		if (busy)
+			return guard_fail(f, -EBUSY, GUARD_STEP_WORKSPACE, xstrdup(it->workspace));
+	}
 	struct stat st;
 	if (lstat(dst, &st) == 0)
 		return guard_fail(f, -EEXIST, GUARD_STEP_UNDO, TAKE_PTR(dst));
 	/* the parents, where the run took them away */
-	if ((r = make_dirs_beneath(it->workspace, it->path)) < 0)
+	if (!as && (r = make_dirs_beneath(it->workspace, it->path)) < 0)
 		return guard_fail(f, r, GUARD_STEP_UNDO, TAKE_PTR(dst));
 	r = move_back(it->stored, dst);
 	if (r < 0)
@@ -381,4 +471,16 @@ int guard_quarantine_restore(const char *state_dir, const char *id, struct guard
 	(void)unlinkat(top, info, 0);
 	(void)tree_remove(top, id);
 	return 0;
+}
+
+int guard_quarantine_restore(const char *state_dir, const char *id, struct guard_quarantined *ret_item,
+			     struct guard_failure *f)
+{
+	return restore_to(state_dir, id, NULL, ret_item, f);
+}
+
+int guard_quarantine_restore_as(const char *state_dir, const char *id, const char *dst,
+				struct guard_quarantined *ret_item, struct guard_failure *f)
+{
+	return restore_to(state_dir, id, dst, ret_item, f);
 }

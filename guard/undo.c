@@ -621,9 +621,10 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		gitconfig_vetted_free(&v);
 		return;
 	}
+	/* one a line: a subsection may hold ", " (remote "a, b") */
 	_cleanup_free_ char *detail = NULL;
 	for (size_t i = 0; v.dropped && v.dropped[i]; i++) {
-		char *d = detail ? xstrcat3(detail, ", ", v.dropped[i]) : xstrdup(v.dropped[i]);
+		char *d = detail ? xstrcat3(detail, "\n", v.dropped[i]) : xstrdup(v.dropped[i]);
 		free(detail);
 		detail = d;
 	}

@@ -3,6 +3,8 @@
  * the keeper (keeper.h) when stockade itself dies. */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct run_cgroup {
@@ -24,3 +26,23 @@ int cgroup_join(const struct run_cgroup *cg);
 int cgroup_kill(const struct run_cgroup *cg);
 /* Lets the watcher clean up and forgets the cgroup. */
 void cgroup_release(struct run_cgroup *cg);
+
+/* What the landlock backend's command may read of /sys/fs/cgroup (the
+ * namespace jail mounts a cgroup2 of its own cgroup namespace instead):
+ * in each cgroup hierarchy mounted there, the run's own group, whole
+ * where stockade made it for the run (among made[]: the run's cgroup and
+ * its limits' groups), else the files of the group it shares with
+ * stockade; and the limits of the groups above it, which runtimes
+ * (the JVM) read too. No other group, and no listing of one it shares:
+ * Landlock grants no listing of /sys/fs/cgroup, and a path walk needs
+ * none. */
+struct cgroup_view {
+	struct cgroup_view_path {
+		char *path;
+		bool whole;	/* a made group: its tree; else one file */
+	} *paths;
+	size_t n_paths;
+};
+
+void cgroup_view(char *const *made, size_t n_made, struct cgroup_view *ret);
+void cgroup_view_free(struct cgroup_view *v);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -428,14 +429,35 @@ _Noreturn void child_main(const struct child *c)
 	 *    check), and it holds nothing of stockade's before it execs. */
 	if (c->init)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* 7b. The cgroup tree, once init is in the run's groups: stockade
+	 *     moved it into its limits' groups while it built the root (a
+	 *     move into a v1 group waits for an RCU grace period), and says
+	 *     go; a cgroup namespace rooted where it is now, so that each
+	 *     hierarchy mounted shows the run's own group, not the shared
+	 *     one it was cloned in. */
+	bool went = false;
+	if (c->mounts) {
+		if (c->join_go) {
+			if (wait_go(c, &ignored) < 0)
+				_exit(125);
+			went = true;
+		}
+		if (c->cgroupns_late && unshare(CLONE_NEWCGROUP) < 0)
+			fail(c, CHILD_STEP_CGROUP, errno, "cgroup namespace", 125);
+		struct mount_failure mf;
+		int r = mount_apply_cgroups(c->mounts, &mf);
+		if (r < 0)
+			fail_mount(c, r, &mf);
+	}
 	/* 8. Capabilities, no_new_privs, seccomp, Landlock; --mode off waits
 	 *    for go alone. */
 	if (c->jail)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
 		_exit(125);
-	/* 8b. The namespace jail's init: in the limits' groups by now. */
-	if (c->join_go && wait_go(c, &ignored) < 0)
+	/* 8b. The namespace jail's init: in the limits' groups by now (in
+	 *     7b where it mounts a tree). */
+	if (c->join_go && !went && wait_go(c, &ignored) < 0)
 		_exit(125);
 	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
 	 *    soft and hard, and without capabilities nothing raises it. */

@@ -98,9 +98,12 @@ struct child {
 	const int *join_procs;
 	size_t n_join_procs;
 	/* The namespace jail: stockade moves init into them after go, while
-	 * init builds the root; init waits for a second go before it starts
-	 * the command. */
+	 * init builds the root; init waits for a second go before it mounts
+	 * the cgroup tree and starts the command. */
 	bool join_go;
+	/* Then a cgroup namespace of its own again, rooted at the groups it
+	 * was moved into (those it was cloned in are shared). */
+	bool cgroupns_late;
 	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none;
 	 * plus the user's tasks now, counted in the process (landlock). */
 	unsigned long nproc;

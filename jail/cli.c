@@ -30,6 +30,7 @@ enum {
 	OPT_NAME,
 	OPT_IDLE,
 	OPT_SESSION,
+	OPT_AS,
 };
 
 static const struct option long_options[] = {
@@ -62,6 +63,7 @@ static const struct option long_options[] = {
 	{ "name", required_argument, NULL, OPT_NAME },
 	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "session", required_argument, NULL, OPT_SESSION },
+	{ "as", required_argument, NULL, OPT_AS },
 	{ 0 },
 };
 
@@ -71,7 +73,7 @@ void cli_usage(FILE *f)
 	      "       stockade doctor [--json]\n"
 	      "       stockade explain [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       stockade trust [FILE] | --list | --revoke FILE\n"
-	      "       stockade quarantine [list | restore ID]\n"
+	      "       stockade quarantine [list | restore ID [--as PATH]]\n"
 	      "       stockade why [OPTION]... PATH|HOST:PORT|unix:PATH [-- COMMAND [ARG]...]\n"
 	      "       stockade session start [OPTION]... [--name NAME] [--idle TIME]\n"
 	      "       stockade session exec [OPTION]... ID -- COMMAND [ARG]...\n"
@@ -111,6 +113,7 @@ void cli_usage(FILE *f)
 	      "  -q, --quiet             say nothing unless something fails\n"
 	      "  -v, --verbose           say what is enforced and what is not (explain: everything)\n"
 	      "      --json              doctor and explain: as JSON\n"
+	      "      --as PATH           quarantine restore: the whole item at PATH instead\n"
 	      "  -h, --help              show this help\n"
 	      "      --version           show the version\n"
 	      "\n"
@@ -332,6 +335,10 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			free(o->revoke);
 			o->revoke = xstrdup(optarg);
 			break;
+		case OPT_AS:
+			free(o->restore_as);
+			o->restore_as = xstrdup(optarg);
+			break;
 		case 'q':
 			o->verbosity = -1;
 			break;
@@ -403,10 +410,33 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		USAGE_ERROR("usage: stockade trust [FILE] | --list | --revoke FILE");
 	if (o->command == CMD_QUARANTINE) {
 		size_t n = strv_length(o->argv);
+		/* --as PATH after the verb's words, where getopt stopped:
+		 * taken out of them wherever it is */
+		for (size_t i = 0; i < n; i++) {
+			bool sep = streq(o->argv[i], "--as"), joined = str_has_prefix(o->argv[i], "--as=");
+			if (!sep && !joined)
+				continue;
+			if (sep && i + 1 == n)
+				USAGE_ERROR("option '--as' needs an argument");
+			free(o->restore_as);
+			o->restore_as = xstrdup(sep ? o->argv[i + 1] : o->argv[i] + strlen("--as="));
+			size_t k = sep ? 2 : 1;
+			for (size_t j = i; j < i + k; j++)
+				free(o->argv[j]);
+			memmove(o->argv + i, o->argv + i + k, (n - i - k + 1) * sizeof(*o->argv));
+			n -= k;
+			i--;
+		}
 		bool list = n == 0 || (n == 1 && streq(o->argv[0], "list"));
 		bool restore = n == 2 && streq(o->argv[0], "restore");
+		if (o->restore_as && !restore)
+			USAGE_ERROR("--as goes with 'stockade quarantine restore ID'");
 		if (!list && !restore)
-			USAGE_ERROR("usage: stockade quarantine [list | restore ID]");
+			USAGE_ERROR("usage: stockade quarantine [list | restore ID [--as PATH]]");
+		if (o->restore_as && str_empty(o->restore_as))
+			USAGE_ERROR("invalid --as '': use the path to put the item at");
+	} else if (o->restore_as) {
+		USAGE_ERROR("--as goes with 'stockade quarantine restore ID'");
 	}
 	return 0;
 }
@@ -418,6 +448,7 @@ void options_free(struct options *o)
 	free(o->config);
 	free(o->profile);
 	free(o->revoke);
+	free(o->restore_as);
 	free(o->why_target);
 	free(o->session_id);
 	free(o->session_name);

@@ -42,6 +42,7 @@ struct options {
 	 * --unset, and what narrows (--hide, --read, --net: the holder checks
 	 * that they do), which only the session's start may give (NULL: none) */
 	const char *session_refused;
+	char *restore_as;	/* stockade quarantine restore ID --as PATH */
 };
 
 /* "30m", "2h", "90s", "600" (seconds), "0" (never). */

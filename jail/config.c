@@ -481,7 +481,8 @@ static int trust_list(const char *state_dir)
 			if (!streq(now, v[i].hash))
 				state = "changed";
 		}
-		printf("%-8s %s  sha256:%.16s\n", state, v[i].path, v[i].hash);
+		_cleanup_free_ char *path = str_visible(v[i].path);
+		printf("%-8s %s  sha256:%.16s\n", state, path, v[i].hash);
 	}
 	conf_trusted_free(v, n);
 	return fflush(stdout) == 0 ? 0 : 125;

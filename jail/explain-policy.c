@@ -5,23 +5,26 @@
 static void print_rule(FILE *f, const struct policy *p, const struct rule *r)
 {
 	const struct rule *w = policy_rule_for(p, r->path);
-	fprintf(f, "  %-8s %s  (%s)%s\n", access_name(r->access), r->path, r->origin,
+	_cleanup_free_ char *path = str_visible(r->path), *origin = str_visible(r->origin);
+	fprintf(f, "  %-8s %s  (%s)%s\n", access_name(r->access), path, origin,
 		w != r && streq(w->path, r->path) ? " [overridden on this path]" : "");
 }
 
 void explain_print_head(FILE *f, const struct policy *p, enum backend backend, const char *why, const char *home,
 			const char *tmpdir)
 {
-	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", p->workspace,
-		backend_name(backend), why, net_mode_name(p->net), home,
-		p->home ? " (kept, --home)" : " (fresh, removed after the run)", tmpdir);
+	_cleanup_free_ char *ws = str_visible(p->workspace), *vhome = str_visible(home), *vtmp = str_visible(tmpdir);
+	fprintf(f, "workspace: %s\nbackend: %s (%s)\nnetwork: %s\nhome: %s%s\ntmp: %s\n", ws, backend_name(backend), why,
+		net_mode_name(p->net), vhome, p->home ? " (kept, --home)" : " (fresh, removed after the run)", vtmp);
 	for (size_t i = 0; i < p->n_grants; i++) {
 		_cleanup_free_ char *text = net_grant_text(&p->grants[i]);
 		_cleanup_free_ char *src = source_text(&p->grants[i].source);
 		fprintf(f, "%s: %s  (%s)\n", p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect", text, src);
 	}
-	if (p->argv)
-		fprintf(f, "program: %s\n", p->program ? p->program : "(not found)");
+	if (p->argv) {
+		_cleanup_free_ char *program = p->program ? str_visible(p->program) : NULL;
+		fprintf(f, "program: %s\n", program ? program : "(not found)");
+	}
 	/* As written, not in bytes: the share of memory is the host's. */
 	const struct limits *lim = &p->limits;
 	_cleanup_free_ char *procs_src = source_text(&lim->max_procs_source);
@@ -41,8 +44,10 @@ void explain_print_rules(FILE *f, const struct policy *p, const struct rule *pla
 	for (size_t i = 0; i < p->n_rules; i++)
 		print_rule(f, p, &p->rules[i]);
 	fputs("the backend's own places (made for each run, gone after it):\n", f);
-	for (size_t i = 0; i < n_places; i++)
-		fprintf(f, "  %-8s %s  (%s)\n", access_name(places[i].access), places[i].path, places[i].origin);
+	for (size_t i = 0; i < n_places; i++) {
+		_cleanup_free_ char *path = str_visible(places[i].path), *origin = str_visible(places[i].origin);
+		fprintf(f, "  %-8s %s  (%s)\n", access_name(places[i].access), path, origin);
+	}
 }
 
 void explain_print_env(FILE *f, const struct env *e)
@@ -50,50 +55,70 @@ void explain_print_env(FILE *f, const struct env *e)
 	fputs("environment changes:\n", f);
 	for (size_t i = 0; i < e->n_changes; i++) {
 		const struct env_change *c = &e->changes[i];
-		if (c->value)
-			fprintf(f, "  %s=%s  (%s)\n", c->name, c->value, c->why);
+		_cleanup_free_ char *name = str_visible(c->name), *why = str_visible(c->why);
+		_cleanup_free_ char *value = c->value ? str_visible(c->value) : NULL;
+		if (value)
+			fprintf(f, "  %s=%s  (%s)\n", name, value, why);
 		else
-			fprintf(f, "  -%s  (removed: %s)\n", c->name, c->why);
+			fprintf(f, "  -%s  (removed: %s)\n", name, why);
 	}
 }
 
 void explain_print_report(FILE *f, const struct report *rep)
 {
 	fputs("enforced:\n", f);
-	for (size_t i = 0; rep->enforced[i]; i++)
-		fprintf(f, "  %s\n", rep->enforced[i]);
+	for (size_t i = 0; rep->enforced[i]; i++) {
+		fputs("  ", f);
+		fputs_visible(rep->enforced[i], f);
+		fputc('\n', f);
+	}
 	fputs("unenforced:\n", f);
-	for (size_t i = 0; i < rep->n_gaps; i++)
-		fprintf(f, "  %s: %s\n", rep->gaps[i].what, rep->gaps[i].why);
+	for (size_t i = 0; i < rep->n_gaps; i++) {
+		_cleanup_free_ char *what = str_visible(rep->gaps[i].what), *why = str_visible(rep->gaps[i].why);
+		fprintf(f, "  %s: %s\n", what, why);
+	}
 }
 
 /* Up to this many paths a line, in the summary. */
 #define SUMMARY_PATHS 4
 
-static void summary_line(FILE *f, const char *access, const char *origin, const struct rule *v, size_t n,
-			 const bool *done, size_t from, bool *mark)
+/* The paths of one access and origin, from v[from] on, marked done. */
+static void summary_paths(FILE *f, const char *access, const char *origin, const struct rule *v, size_t n,
+			  size_t from, bool *done)
 {
 	size_t count = 0;
-	fprintf(f, "  %-8s %s:", access, origin);
 	for (size_t j = from; j < n; j++) {
-		if (done[j] || mark[j] || !streq(access_name(v[j].access), access) || !streq(v[j].origin ? v[j].origin : "?", origin))
+		if (done[j] || !streq(access_name(v[j].access), access) || !streq(v[j].origin ? v[j].origin : "?", origin))
 			continue;
-		mark[j] = true;
-		if (count++ < SUMMARY_PATHS)
-			fprintf(f, " %s", v[j].path);
+		done[j] = true;
+		if (count++ < SUMMARY_PATHS) {
+			fputc(' ', f);
+			fputs_visible(v[j].path, f);
+		}
 	}
 	if (count > SUMMARY_PATHS)
 		fprintf(f, " (and %zu more)", count - SUMMARY_PATHS);
-	fputc('\n', f);
 }
 
+/* A line an origin: its first access's paths, then each other access's
+ * (a hide and the reads beneath it that one default renders). */
 static void summarise(FILE *f, const struct rule *v, size_t n)
 {
 	_cleanup_free_ bool *done = xcalloc(n + 1, sizeof(bool));
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		summary_line(f, access_name(v[i].access), v[i].origin ? v[i].origin : "?", v, n, done, i, done);
+		const char *origin = v[i].origin ? v[i].origin : "?";
+		_cleanup_free_ char *vorigin = str_visible(origin);
+		fprintf(f, "  %-8s %s:", access_name(v[i].access), vorigin);
+		summary_paths(f, access_name(v[i].access), origin, v, n, i, done);
+		for (size_t j = i + 1; j < n; j++) {
+			if (done[j] || !streq(v[j].origin ? v[j].origin : "?", origin))
+				continue;
+			fprintf(f, "; %s:", access_name(v[j].access));
+			summary_paths(f, access_name(v[j].access), origin, v, n, j, done);
+		}
+		fputc('\n', f);
 	}
 }
 

@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 			status = 125;
 			break;
 		}
-		status = quarantine_verb(state, o.argv);
+		status = quarantine_verb(state, o.argv, o.restore_as);
 		break;
 	}
 	case CMD_TRUST:

@@ -8,6 +8,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
+#include "jail/cgroup.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/path.h"
@@ -353,6 +354,50 @@ void places_add_terminal(struct places *pl, const char *slave)
 	add_place(pl, slave, RULE_SYSTEM | RULE_DEVICE, "default: the run's own terminal");
 }
 
+#define CGROUP_TREE "/sys/fs/cgroup"
+#define CGROUP_VIEW "the cgroup tree shows the run's own groups alone (and the limits above them)"
+
+void places_view_cgroups(struct places *pl, const struct policy *p, char *const *made, size_t n_made)
+{
+	for (size_t i = pl->cgroup_at; i < pl->cgroup_at + pl->n_cgroup; i++) {
+		free(pl->rules[i].path);
+		free(pl->rules[i].origin);
+	}
+	memmove(pl->rules + pl->cgroup_at, pl->rules + pl->cgroup_at + pl->n_cgroup,
+		(pl->n_rules - pl->cgroup_at - pl->n_cgroup) * sizeof(*pl->rules));
+	pl->n_rules -= pl->n_cgroup;
+	pl->n_cgroup = 0;
+	/* Only a read of the whole tree is narrowed (as the namespace jail
+	 * mounts its own in place of it): a deeper rule of the user's is
+	 * the user's. */
+	const struct rule *w = policy_rule_for(p, CGROUP_TREE);
+	if (!w || !streq(w->path, CGROUP_TREE) || w->access != ACCESS_READ)
+		return;
+	struct cgroup_view v;
+	cgroup_view(made, n_made, &v);
+	pl->cgroup_at = pl->n_rules;
+	pl->n_cgroup = 1 + v.n_paths;
+	pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
+	pl->rules[pl->n_rules++] = (struct rule){
+		.path = xstrdup(CGROUP_TREE),
+		.access = ACCESS_HIDE,
+		.flags = RULE_SYSTEM,
+		.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),
+		.origin = xstrdup("default: " CGROUP_VIEW),
+	};
+	for (size_t i = 0; i < v.n_paths; i++) {
+		pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
+		pl->rules[pl->n_rules++] = (struct rule){
+			.path = TAKE_PTR(v.paths[i].path),
+			.access = ACCESS_READ,
+			.flags = RULE_SYSTEM,
+			.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),
+			.origin = xstrdup("default: " CGROUP_VIEW),
+		};
+	}
+	cgroup_view_free(&v);
+}
+
 void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
 	*ret = (struct places){ .lock_fd = -1, .backend = backend };
@@ -390,6 +435,10 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 		 * name, the user's terminals among them, is ever granted. */
 		if (backend == BACKEND_LANDLOCK)
 			add_place(pl, "/dev/ptmx", RULE_SYSTEM | RULE_DEVICE, "default: new ptys of the run's own");
+		/* Not the host's whole cgroup tree: the run's own groups (its
+		 * stockade's until the run has groups of its own). */
+		if (backend == BACKEND_LANDLOCK)
+			places_view_cgroups(pl, p, NULL, 0);
 		/* The namespace jail's home and /tmp are tmpfs in its own
 		 * mount namespace, gone with it: its run directory is an
 		 * empty mount point on the host. */

@@ -36,6 +36,7 @@ struct places {
 	char *policy_file;	/* the run's policy as the jail carries it (STOCKADE_POLICY), or NULL */
 	struct rule *rules;	/* the places' own grants, for the backend's plans */
 	size_t n_rules;
+	size_t cgroup_at, n_cgroup;	/* those of them that are the cgroup view, in rules */
 	struct env env;		/* the policy's environment, pointing at them */
 };
 
@@ -65,6 +66,12 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 /* The landlock backend: the slave of the run's own pty, on the host's
  * devpts, granted by path (a program reopens its terminal by name). */
 void places_add_terminal(struct places *pl, const char *slave);
+/* The landlock backend's /sys/fs/cgroup, where the policy reads it:
+ * the run's own groups alone (cgroup_view() in jail/cgroup.h), as rules
+ * of the plan: the tree hidden, the view read. made: the groups stockade
+ * made for the run (none before it has made them: its own are shown).
+ * Replaces the view given before. */
+void places_view_cgroups(struct places *pl, const struct policy *p, char *const *made, size_t n_made);
 /* Makes them, and stockade's own directories where missing. The landlock
  * backend's home gets links to the toolchains, caches and git
  * configuration the policy lets it read, so that programs looking under

@@ -820,6 +820,7 @@ static int run_namespaces(struct run *r)
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
 	c.join_go = lim.n_procs > 0 || c.outside;
+	c.cgroupns_late = lim.n_procs > 0;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
 	pid_t pid = -1;
@@ -1039,6 +1040,17 @@ static int run_landlock(struct run *r)
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
 	limits_setup(p, r->backend, cg.dir, &lim);
+	/*    What the command sees of /sys/fs/cgroup: the groups just made
+	 *    for it, where they were made, and its own otherwise. */
+	if (jail) {
+		char *made[ARRAY_SIZE(lim.dirs) + 1];
+		size_t n_made = 0;
+		if (cg.dir)
+			made[n_made++] = cg.dir;
+		for (size_t i = 0; i < lim.n_dirs; i++)
+			made[n_made++] = lim.dirs[i];
+		places_view_cgroups(&pl.places, p, made, n_made);
+	}
 	/* 2b. --publish's listeners on the host, before the command starts.
 	 *     The supervisor carries them out, and a nested run has none. */
 	if (jail && pl.seccomp.no_listener && p->n_grants) {

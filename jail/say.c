@@ -118,7 +118,7 @@ void say_guard_failure(const struct guard_failure *f, int err, const char *works
 
 void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep)
 {
-	bool any_aside = false;
+	bool any_aside = false, any_vetted = false;
 	for (size_t i = 0; i < gr->n_changes; i++) {
 		struct guard_change cc = gr->changes[i];
 		/* a git directory outside the workspace is named whole */
@@ -151,12 +151,23 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 				  "'%s' (stockade quarantine restore %s)",
 				  c->path, c->old_id ? c->old_id : "?", c->old_id ? c->old_id : "ID");
 		any_aside |= c->id != NULL && !c->beside;
-		_cleanup_free_ char *fix = c->id ? xstrcat3("stockade quarantine restore ", c->id, " puts it back, outside "
-							    "the jail; read it first") : NULL;
+		any_vetted |= c->id != NULL && !c->beside && c->kind == GUARD_VETTED;
+		_cleanup_free_ char *fix = NULL;
+		if (c->id && c->kind == GUARD_VETTED)
+			fix = xasprintf("stockade quarantine restore %s puts the settings dropped back into the config, outside "
+					"the jail (restore %s --as PATH: the whole config as the run left it, at PATH); read "
+					"them first",
+					c->id, c->id);
+		else if (c->id)
+			fix = xstrcat3("stockade quarantine restore ", c->id, " puts it back, outside the jail; read it first");
 		report_denial_ruled(rep, "handoff", c->path, kind, "trust hand-off: what the run writes there runs later outside",
 				    "built in: the trust hand-offs (stockade.1, TRUST HAND-OFFS)", fix);
 	}
-	if (any_aside)
+	if (any_vetted)
+		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back, the "
+			 "settings dropped from a git config into the config as it is now (restore ID --as PATH: the whole "
+			 "file at PATH)");
+	else if (any_aside)
 		log_hint("stockade quarantine lists what was set aside; stockade quarantine restore ID puts one back");
 	/* A nested run's quarantine is in the outer jail's home or TMPDIR
 	 * (stockade.1, nested runs), which go with the outer run. */

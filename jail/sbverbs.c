@@ -59,20 +59,8 @@ static int plan_or_say(const struct policy *p, const struct sb_places *pl, struc
 {
 	int e = seatbelt_plan(p, pl->rules, pl->n_rules, sp);
 	if (e == -EINVAL) {
-		/* The path as a C string, its control characters escaped:
-		 * the message must not carry a newline of its own. */
-		struct text t = { 0 };
-		for (const char *c = sp->bad_path; *c; c++) {
-			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-				char hex[8];
-				snprintf(hex, sizeof(hex), "\\x%02x", (unsigned char)*c);
-				text_adds(&t, hex);
-			} else {
-				text_addc(&t, *c);
-			}
-		}
-		_cleanup_free_ char *shown = text_take(&t);
-		log_error("cannot write the path '%s' in a Seatbelt profile: it holds a control character", shown);
+		/* Its control characters escaped by the line itself (\n). */
+		log_error("cannot write the path '%s' in a Seatbelt profile: it holds a control character", sp->bad_path);
 		log_hint("SBPL has no spelling for it that sandbox-exec and the kernel agree on; rename it, or run elsewhere");
 		return -EINVAL;
 	}

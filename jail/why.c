@@ -12,16 +12,22 @@
 #include "policy/carried.h"
 #include "policy/why.h"
 
+/* Each field as a terminal shows it safely: the path asked about, and
+ * the rules and fixes that name paths, may hold any byte. */
 static void print_one(const char *head, const struct why *w)
 {
-	printf("%s: %s (%s)\n", head, w->allowed ? "allowed" : "refused", w->what);
-	if (w->rule)
-		printf("  rule:  %s\n", w->rule);
-	printf("  from:  %s\n", w->source);
-	if (w->note)
-		printf("  note:  %s\n", w->note);
-	if (w->fix)
-		printf("  allow: %s\n", w->fix);
+	_cleanup_free_ char *vhead = str_visible(head), *what = str_visible(w->what);
+	_cleanup_free_ char *rule = w->rule ? str_visible(w->rule) : NULL, *source = str_visible(w->source);
+	_cleanup_free_ char *fix = w->fix ? str_visible(w->fix) : NULL;
+	_cleanup_free_ char *note = w->note ? str_visible(w->note) : NULL;
+	printf("%s: %s (%s)\n", vhead, w->allowed ? "allowed" : "refused", what);
+	if (rule)
+		printf("  rule:  %s\n", rule);
+	printf("  from:  %s\n", source);
+	if (note)
+		printf("  note:  %s\n", note);
+	if (fix)
+		printf("  allow: %s\n", fix);
 }
 
 /* The path as the jail would see it: canonical where it exists, else
@@ -86,7 +92,8 @@ int why_in_run(const char *file, const char *target)
 			  POLICY_CARRIED_ENV, line);
 		return 125;
 	}
-	printf("inside a run (%s backend): answered from the run's own policy, %s\n", backend_name(backend), file);
+	_cleanup_free_ char *vfile = str_visible(file);
+	printf("inside a run (%s backend): answered from the run's own policy, %s\n", backend_name(backend), vfile);
 	int st = why_verb(&p, NULL, 0, target);
 	policy_free(&p);
 	return st;

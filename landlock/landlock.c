@@ -458,9 +458,14 @@ void landlock_plan_print(FILE *f, const struct landlock_plan *plan)
 		plan->scoped ? "abstract_unix_socket,signal" : "-");
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
-		fprintf(f, "  %s%s ", r->path, r->dir && !streq(r->path, "/") ? "/" : "");
+		/* a name in an enumerated tree can hold anything */
+		fputs("  ", f);
+		fputs_visible(r->path, f);
+		fprintf(f, "%s ", r->dir && !streq(r->path, "/") ? "/" : "");
 		landlock_rights_print(f, r->access);
-		fprintf(f, "  (%s%s)\n", r->carve ? "carved from " : "", r->origin ? r->origin : "?");
+		fprintf(f, "  (%s", r->carve ? "carved from " : "");
+		fputs_visible(r->origin ? r->origin : "?", f);
+		fputs(")\n", f);
 	}
 }
 

@@ -22,10 +22,16 @@ static void say_tapped(const char *prefix, bool tapped, const char *fmt, va_list
 	if (n >= (int)sizeof(buf) - 1)
 		n = (int)sizeof(buf) - 2;
 	buf[n] = '\0';
+	/* Names come from disk and from the command (a hand-off named
+	 * "tasks\n.json", or with an escape sequence in it): one line, and
+	 * nothing in it a terminal would act on. No allocation: a line may
+	 * be said where malloc is not safe. */
+	char line[sizeof(buf) * 2];
+	size_t len = str_visible_into(line, sizeof(line) - 1, buf);
 	if (tapped && tap)
-		tap(buf, tap_data);
-	buf[n++] = '\n';
-	(void)!write(STDERR_FILENO, buf, (size_t)n);
+		tap(line, tap_data);
+	line[len++] = '\n';
+	(void)!write(STDERR_FILENO, line, len);
 }
 
 static void say(const char *prefix, const char *fmt, va_list ap)

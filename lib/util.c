@@ -188,6 +188,122 @@ bool str_has_control(const char *s)
 	return false;
 }
 
+size_t utf8_char_len(const unsigned char *p)
+{
+	size_t n;
+	unsigned min;
+	if (p[0] < 0x80)
+		return 1;
+	else if ((p[0] & 0xe0) == 0xc0)
+		n = 2, min = 0x80;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3, min = 0x800;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = p[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* The character at p as it is shown, into out (at most 16 bytes); how
+ * many bytes of p it took, in *ret_used. */
+static size_t visible_unit(const unsigned char *p, char out[static 17], size_t *ret_used)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = utf8_char_len(p);
+	/* A C1 control (U+0080-U+009F: 8-bit CSI, OSC) or a bidirectional
+	 * embedding, override or isolate (U+202A-U+202E, U+2066-U+2069),
+	 * which reorders what follows it on the screen. */
+	bool hidden = (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) ||
+		      (n == 3 && p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+						  (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)));
+	if (n > 1 && !hidden) {
+		memcpy(out, p, n);
+		*ret_used = n;
+		return n;
+	}
+	if (n == 0)
+		n = 1;	/* not UTF-8: the one byte */
+	*ret_used = n;
+	if (n == 1 && *p >= 0x20 && *p < 0x7f && *p != '\\') {
+		out[0] = (char)*p;
+		return 1;
+	}
+	if (n == 1 && (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\')) {
+		out[0] = '\\';
+		out[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : *p == '\t' ? 't' : '\\';
+		return 2;
+	}
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		out[len++] = '\\';
+		out[len++] = 'x';
+		out[len++] = hex[p[i] >> 4];
+		out[len++] = hex[p[i] & 15];
+	}
+	return len;
+}
+
+size_t str_visible_into(char *dst, size_t cap, const char *s)
+{
+	size_t len = 0;
+	if (!cap)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		char unit[17];
+		size_t used, n = visible_unit(p, unit, &used);
+		if (len + n + 1 > cap)
+			break;
+		memcpy(dst + len, unit, n);
+		len += n;
+		p += used;
+	}
+	dst[len] = '\0';
+	return len;
+}
+
+char *str_visible(const char *s)
+{
+	struct text t = { 0 };
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		char unit[17];
+		size_t used, n = visible_unit(p, unit, &used);
+		text_add(&t, unit, n);
+		p += used;
+	}
+	return text_take(&t);
+}
+
+bool str_is_visible(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		char unit[17];
+		size_t used, n = visible_unit(p, unit, &used);
+		if (n != used || memcmp(unit, p, n) != 0)
+			return false;
+		p += used;
+	}
+	return true;
+}
+
+void fputs_visible(const char *s, FILE *f)
+{
+	if (str_is_visible(s ? s : "")) {
+		fputs(s ? s : "", f);
+		return;
+	}
+	_cleanup_free_ char *v = str_visible(s);
+	fputs(v, f);
+}
+
 unsigned long long now_usec(void)
 {
 	struct timespec ts;

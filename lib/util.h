@@ -125,6 +125,19 @@ static inline void strv_freep(char ***v)
 	strv_free(*v);
 }
 
+/* The length of the UTF-8 character at p (1 for ASCII), or 0 where p
+ * starts no valid one (a stray byte, an overlong form, a surrogate). */
+size_t utf8_char_len(const unsigned char *p);
+/* s as a terminal can show it without acting on it: each control
+ * character (C0, DEL, C1, the bidirectional overrides), each backslash
+ * and each byte that is not valid UTF-8 written visibly: \n, \r, \t,
+ * \\, \x1b. A name from disk can hold any of them; every line stockade
+ * prints passes through here. str_visible_into writes at most cap bytes
+ * with its NUL, cut at a whole escape, and returns the length. */
+size_t str_visible_into(char *dst, size_t cap, const char *s);
+char *str_visible(const char *s);
+bool str_is_visible(const char *s);
+void fputs_visible(const char *s, FILE *f);
 bool str_has_prefix(const char *s, const char *prefix);
 bool str_has_suffix(const char *s, const char *suffix);
 bool str_has_control(const char *s);

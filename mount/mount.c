@@ -1,9 +1,12 @@
 #include "mount/mount.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "lib/fd.h"
 #include "lib/path.h"
@@ -25,6 +28,101 @@ static void add(struct mount_plan *plan, enum mount_kind kind, unsigned flags, c
 		.options = options ? xstrdup(options) : NULL,
 		.origin = origin,
 	};
+}
+
+#define CGROUP_TREE "/sys/fs/cgroup"
+
+/* Options of a v1 hierarchy's mount that are no controller and no name:
+ * left out, the jail's mount being its own. */
+static bool cgroup1_generic(const char *opt)
+{
+	static const char *const generic[] = { "rw", "ro", "xattr", "clone_children", "noprefix", "cpuset_v2_mode",
+					       "favordynmods", "nsdelegate", "memory_recursiveprot", "memory_localevents" };
+	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
+		if (streq(opt, generic[i]))
+			return true;
+	return str_has_prefix(opt, "release_agent=");
+}
+
+/* The cgroup tree a runtime reads its limits from, as the host lays it
+ * out, each hierarchy mounted afresh in the jail's own cgroup namespace
+ * (rooted at the run's group): cgroup2 alone at /sys/fs/cgroup on a
+ * unified host; on a hybrid one, each v1 hierarchy at its host path
+ * (options: its controllers, or its name), cgroup2 at its own, and the
+ * host's links (cpu -> cpu,cpuacct), so that a runtime finds its limits
+ * through mountinfo (the JVM, Go) or at the usual paths (libuv reads
+ * /sys/fs/cgroup/memory/...). Never the host's own tree. */
+static void add_cgroup_tree(struct mount_plan *plan, const char *origin)
+{
+	struct statfs sfs;
+	_cleanup_free_ char *mounts = NULL;
+	if ((statfs(CGROUP_TREE, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC) ||
+	    read_file_at(AT_FDCWD, "/proc/self/mountinfo", 1 << 20, &mounts, NULL) < 0) {
+		add(plan, MOUNT_CGROUP, MOUNT_READONLY, NULL, CGROUP_TREE, NULL, origin);
+		return;
+	}
+	size_t before = plan->n_entries;
+	for (char *line = mounts, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - TYPE SOURCE SUPER" */
+		char *sep = strstr(line, " - ");
+		if (!sep || strchr(line, '\\'))
+			continue;
+		*sep = '\0';
+		char *save = NULL, *f = strtok_r(line, " ", &save), *mount = NULL;
+		for (int i = 0; f && i < 4; i++)
+			mount = f = strtok_r(NULL, " ", &save);
+		char *type = strtok_r(sep + 3, " ", &save);
+		(void)strtok_r(NULL, " ", &save);
+		char *super = strtok_r(NULL, " ", &save);
+		if (!mount || !type || !path_is_beneath(mount, CGROUP_TREE) || streq(mount, CGROUP_TREE))
+			continue;
+		if (streq(type, "cgroup2")) {
+			add(plan, MOUNT_CGROUP, MOUNT_READONLY, NULL, mount, NULL, origin);
+			continue;
+		}
+		if (!streq(type, "cgroup") || !super)
+			continue;
+		struct text opts = { 0 };
+		bool controller = false;
+		char *s2 = NULL;
+		for (char *o = strtok_r(super, ",", &s2); o; o = strtok_r(NULL, ",", &s2)) {
+			if (cgroup1_generic(o))
+				continue;
+			controller |= !str_has_prefix(o, "name=");
+			if (opts.n)
+				text_addc(&opts, ',');
+			text_adds(&opts, o);
+		}
+		/* A named hierarchy with no controller (name=systemd). */
+		if (!controller)
+			text_adds(&opts, opts.n ? ",none" : "none");
+		_cleanup_free_ char *o = text_take(&opts);
+		add(plan, MOUNT_CGROUP, MOUNT_READONLY, "cgroup", mount, o, origin);
+	}
+	if (plan->n_entries == before) {
+		add(plan, MOUNT_CGROUP, MOUNT_READONLY, NULL, CGROUP_TREE, NULL, origin);
+		return;
+	}
+	/* The host's links beside them: cpu -> cpu,cpuacct. */
+	_cleanup_close_ int fd = open(CGROUP_TREE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d)
+		return;
+	fd = -1;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char target[256];
+		ssize_t n;
+		if (de->d_type != DT_LNK || (n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		_cleanup_free_ char *at = path_join(CGROUP_TREE, de->d_name);
+		add(plan, MOUNT_SYMLINK, 0, target, at, NULL, origin);
+	}
+	closedir(d);
 }
 
 static bool beneath_special(const char *path)
@@ -107,8 +205,8 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 			continue;
 		/* The cgroup tree a runtime reads its limits from: the jail's
 		 * own cgroup namespace's, never the host's whole tree. */
-		if (streq(r->path, "/sys/fs/cgroup") && r->access == ACCESS_READ) {
-			add(plan, MOUNT_CGROUP, MOUNT_READONLY, NULL, r->path, NULL, r->origin);
+		if (streq(r->path, CGROUP_TREE) && r->access == ACCESS_READ) {
+			add_cgroup_tree(plan, r->origin);
 			continue;
 		}
 		if (path_is_beneath(r->path, "/sys/fs/cgroup") && policy_effect_with(p, extra, n_extra, "/sys/fs/cgroup") == EFFECT_READ)
@@ -224,18 +322,24 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 		fprintf(f, "  (shared: the home, /tmp and /dev/shm are directories of one tmpfs, %s)\n", plan->shared_options);
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
-		fprintf(f, "  %-10s %s", kind_names[e->kind], e->target);
+		_cleanup_free_ char *target = str_visible(e->target);
+		_cleanup_free_ char *source = e->source ? str_visible(e->source) : NULL;
+		fprintf(f, "  %-10s %s", e->kind == MOUNT_CGROUP && e->source ? "cgroup" : kind_names[e->kind], target);
 		if (e->kind == MOUNT_SYMLINK)
-			fprintf(f, " -> %s", e->source);
+			fprintf(f, " -> %s", source);
 		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
-			fprintf(f, " from %s", e->source);
+			fprintf(f, " from %s", source);
 		if (e->kind != MOUNT_SYMLINK)
 			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
 				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
 				e->flags & MOUNT_READABLE ? ",readable" : "");
-		if (e->options && e->kind != MOUNT_TEXT)
-			fprintf(f, " %s", e->options);
-		fprintf(f, "  (%s)\n", e->origin ? e->origin : "?");
+		if (e->options && e->kind != MOUNT_TEXT) {
+			fputc(' ', f);
+			fputs_visible(e->options, f);
+		}
+		fputs("  (", f);
+		fputs_visible(e->origin ? e->origin : "?", f);
+		fputs(")\n", f);
 	}
 }
 
@@ -514,8 +618,8 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 			r = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, target, &step);
 			break;
 		case MOUNT_CGROUP:
-			r = new_fs("cgroup2", NULL,
-				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, target, &step);
+			/* Its mount point only: the tree is mounted once init
+			 * is in the run's groups (mount_apply_cgroups). */
 			break;
 		case MOUNT_DEVPTS:
 			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &step);
@@ -578,5 +682,28 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	if (mount_setattr(AT_FDCWD, "/", 0, &ro, sizeof(ro)) < 0)
 		FAIL(MOUNT_STEP_READ_ONLY, "/", -errno);
+	return 0;
+}
+
+int mount_apply_cgroups(const struct mount_plan *plan, struct mount_failure *ret)
+{
+	*ret = (struct mount_failure){ 0 };
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct mount_entry *e = &plan->entries[i];
+		if (e->kind != MOUNT_CGROUP)
+			continue;
+		_cleanup_close_ int target = open_nofollow(AT_FDCWD, e->target, O_PATH | O_DIRECTORY, 0, 0);
+		if (target < 0)
+			FAIL(MOUNT_STEP_TARGET, e->target, target);
+		enum mount_step step;
+		int r = new_fs(e->source ? e->source : "cgroup2", e->options,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, target, &step);
+		/* A v1 hierarchy the kernel will not mount here (an LSM's
+		 * refusal): its limits unseen, as on a host without it. The
+		 * tree is a view, not a boundary, and must not push the run
+		 * onto another backend. */
+		if (r < 0 && !e->source)
+			FAIL(step, e->target, r);
+	}
 	return 0;
 }

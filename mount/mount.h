@@ -18,7 +18,8 @@ enum mount_kind {
 	MOUNT_DEVPTS,		/* a devpts instance of the jail's own */
 	MOUNT_EMPTY_FILE,	/* an empty read-only file covers a hidden file */
 	MOUNT_SYMLINK,		/* a symlink in the new root (/bin -> usr/bin) */
-	MOUNT_CGROUP,		/* a cgroup2 of the jail's own cgroup namespace, read-only */
+	MOUNT_CGROUP,		/* a cgroup2 (source NULL) or a v1 hierarchy (source "cgroup", options its
+				 * controllers) of the jail's own cgroup namespace, read-only */
 	MOUNT_TEXT,		/* a read-only file of the root with options as its content (the run's policy) */
 };
 
@@ -87,6 +88,12 @@ struct mount_failure {
 	const char *path;	/* the path it was about */
 };
 
+/* The cgroup tree the plan names (MOUNT_CGROUP), in the new root that
+ * mount_apply() built and pivoted into: apart, so that it is mounted in
+ * the cgroup namespace of the run's own groups, which init may join only
+ * after the root is built. A v1 hierarchy that cannot be mounted is left
+ * out. */
+int mount_apply_cgroups(const struct mount_plan *plan, struct mount_failure *ret);
 /* "pivot_root", "create the mount point", ... */
 const char *mount_step_name(enum mount_step step);
 /* Whether a failure at this step can come from a path (one that vanished,

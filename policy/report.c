@@ -135,38 +135,13 @@ char *report_denials_line(const struct report *r)
 }
 
 /* The length of the valid UTF-8 sequence at p, or 0. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n;
-	unsigned min;
-	if (p[0] < 0x80)
-		return 1;
-	else if ((p[0] & 0xe0) == 0xc0)
-		n = 2, min = 0x80;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3, min = 0x800;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = p[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		/* A file name need not be UTF-8; JSON must be: a byte that is
 		 * not becomes U+FFFD. */
-		size_t n = utf8_len(p);
+		size_t n = utf8_char_len(p);
 		if (n == 0) {
 			fputs("\\ufffd", f);
 			continue;

@@ -103,6 +103,10 @@ struct supervisor {
 	struct pending_send *sends;
 	size_t n_sends;
 	char *send_buf;		/* SEND_MAX bytes: a send's data, read once */
+	/* A sendmmsg under way that has sent some: a refusal of a later
+	 * message answers it with this count instead (send.c) */
+	uint64_t mmsg_id;
+	int64_t mmsg_sent;	/* 0: none under way */
 	/* root: capabilities while stockade acts for the command (none
 	 * effective) and while it does not; NULL for anyone else */
 	cap_t caps_acting, caps_own;

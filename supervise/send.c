@@ -451,10 +451,16 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 			outgoing_close(o);
 			return;
 		}
+		/* Once some were sent, a refusal that decide() answers
+		 * gives sendmmsg their count (respond(), supervise.c). */
+		sv->mmsg_id = id;
+		sv->mmsg_sent = (int64_t)sent;
 		int d = decide(sv, id, pid, fd, type, family, flags, o);
+		sv->mmsg_sent = 0;
 		if (d == -1) {
 			/* answered and reported already: a refused message
-			 * ends the call (sendmmsg's earlier ones are sent) */
+			 * ends the call, sendmmsg's earlier ones sent and
+			 * counted */
 			outgoing_close(o);
 			return;
 		}

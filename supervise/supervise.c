@@ -22,6 +22,12 @@
 static void respond(struct supervisor *sv, uint64_t id, int err)
 {
 	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0, .val = 0 };
+	/* A sendmmsg that sent some messages before this refusal returns
+	 * their count, as the kernel's does (__sys_sendmmsg): the errno is
+	 * the answer only when the first message fails. Every refusal's
+	 * report is made as usual; only its answer changes. */
+	if (err && sv->mmsg_sent > 0 && id == sv->mmsg_id)
+		r = (struct seccomp_notif_resp){ .id = id, .val = sv->mmsg_sent };
 	/* ENOENT: the caller is gone (killed while it waited). */
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }

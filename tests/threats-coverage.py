@@ -54,8 +54,8 @@ NOTES = {
     61: "the full-disk case mounts a small tmpfs: root only",
     58: "macOS: the Seatbelt profile's text only; enforcement needs a Mac",
     59: "macOS: the Seatbelt profile's text only; enforcement needs a Mac",
-    69: "landlock: documented, the host's tree is readable, nothing in it writable; the host cgroup made "
-        "beside the test's own needs root",
+    69: "landlock: the run's own group's files and the limits above it, no listing of a group it shares; "
+        "the other group is made beside the run's (root) or one beside the test's own is used (user)",
 }
 
 # Where a row does not apply: said instead of MISSING.

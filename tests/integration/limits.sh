@@ -115,11 +115,20 @@ head -c 10485760 /dev/zero >"$T/outside-tmp" && pass "THREATS 57 control: outsid
 # The cgroup tree: the namespace jail mounts a cgroup2 of its own cgroup
 # namespace, not the host's /sys/fs/cgroup.
 if [ "$TEST_BACKEND" = namespaces ]; then
-	in_jail -- sh -c 'grep " /sys/fs/cgroup " /proc/self/mountinfo' >"$T/cg.out" 2>&1
-	grep -q " - cgroup2 " "$T/cg.out" && pass "THREATS 69: the jail's /sys/fs/cgroup is a cgroup2 mount of its own" ||
-		{ fail "THREATS 69: the jail's /sys/fs/cgroup is a cgroup2 mount of its own"; diag "$(cat "$T/cg.out")"; }
+	# Each hierarchy the host mounts under /sys/fs/cgroup (cgroup2 alone,
+	# or v1's beside it on a hybrid host), mounted afresh in the jail
+	# from its own cgroup namespace's root, at the host's path.
+	cg_mounts() { awk '$5 ~ "^/sys/fs/cgroup(/|$)" { split($0, a, " - "); split(a[2], t, " "); if (t[1] ~ /^cgroup2?$/) print $5, t[1], $4 }' "$@" | sort; }
+	cg_mounts /proc/self/mountinfo | awk '{ print $1, $2 }' >"$T/cg.host"
+	in_jail -- cat /proc/self/mountinfo >"$T/cg.mi" 2>&1
+	cg_mounts "$T/cg.mi" >"$T/cg.out"
+	[ -s "$T/cg.out" ] && [ "$(awk '{ print $1, $2 }' "$T/cg.out")" = "$(cat "$T/cg.host")" ] && ! awk '$3 != "/"' "$T/cg.out" | grep -q . &&
+		pass "THREATS 69: the jail's cgroup tree is mounted afresh from its own namespace's root, as the host lays it out" ||
+		{ fail "THREATS 69: the jail's cgroup tree is mounted afresh from its own namespace's root, as the host lays it out"; diag "host: $(cat "$T/cg.host")"; diag "jail: $(cat "$T/cg.out")"; }
 	in_jail -- sh -c 'cat /proc/self/cgroup' >"$T/cg.self" 2>&1
-	grep -q '^0::/$' "$T/cg.self" && pass "THREATS 69: its own cgroup is the namespace's root" || { fail "THREATS 69: its own cgroup is the namespace's root"; diag "$(cat "$T/cg.self")"; }
+	grep -q '^0::/$' "$T/cg.self" && ! grep -v ':/$' "$T/cg.self" | grep -q . &&
+		pass "THREATS 69: its own cgroup is the namespace's root, in every hierarchy" ||
+		{ fail "THREATS 69: its own cgroup is the namespace's root, in every hierarchy"; diag "$(cat "$T/cg.self")"; }
 	# A cgroup made outside, beside stockade's own, where the host lets
 	# us make one: not in the jail's tree.
 	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
@@ -133,6 +142,152 @@ if [ "$TEST_BACKEND" = namespaces ]; then
 			break
 		fi
 	done
+fi
+
+# ---- THREATS 69 on both backends: another cgroup of the host's is
+# neither listed nor read in the jail, while runtimes that size
+# themselves by their own group's limits (Python, Go, Node, the JVM)
+# still find them. The namespace jail mounts its own cgroup namespace's
+# tree; the landlock backend grants the run's own group's files and the
+# limits above it, and no listing of a group it shares.
+#
+# cg_dirs: "TYPE MOUNT GROUP" for each cgroup hierarchy mounted under
+# /sys/fs/cgroup, GROUP this process's group's directory in it.
+cg_dirs() {
+	python3 -c '
+import os
+lines = [l.rstrip("\n").split(":", 2) for l in open("/proc/self/cgroup")]
+for m in open("/proc/self/mountinfo"):
+    pre, post = m.split(" - ")
+    f, p = pre.split(), post.split()
+    root, mp, typ, sup = f[3], f[4], p[0], p[2].split(",")
+    if typ not in ("cgroup", "cgroup2") or not (mp == "/sys/fs/cgroup" or mp.startswith("/sys/fs/cgroup/")):
+        continue
+    for _, ctl, path in lines:
+        if (typ == "cgroup2" and ctl == "") or (typ == "cgroup" and ctl and set(ctl.split(",")) & set(sup)):
+            if root != "/" and not path.startswith(root):
+                break
+            rel = path[len(root):] if root != "/" else path
+            print(typ, mp, os.path.normpath(mp + "/" + rel))
+            break'
+}
+cg_dirs >"$T/cg.dirs"
+other=
+if is_root; then
+	# One of the test's own making in the v2 tree, beside the group
+	# stockade makes there for each run (beneath the test's own): the
+	# run must not see it.
+	while read -r type m own; do
+		if [ "$type" = cgroup2 ] && mkdir "$own/stockade-test-other-$$" 2>/dev/null; then
+			other="$own/stockade-test-other-$$"
+			at_exit rmdir "$other"
+			break
+		fi
+	done <"$T/cg.dirs"
+fi
+if [ -z "$other" ]; then
+	# One that is there: a group beside the test's own or beside one
+	# above it, in a hierarchy where the test's own is not the root
+	# (where it is, every group is beneath the run's own).
+	other=$(python3 -c '
+import os, sys
+for line in open(sys.argv[1]):
+    typ, m, own = line.split()
+    d = own
+    while d != m:
+        parent = os.path.dirname(d)
+        for e in sorted(os.listdir(parent)):
+            c = os.path.join(parent, e)
+            if c != d and os.path.isdir(c) and not os.path.islink(c) and os.path.exists(os.path.join(c, "cgroup.procs")):
+                print(c)
+                sys.exit(0)
+        d = parent' "$T/cg.dirs")
+fi
+if [ -z "$other" ]; then
+	skip "THREATS 69: no other cgroup of the host's here, and none can be made"
+else
+	name=$(basename "$other")
+	diag "another cgroup of the host's: $other"
+	expect_control "THREATS 69 control: outside, its parent lists it" -- "$PROBE" ls "$(dirname "$other")"
+	printf '%s\n' "$PROBE_OUTPUT" | grep -qxF -- "$name" && pass "THREATS 69 control: $name is listed outside" ||
+		{ fail "THREATS 69 control: $name is listed outside"; diag "$PROBE_OUTPUT"; }
+	expect_control "THREATS 69 control: outside, its cgroup.procs is read" -- "$PROBE" read "$other/cgroup.procs"
+	# Landlock refuses the listing; the namespace jail has no such
+	# directory, or (its parent being the jail's own tree's root) one
+	# without it.
+	out=$(in_jail -- "$PROBE" ls "$(dirname "$other")" 2>&1)
+	if [ "$TEST_BACKEND" = landlock ]; then
+		case $out in
+		*"probe: started"*"probe: errno EACCES"*) pass "THREATS 69: its parent is not listed in the jail (EACCES)" ;;
+		*) fail "THREATS 69: its parent is not listed in the jail (EACCES)"; diag "$out" ;;
+		esac
+	else
+		case $out in
+		*"probe: started"*"probe: errno ENOENT"*) pass "THREATS 69: its parent is not in the jail's tree (ENOENT)" ;;
+		*"probe: started"*"probe: ok"*) printf '%s\n' "$out" | grep -qxF -- "$name" &&
+			{ fail "THREATS 69: its parent in the jail does not list it"; diag "$out"; } ||
+			pass "THREATS 69: its parent in the jail does not list it" ;;
+		*) fail "THREATS 69: its parent is not in the jail's tree"; diag "$out" ;;
+		esac
+	fi
+	expect_probe "THREATS 69: its cgroup.procs is not read in the jail" "errno $([ "$TEST_BACKEND" = landlock ] && echo EACCES || echo ENOENT)" -- \
+		in_jail -- "$PROBE" read "$other/cgroup.procs"
+	in_jail -- sh -c 'echo started; find /sys/fs/cgroup 2>&1' >"$T/cg.find" 2>&1
+	head -n 1 "$T/cg.find" | grep -qx started && ! grep -qF -- "$other" "$T/cg.find" &&
+		{ case $name in stockade-test-other-*) ! grep -qF -- "$name" "$T/cg.find" ;; esac; } &&
+		pass "THREATS 69: a walk of /sys/fs/cgroup in the jail finds no trace of it" ||
+		{ fail "THREATS 69: a walk of /sys/fs/cgroup in the jail finds no trace of it"; diag "$(head -n 20 "$T/cg.find")"; }
+fi
+# The run's own group: /proc/self/cgroup names it, and its limits read
+# there are the run's (stockade's own group's where it made none).
+expect_probe "THREATS 69: the run reads its own cgroup" ok -- in_jail -- "$PROBE" read /proc/self/cgroup
+
+# Runtimes, outside and in the jail: the same where the limit is the
+# same; the run's own (--memory 1G) where stockade bounds it by a cgroup.
+in_jail --memory 1G --report "$T/mem.json" -- true
+by_cgroup=false
+report_has "$T/mem.json" enforced "memory: at most 1.0 GiB" && report_has "$T/mem.json" enforced "cgroup" && by_cgroup=true
+same() { # DESC OUTSIDE INSIDE
+	[ "$2" = "$3" ] && [ -n "$2" ] && { pass "$1"; diag "$2"; } || { fail "$1"; diag "outside: $2"; diag "in the jail: $3"; }
+}
+py='import os; print(getattr(os, "process_cpu_count", os.cpu_count)(), os.cpu_count())'
+same "THREATS 69: Python's CPU count in the jail is the one outside" "$(python3 -c "$py" 2>&1)" "$(in_jail -- python3 -c "$py" 2>&1)"
+if command -v go >/dev/null 2>&1; then
+	mkdir -p "$T/go"
+	printf 'package main\n\nimport (\n\t"fmt"\n\t"runtime"\n)\n\nfunc main() { fmt.Println(runtime.GOMAXPROCS(0), runtime.NumCPU()) }\n' >"$T/go/main.go"
+	if (cd "$T/go" && GOCACHE="$T/go/cache" GO111MODULE=off GOFLAGS= go build -o prog main.go) >"$T/go/build.out" 2>&1; then
+		same "THREATS 69: Go's GOMAXPROCS in the jail is the one outside" "$("$T/go/prog" 2>&1)" "$(in_jail --read "$T/go" -- "$T/go/prog" 2>&1)"
+	else
+		fail "THREATS 69: a Go program builds outside"; diag "$(cat "$T/go/build.out")"
+	fi
+else
+	skip "THREATS 69: no go here"
+fi
+if command -v node >/dev/null 2>&1; then
+	js='console.log(process.constrainedMemory ? process.constrainedMemory() : "none")'
+	in=$(in_jail --memory 1G -- node -e "$js" 2>&1)
+	if $by_cgroup; then
+		same "THREATS 69: Node's constrained memory in the jail is the run's --memory 1G" 1073741824 "$in"
+	else
+		same "THREATS 69: Node's constrained memory in the jail is the one outside" "$(node -e "$js" 2>&1)" "$in"
+	fi
+else
+	skip "THREATS 69: no node here"
+fi
+if command -v java >/dev/null 2>&1; then
+	# The metrics but the limits stockade sets (memory, processes).
+	jmetrics() { sed -n '/^Operating System Metrics/,/^$/p' | grep -v -e 'Memory Limit' -e 'Memory & Swap Limit' -e 'Maximum Processes Limit'; }
+	out=$(java -XshowSettings:system -version 2>&1)
+	in=$(in_jail --memory 1G -- java -XshowSettings:system -version 2>&1)
+	same "THREATS 69: the JVM's container metrics in the jail are the ones outside" "$(printf '%s\n' "$out" | jmetrics)" "$(printf '%s\n' "$in" | jmetrics)"
+	if $by_cgroup; then
+		same "THREATS 69: the JVM's memory limit in the jail is the run's" "Memory Limit: 1.00G" "$(printf '%s\n' "$in" | grep -o 'Memory Limit: .*' | head -n 1)"
+	else
+		same "THREATS 69: the JVM's memory limit in the jail is the one outside" "$(printf '%s\n' "$out" | grep -o 'Memory Limit: .*' | head -n 1)" \
+			"$(printf '%s\n' "$in" | grep -o 'Memory Limit: .*' | head -n 1)"
+	fi
+else
+	skip "THREATS 69: no java here"
 fi
 
 plan_done

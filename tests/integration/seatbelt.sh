@@ -67,7 +67,7 @@ mkdir -p "$N"
 err=$(cd "$N" && explain -- true 2>&1 >/dev/null)
 st=$?
 [ $st -eq 125 ] && pass "a path with a newline: exit 125" || fail "a path with a newline: exit 125 (status $st)"
-case $err in *"cannot write the path '$T/new\\x0aline' in a Seatbelt profile"*) pass "the refusal names the path" ;; *) fail "the refusal names the path"; diag "$err" ;; esac
+case $err in *"cannot write the path '$T/new\\nline' in a Seatbelt profile"*) pass "the refusal names the path" ;; *) fail "the refusal names the path"; diag "$err" ;; esac
 
 # A run needs macOS: refused, and the command never starts.
 err=$("$STOCKADE" --backend seatbelt -C "$W" -- sh -c "touch '$W/ran'" 2>&1)

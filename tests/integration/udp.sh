@@ -84,6 +84,42 @@ if $LL; then
 	esac
 fi
 
+# sendmmsg answers the count of messages sent, as Linux does: a refusal
+# of a later message ends the call, the earlier ones sent and counted;
+# the errno only when the first is refused. The namespace jail refuses
+# none (the jail's own loopback: the datagram to the service is lost).
+# mmsg_is DESC WANT EXPECT CMD...: the probe's result line is EXPECT and
+# what it said of the call is WANT.
+mmsg_is() {
+	local desc=$1 want=$2 expect=$3 said
+	shift 3
+	expect_probe "$desc" "$expect" -- "$@"
+	said=$(printf '%s\n' "$PROBE_OUTPUT" | grep -E '^(sendmmsg returned|msg_len|own received [0-9])' | paste -sd ' ')
+	[ "$said" = "$want" ] && pass "$desc: $want" || { fail "$desc: $want"; diag "got: $said"; }
+}
+base=$(settled_count)
+mmsg_is "outside: sendmmsg of [own, own]" "sendmmsg returned 2 msg_len 5 6 own received 2" ok "$PROBE" udp-mmsg 127.0.0.1 own own
+mmsg_is "outside: sendmmsg of [own, the service]" "sendmmsg returned 2 msg_len 5 6 own received 1" ok \
+	"$PROBE" udp-mmsg 127.0.0.1 own "$UP"
+[ "$(settled_count)" = $((base + 1)) ] && pass "outside: the service got the second" ||
+	fail "outside: the service got the second (before $base, after $(peer_count))"
+base=$(settled_count)
+mmsg_is "sendmmsg of [own, own] in the jail" "sendmmsg returned 2 msg_len 5 6 own received 2" ok \
+	in_jail --net loopback -- "$PROBE" udp-mmsg 127.0.0.1 own own
+if $LL; then
+	mmsg_is "sendmmsg of [own, the service] in the jail answers 1, the first sent" \
+		"sendmmsg returned 1 msg_len 5 0 own received 1" ok in_jail --net loopback -- "$PROBE" udp-mmsg 127.0.0.1 own "$UP"
+	mmsg_is "sendmmsg of [the service, own] in the jail answers -1 EACCES, nothing sent" \
+		"sendmmsg returned -1 msg_len 0 0 own received 0" "errno EACCES" \
+		in_jail --net loopback -- "$PROBE" udp-mmsg 127.0.0.1 "$UP" own
+else
+	mmsg_is "sendmmsg of [own, the service] in the jail: both sent, the second lost" \
+		"sendmmsg returned 2 msg_len 5 6 own received 1" ok in_jail --net loopback -- "$PROBE" udp-mmsg 127.0.0.1 own "$UP"
+fi
+sleep 0.2
+[ "$(settled_count)" = "$base" ] && pass "THREATS 40: the service received nothing of the jail's sendmmsg" ||
+	fail "THREATS 40: the service received nothing of the jail's sendmmsg (before $base, after $(peer_count))"
+
 # A port nobody on the host has bound: the kernel drops the datagram and
 # answers with an ICMP port unreachable, which a connected socket gets as
 # ECONNREFUSED and one asking with IP_RECVERR finds queued (libuv's

@@ -193,6 +193,28 @@ static void test_subcommands(void)
 	ok(p.r == -EINVAL && strstr(p.error, "goes with 'stockade trust'"), "--list outside trust: a usage error");
 	parsed_free(&p);
 
+	/* quarantine restore ID, with --as PATH after it (where getopt has
+	 * stopped) or before the verb's words */
+	p = PARSE("quarantine", "restore", "20261203-1");
+	ok(p.r == 0 && p.o.command == CMD_QUARANTINE && ARGV_IS(p.o.argv, "restore", "20261203-1") && !p.o.restore_as,
+	   "quarantine restore ID");
+	parsed_free(&p);
+	p = PARSE("quarantine", "restore", "20261203-1", "--as", "/tmp/x");
+	ok(p.r == 0 && ARGV_IS(p.o.argv, "restore", "20261203-1") && p.o.restore_as && streq(p.o.restore_as, "/tmp/x"),
+	   "quarantine restore ID --as PATH");
+	parsed_free(&p);
+	p = PARSE("quarantine", "restore", "20261203-1", "--as=rel/x");
+	ok(p.r == 0 && ARGV_IS(p.o.argv, "restore", "20261203-1") && p.o.restore_as && streq(p.o.restore_as, "rel/x"),
+	   "quarantine restore ID --as=PATH");
+	parsed_free(&p);
+	p = PARSE("quarantine", "--as", "/tmp/x", "restore", "20261203-1");
+	ok(p.r == 0 && ARGV_IS(p.o.argv, "restore", "20261203-1") && p.o.restore_as && streq(p.o.restore_as, "/tmp/x"),
+	   "quarantine --as PATH restore ID");
+	parsed_free(&p);
+	p = PARSE("quarantine", "list");
+	ok(p.r == 0 && ARGV_IS(p.o.argv, "list"), "quarantine list");
+	parsed_free(&p);
+
 	p = PARSE("--help");
 	ok(p.r == 0 && p.o.command == CMD_HELP, "--help");
 	parsed_free(&p);
@@ -230,6 +252,10 @@ static void test_errors(void)
 	usage_error(PARSE("--mode", "strict", "ls"), "--mode", "--mode strict");
 	usage_error(PARSE("--json", "ls"), "--json", "--json without doctor");
 	usage_error(PARSE("quarantine", "--json"), "--json", "quarantine --json");
+	usage_error(PARSE("quarantine", "list", "--as", "x"), "--as goes with", "quarantine list --as");
+	usage_error(PARSE("quarantine", "restore", "ID", "--as"), "'--as' needs an argument", "quarantine restore ID --as");
+	usage_error(PARSE("quarantine", "restore"), "usage: stockade quarantine", "quarantine restore without an ID");
+	usage_error(PARSE("--as", "x", "--", "ls"), "--as goes with", "--as with a command");
 	usage_error(PARSE("--env", "=x", "ls"), "--env", "--env =x (no name)");
 	usage_error(PARSE("--env", "", "ls"), "--env", "--env '' (no name)");
 	usage_error(PARSE("--env", "A B=1", "ls"), "--env", "--env with a space in the name");

@@ -1225,8 +1225,81 @@ static void test_index(void)
 	rm_rf(state);
 }
 
+/* A hand-off whose name holds what a record line or a terminal would
+ * take for structure: a newline, an escape sequence, a backslash, a byte
+ * that is not UTF-8. Its record reads back, the list names it exactly,
+ * and restore puts it back under that very name. */
+static void test_hostile_names(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "hostile names: guard_begin");
+	guard_report_free(&rep);
+	if (!g) {
+		fixture_done(&f);
+		return;
+	}
+	static const char *const names[] = { ".git/hooks/pre-commit\nx", ".git/hooks/\x1b]0;title\x07\x1b[31mred",
+					     ".git/hooks/back\\nslash\\", ".git/hooks/\xff\xfe\r\t\x7f" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		put_mode(f.ws, names[i], "#!/bin/sh\nevil\n", 0755);
+	is_int(guard_end(g, &rep, NULL), 0, "hostile names: guard_end");
+	guard_free(g);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct guard_change *c = find_change(&rep, names[i]);
+		_cleanup_free_ char *shown = str_visible(names[i]);
+		ok(c && c->id, "'%s' set aside, with an id", shown);
+	}
+	guard_report_free(&rep);
+
+	struct guard_quarantined *v = NULL;
+	size_t n = 0;
+	is_int(guard_quarantine_list(f.state, &v, &n), 0, "the quarantine lists");
+	is_int((int)n, (int)ARRAY_SIZE(names), "one item each");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *shown = str_visible(names[i]);
+		const struct guard_quarantined *it = NULL;
+		for (size_t k = 0; k < n && !it; k++)
+			if (v[k].path && streq(v[k].path, names[i]))
+				it = &v[k];
+		if (!ok(it != NULL, "its record reads back the name exactly: '%s'", shown))
+			continue;
+		struct guard_quarantined back;
+		struct guard_failure fl;
+		is_int(guard_quarantine_restore(f.state, it->id, &back, &fl), 0, "restore '%s'", shown);
+		guard_failure_free(&fl);
+		guard_quarantined_done(&back);
+		_cleanup_free_ char *full = path_join(f.ws, names[i]);
+		struct stat st;
+		ok(lstat(full, &st) == 0 && S_ISREG(st.st_mode), "'%s' is back under its very name", shown);
+	}
+	guard_quarantined_free(v, n);
+	fixture_done(&f);
+}
+
+/* The settings a record names as dropped: one a line, so a subsection
+ * with ", " in it stays whole; a record written before, ", " between. */
+static void test_dropped_settings(void)
+{
+	struct guard_quarantined it = { .detail = (char *)"remote.a, b.url\ncore.fsmonitor" };
+	_cleanup_strv_ char **v = guard_quarantined_settings(&it);
+	ok(strv_length(v) == 2 && streq(v[0], "remote.a, b.url") && streq(v[1], "core.fsmonitor"),
+	   "settings one a line, a subsection with ', ' whole");
+	struct guard_quarantined old = { .detail = (char *)"remote.origin.url, core.editor" };
+	_cleanup_strv_ char **w = guard_quarantined_settings(&old);
+	ok(strv_length(w) == 2 && streq(w[0], "remote.origin.url") && streq(w[1], "core.editor"),
+	   "an older record's settings, joined by ', '");
+	struct guard_quarantined none = { 0 };
+	_cleanup_strv_ char **x = guard_quarantined_settings(&none);
+	ok(x && !x[0], "no detail: no settings");
+}
+
 int main(void)
 {
+	test_hostile_names();
+	test_dropped_settings();
 	test_discover();
 	test_index();
 	test_undo();

@@ -569,6 +569,34 @@ static void test_strings(void)
 	free(text);
 }
 
+/* What a terminal is shown of a name: every control character, backslash
+ * and byte that is not UTF-8 escaped; UTF-8 text as it is. */
+static void test_visible(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "plain/path.txt", "plain/path.txt" },
+		{ "tasks\n.json", "tasks\\n.json" },
+		{ "\x1b[31mred\x07", "\\x1b[31mred\\x07" },
+		{ "a\\b", "a\\\\b" },
+		{ "\r\t\x7f", "\\r\\t\\x7f" },
+		{ "caf\xc3\xa9 \xe2\x9c\x93", "caf\xc3\xa9 \xe2\x9c\x93" },
+		{ "\xff\xfe", "\\xff\\xfe" },
+		{ "\xc3(", "\\xc3(" },
+		{ "\xc2\x9b" "2J", "\\xc2\\x9b2J" },
+		{ "\xe2\x80\xae" "txt.exe", "\\xe2\\x80\\xaetxt.exe" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *got = str_visible(cases[i].in);
+		is_str(got, cases[i].want, "str_visible case %zu", i);
+		ok(str_is_visible(cases[i].in) == streq(cases[i].in, cases[i].want), "str_is_visible case %zu", i);
+	}
+	char small[6];
+	is_int((int)str_visible_into(small, sizeof(small), "ab\x1b" "cd"), 2, "str_visible_into stops before a whole escape");
+	is_str(small, "ab", "and ends the text there");
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -586,6 +614,7 @@ int main(void)
 	test_rm_rf();
 	test_mkdir_private();
 	test_strings();
+	test_visible();
 
 	nftw(base, unlink_cb, 32, FTW_DEPTH | FTW_PHYS);
 	struct stat st;

@@ -147,6 +147,7 @@ static const struct op ops[] = {
 	{ "udp-race", 5, 5, op_udp_race, "HOST1 PORT1 HOST2 PORT2 N" },
 	{ "udp-pingpong", 3, 3, op_udp_pingpong, "HOST ROUNDS sendto|connected" },
 	{ "udp-held", 3, 3, op_udp_held, "HOST PORT cork|more" },
+	{ "udp-mmsg", 3, 3, op_udp_mmsg, "HOST own|PORT own|PORT" },
 	{ "send-killed", 0, 0, op_send_killed, "" },
 	{ "dgram-pair", 0, 0, op_dgram_pair, "" },
 	{ "bind-udp", 2, 2, op_bind_udp, "HOST PORT" },

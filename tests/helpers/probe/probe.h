@@ -248,6 +248,7 @@ int op_udp_send_alone(char **a);
 int op_connect_spray(char **a);
 int op_connect_armed(char **a);
 int op_udp_held(char **a);
+int op_udp_mmsg(char **a);
 int op_send_killed(char **a);
 int op_connect_deferred(char **a);
 int op_pipe_pingpong(char **a);

@@ -1169,6 +1169,62 @@ int op_udp_send_how(char **a)
 	return e;
 }
 
+/* udp-mmsg HOST FIRST SECOND: one sendmmsg of two datagrams, each to a
+ * receiver of this process's own on HOST ("own") or to PORT on HOST.
+ * Prints what sendmmsg returned, each message's msg_len, and how many
+ * datagrams the own receiver got within half a second; -1 is the errno
+ * line. */
+int op_udp_mmsg(char **a)
+{
+	struct sockaddr_storage own, to[2];
+	socklen_t own_len, len[2];
+	int rcv, e;
+
+	parse_inet(a[0], "0", &own, &own_len);
+	if ((e = udp_socket_bound(&own, own_len, &rcv)))
+		return e;
+	own_len = sizeof(own);
+	if (getsockname(rcv, (struct sockaddr *)&own, &own_len) < 0)
+		return errno;
+	for (int i = 0; i < 2; i++) {
+		if (strcmp(a[1 + i], "own") == 0) {
+			to[i] = own;
+			len[i] = own_len;
+		} else
+			parse_inet(a[0], a[1 + i], &to[i], &len[i]);
+	}
+	int fd = socket(own.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	struct iovec iov[2] = { { "first", 5 }, { "second", 6 } };
+	struct mmsghdr mm[2];
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < 2; i++) {
+		mm[i].msg_hdr.msg_name = &to[i];
+		mm[i].msg_hdr.msg_namelen = len[i];
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	int n = sendmmsg(fd, mm, 2, 0);
+	e = n < 0 ? errno : 0;
+	printf("sendmmsg returned %d\nmsg_len %u %u\n", n, mm[0].msg_len, mm[1].msg_len);
+	int got = 0;
+	char buf[64];
+	struct pollfd pfd = { .fd = rcv, .events = POLLIN };
+	while (poll(&pfd, 1, 500) > 0) {
+		ssize_t r = recv(rcv, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (r < 0)
+			break;
+		buf[r] = '\0';
+		printf("own received %s\n", buf);
+		got++;
+	}
+	printf("own received %d\n", got);
+	close(fd);
+	close(rcv);
+	return e;
+}
+
 /* dgram-pair: a Unix datagram socketpair, a datagram each way. */
 int op_dgram_pair(char **a)
 {
