@@ -24,7 +24,7 @@ void cgroup_remove(const struct run_cgroup *cg);
 /* In the command's process, before it is confined. */
 int cgroup_join(const struct run_cgroup *cg);
 int cgroup_kill(const struct run_cgroup *cg);
-/* Lets the watcher clean up and forgets the cgroup. */
+/* Removes the cgroup (empty by now) and forgets it. */
 void cgroup_release(struct run_cgroup *cg);
 
 /* What the landlock backend's command may read of /sys/fs/cgroup (the
