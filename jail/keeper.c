@@ -101,9 +101,6 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	if (d->start) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		command = d->start(d->data);
-		report_int(sock, command < 0 ? command : (int)command);
-		if (command < 0)
-			_exit(0);
 	}
 	/* Out of stockade's session and process group: a kill of the group,
 	 * a Ctrl-C, a hangup of the terminal reach stockade, not this. */
@@ -130,6 +127,15 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	for (size_t i = 0; i < d->n_keep && n_keep < ARRAY_SIZE(keep); i++)
 		keep[n_keep++] = d->keep[i];
 	close_all_but(keep, n_keep);
+	/* Only now that it holds nothing of the command's (the error pipe
+	 * above all, whose EOF tells stockade the command has exec'd, and
+	 * until which stockade answers the listener without its supervisor)
+	 * does stockade learn the command's pid, and let it go on. */
+	if (d->start) {
+		report_int(sock, command < 0 ? command : (int)command);
+		if (command < 0)
+			_exit(0);
+	}
 	int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	struct made *made = NULL;
