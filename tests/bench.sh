@@ -234,6 +234,37 @@ if command -v bwrap >/dev/null; then
 fi
 echo
 
+echo "== a session's guard, per command: in an empty workspace and in the node_modules one ($nm_dirs dirs)"
+# The guard alone (tools/bench-guard, the workspaces interleaved round by
+# round): guard_check on the watched workspace, what a session does after
+# each command; beside it, guard_end then guard_begin, what it did before
+# (the whole index refreshed, one stat a directory).
+"$BUILD/tools/bench-guard" "$tmp/guard-state" 400 "$tmp/ws" "$tmp/nm" >"$tmp/bench-guard.out"
+read -r _ ws_chk ws_old < <(sed -n 1p "$tmp/bench-guard.out")
+read -r _ nm_chk nm_old < <(sed -n 2p "$tmp/bench-guard.out")
+echo "empty workspace:  a check ${ws_chk} us (an end and a begin: ${ws_old} us)"
+echo "node_modules:     a check ${nm_chk} us, $(ratio "$nm_chk" "$ws_chk")x the empty one   (target: at most 1.1x); an end and a begin: ${nm_old} us, $(ratio "$nm_old" "$ws_old")x"
+# A command of the session, whole (the client, the zygote, the guard), in
+# each workspace's session: the same ratio, seen from the caller.
+export XDG_RUNTIME_DIR="$tmp/run"
+mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+for backend in landlock namespaces; do
+	ws_id=$("$STOCKADE" session start -q --backend $backend --net off -C "$tmp/ws")
+	nm_id=$("$STOCKADE" session start -q --backend $backend --net off -C "$tmp/nm")
+	if [ -z "$ws_id" ] || [ -z "$nm_id" ]; then
+		echo "$backend: no session here"
+		continue
+	fi
+	read -r se_med _ _ _ sn_med _ _ _ < <("$BENCHRUN" "$BENCH_RUNS" \
+		env -C "$tmp/ws" "$STOCKADE" session exec "$ws_id" -- /bin/true :: \
+		env -C "$tmp/nm" "$STOCKADE" session exec "$nm_id" -- /bin/true | tr '\n' ' ')
+	"$STOCKADE" session stop "$ws_id" >/dev/null
+	"$STOCKADE" session stop "$nm_id" >/dev/null
+	echo "$backend: session exec -- true: empty ${se_med} us, node_modules ${sn_med} us, $(ratio "$sn_med" "$se_med")x   (target: at most 1.1x)"
+done
+unset XDG_RUNTIME_DIR
+echo
+
 echo "== the namespace jail: stockade -- true against bwrap running the same policy"
 if command -v bwrap >/dev/null; then
 	bwrap_argv "$tmp/ws"
