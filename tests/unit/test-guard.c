@@ -1419,6 +1419,43 @@ static void test_watch(void)
 	fixture_done(&f);
 }
 
+/* A check that cannot quarantine fails closed as guard_end does (the hook
+ * renamed beside itself, the cleanup failed) and keeps the run; the next
+ * check, the quarantine back, takes what was left beside. */
+static void test_check_failed(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
+	guard_report_free(&rep);
+	if (!g || guard_watch(g) < 0) {
+		fixture_done(&f);
+		return;
+	}
+	_cleanup_free_ char *qtop = path_join(f.state, "quarantine");
+	put(f.state, "quarantine", "in the way\n");
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	is_int(check(g, 0, &rep), 0, "a check whose quarantine cannot be made");
+	ok(rep.cleanup_failed, "says its cleanup failed");
+	const struct guard_change *c = find_change(&rep, ".git/hooks/pre-commit");
+	ok(c && c->beside, "the hook is renamed beside itself");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "no pre-commit hook is in effect");
+	bool busy = false;
+	ok(guard_workspace_busy(f.state, f.ws, &busy) == 0 && busy, "the run goes on");
+	unlink(qtop);
+	is_int(check(g, 0, &rep), 0, "the next check, the quarantine back");
+	ok(!rep.cleanup_failed && rep.n_changes == 1 && rep.changes[0].quarantined && !rep.changes[0].beside,
+	   "takes what was left beside into the quarantine");
+	guard_report_free(&rep);
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end");
+	is_int(rep.n_changes, 0, "with nothing left");
+	guard_report_free(&rep);
+	guard_free(g);
+	fixture_done(&f);
+}
+
 /* inotify_add_watch refused with ENOSPC, as when the user's watches are
  * used up: guard_watch says so and the checks refresh the whole index;
  * refused in the middle, the watch stops and says so once. */
@@ -1506,6 +1543,7 @@ int main(void)
 	test_cross_filesystem();
 	test_timing();
 	test_watch();
+	test_check_failed();
 	test_watch_enospc();
 	return tap_done();
 }
