@@ -142,8 +142,37 @@ struct guard {
 	int statefd;		/* state_dir, as opened at the begin */
 	int lockfd;		/* lock, holding this run's slot; -1 once ended */
 	char **handoffs;	/* the baseline's roots */
-	struct index *ix;	/* the index as the begin read it, or NULL */
+	struct index *ix;	/* the index as the begin read it (or as the watch or the last
+				 * check keeps it), or NULL */
+	struct handoff_repos repos;	/* from ix, for the checks */
+	bool have_repos;
+	struct watch *w;	/* guard_watch's, or NULL */
 };
+
+/* The repositories of g->ix, kept until it changes. */
+static const struct handoff_repos *guard_repos(struct guard *g)
+{
+	if (!g->have_repos) {
+		handoff_repos_free(&g->repos);
+		/* none for a git directory around the workspace, nor for a
+		 * run that joined another's baseline and was never refreshed */
+		if (g->ix)
+			index_repos(g->ix, &g->repos);
+		g->have_repos = true;
+	}
+	return &g->repos;
+}
+
+/* g->ix replaced by ix (taken). */
+static void guard_set_index(struct guard *g, struct index *ix)
+{
+	if (!g->ix)
+		g->ix = xcalloc(1, sizeof(*g->ix));
+	index_free(g->ix);
+	*g->ix = *ix;
+	*ix = (struct index){ 0 };
+	g->have_repos = false;
+}
 
 static void options_copy(struct guard_options *dst, const struct guard_options *o)
 {
@@ -190,6 +219,8 @@ void guard_free(struct guard *g)
 		index_free(g->ix);
 		free(g->ix);
 	}
+	handoff_repos_free(&g->repos);
+	watch_free(g->w);
 	if (g->statefd >= 0)
 		close(g->statefd);
 	free(g->dir);
@@ -269,7 +300,7 @@ static int find_repos(const struct guard_options *o, int wfd, int dirfd, const s
 		return 0;
 	}
 	bool changed = false;
-	r = index_refresh(wfd, workspace, have ? have : r == 0 ? &old : NULL, ret, &changed);
+	r = index_refresh(wfd, workspace, have ? have : r == 0 ? &old : NULL, NULL, ret, &changed);
 	index_free(&old);
 	if (r == 0 && changed)
 		(void)index_store(dirfd, ret);
@@ -337,7 +368,9 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 	}
 	if (marked) {
 		/* every run is over, and one never ended: undo what it left */
-		r = undo_all(o, wfd, statefd, &ix, &od, &prev, rep, &failing);
+		index_repos(&ix, &repos);
+		r = undo_all(o, wfd, statefd, &repos, ix.too_deep, &od, &prev, 0, rep, &failing, NULL);
+		handoff_repos_free(&repos);
 		if (r < 0) {
 			guard_fail(f, r, GUARD_STEP_UNDO, TAKE_PTR(failing));
 			goto out_free;
@@ -467,6 +500,35 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	return 0;
 }
 
+/* The baseline, from the manifest (the caller frees it). */
+static int baseline_load(const struct guard *g, int dirfd, struct baseline *b, struct guard_failure *f)
+{
+	struct wbuf raw = { 0 };
+	int r = manifest_load(dirfd, b, &raw);
+	free(raw.p);
+	if (r == 0 && !streq(b->workspace, g->o.workspace))
+		r = -EBADMSG;
+	if (r < 0)
+		return guard_fail(f, r, GUARD_STEP_BASELINE, state_path(g->dir, "manifest"));
+	return 0;
+}
+
+/* Under the mutex, the one undo of guard_end and guard_check: every
+ * change since the baseline b, with the repositories where repos says;
+ * the hand-offs looked at in *ret_roots (may be NULL). */
+static int undo_since_begin(struct guard *g, int wfd, int dirfd, const struct handoff_repos *repos,
+			    char *const *too_deep, const struct baseline *b, unsigned undo_flags,
+			    struct guard_report *rep, struct guard_failure *f, char ***ret_roots)
+{
+	struct objdir od = { .dirfd = dirfd, .fd = -1 };
+	char *failing = NULL;
+	int r = undo_all(&g->o, wfd, g->statefd, repos, too_deep, &od, b, undo_flags, rep, &failing, ret_roots);
+	guard_fail(f, r, GUARD_STEP_UNDO, failing);
+	rep->n_files = baseline_files(b);
+	objdir_close(&od);
+	return r;
+}
+
 int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_failure *f)
 {
 	*ret_report = (struct guard_report){ 0 };
@@ -474,6 +536,10 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 		*f = (struct guard_failure){ 0 };
 	if (!g)
 		return -EINVAL;
+	/* the run's last look is the whole index: no event is trusted with
+	 * what the next run begins from */
+	watch_free(g->w);
+	g->w = NULL;
 	_cleanup_close_ int wfd = -1, dirfd = -1, spare = -1;
 	int lockfd = -1;
 	/* an end called again after one that succeeded holds no slot */
@@ -483,16 +549,9 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	if (r < 0)
 		return r;
 
-	struct objdir od = { .dirfd = dirfd, .fd = -1 };
 	struct baseline b = { 0 };
-	struct wbuf raw = { 0 };
-	r = manifest_load(dirfd, &b, &raw);
-	free(raw.p);
-	if (r == 0 && !streq(b.workspace, g->o.workspace))
-		r = -EBADMSG;
-	if (r < 0) {
-		guard_fail(f, r, GUARD_STEP_BASELINE, state_path(g->dir, "manifest"));
-	} else {
+	r = baseline_load(g, dirfd, &b, f);
+	if (r == 0) {
 		/* Re-discovered inside: a repository made during the run has
 		 * hand-offs of its own, and may lie anywhere. */
 		struct index ix = { 0 };
@@ -500,9 +559,10 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 		if (r < 0) {
 			guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(g->o.workspace));
 		} else {
-			char *failing = NULL;
-			r = undo_all(&g->o, wfd, g->statefd, &ix, &od, &b, ret_report, &failing);
-			guard_fail(f, r, GUARD_STEP_UNDO, failing);
+			struct handoff_repos repos;
+			index_repos(&ix, &repos);
+			r = undo_since_begin(g, wfd, dirfd, &repos, ix.too_deep, &b, 0, ret_report, f, NULL);
+			handoff_repos_free(&repos);
 		}
 		index_free(&ix);
 		ret_report->n_files = baseline_files(&b);
@@ -525,7 +585,139 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 		mutex_drop(lockfd);
 	}
 	baseline_free(&b);
-	objdir_close(&od);
+	return r;
+}
+
+int guard_watch(struct guard *g)
+{
+	if (!g || g->lockfd < 0)
+		return -EINVAL;
+	if (g->w)
+		return 0;
+	struct watch *w = NULL;
+	int r = watch_new(&w);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int wfd = -1, dirfd = -1;
+	int lockfd = -1;
+	struct guard_failure f = { 0 };
+	r = open_state(&g->o, g->statefd, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, &f);
+	guard_failure_free(&f);
+	if (r < 0) {
+		watch_free(w);
+		return r;
+	}
+	/* Every directory listed afresh, each watched before it is listed:
+	 * from here on the index is the workspace's as the events say. (A
+	 * git directory around the workspace has no index: only its
+	 * hand-offs are watched.) */
+	if (!g->o.gitdir_only) {
+		struct index ix = { 0 };
+		r = watch_refresh(w, wfd, g->o.workspace, NULL, &ix);
+		if (r == 0)
+			guard_set_index(g, &ix);
+	}
+	struct baseline b = { 0 };
+	if (r == 0)
+		r = baseline_load(g, dirfd, &b, NULL);
+	if (r == 0)
+		watch_sync(w, wfd, roots_paths(&b.roots), &b);
+	baseline_free(&b);
+	mutex_drop(lockfd);
+	if (r < 0) {
+		watch_free(w);
+		return r;
+	}
+	g->w = w;
+	return 0;
+}
+
+int guard_watch_fd(const struct guard *g)
+{
+	return g ? watch_fd(g->w) : -1;
+}
+
+/* Under the mutex: the index brought up to date from the watch's events
+ * (or whole, where events were lost); whether they said to look. A watch
+ * that fails stops, said in the report. */
+static int check_watched(struct guard *g, int wfd, struct guard_report *rep, bool *ret_seen)
+{
+	int r = watch_read(g->w);
+	/* a git directory around the workspace has no index: lost events
+	 * cost it nothing, for every check looks at all its hand-offs */
+	if (r == 0 && watch_overflowed(g->w) && !g->o.gitdir_only) {
+		struct index ix = { 0 };
+		r = watch_refresh(g->w, wfd, g->o.workspace, g->ix, &ix);
+		if (r == 0)
+			guard_set_index(g, &ix);
+	} else if (r == 0) {
+		bool changed = false;
+		r = watch_apply(g->w, wfd, g->o.gitdir_only ? NULL : g->ix, &changed);
+		if (changed)
+			g->have_repos = false;
+	}
+	if (r < 0) {
+		rep->watch_stopped = r;
+		watch_free(g->w);
+		g->w = NULL;
+		*ret_seen = true;
+		return 0;
+	}
+	*ret_seen = watch_seen(g->w);
+	return 0;
+}
+
+int guard_check(struct guard *g, unsigned flags, struct guard_report *ret_report, struct guard_failure *f)
+{
+	*ret_report = (struct guard_report){ 0 };
+	if (f)
+		*f = (struct guard_failure){ 0 };
+	/* an ended run has nothing to keep */
+	if (!g || g->lockfd < 0)
+		return -EINVAL;
+	if ((flags & GUARD_CHECK_IF_SEEN) && !g->w)
+		return 0;
+	_cleanup_close_ int wfd = -1, dirfd = -1;
+	int lockfd = -1;
+	int r = open_state(&g->o, g->statefd, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, f);
+	if (r < 0)
+		return r;
+	bool seen = false;
+	if (g->w)
+		(void)check_watched(g, wfd, ret_report, &seen);
+	if (!g->w) {
+		/* as guard_end looks: every directory's change time */
+		struct index ix = { 0 };
+		r = find_repos(&g->o, wfd, dirfd, g->ix, true, &ix);
+		if (r < 0) {
+			guard_fail(f, r, GUARD_STEP_WORKSPACE, xstrdup(g->o.workspace));
+			goto out;
+		}
+		guard_set_index(g, &ix);
+	}
+	if ((flags & GUARD_CHECK_IF_SEEN) && !seen)
+		goto out;
+
+	struct baseline b = { 0 };
+	r = baseline_load(g, dirfd, &b, f);
+	if (r == 0) {
+		char **roots = NULL;
+		/* between commands a git config being written is left for
+		 * the check its rename brings; after one, it is waited for
+		 * as guard_end waits */
+		r = undo_since_begin(g, wfd, dirfd, guard_repos(g), g->ix ? g->ix->too_deep : NULL, &b,
+				     (flags & GUARD_CHECK_IF_SEEN) ? UNDO_SKIP_LOCKED : 0, ret_report, f,
+				     g->w ? &roots : NULL);
+		/* what the events are about from now on, when that may have
+		 * changed: a file put back is a new inode, a new repository
+		 * has hand-offs of its own */
+		if (g->w && (seen || ret_report->n_changes || watch_roots_differ(g->w, roots)))
+			watch_sync(g->w, wfd, TAKE_PTR(roots), &b);
+		strv_free(roots);
+	}
+	baseline_free(&b);
+out:
+	mutex_drop(lockfd);
 	return r;
 }
 

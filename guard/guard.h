@@ -73,6 +73,10 @@ struct guard_report {
 	size_t n_files;		/* files the baseline holds */
 	size_t n_copied;	/* files copied this time (not reused) */
 	bool cleanup_failed;	/* something was set aside in place or not put back */
+	/* guard_check: the watch stopped during this check (-errno; -ENOSPC:
+	 * out of inotify watches), and every check from now on lists the
+	 * workspace again as guard_end does */
+	int watch_stopped;
 };
 
 struct guard;
@@ -109,6 +113,39 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_failure *ret_failure);
 
 void guard_report_free(struct guard_report *r);
+
+/* A guard kept across many commands (a session's): the run stays
+ * registered and its baseline stays the one guard_begin took, and after
+ * each command guard_check undoes what changed since, at a cost that
+ * does not grow with the workspace.
+ *
+ * guard_watch lists the workspace once and watches it (inotify): every
+ * directory, each new one as the events show it, the directories the
+ * hand-offs lie in and the hand-off files themselves. -errno where it
+ * cannot (-ENOSPC: out of inotify watches; -EMFILE: out of instances):
+ * the guard then works as before, each check refreshing the whole index
+ * (one stat a directory), and the caller says so once. */
+int guard_watch(struct guard *g);
+/* The descriptor to poll for the watch's events, or -1: none (never
+ * begun, or stopped). */
+int guard_watch_fd(const struct guard *g);
+
+enum guard_check_flags {
+	/* Only when the watch's events since the last check name a
+	 * hand-off or where the repositories are (the holder, between
+	 * commands); otherwise the events are read and nothing is done. */
+	GUARD_CHECK_IF_SEEN = 1 << 0,
+};
+
+/* Undoes every change to the hand-offs since guard_begin, exactly as
+ * guard_end does (the same quarantine, vetting, report and failure),
+ * but keeps the run registered and its baseline. New repositories are
+ * looked for only where the watch's events say the tree changed; where
+ * there is no watch, or events were lost (IN_Q_OVERFLOW), the whole
+ * index is refreshed as guard_end refreshes it. Call it once every
+ * process of a command is gone; anything else still running may change
+ * a hand-off right after it, which the next check undoes. */
+int guard_check(struct guard *g, unsigned flags, struct guard_report *ret_report, struct guard_failure *ret_failure);
 
 /* Frees g without ending the run: the run stays registered (the
  * descriptor that holds its lock is left open on purpose), and once this

@@ -203,8 +203,11 @@ struct refresh {
 	struct index *out;
 	char *buf;		/* one getdents buffer: a directory is listed whole before going down */
 	const uint8_t *same;	/* per entry of old: unchanged, as checked up front; or NULL */
+	const struct index_lister *lister;	/* or NULL */
 	bool changed;
 };
+
+unsigned long index_dirs_stated;
 
 static bool same_dir(const struct index_dir *d, const struct stat *st)
 {
@@ -259,6 +262,10 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 			strv_add(&rf->out->unsearchable, *rel ? rel : ".");
 		return;
 	}
+	/* told before it is listed: a watch begun now sees what is made
+	 * after, the listing what was made before */
+	if (rf->lister)
+		rf->lister->opened(rf->lister->data, fd, rel);
 	_cleanup_strv_ char **subdirs = strv_new();
 	uint8_t git = 0;
 	struct dir_iter it = { .fd = fd, .buf = rf->buf };
@@ -314,6 +321,7 @@ static void refresh_dir(struct refresh *rf, const char *rel, const struct index_
 		return;
 	}
 	struct stat st;
+	index_dirs_stated++;
 	if (fstatat(rf->wfd, *rel ? rel : ".", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	if (!old || !same_dir(old, &st)) {
@@ -361,6 +369,7 @@ static uint8_t *check_all(int wfd, const struct index *old)
 	if (!old || old->n < INDEX_PARALLEL_MIN)
 		return NULL;
 	uint8_t *same = xcalloc(old->n, 1);
+	index_dirs_stated += old->n;
 	struct check a = { .old = old, .wfd = wfd, .from = 0, .to = old->n / 2, .same = same };
 	struct check b = { .old = old, .wfd = wfd, .from = old->n / 2, .to = old->n, .same = same };
 	pthread_t t;
@@ -373,11 +382,12 @@ static uint8_t *check_all(int wfd, const struct index *old)
 	return same;
 }
 
-int index_refresh(int wfd, const char *workspace, const struct index *old, struct index *ret, bool *ret_changed)
+int index_refresh(int wfd, const char *workspace, const struct index *old, const struct index_lister *lister,
+		  struct index *ret, bool *ret_changed)
 {
 	*ret = (struct index){ .workspace = xstrdup(workspace) };
 	_cleanup_free_ uint8_t *same = check_all(wfd, old);
-	struct refresh rf = { .wfd = wfd, .old = old, .out = ret, .buf = xmalloc(DIR_BUF), .same = same };
+	struct refresh rf = { .wfd = wfd, .old = old, .out = ret, .buf = xmalloc(DIR_BUF), .same = same, .lister = lister };
 	refresh_dir(&rf, "", index_find(old, ""), 0);
 	free(rf.buf);
 	if (!ret->n) {
@@ -396,6 +406,132 @@ int index_refresh(int wfd, const char *workspace, const struct index *old, struc
 	 * vanished directory shows as a shorter index */
 	*ret_changed = rf.changed || !old || old->n != ret->n;
 	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Kept up to date by a watch (watch.c): a subtree listed again where the
+ * events said a directory came or went, a `.git` entry looked at again
+ * where one did; nothing else is looked at.
+ * ------------------------------------------------------------------ */
+
+/* The entries at and beneath rel, [*ret_lo, *ret_hi): its descendants
+ * follow it. */
+static void subtree_range(const struct index *ix, const char *rel, size_t *ret_lo, size_t *ret_hi)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (path_cmp(ix->v[mid].path, rel) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < ix->n && (streq(ix->v[end].path, rel) || under(ix->v[end].path, rel)))
+		end++;
+	*ret_lo = lo;
+	*ret_hi = end;
+}
+
+/* Whether two runs of entries hold the same repositories. */
+static bool same_repos(const struct index_dir *a, size_t na, const struct index_dir *b, size_t nb)
+{
+	for (size_t i = 0, j = 0;; i++, j++) {
+		while (i < na && !a[i].git)
+			i++;
+		while (j < nb && !b[j].git)
+			j++;
+		if (i == na || j == nb)
+			return i == na && j == nb;
+		if (!streq(a[i].path, b[j].path) || a[i].git != b[j].git)
+			return false;
+	}
+}
+
+/* The items of *v at or beneath rel replaced by those of add (taken);
+ * whether that changed the set. */
+static bool strv_replace_under(char ***v, const char *rel, char **add)
+{
+	size_t kept = 0, dropped = 0, n_add = strv_length(add);
+	bool same = true;
+	for (size_t i = 0; *v && (*v)[i]; i++) {
+		char *p = (*v)[i];
+		if (streq(p, rel) || under(p, rel)) {
+			same &= strv_contains(add, p);
+			dropped++;
+			free(p);
+		} else {
+			(*v)[kept++] = p;
+		}
+	}
+	if (*v)
+		(*v)[kept] = NULL;
+	same &= dropped == n_add;
+	for (size_t i = 0; i < n_add; i++)
+		strv_push(v, add[i]);
+	free(add);
+	return !same;
+}
+
+int index_rescan(struct index *ix, int wfd, const char *rel, const struct index_lister *lister, bool *ret_changed)
+{
+	*ret_changed = false;
+	if (str_empty(rel))
+		return -EINVAL;
+	_cleanup_free_ char *parent = path_parent(rel, NULL);
+	/* a parent gone meanwhile, or never listed (too deep): nothing of
+	 * the index's is there */
+	if (!parent || !index_find(ix, parent))
+		return 0;
+	struct index sub = { 0 };
+	struct refresh rf = { .wfd = wfd, .out = &sub, .buf = xmalloc(DIR_BUF), .lister = lister };
+	refresh_dir(&rf, rel, NULL, 0);
+	free(rf.buf);
+
+	size_t lo, hi;
+	subtree_range(ix, rel, &lo, &hi);
+	bool changed = !same_repos(ix->v + lo, hi - lo, sub.v, sub.n);
+	changed |= strv_replace_under(&ix->too_deep, rel, TAKE_PTR(sub.too_deep));
+	changed |= strv_replace_under(&ix->unsearchable, rel, TAKE_PTR(sub.unsearchable));
+
+	size_t n = ix->n - (hi - lo) + sub.n;
+	struct index_dir *v = xcalloc(n ? n : 1, sizeof(*v));
+	memcpy(v, ix->v, lo * sizeof(*v));
+	if (sub.n)
+		memcpy(v + lo, sub.v, sub.n * sizeof(*v));
+	memcpy(v + lo + sub.n, ix->v + hi, (ix->n - hi) * sizeof(*v));
+	for (size_t i = lo; i < hi; i++)
+		free(ix->v[i].path);
+	free(ix->v);
+	free(sub.v);
+	ix->v = v;
+	ix->n = n;
+	/* where a name holds a byte path_cmp cannot tell from a slash, the
+	 * subtree may not be one run */
+	for (size_t i = 1; i < ix->n; i++)
+		if (path_cmp(ix->v[i - 1].path, ix->v[i].path) >= 0) {
+			qsort(ix->v, ix->n, sizeof(*ix->v), dir_cmp);
+			break;
+		}
+	index_count(ix);
+	*ret_changed = changed;
+	return 0;
+}
+
+bool index_regit(struct index *ix, int wfd, const char *rel)
+{
+	struct index_dir *d = index_find(ix, rel);
+	if (!d)
+		return false;
+	/* beneath the workspace, through no symlink: only what git would
+	 * find from that directory counts */
+	_cleanup_close_ int fd = open_nofollow(wfd, *rel ? rel : ".", O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	struct stat st;
+	uint8_t git = fd >= 0 && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint8_t)IFTODT(st.st_mode) : 0;
+	if (git == d->git)
+		return false;
+	d->git = git;
+	return true;
 }
 
 void index_repos(const struct index *ix, struct handoff_repos *ret)

@@ -142,10 +142,21 @@ void objects_collect(struct objdir *od, const struct baseline *b);
 
 /* Undoes every change since the baseline: the baseline's roots, then the
  * new ones of the workspace as restored (a repository made during the
- * run). The first failure is returned, with the hand-off it was about in
- * *ret_failing (NULL for the workspace itself); the rest is still tried. */
-int undo_all(const struct guard_options *o, int wfd, int statefd, const struct index *ix, struct objdir *od,
-	     const struct baseline *b, struct guard_report *rep, char **ret_failing);
+ * run), with the repositories where repos says, and what is too deep to
+ * look through set aside whole. The first failure is returned, with the
+ * hand-off it was about in *ret_failing (NULL for the workspace itself);
+ * the rest is still tried. The hand-offs looked at, the baseline's and
+ * those found, go to *ret_roots (may be NULL; sorted). */
+enum undo_flags {
+	/* A git config whose lock (config.lock) someone holds is left for
+	 * a later look instead of waited for: between a session's commands,
+	 * where a git blocked on the namespace jail's rename trap, which the
+	 * same process answers, would hold it for the whole wait. */
+	UNDO_SKIP_LOCKED = 1 << 0,
+};
+int undo_all(const struct guard_options *o, int wfd, int statefd, const struct handoff_repos *repos,
+	     char *const *too_deep, struct objdir *od, const struct baseline *b, unsigned flags,
+	     struct guard_report *rep, char **ret_failing, char ***ret_roots);
 
 /* The index of where the repositories are (index.c). */
 struct index_dir {
@@ -166,12 +177,61 @@ struct index {
 
 int index_load(int dirfd, const char *workspace, struct index *ret);
 int index_store(int dirfd, const struct index *ix);
+/* Told of each directory a refresh lists, opened (fd, borrowed), before
+ * it is listed. */
+struct index_lister {
+	void (*opened)(void *data, int fd, const char *rel);
+	void *data;
+};
 /* The index brought up to date with the workspace at wfd (old may be
- * NULL: everything is listed); *ret_changed says whether it differs. */
-int index_refresh(int wfd, const char *workspace, const struct index *old, struct index *ret, bool *ret_changed);
+ * NULL: everything is listed); *ret_changed says whether it differs.
+ * lister may be NULL. */
+int index_refresh(int wfd, const char *workspace, const struct index *old, const struct index_lister *lister,
+		  struct index *ret, bool *ret_changed);
+/* The subtree at rel (not the top) listed again as it is now, in place:
+ * made, moved in, or gone. *ret_changed: its repositories, or what is
+ * too deep or unsearchable in it, changed. */
+int index_rescan(struct index *ix, int wfd, const char *rel, const struct index_lister *lister, bool *ret_changed);
+/* The `.git` entry of the directory at rel looked at again: whether it
+ * changed. */
+bool index_regit(struct index *ix, int wfd, const char *rel);
+/* Directories the refreshes stat'ed, for the tests: a check that looks at
+ * what changed and no more leaves it as it was. */
+extern unsigned long index_dirs_stated;
 struct index_dir *index_find(const struct index *ix, const char *path);
 void index_repos(const struct index *ix, struct handoff_repos *ret);
 void index_free(struct index *ix);
+
+/* The watch of a guard kept across many commands (watch.c). */
+struct watch;
+int watch_new(struct watch **ret);
+void watch_free(struct watch *w);
+int watch_fd(const struct watch *w);
+size_t watch_count(const struct watch *w);
+/* For index_refresh and index_rescan: each directory listed is watched
+ * (a failure makes the watch no good: watch_apply and watch_refresh
+ * return it). */
+struct index_lister watch_lister(struct watch *w);
+/* Reads every event there is, and notes what they say. */
+int watch_read(struct watch *w);
+/* Events were lost: watch_refresh, not watch_apply. */
+bool watch_overflowed(const struct watch *w);
+/* Whether an event since the last watch_sync named a hand-off, or the
+ * index changed where repositories are. */
+bool watch_seen(const struct watch *w);
+/* The index brought up to date from the events read: the directories
+ * they named listed again (and watched), nothing else looked at. ix
+ * NULL: there is none (a git directory around the workspace), the
+ * events are only about hand-offs. */
+int watch_apply(struct watch *w, int wfd, struct index *ix, bool *ret_changed);
+/* The same after lost events: the index refreshed whole from old (every
+ * directory stat'ed), each directory listed watched. */
+int watch_refresh(struct watch *w, int wfd, const char *workspace, const struct index *old, struct index *ret);
+/* The hand-offs a check looked at (roots, sorted here, taken) and the
+ * baseline's files: the directories they lie in and hold, and the files
+ * themselves, watched; what no longer is one, unwatched. */
+void watch_sync(struct watch *w, int wfd, char **roots, const struct baseline *b);
+bool watch_roots_differ(const struct watch *w, char *const *roots);
 
 /* A failure handed back with the path it was about (taken). */
 int guard_fail(struct guard_failure *f, int r, enum guard_step step, char *path);

@@ -32,6 +32,7 @@ struct undo {
 	const struct baseline *b;
 	struct quarantine q;
 	struct guard_report *rep;
+	unsigned flags;		/* UNDO_* */
 	int error;		/* the first failure that leaves a change in effect */
 	char *error_path;	/* the hand-off it was about */
 	unsigned long counter;
@@ -170,7 +171,7 @@ static int set_aside_copy(struct undo *u, const char *rel, const char *data, siz
  * for a lock somebody holds; -EEXIST after that. */
 #define CONFIG_LOCK_WAIT_MS 2000
 
-static int config_lock(int dfd, const char *name, int *ret_fd, char **ret_lock)
+static int config_lock(int dfd, const char *name, int wait_ms, int *ret_fd, char **ret_lock)
 {
 	_cleanup_free_ char *lock = xstrcat3(name, ".lock", "");
 	for (int waited = 0;; waited += 10) {
@@ -180,7 +181,7 @@ static int config_lock(int dfd, const char *name, int *ret_fd, char **ret_lock)
 			*ret_lock = TAKE_PTR(lock);
 			return 0;
 		}
-		if (errno != EEXIST || waited >= CONFIG_LOCK_WAIT_MS)
+		if (errno != EEXIST || waited >= wait_ms)
 			return -errno;
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -591,13 +592,35 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
+	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
+	/* First without git's lock: git puts a config in place by rename,
+	 * so what is read is one whole version of it, and one whose every
+	 * change is inert (git init's, git remote add's) needs no write.
+	 * Taking the lock for it would make a git still going (in another
+	 * run, or one a session left running) fail to set its next setting. */
+	size_t len0 = 0;
+	_cleanup_free_ char *first = read_now(dfd, name, CONFIG_VET_MAX, &len0);
+	if (first) {
+		struct gitconfig_vetted v0;
+		if (gitconfig_vet(base, b ? b->fp.size : 0, first, len0, &where, &v0) == 0) {
+			bool keep = v0.keep;
+			gitconfig_vetted_free(&v0);
+			if (keep)
+				return;
+		}
+	}
 	/* Under git's lock, the config as it is now: what a git of a run
 	 * still going wrote is either all in it or not yet begun. Without
 	 * the lock (held for longer than a git takes), as before: the run's
 	 * version renamed aside, then the vetted text into its place. */
 	_cleanup_free_ char *lock = NULL;
 	_cleanup_close_ int lfd = -1;
-	bool locked = config_lock(dfd, name, &lfd, &lock) == 0;
+	int lr = config_lock(dfd, name, (u->flags & UNDO_SKIP_LOCKED) ? 0 : CONFIG_LOCK_WAIT_MS, &lfd, &lock);
+	if (lr == -EEXIST && (u->flags & UNDO_SKIP_LOCKED))
+		/* a git writing it now: its rename is an event, and the
+		 * check it brings (or the one after the command) vets it */
+		return;
+	bool locked = lr == 0;
 	size_t len = 0;
 	_cleanup_free_ char *now = read_now(dfd, name, CONFIG_VET_MAX, &len);
 	if (!now) {
@@ -608,7 +631,6 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		return;
 	}
 	struct gitconfig_vetted v;
-	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
 	if (gitconfig_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
 		if (locked)
 			unlinkat(dfd, lock, 0);
@@ -892,8 +914,9 @@ static bool file_in_baseline(void *data, const char *rel)
 /* Every root of the baseline first; then, on the workspace as restored,
  * the roots that are new (a repository made during the run), whose
  * whole content is new. */
-int undo_all(const struct guard_options *o, int wfd, int statefd, const struct index *ix, struct objdir *od,
-	     const struct baseline *b, struct guard_report *rep, char **ret_failing)
+int undo_all(const struct guard_options *o, int wfd, int statefd, const struct handoff_repos *repos,
+	     char *const *too_deep, struct objdir *od, const struct baseline *b, unsigned flags,
+	     struct guard_report *rep, char **ret_failing, char ***ret_roots)
 {
 	struct undo u = {
 		.o = o,
@@ -902,25 +925,24 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct i
 		.b = b,
 		.q = QUARANTINE_INIT(o->state_dir, statefd, o->workspace),
 		.rep = rep,
+		.flags = flags,
 	};
 	for (size_t i = 0; i < b->roots.n; i++)
 		undo_root(&u, &b->roots.v[i]);
 
 	/* deeper than a path can name: what it holds cannot be looked
 	 * through, so it goes whole */
-	for (size_t i = 0; ix->too_deep && ix->too_deep[i]; i++) {
+	for (size_t i = 0; too_deep && too_deep[i]; i++) {
 		const char *name;
-		_cleanup_free_ char *parent = path_parent(ix->too_deep[i], &name);
+		_cleanup_free_ char *parent = path_parent(too_deep[i], &name);
 		_cleanup_close_ int pfd = open_nofollow(wfd, parent, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 		if (pfd < 0)
-			undo_fail(&u, pfd, ix->too_deep[i]);
+			undo_fail(&u, pfd, too_deep[i]);
 		else
-			replace_entry(&u, pfd, name, ix->too_deep[i], NULL, 0);
+			replace_entry(&u, pfd, name, too_deep[i], NULL, 0);
 	}
 
-	struct handoff_repos repos;
-	index_repos(ix, &repos);
-	struct handoff_scan scan = guard_scan(o, &repos);
+	struct handoff_scan scan = guard_scan(o, repos);
 	scan.known = file_in_baseline;
 	scan.known_data = (void *)b;
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
@@ -942,8 +964,18 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct i
 		for (size_t i = 0; found.unguarded && found.unguarded[i]; i++)
 			report_unguarded(rep, found.unguarded[i]);
 	}
+	if (ret_roots) {
+		/* both sorted: merged, each once */
+		char **v = strv_new();
+		for (size_t i = 0, k = 0; i < b->roots.n || k < found.n;) {
+			int c = i == b->roots.n ? 1 : k == found.n ? -1 : path_cmp(b->roots.v[i].path, found.v[k].path);
+			strv_add(&v, c <= 0 ? b->roots.v[i].path : found.v[k].path);
+			i += c <= 0;
+			k += c >= 0;
+		}
+		*ret_roots = v;
+	}
 	handoffs_free(&found);
-	handoff_repos_free(&repos);
 	quarantine_done(&u.q);
 	*ret_failing = u.error_path;
 	return u.error;

@@ -664,15 +664,34 @@ static void zygote_message(struct holder *h)
 	wire_msg_free(&m);
 }
 
+/* The guard's watches, after the clients, while no command runs: a
+ * hand-off that something the session left running changes between
+ * commands is undone at once. A command that runs is checked at its end,
+ * undisturbed (its events wait in the watch's queue till then). */
+static size_t guard_pollfds(const struct holder *h, struct pollfd *fds)
+{
+	return h->r && !h->n_execs && !h->stop ? run_guard_pollfds(h->r, fds, RUN_GUARD_AREAS) : 0;
+}
+
+static void guard_serve(struct holder *h, const struct pollfd *fds, size_t n)
+{
+	for (size_t i = 2 + h->n_clients; i < n; i++)
+		if (fds[i].revents) {
+			run_guard_watched(h->r);
+			return;
+		}
+}
+
 size_t holder_pollfds(const struct holder *h, struct pollfd *fds, size_t max)
 {
 	size_t n = 0;
-	if (max < 2 + MAX_CLIENTS)
+	if (max < 2 + MAX_CLIENTS + RUN_GUARD_AREAS)
 		return 0;
 	fds[n++] = (struct pollfd){ .fd = h->stop ? -1 : h->s.listen_fd, .events = POLLIN };
 	fds[n++] = (struct pollfd){ .fd = h->zygote, .events = POLLIN };
 	for (size_t i = 0; i < h->n_clients; i++)
 		fds[n++] = (struct pollfd){ .fd = h->clients[i]->fd, .events = POLLIN };
+	n += guard_pollfds(h, fds + n);
 	return n;
 }
 
@@ -680,6 +699,9 @@ void holder_serve(struct holder *h, const struct pollfd *fds, size_t n)
 {
 	if (n < 2)
 		return;
+	/* before the clients, whose messages may start a command or drop
+	 * one of them */
+	guard_serve(h, fds, n);
 	if (fds[1].revents)
 		zygote_message(h);
 	/* Clients from the last, so that a drop moves one already seen. */

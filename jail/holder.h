@@ -35,7 +35,8 @@ void holder_free(struct holder *h);
  * socket): the starter is told, the info file written. */
 void holder_ready(struct holder *h, struct run *r, const struct places *pl, int zsock, const char *backend);
 
-#define HOLDER_POLLFDS 130
+/* the socket, the zygote, 128 clients, and the guard's 3 watches */
+#define HOLDER_POLLFDS 133
 size_t holder_pollfds(const struct holder *h, struct pollfd *fds, size_t max);
 void holder_serve(struct holder *h, const struct pollfd *fds, size_t n);
 /* Milliseconds until the idle timeout, or -1. */

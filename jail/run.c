@@ -955,6 +955,8 @@ static int run_namespaces(struct run *r)
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
 	if (r->holder) {
+		/* the jail built: nothing of it holds the watch */
+		run_watch_guard(r);
 		holder_ready(r->holder, r, &pl.places, zs[0], "namespaces");
 		pr.holder = r->holder;
 	}
@@ -1214,6 +1216,9 @@ static int run_landlock(struct run *r)
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */
 	if (r->holder) {
+		/* the command's process started: nothing of it holds the
+		 * watch */
+		run_watch_guard(r);
 		holder_ready(r->holder, r, &pl.places, zs[0], "landlock");
 		pr.holder = r->holder;
 	}
@@ -1287,10 +1292,92 @@ int run_command(struct run *r)
 	return status;
 }
 
+/* A session's guard that cannot watch, or stopped: said once, for it
+ * costs each command's check a look at every directory, not safety. */
+static void say_guard_unwatched(const char *workspace, int err, bool stopped)
+{
+	log_note("the guard %s '%s' (%s): after each command of the session it looks at every directory of it, "
+		 "as after a run",
+		 stopped ? "stopped watching" : "cannot watch", workspace, strerror(-err));
+	if (err == -ENOSPC)
+		log_hint("out of inotify watches: raise fs.inotify.max_user_watches (sysctl), then start the session again");
+	else if (err == -EMFILE)
+		log_hint("out of inotify instances: raise fs.inotify.max_user_instances (sysctl), or stop another session");
+}
+
+/* One guard of a session checked (guard_check): said, and whether the
+ * undo left something. */
+static bool check_guard(struct run *r, size_t i, const struct guard_options *area, unsigned flags)
+{
+	struct guard_report gr = { 0 };
+	struct guard_failure gf = { 0 };
+	int e = guard_check(r->guards[i], flags, &gr, &gf);
+	/* What cannot be kept is said after each command; not again each
+	 * time the watch wakes. */
+	if (flags & GUARD_CHECK_IF_SEEN) {
+		strv_free(gr.unguarded);
+		gr.unguarded = NULL;
+	}
+	say_guard_report(&gr, area->gitdir_only ? area->workspace : NULL, r->rep);
+	if (gr.watch_stopped)
+		say_guard_unwatched(area->workspace, gr.watch_stopped, true);
+	bool failed = e < 0 || gr.cleanup_failed;
+	guard_report_free(&gr);
+	if (e < 0)
+		say_guard_failure(&gf, e, area->workspace, true);
+	guard_failure_free(&gf);
+	return failed;
+}
+
 int run_recheck_guard(struct run *r)
 {
-	int status = run_end_guard(r, 0);
-	return run_begin_guard(r) < 0 || status == RUN_CLEANUP_FAILED ? -1 : 0;
+	/* Every process of the command is gone (what else the session left
+	 * running goes on): what changed since the guard began is undone,
+	 * each guard kept, with its baseline and its watch. */
+	bool failed = !restore_own_limits(r->own_limits);
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
+	run_guard_areas(r->p, NULL, areas);
+	for (size_t i = 0; i < r->n_guards; i++)
+		failed |= check_guard(r, i, &areas[i], 0);
+	if (r->guard_failed_between) {
+		/* said when it happened, in the session's log */
+		log_error("between the session's commands the guard could not undo everything a process of the session "
+			  "changed in the trust hand-offs (the session's log says what)");
+		r->guard_failed_between = false;
+		failed = true;
+	}
+	return failed ? -1 : 0;
+}
+
+void run_watch_guard(struct run *r)
+{
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
+	run_guard_areas(r->p, NULL, areas);
+	for (size_t i = 0; i < r->n_guards; i++) {
+		int e = guard_watch(r->guards[i]);
+		if (e < 0)
+			say_guard_unwatched(areas[i].workspace, e, false);
+	}
+}
+
+size_t run_guard_pollfds(const struct run *r, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_guards && n < max; i++) {
+		int fd = guard_watch_fd(r->guards[i]);
+		if (fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	return n;
+}
+
+void run_guard_watched(struct run *r)
+{
+	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
+	run_guard_areas(r->p, NULL, areas);
+	for (size_t i = 0; i < r->n_guards; i++)
+		if (guard_watch_fd(r->guards[i]) >= 0 && check_guard(r, i, &areas[i], GUARD_CHECK_IF_SEEN))
+			r->guard_failed_between = true;
 }
 
 int run_end_guard(struct run *r, int status)

@@ -2,6 +2,7 @@
  * to the command's exit, each step a line of run.c. */
 #pragma once
 
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 
@@ -37,6 +38,9 @@ struct run {
 	/* the settings files the policy was built from (a session's
 	 * commands match their [command] sections); may be NULL */
 	const struct run_config *rc;
+	/* a session's: a check between its commands could not undo all
+	 * (said then); the next command's status says so too */
+	bool guard_failed_between;
 };
 
 /* What the guard keeps: the workspace, and for git from a subdirectory
@@ -64,10 +68,21 @@ int run_begin_guard(struct run *r);
  * has been said). */
 int run_command(struct run *r);
 
-/* A session's, after each command: the guard ended and begun again, so
- * that what the jail changed meanwhile is undone; -1 where the undo
- * failed (said). */
+/* A session's, after each command: what the jail changed since the
+ * guard began is undone (guard_check), the guards kept; -1 where the
+ * undo failed, then or between commands (said). */
 int run_recheck_guard(struct run *r);
+
+/* A session's, its jail built: each guard watches the workspace from now
+ * on (guard_watch); where one cannot, said once, its checks refresh the
+ * whole index. */
+void run_watch_guard(struct run *r);
+/* The guards' watch descriptors, for the holder's poll (at most max). */
+size_t run_guard_pollfds(const struct run *r, struct pollfd *fds, size_t max);
+/* One of them has events, no command running: a hand-off changed by what
+ * the session left running is undone at once (said in the session's log
+ * and report). */
+void run_guard_watched(struct run *r);
 
 /* The guard ended, once every process of the run is gone: status is what
  * the run ends with, changed to RUN_CLEANUP_FAILED where the undo failed. */

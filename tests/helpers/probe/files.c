@@ -65,6 +65,38 @@ int op_create_excl(char **a)
 	close(fd);
 	return 0;
 }
+/* plant-until-gone PATH SECONDS: makes PATH, a new executable (a hook
+ * where the path is in a hooks directory), then looks every 100 us until
+ * it is gone (a session's guard undid it) or SECONDS pass: "gone after N
+ * us", counted from before it was made; ETIMEDOUT if it stays. */
+int op_plant_until_gone(char **a)
+{
+	static const char hook[] = "#!/bin/sh\necho planted\n";
+	double secs = atof(a[1]);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int fd = open(a[0], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (fd < 0)
+		return errno;
+	if (write(fd, hook, sizeof(hook) - 1) < 0 || fchmod(fd, 0755) < 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	close(fd);
+	for (;;) {
+		struct stat st;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long us = (long)(t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000;
+		if (lstat(a[0], &st) < 0 && errno == ENOENT) {
+			printf("gone after %ld us\n", us);
+			return 0;
+		}
+		if (us > secs * 1e6)
+			return ETIMEDOUT;
+		usleep(100);
+	}
+}
 int op_rmdir(char **a) { return raw_result(rmdir(a[0])); }
 int op_unlink(char **a) { return raw_result(unlink(a[0])); }
 int op_rename(char **a) { return raw_result(rename(a[0], a[1])); }

@@ -52,6 +52,7 @@ static const struct op ops[] = {
 	{ "tmpfile", 0, 0, op_tmpfile, "" },
 	{ "mkstemp", 1, 1, op_mkstemp, "TEMPLATE" },
 	{ "create-excl", 1, 1, op_create_excl, "PATH" },
+	{ "plant-until-gone", 2, 2, op_plant_until_gone, "PATH SECONDS" },
 	{ "exec", 1, -1, op_exec, "PATH [ARG]..." },
 	{ "cwd", 0, 0, op_cwd, "" },
 	{ "env", 1, 1, op_env, "NAME" },

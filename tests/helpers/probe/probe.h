@@ -264,6 +264,7 @@ int op_umount2(char **a);
 int op_unlink(char **a);
 int op_tmpfile(char **a);
 int op_create_excl(char **a);
+int op_plant_until_gone(char **a);
 int op_mkstemp(char **a);
 int op_unix_cycle(char **a);
 int op_unshare(char **a);
