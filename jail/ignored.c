@@ -195,6 +195,13 @@ int ignored_hide(struct policy *p)
 		off += el + 1;
 		if (el == 0)
 			continue;
+		/* A folder that holds nothing but what git ignores is listed
+		 * with the entries in it (old/, then old/__pycache__/, in
+		 * order): those are what the patterns name, each hidden or
+		 * kept on its own, and the folder is neither. */
+		const char *next = off < len ? out + off : "";
+		if (entry[el - 1] == '/' && strncmp(next, entry, el) == 0)
+			continue;
 		_cleanup_free_ char *rel = xstrndup(entry, el);
 		_cleanup_free_ char *joined = path_join(p->workspace, rel);
 		_cleanup_free_ char *path = path_normalize(joined);
