@@ -113,8 +113,12 @@ static char **run_from(const struct policy *p)
  * is a PermissionError when pytest collects the folder around it). */
 static const char *kept_because(const char *path, const struct stat *st, char *const *from)
 {
+	/* what holds the program or a PATH folder, and a program of its
+	 * own in a PATH folder; not all that lies beneath one (a PATH with
+	 * the workspace in it would keep everything) */
+	_cleanup_free_ char *parent = path_parent(path, NULL);
 	for (size_t i = 0; from && from[i]; i++)
-		if (path_is_beneath(from[i], path) || path_is_beneath(path, from[i]))
+		if (path_is_beneath(from[i], path) || (!S_ISDIR(st->st_mode) && parent && streq(parent, from[i])))
 			return "the command runs from it";
 	if (!S_ISDIR(st->st_mode))
 		return NULL;
