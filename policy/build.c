@@ -362,7 +362,7 @@ static char *git_backpointer(const char *gitdir)
 	return canon;
 }
 
-static bool is_dir_at(const char *dir, const char *name, bool want_dir)
+static bool has_entry(const char *dir, const char *name, bool want_dir)
 {
 	_cleanup_free_ char *path = path_join(dir, name);
 	struct stat st;
@@ -397,7 +397,7 @@ static void find_linked_worktree(struct policy *p, const char *dotgit)
 	_cleanup_free_ char *worktrees = path_parent(gitdir, &name);
 	_cleanup_free_ char *common = worktrees ? path_parent(worktrees, &folder) : NULL;
 	if (!common || !streq(folder, "worktrees") || holds_home(p, common) ||
-	    !is_dir_at(common, "HEAD", false) || !is_dir_at(common, "objects", true) || !is_dir_at(common, "refs", true))
+	    !has_entry(common, "HEAD", false) || !has_entry(common, "objects", true) || !has_entry(common, "refs", true))
 		return;
 	_cleanup_free_ char *named_common = git_pointer(gitdir, "commondir", false);
 	_cleanup_free_ char *back = git_backpointer(gitdir);
@@ -405,7 +405,7 @@ static void find_linked_worktree(struct policy *p, const char *dotgit)
 		return;
 	const char *base;
 	_cleanup_free_ char *main_tree = path_parent(common, &base);
-	if (main_tree && streq(base, ".git") && !holds_home(p, main_tree) && !path_is_beneath(p->workspace, main_tree)) {
+	if (main_tree && streq(base, ".git") && !holds_home(p, main_tree)) {
 		p->outer_worktree = TAKE_PTR(main_tree);
 		policy_add_rule(p, p->outer_worktree, ACCESS_READ, 0,
 				SOURCE_DEFAULT_OF("the main working tree of this linked worktree"),

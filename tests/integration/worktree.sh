@@ -153,6 +153,17 @@ wt_jail "$WT" -- sh -c 'echo "gitdir: /nowhere" >.git; echo /nowhere >"$1/common
 git -C "$WT" status >/dev/null 2>&1 && pass "the worktree's .git and commondir are as they were after the run" ||
 	fail "the worktree's .git and commondir are as they were after the run"
 
+# A worktree inside the main working tree (.worktrees/NAME, which the
+# main repository ignores): the worktree writable, the rest read-only.
+repo_with_worktree "$R/inner" "$R/inner/.worktrees/topic"
+echo .worktrees/ >>"$R/inner/.git/info/exclude"
+out=$(wt_jail "$R/inner/.worktrees/topic" -- sh -c 'echo t >t.txt && git add t.txt && git commit -q -m inner && touch "$0/started-inner"' "$M" 2>&1)
+[ -e "$M/started-inner" ] && [ "$(git -C "$R/inner" log -1 --format=%s feature)" = inner ] &&
+	pass "a worktree inside the main working tree: git add and commit work" ||
+	{ fail "a worktree inside the main working tree: git add and commit work"; diag "$out"; }
+expect_probe "and the main working tree around it stays read-only" "errno $(readonly_errno)" -- \
+	wt_jail "$R/inner/.worktrees/topic" -- "$PROBE" write "$R/inner/file.txt"
+
 # ------------------------------------------------ a link the main repository does not make
 
 # A .git file that names a worktree's git directory which does not name
