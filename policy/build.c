@@ -361,6 +361,81 @@ static char *git_pointer(const char *dir, const char *file, bool gitfile)
 	return canon;
 }
 
+/* The file a linked worktree's git directory names its worktree's `.git`
+ * by (its `gitdir`, absolute or relative to that directory), canonical,
+ * or NULL. */
+static char *git_backpointer(const char *gitdir)
+{
+	_cleanup_free_ char *path = path_join(gitdir, "gitdir");
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_file_at(AT_FDCWD, path, 4096, &text, &len) < 0 || strlen(text) != len)
+		return NULL;
+	text[strcspn(text, "\r\n")] = '\0';
+	if (str_empty(text))
+		return NULL;
+	_cleanup_free_ char *abs = text[0] == '/' ? xstrdup(text) : path_join(gitdir, text);
+	char *canon = NULL;
+	if (path_canonical(abs, &canon) < 0)
+		return NULL;
+	return canon;
+}
+
+static bool has_entry(const char *dir, const char *name, bool want_dir)
+{
+	_cleanup_free_ char *path = path_join(dir, name);
+	struct stat st;
+	return lstat(path, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* Whether path is the home, or a directory that holds it. */
+static bool holds_home(const struct policy *p, const char *path)
+{
+	return path_is_beneath(p->user_home, path) || (p->passwd_home && path_is_beneath(p->passwd_home, path));
+}
+
+/* A linked worktree as the workspace (`git worktree add ../feature`): its
+ * `.git` file names its own git directory, COMMON/worktrees/NAME, inside
+ * the main repository's, where git also finds the objects, refs, logs and
+ * config the worktrees share. That git directory becomes writable and
+ * guarded, as the monorepo's below, and the main working tree readable,
+ * unless it is the home or above it (a dotfiles repository): then the
+ * git directory alone. The `.git` file lies in the workspace, which
+ * anyone who wrote the repository wrote: it is believed only where the
+ * git directory it names names the workspace back (the `gitdir` file
+ * `git worktree add` wrote there, outside the workspace) and its
+ * commondir is the one two levels up, so that it cannot turn another
+ * place into a grant. A submodule's `.git` file (modules/NAME, no
+ * commondir) is not one. */
+static void find_linked_worktree(struct policy *p, const char *dotgit)
+{
+	_cleanup_free_ char *gitdir = git_pointer(p->workspace, ".git", true);
+	if (!gitdir || path_is_beneath(gitdir, p->workspace))
+		return;	/* none, or inside: the workspace's own */
+	const char *name, *folder;
+	_cleanup_free_ char *worktrees = path_parent(gitdir, &name);
+	_cleanup_free_ char *common = worktrees ? path_parent(worktrees, &folder) : NULL;
+	if (!common || !streq(folder, "worktrees") || holds_home(p, common) ||
+	    !has_entry(common, "HEAD", false) || !has_entry(common, "objects", true) || !has_entry(common, "refs", true))
+		return;
+	_cleanup_free_ char *named_common = git_pointer(gitdir, "commondir", false);
+	_cleanup_free_ char *back = git_backpointer(gitdir);
+	if (!named_common || !streq(named_common, common) || !back || !streq(back, dotgit))
+		return;
+	const char *base;
+	_cleanup_free_ char *main_tree = path_parent(common, &base);
+	if (main_tree && streq(base, ".git") && !holds_home(p, main_tree)) {
+		p->outer_worktree = TAKE_PTR(main_tree);
+		policy_add_rule(p, p->outer_worktree, ACCESS_READ, 0,
+				SOURCE_DEFAULT_OF("the main working tree of this linked worktree"),
+				"default: the main working tree of this linked worktree");
+	}
+	p->outer_gitdir = TAKE_PTR(gitdir);
+	p->outer_commondir = TAKE_PTR(common);
+	policy_add_rule(p, p->outer_commondir, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("its git directory"),
+			"default: the main repository's git directory, shared by this linked worktree (guarded)");
+}
+
 /* git from a subdirectory: a workspace inside a git working tree (a
  * package of a monorepo) has git find its repository, as outside. The
  * tree around it becomes readable, its git directory writable; the guard
@@ -371,8 +446,12 @@ static void find_outer_repo(struct policy *p)
 {
 	struct stat st;
 	_cleanup_free_ char *own = path_join(p->workspace, ".git");
-	if (lstat(own, &st) == 0)
-		return;	/* the workspace is a repository's top */
+	if (lstat(own, &st) == 0) {
+		/* the workspace is a repository's top */
+		if (S_ISREG(st.st_mode))
+			find_linked_worktree(p, own);
+		return;
+	}
 	_cleanup_free_ char *dir = path_parent(p->workspace, NULL);
 	while (dir && !streq(dir, "/") && !path_is_beneath(p->user_home, dir) &&
 	       !(p->passwd_home && path_is_beneath(p->passwd_home, dir))) {

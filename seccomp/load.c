@@ -114,11 +114,10 @@ void seccomp_describe(const struct seccomp_plan *plan, struct report *rep)
 						 "filter holds the only listener: they are not recorded)"
 					       : "seccomp: an allowlist, refusals answered by stockade's listener");
 	report_enforced(rep, "terminal ioctls: a list of those programs use; TIOCSTI, TIOCLINUX, TIOCSETD, TIOCCONS and the rest refused");
-	if (plan->backend == BACKEND_LANDLOCK) {
+	if (plan->backend == BACKEND_LANDLOCK)
 		report_enforced(rep, "System V IPC and POSIX message queues of the host refused");
-		if (plan->net == NET_OFF)
-			report_enforced(rep, "network off: seccomp gives no inet socket");
-	}
+	if (plan->net == NET_OFF)
+		report_enforced(rep, "network off: seccomp gives no inet socket");
 	if (!plan->no_listener && !strv_contains(rep->supervises, "refused system calls"))
 		strv_add(&rep->supervises, "refused system calls");
 }

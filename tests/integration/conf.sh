@@ -170,6 +170,42 @@ PATH="$T/fakegit:$PATH" jail --net off -C "$G" --hide-ignored -- true 2>/dev/nul
 git -C "$G" config core.fsmonitor "touch $T/fsmonitor-ran"
 jail --net off -C "$G" --hide-ignored -- true 2>/dev/null
 [ ! -e "$T/fsmonitor-ran" ] && pass "the repository's core.fsmonitor does not run" || fail "the repository's core.fsmonitor does not run"
+# A toolchain's own trees stay: the one the command's program lies in (a
+# virtualenv's python, a link to the system's), the PATH's, a virtualenv,
+# node_modules, __pycache__, a folder marked with CACHEDIR.TAG. Each is
+# one git ignores (the control: hide-ignored hid every one of them).
+mkdir -p "$G/.venv/bin" "$G/env2" "$G/node_modules/tiny" "$G/src/__pycache__" "$G/target" "$G/tools/bin"
+printf '.venv/
+env2/
+node_modules/
+__pycache__/
+target/
+tools/
+' >>"$G/.gitignore"
+ln -sf "$PROBE" "$G/.venv/bin/probe"
+echo 'home = /usr/bin' >"$G/env2/pyvenv.cfg"
+echo 'module.exports = 1' >"$G/node_modules/tiny/index.js"
+echo pyc >"$G/src/__pycache__/x.cpython-311.pyc"
+echo 'Signature: 8a477f597d28d172789f06886806bc55' >"$G/target/CACHEDIR.TAG"
+echo tool >"$G/tools/bin/tool"
+n=0
+for f in .venv env2 node_modules src/__pycache__ target tools; do
+	git -C "$G" check-ignore -q "$f" && n=$((n + 1))
+done
+[ $n = 6 ] && pass "control: git ignores each of the toolchains' trees" || fail "control: git ignores each of the toolchains' trees ($n of 6)"
+expect_probe "hide-ignored keeps the tree the command's program lies in (a virtualenv's bin/)" ok -- \
+	jail --net off -C "$G" --hide-ignored -- "$G/.venv/bin/probe" read "$G/.venv/bin/probe"
+for f in env2/pyvenv.cfg node_modules/tiny/index.js src/__pycache__/x.cpython-311.pyc target/CACHEDIR.TAG; do
+	expect_probe "hide-ignored keeps ${f%%/*}/ (${f#*/})" ok -- jail --net off -C "$G" --hide-ignored -- "$PROBE" read "$G/$f"
+done
+expect_probe "hide-ignored keeps a folder the PATH holds" ok -- \
+	env PATH="$G/tools/bin:$PATH" "${JAIL[@]}" --net off -C "$G" --hide-ignored -- "$PROBE" read "$G/tools/bin/tool"
+expect_probe "and hides it otherwise" "errno $(covered_errno)" -- jail --net off -C "$G" --hide-ignored -- "$PROBE" read "$G/tools/bin/tool"
+expect_probe "and still hides build/" "errno $(covered_errno)" -- jail --net off -C "$G" --hide-ignored -- "$PROBE" read "$G/build/out"
+out=$(cd "$G" && jail --net off -C "$G" --hide-ignored -- "$G/.venv/bin/probe" cwd 2>&1)
+printf '%s\n' "$out" | grep -q "^stockade: hide-ignored (--hide-ignored on the command line): hid 3 entries git ignores: .*build/" &&
+	printf '%s\n' "$out" | grep -q "^stockade: hide-ignored: kept .*\.venv/ (the command runs from it).*node_modules/ (Node's packages)" &&
+	pass "hide-ignored says what it hid and what it kept" || { fail "hide-ignored says what it hid and what it kept"; diag "$out"; }
 out=$(jail --net off -C "$W" --hide-ignored -- true 2>&1)
 case $out in *"is not a git working tree git will read: nothing hidden"*) pass "outside a git tree, hide-ignored says it hides nothing" ;;
 *) fail "outside a git tree, hide-ignored says it hides nothing"; diag "$out" ;; esac

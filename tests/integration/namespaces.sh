@@ -45,7 +45,7 @@ expect_control "outside: the host's loopback service answers" -- "$PROBE" connec
 before=$(peer_count)
 expect_probe "a service on the host's loopback is unreachable (loopback)" "errno ECONNREFUSED" -- \
 	in_jail --net loopback -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT"
-expect_probe "a service on the host's loopback is unreachable (off)" "errno ENETUNREACH" -- \
+expect_probe "a service on the host's loopback is unreachable (off: no inet socket)" "errno EAFNOSUPPORT" -- \
 	in_jail --net off -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT"
 [ "$(peer_count)" = "$before" ] && pass "the host's service saw nothing" || fail "the host's service saw nothing"
 expect_probe "--net on reaches the host's loopback" ok -- in_jail --net on -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT"
@@ -59,7 +59,7 @@ for i in $(seq 50); do grep -q ready udp.out && break; sleep 0.05; done
 SH
 expect_probe "the jail's own loopback works (TCP)" ok -- in_jail --net loopback --read "$NETPEER" --read "$PROBE" -- sh self.sh "$PROBE" "$NETPEER"
 [ "$(cat "$W/udp.count" 2>/dev/null)" = 1 ] && pass "the jail's own loopback works (UDP)" || fail "the jail's own loopback works (UDP)"
-expect_probe "with --net off nothing is up" "errno ENETUNREACH" -- in_jail --net off -- "$PROBE" udp-send 127.0.0.1 9
+expect_probe "with --net off there is no inet socket" "errno EAFNOSUPPORT" -- in_jail --net off -- "$PROBE" udp-send 127.0.0.1 9
 
 # The setup race (THREATS 20) is threats.sh's, on both backends.
 

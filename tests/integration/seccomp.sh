@@ -91,11 +91,11 @@ refused "THREATS 62: TIOCSETD is refused" EPERM "ioctl TIOCSETD" -- tiocsetd 0 2
 refused "THREATS 45: a packet socket is refused" EAFNOSUPPORT socket -- socket packet raw all
 refused "THREATS 45: a vsock socket is refused" EAFNOSUPPORT socket -- socket vsock stream default
 refused "THREATS 45: a netlink sock_diag socket is refused" EAFNOSUPPORT socket -- socket netlink raw sock_diag
-if [ "$TEST_BACKEND" = landlock ]; then
-	refused "THREATS 45: an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
-else
-	expect_probe "an inet socket is allowed in the namespace jail (its network namespace decides)" ok -- \
-		jail --net off -C "$W" -- "$PROBE" socket inet dgram udp
+refused "THREATS 45: an inet socket is refused with --net off" EAFNOSUPPORT socket -- socket inet stream tcp
+refused "an inet datagram socket is refused with --net off" EAFNOSUPPORT socket -- socket inet dgram udp
+if [ "$TEST_BACKEND" = namespaces ]; then
+	expect_probe "an inet socket is allowed in the namespace jail with loopback (its network namespace decides)" ok -- \
+		jail --net loopback -C "$W" -- "$PROBE" socket inet dgram udp
 fi
 expect_probe "a Unix socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE" socket unix stream default
 expect_probe "a netlink route socket is allowed" ok -- jail --net off -C "$W" -- "$PROBE" socket netlink raw route
