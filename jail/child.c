@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -178,6 +179,21 @@ static void confine(const struct child *c)
 	}
 }
 
+/* The path the command is exec'd by: the one found on PATH, its links
+ * kept (a script's interpreter is handed that path: pg_wrapper behind
+ * /usr/bin/psql reads its name from it), where it leads here, in the
+ * jail, to the very file the policy granted; else the granted file
+ * itself (a link whose folder the jail does not have, or one changed
+ * since the policy was made). */
+static const char *exec_path(const struct child *c)
+{
+	struct stat by_name, granted;
+	if (c->exec_path && stat(c->exec_path, &by_name) == 0 && stat(c->program, &granted) == 0 &&
+	    by_name.st_dev == granted.st_dev && by_name.st_ino == granted.st_ino)
+		return c->exec_path;
+	return c->program;
+}
+
 static _Noreturn void exec_command(const struct child *c)
 {
 	if (c->terminal) {
@@ -191,7 +207,7 @@ static _Noreturn void exec_command(const struct child *c)
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execve(c->program, c->argv, c->envp);
+	execve(exec_path(c), c->argv, c->envp);
 	/* The program was found before the fork: failing now means it cannot
 	 * run: 127 as a shell says when what it needs is not there (its
 	 * interpreter or loader missing, or outside what the jail may read),

@@ -53,7 +53,8 @@ struct child_listen {
 struct child {
 	/* What runs, and where. */
 	const char *cwd;
-	const char *program;
+	const char *program;	/* canonical: what the policy granted */
+	const char *exec_path;	/* the same by the name found on PATH; NULL: none other */
 	char *const *argv;
 	char *const *envp;
 	bool own_pgrp;		/* a process group of the command's own */

@@ -664,6 +664,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 	return (struct child){
 		.cwd = p->cwd,
 		.program = p->program,
+		.exec_path = p->exec_path,
 		.argv = p->argv,
 		.envp = pl->places.env.envp,
 		.own_pgrp = jail || !on_foreground_terminal(),

@@ -609,15 +609,20 @@ static void add_program(struct policy *p, char *const *argv)
 	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
 	p->program_error = -r;
 	if (r == 0) {
-		/* The program the command names runs wherever it lies, from
-		 * where it really is: a link to it (~/.cargo/bin/cargo to
-		 * rustup) may lie where the jail has nothing. argv[0] stays
-		 * as the caller wrote it. */
+		/* The program the command names runs wherever it lies: what
+		 * it really is is granted (a link to it, ~/.cargo/bin/cargo
+		 * to rustup, may lie where the jail has nothing). It is
+		 * exec'd by the path found on PATH, links kept, where that
+		 * leads to the same file in the jail (jail/child.c), and
+		 * argv[0] stays as the caller wrote it, as a shell does. */
 		char *canon = NULL;
 		if (path_canonical(p->program, &canon) == 0) {
 			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
 					"the command's program");
-			free(p->program);
+			if (!streq(canon, p->program))
+				p->exec_path = TAKE_PTR(p->program);
+			else
+				free(p->program);
 			p->program = canon;
 		}
 	}
