@@ -396,6 +396,14 @@ _Noreturn void child_main(const struct child *c)
 	 *     host's service, listening before the command starts. */
 	for (size_t i = 0; i < c->n_listens; i++) {
 		const struct child_listen *l = &c->listens[i];
+		if (l->add_address) {
+			const void *a = l->addr.ss_family == AF_INET
+						? (const void *)&((const struct sockaddr_in *)&l->addr)->sin_addr
+						: (const void *)&((const struct sockaddr_in6 *)&l->addr)->sin6_addr;
+			int r = netns_loopback_add_address(l->addr.ss_family, a);
+			if (r < 0)
+				fail(c, CHILD_STEP_NETLINK, r, "--connect", 125);
+		}
 		int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int one = 1;
 		if (fd >= 0 && l->addr.ss_family == AF_INET6)

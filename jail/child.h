@@ -44,6 +44,7 @@ struct child_error {
 struct child_listen {
 	struct sockaddr_storage addr;
 	socklen_t len;
+	bool add_address;	/* not loopback: made the jail's own first */
 };
 
 /* How many sockets of the jail's network init makes for --publish at a

@@ -117,13 +117,16 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 		if (backend != BACKEND_NAMESPACES)
 			continue;
 		/* The namespace jail: a listener at the same address inside,
-		 * carried to the host's service. Its loopback is the only
-		 * network there. */
+		 * carried to the service. Its loopback is the only network
+		 * there: another address is made its own, on lo. */
 		struct net_addr a;
 		_cleanup_free_ char *text = net_grant_text(g);
-		if (net_addr_from_text(g->host, g->port, &a) < 0 || !net_addr_is_loopback(&a)) {
-			log_error("cannot give '--connect %s' in the namespace jail: only a loopback address or localhost", text);
-			log_hint("--backend landlock gives any address");
+		if (net_addr_from_text(g->host, g->port, &a) < 0) {
+			log_error("cannot give '--connect %s': not a numeric address or localhost", text);
+			return -1;
+		}
+		if (net_addr_is_wildcard(&a)) {
+			log_error("cannot give '--connect %s': an address to connect to, not 0.0.0.0 or ::", text);
 			return -1;
 		}
 		/* With --net on the jail has the host's network already. */
@@ -133,6 +136,7 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 		f->listen_targets = xgrow(f->listen_targets, f->n_listens, sizeof(*f->listen_targets));
 		struct child_listen *l = &f->listens[f->n_listens];
 		l->len = net_addr_to_sockaddr(&a, &l->addr);
+		l->add_address = !net_addr_is_loopback(&a);
 		f->listen_targets[f->n_listens++] = a;
 	}
 	return 0;

@@ -264,7 +264,7 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	}
 	const char *why = rule ? seccomp_why(rule) : NULL;
 	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
-	const char *fix = seccomp_fix(rule);
+	const char *fix = seccomp_fix(rule, plan->net, req.data.nr, (const uint64_t *)req.data.args);
 	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
 			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
@@ -848,7 +848,7 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 			goto out;
 		}
-		say_child_error(&ce, p->argv[0]);
+		say_child_error(&ce, p);
 		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
@@ -1058,7 +1058,7 @@ static int run_landlock(struct run *r)
 	close(TAKE_FD(ruleset));
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
-		say_child_error(&ce, p->argv[0]);
+		say_child_error(&ce, p);
 		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}

@@ -1,4 +1,7 @@
 #include "jail/say.h"
+#include <fcntl.h>
+#include <unistd.h>
+
 
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -178,8 +181,28 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 	}
 }
 
-void say_child_error(const struct child_error *e, const char *argv0)
+/* The interpreter a script's first line names, canonical, where it
+ * exists outside the jail; NULL for a program that is not a script. */
+static char *script_interpreter(const char *program)
 {
+	_cleanup_close_ int fd = open(program, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char line[256];
+	ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[n] = '\0';
+	char *p = line + 2;
+	p += strspn(p, " \t");
+	p[strcspn(p, " \t\n")] = '\0';
+	char *canon = NULL;
+	if (p[0] != '/' || path_canonical(p, &canon) < 0)
+		return NULL;
+	return canon;
+}
+
+void say_child_error(const struct child_error *e, const struct policy *p)
+{
+	const char *argv0 = p->argv[0];
 	const char *err = strerror(e->err);
 	switch (e->step) {
 	case CHILD_STEP_MOUNT:
@@ -229,11 +252,18 @@ void say_child_error(const struct child_error *e, const char *argv0)
 	case CHILD_STEP_HANDOVER:
 		log_error("cannot hand the seccomp listener to stockade: %s", err);
 		break;
-	case CHILD_STEP_EXEC:
+	case CHILD_STEP_EXEC: {
 		log_error("cannot run '%s': %s", argv0, err);
-		if (e->err == EACCES)
-			log_hint("the program, or the interpreter its first line names, lies outside what the jail may read; grant it with --read PATH");
+		/* A script whose interpreter the jail does not have: the
+		 * program is granted (wherever it lies), what its first line
+		 * names is not; the option that gives it, as it is. */
+		_cleanup_free_ char *interp = e->err == EACCES || e->err == ENOENT ? script_interpreter(e->path) : NULL;
+		if (interp && policy_effect(p, interp) == EFFECT_NONE)
+			log_hint("its interpreter '%s' lies outside what the jail may read: --read %s", interp, interp);
+		else if (e->err == EACCES)
+			log_hint("the program, or what it needs to start, lies outside what the jail may read; grant it with --read PATH");
 		break;
+	}
 	default:
 		log_error("the command's setup failed: %s", err);
 	}

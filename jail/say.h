@@ -20,7 +20,7 @@ void say_handoff_refused(const char *workspace, const char *path, struct report 
  * failed: notes, never fatal. */
 void say_places_notes(const struct places *pl);
 void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending);
-void say_child_error(const struct child_error *e, const char *argv0);
+void say_child_error(const struct child_error *e, const struct policy *p);
 
 /* Names each change the guard undid, on stderr and in the report, and each
  * hand-off it cannot restore. */

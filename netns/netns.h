@@ -33,6 +33,14 @@ int netns_send_fd(int fd, const struct nlmsghdr *req);
 /* Brings lo up in the current network namespace. 0 or -errno. */
 int netns_loopback_up(void);
 
+/* --connect to an address that is not loopback, in the jail's network
+ * namespace: the address made the jail's own, on lo (host scope), so
+ * that a connect to it reaches the listener init binds there and
+ * stockade carries to the real one; it never takes the way out. The
+ * request (pure), and sending it: 0 or -errno. */
+struct nlmsghdr *netns_build_local_address(void *buf, size_t size, int family, const void *addr, unsigned seq);
+int netns_loopback_add_address(int family, const void *addr);
+
 /* The name responder (responder.c). In the jail's init, after lo is up:
  * a UDP socket bound to 127.0.0.1:53 of the jail's network namespace,
  * for stockade to serve from outside. The descriptor, or -errno. */

@@ -113,9 +113,10 @@ struct sc_rule {
 };
 
 const char *seccomp_why(const struct sc_rule *r);
-/* The option that would allow what a row refuses, or NULL: nothing does
- * (stockade.1, BACKENDS, seccomp). */
-const char *seccomp_fix(const struct sc_rule *r);
+/* The option that would allow what a row refuses of the call nr with
+ * args, in a run of network mode net, or NULL: nothing does (stockade.1,
+ * BACKENDS, seccomp). */
+const char *seccomp_fix(const struct sc_rule *r, enum net_mode net, int nr, const uint64_t args[6]);
 
 struct seccomp_plan {
 	const struct sc_rule **rules;

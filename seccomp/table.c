@@ -609,12 +609,23 @@ const char *seccomp_why(const struct sc_rule *r)
 	return r->why > WHY_NONE && (size_t)r->why < ARRAY_SIZE(whys) ? whys[r->why] : NULL;
 }
 
-const char *seccomp_fix(const struct sc_rule *r)
+const char *seccomp_fix(const struct sc_rule *r, enum net_mode net, int nr, const uint64_t args[6])
 {
 	switch (r ? r->why : WHY_NONE) {
+	case WHY_SOCKET_FAMILY:
+		/* With the network off, a TCP stream or UDP socket is what
+		 * the run's own servers on loopback need, which loopback
+		 * gives (the default): the whole network is not the only
+		 * way. */
+		if (net == NET_OFF && nr == SYS_socket &&
+		    (args[0] == AF_INET || args[0] == AF_INET6) &&
+		    (((args[1] & 0xf) == SOCK_STREAM && (args[2] == 0 || args[2] == IPPROTO_TCP)) ||
+		     ((args[1] & 0xf) == SOCK_DGRAM && (args[2] == 0 || args[2] == IPPROTO_UDP))))
+			return "--net loopback (the default: servers of the run's own, on loopback), or --net on (the "
+			       "host's network)";
+		return "--net on, or in stockade.ini: network = on";
 	case WHY_UNIX_DATAGRAM:
 	case WHY_LOOPBACK_TCP_ONLY:
-	case WHY_SOCKET_FAMILY:
 	case WHY_FASTOPEN:
 		return "--net on, or in stockade.ini: network = on";
 	case WHY_TRUNCATE_READ_ONLY:
