@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "jail/say-policy.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/path.h"
@@ -81,7 +82,7 @@ static int run_git(const char *git, const struct policy *p, char **ret, size_t *
 	return err;
 }
 
-int ignored_hide(struct policy *p)
+int ignored_hide(struct policy *p, struct report *rep)
 {
 	if (!p->hide_ignored)
 		return 0;
@@ -102,7 +103,8 @@ int ignored_hide(struct policy *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		/* Not a working tree (or one git will not read): there is
 		 * nothing git ignores here. Said, since it was asked for. */
-		log_note("hide-ignored (%s): '%s' is not a git working tree git will read: nothing hidden", at, p->workspace);
+		say_note_once(p, rep, "hide-ignored (%s): '%s' is not a git working tree git will read: nothing hidden", at,
+			      p->workspace);
 		return 0;
 	}
 	size_t n = 0;

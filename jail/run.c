@@ -538,7 +538,7 @@ int run_begin_guard(struct run *r)
 		struct guard_report gr = { 0 };
 		struct guard_failure gf = { 0 };
 		int e = guard_begin(&areas[i], &r->guards[i], &gr, &gf);
-		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->p, r->rep);
 		guard_report_free(&gr);
 		if (e < 0)
 			say_guard_failure(&gf, e, areas[i].workspace, false);
@@ -578,34 +578,6 @@ static int plan_filter_said(struct run *r, struct plan *pl)
 	return e;
 }
 
-/* Whether this host's gaps are news: what is unenforced is said once
- * while it stays the same (a line on every run is a line nobody reads),
- * recorded by a checksum in the state directory; with -v, always. */
-static bool gaps_new_here(const struct policy *p, const struct report *rep)
-{
-	uint64_t h = FNV_INIT;
-	h = fnv1a(h, rep->backend, strlen(rep->backend) + 1);
-	for (size_t i = 0; i < rep->n_gaps; i++) {
-		h = fnv1a(h, rep->gaps[i].what, strlen(rep->gaps[i].what) + 1);
-		h = fnv1a(h, rep->gaps[i].why, strlen(rep->gaps[i].why) + 1);
-	}
-	char want[17];
-	fmt_x64(want, h);
-	_cleanup_free_ char *path = path_join(p->state_dir, "unenforced-said");
-	_cleanup_free_ char *had = NULL;
-	size_t len = 0;
-	if (log_verbosity < 1 && read_file_at(AT_FDCWD, path, 64, &had, &len) == 0 && len == 16 &&
-	    memcmp(had, want, 16) == 0)
-		return false;
-	/* best effort: failing to record it says it again next time */
-	if (mkdir_private(p->state_dir, p->uid) == 0) {
-		_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			(void)!write(fd, want, 16);
-	}
-	return true;
-}
-
 /* What the run enforces, and every part it does not, said; --mode
  * required refuses to run with any. */
 static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
@@ -619,11 +591,14 @@ static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
 			  rep->n_gaps);
 		return -EPERM;
 	}
-	if (pl->backend != BACKEND_NONE && rep->n_gaps && gaps_new_here(r->p, rep)) {
-		for (size_t i = 0; i < rep->n_gaps; i++)
-			log_note("unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+	/* What this host leaves out is the same on every run here: each
+	 * line said once, as every such note (a switch of backend says only
+	 * the lines the other had not). */
+	bool said_any = false;
+	for (size_t i = 0; pl->backend != BACKEND_NONE && i < rep->n_gaps; i++)
+		said_any |= say_note_once(r->p, rep, "unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+	if (said_any && log_verbosity < 1)
 		log_note("said once while they stay the same; every report lists them, and -v says them each run");
-	}
 	log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(pl->backend), r->why,
 		 net_mode_name(r->p->net), pl->landlock.n_rules, pl->mounts.n_entries);
 	return 0;
@@ -734,7 +709,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 5b. --publish's listeners on the host, and what --connect binds
 	 *     inside. */
-	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0)
 		goto out;
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
 	 *    It makes the jail's pty itself, in the new root; until then
@@ -957,7 +932,7 @@ static int run_landlock(struct run *r)
 		log_hint("give --publish or --connect to the outer run instead");
 		goto out;
 	}
-	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK, rep) < 0)
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
 	 *     granted; after the cgroup's watcher and --publish's factory,
@@ -1131,10 +1106,11 @@ int run_command(struct run *r)
 		 * said in one line and in the report. */
 		/* Inside another jail its filter refuses new user namespaces:
 		 * expected, and said as such. */
-		log_note("the namespace jail is not available here (%s%s): using the landlock backend", r->rep->fallback,
-			 r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
+		bool said = say_note_once(r->p, r->rep, "the namespace jail is not available here (%s%s): using the landlock backend",
+					  r->rep->fallback,
+					  r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
 		const char *aa = fit_apparmor_hint();
-		if (aa && log_verbosity >= 0)
+		if (aa && said)
 			log_hint("%s", aa);
 		report_reset_plan(r->rep);
 		r->backend = BACKEND_LANDLOCK;
@@ -1158,7 +1134,7 @@ int run_end_guard(struct run *r, int status)
 		struct guard_report gr = { 0 };
 		struct guard_failure gf = { 0 };
 		int e = guard_end(r->guards[i], &gr, &gf);
-		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->p, r->rep);
 		/* The command ran; what it left could not all be undone: not
 		 * its 0, whatever it was (stockade.1, EXIT STATUS). */
 		if ((e < 0 || gr.cleanup_failed) && status != 125)

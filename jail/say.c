@@ -1,7 +1,7 @@
 #include "jail/say.h"
+
 #include <fcntl.h>
 #include <unistd.h>
-
 
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -119,7 +119,7 @@ void say_guard_failure(const struct guard_failure *f, int err, const char *works
 	}
 }
 
-void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep)
+void say_guard_report(const struct guard_report *gr, const char *area, const struct policy *p, struct report *rep)
 {
 	bool any_aside = false;
 	for (size_t i = 0; i < gr->n_changes; i++) {
@@ -172,11 +172,11 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 		/* an .envrc's reference is "FILE:LINE: WORD" */
 		if (strchr(u, ':')) {
 			report_gap(rep, what, "an .envrc names it in a way only running it could tell");
-			log_note("unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
+			say_note_once(p, rep, "unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
 		} else {
 			report_gap(rep, what, "unreadable or over the guard's size cap: a change is set aside but the old "
 					      "content cannot be restored");
-			log_note("unenforced: %s: unreadable or over the guard's size cap", what);
+			say_note_once(p, rep, "unenforced: %s: unreadable or over the guard's size cap", what);
 		}
 	}
 }

@@ -24,4 +24,4 @@ void say_child_error(const struct child_error *e, const struct policy *p);
 
 /* Names each change the guard undid, on stderr and in the report, and each
  * hand-off it cannot restore. */
-void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep);
+void say_guard_report(const struct guard_report *gr, const char *area, const struct policy *p, struct report *rep);

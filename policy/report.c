@@ -12,6 +12,7 @@ void report_init(struct report *r)
 	r->enforced = strv_new();
 	r->supervises = strv_new();
 	r->said = strv_new();
+	r->notes = strv_new();
 }
 
 void report_said_line(struct report *r, const char *line)
@@ -19,11 +20,18 @@ void report_said_line(struct report *r, const char *line)
 	strv_add(&r->said, line);
 }
 
+void report_note(struct report *r, const char *line)
+{
+	if (!strv_contains(r->notes, line))
+		strv_add(&r->notes, line);
+}
+
 void report_free(struct report *r)
 {
 	strv_free(r->enforced);
 	strv_free(r->supervises);
 	strv_free(r->said);
+	strv_free(r->notes);
 	free(r->fallback);
 	for (size_t i = 0; i < r->n_gaps; i++) {
 		free(r->gaps[i].what);
@@ -295,6 +303,8 @@ int report_write_json(const struct report *r, FILE *f)
 	fprintf(f, ",\n  \"stockade\": {\"status\": %d, \"command_ran\": %s, \"said\": ", r->status,
 		r->exited ? "true" : "false");
 	json_strv(f, r->said);
+	fputs(", \"notes\": ", f);
+	json_strv(f, r->notes);
 	fprintf(f, "},\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
 		r->run_us / 1000.0);
 	return ferror(f) ? -EIO : 0;
