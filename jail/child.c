@@ -391,6 +391,14 @@ _Noreturn void child_main(const struct child *c)
 			close(nl);
 		if (pkt >= 0)
 			close(pkt);
+		/* The look-out on lo for connects nobody in the jail
+		 * listens for: where it cannot be made, they go unnamed. */
+		int rf = netns_refusals_open();
+		r = rf >= 0 ? fd_send(c->sock, rf) : fd_send_none(c->sock);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		if (rf >= 0)
+			close(rf);
 	}
 	/* 4c. --connect: a listener where the command will look for the
 	 *     host's service, listening before the command starts. */

@@ -277,6 +277,7 @@ struct process {
 	int listener;		/* -1: none */
 	int responder;		/* the namespace jail's name responder; -1: none */
 	int outside;		/* its way out that leads nowhere (netns/outside.c); -1: none */
+	int refusals;		/* the look-out on its loopback (netns/outside.c); -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
@@ -336,13 +337,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	bool stopped = false;
 	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
-		enum { FIXED_FDS = 5 };
+		enum { FIXED_FDS = 6 };
 		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
 			{ .fd = pr->init_sock, .events = POLLIN },
 			{ .fd = pr->outside, .events = POLLIN },
+			{ .fd = pr->refusals, .events = POLLIN },
 		};
 		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + FIXED_FDS) : 0;
 		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
@@ -372,6 +374,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
 			(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
+			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -418,6 +422,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * unread (nothing waits for its answer): recorded still. */
 	if (pr->outside >= 0)
 		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+	if (pr->refusals >= 0)
+		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 	return status;
 }
 
@@ -667,7 +673,7 @@ static int run_namespaces(struct run *r)
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
 	_cleanup_close_ int responder = -1, outside_nl = -1;
-	int outside = -1;
+	int outside = -1, refusals = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
@@ -801,7 +807,8 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
-		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0));
+		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0 ||
+				     fd_recv(ln.sock[0], &refusals) < 0));
 	if (!failed && c.outside)
 		netns_outside_begin(&outside, outside_nl, rep);
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
@@ -842,7 +849,7 @@ static int run_namespaces(struct run *r)
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .outside = outside, .forward = fwd.fw, .watch = &w, .term = &term,
+			      .responder = responder, .outside = outside, .refusals = refusals, .forward = fwd.fw, .watch = &w, .term = &term,
 			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
@@ -872,7 +879,7 @@ static int run_namespaces(struct run *r)
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
-	netns_outside_release(outside);
+	netns_outside_release(outside, refusals);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
@@ -1055,6 +1062,7 @@ static int run_landlock(struct run *r)
 		.listener = TAKE_FD(listener),
 		.responder = -1,
 		.outside = -1,
+		.refusals = -1,
 		.super = NULL,
 		.forward = fwd.fw,
 		.term = &term,
