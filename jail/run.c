@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -175,6 +176,7 @@ static void kill_leftovers(const struct run_cgroup *cg, pid_t pgid)
 /* What the namespace jail watches: the trust hand-offs it binds
  * read-only, against which a rename is named. */
 struct watch {
+	const struct policy *policy;
 	const char *workspace;
 	char **bound;
 	const char *run_dir;	/* the landlock backend's: its home and tmp, which may lie in /dev/shm */
@@ -191,6 +193,30 @@ static void watch_rename(int listener, const struct seccomp_notif *req, const st
 			say_handoff_refused(w->workspace, hit, rep);
 	}
 	/* the kernel's bind decides */
+	seccomp_listener_continue(listener, req->id);
+}
+
+/* A connect to a socket file in the namespace jail: one that is not in
+ * the jail (ENOENT there, what no rule brings in) where the host has a
+ * socket (the user's database, its Docker) is named with the option
+ * that gives that one socket. Looked up in the jail's own root, through
+ * /proc; it decides nothing: the mounts do. */
+static void watch_connect(int listener, const struct seccomp_notif *req, const struct policy *p, struct report *rep)
+{
+	_cleanup_free_ char *path = p ? supervise_unix_connect_path(req) : NULL;
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)req->pid);
+	_cleanup_free_ char *inside = path ? path_join(root, path) : NULL;
+	struct stat st;
+	bool absent = inside && lstat(inside, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+	if (absent && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		_cleanup_free_ char *what = xstrcat3("unix:", path, "");
+		_cleanup_free_ char *fix = xstrcat3("--connect unix:", path, " (this one socket)");
+		report_denial_ruled(rep, "connect", what, "ENOENT",
+				    "a socket file of the host's the jail does not have: the namespace jail holds only what "
+				    "the rules bring in",
+				    "built in: the mounts (namespace jail)", fix);
+	}
 	seccomp_listener_continue(listener, req->id);
 }
 
@@ -246,6 +272,10 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	}
 	if (plan->backend == BACKEND_NAMESPACES && supervise_is_rename(req.data.nr)) {
 		watch_rename(listener, &req, w, rep);
+		return;
+	}
+	if (plan->backend == BACKEND_NAMESPACES && req.data.nr == SYS_connect) {
+		watch_connect(listener, &req, w ? w->policy : NULL, rep);
 		return;
 	}
 	if (sv && supervisor_handles(sv, req.data.nr)) {
@@ -847,7 +877,7 @@ static int run_namespaces(struct run *r)
 	if (listener >= 0)
 		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
-	struct watch w = { .workspace = p->workspace, .bound = bound };
+	struct watch w = { .policy = p, .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
 			      .responder = responder, .outside = outside, .refusals = refusals, .forward = fwd.fw, .watch = &w, .term = &term,
 			      .init_sock = ln.sock[0], .init_status = -1 };

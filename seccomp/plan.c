@@ -125,6 +125,7 @@ enum sc_action seccomp_row_action(const struct seccomp_plan *plan, const struct 
 		return (enum sc_action)r->action;
 	switch (r->why) {
 	case WHY_WATCHED_RENAME:	/* the read-only binds refuse it */
+	case WHY_WATCHED_CONNECT:	/* the mounts decide */
 	case WHY_WATCHED_SHM:		/* Landlock refuses it */
 	case WHY_SUPERVISED_CONNECT:	/* the parent's layer decides */
 	case WHY_SUPERVISED_BIND:

@@ -108,6 +108,7 @@ static const char *const whys[] = {
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
 	[WHY_SUPERVISED_LISTEN] = "only on loopback, or 0.0.0.0 or :: bound to the loopback device",
 	[WHY_WATCHED_RENAME] = "watched: a refused rename over a trust hand-off is named",
+	[WHY_WATCHED_CONNECT] = "watched: a connect to a socket file of the host's that the jail does not have is named",
 	[WHY_SUPERVISED_TMP] = "tmpfile() in the host's /tmp, which Landlock does not grant: made by the supervisor",
 	[WHY_WATCHED_SHM] = "watched: a POSIX semaphore or shared memory object in the host's /dev/shm, which Landlock refuses, is named; mkstemp() of a new name in the host's /tmp is made by the supervisor",
 	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
@@ -399,7 +400,15 @@ static const struct sc_rule table[] = {
 	/* Landlock governs neither Unix sockets nor loopback: in the landlock
 	 * backend the supervisor decides every connect and bind, and with
 	 * loopback every listen, and carries them out itself. */
-	ALLOW_WHEN(connect, SC_NAMESPACES), ALLOW_WHEN(bind, SC_NAMESPACES),
+	/* The namespace jail: an inet connect (its address's length) goes
+	 * on; another (a Unix socket file's) is watched, so that one the jail
+	 * does not have, where the host has a socket, is named. */
+	{ .name = "connect", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
+	  .args = { ARG(2, MASK32, sizeof(struct sockaddr_in)) } },
+	{ .name = "connect", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
+	  .args = { ARG(2, MASK32, sizeof(struct sockaddr_in6)) } },
+	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_CONNECT },
+	ALLOW_WHEN(bind, SC_NAMESPACES),
 	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
 	  .why = WHY_SUPERVISED_CONNECT },
 	{ .name = "bind", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,

@@ -273,6 +273,11 @@ bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path);
 /* Both paths of a rename notification, as the command names them,
  * resolved against its directory descriptors or working directory. */
 int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);
+/* A connect to a Unix socket file (not an abstract name): the path, as
+ * the command names it, against its working directory; NULL for any
+ * other connect. It decides nothing: the call goes on, and a path
+ * swapped after the read changes only what is said. */
+char *supervise_unix_connect_path(const struct seccomp_notif *req);
 /* The trust hand-off rule that holds path (the deepest), or NULL. Pure. */
 const struct rule *supervise_rename_handoff(const struct policy *p, const char *path);
 
