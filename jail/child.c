@@ -426,9 +426,19 @@ _Noreturn void child_main(const struct child *c)
 	/* 5. The new root, pivoted into. */
 	if (c->mounts) {
 		struct mount_failure mf;
-		int r = mount_apply(c->mounts, c->root_dir, &mf);
+		int shared = -1;
+		int r = mount_apply_keep(c->mounts, c->root_dir, c->count_written ? &shared : NULL, &mf);
 		if (r < 0)
 			fail_mount(c, r, &mf);
+		/* 5b. The run's tmpfs, to stockade, which counts what the run
+		 *     left there once it is over (it goes with the run). */
+		if (c->count_written) {
+			r = shared >= 0 ? fd_send(c->sock, shared) : fd_send_none(c->sock);
+			if (r < 0)
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			if (shared >= 0)
+				close(shared);
+		}
 	}
 	/* 6. The working directory, as the jail sees it. */
 	if (chdir(c->cwd) < 0)

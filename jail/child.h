@@ -89,6 +89,7 @@ struct child {
 	bool outside;
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
+	bool count_written;	/* hand stockade the run's tmpfs, once the root is built */
 
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */

@@ -299,6 +299,68 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
 
+/* What the run wrote where it goes with the run, counted and said once
+ * every process of it is gone. The options that keep it: --home DIR for
+ * the home; for /tmp, the host's own (--write /tmp); for the landlock
+ * backend's TMPDIR, one of yours. */
+#define KEEP_HOME "--home DIR keeps a home across runs"
+#define KEEP_TMP "--write /tmp writes the host's /tmp instead"
+#define KEEP_TMPDIR "--env TMPDIR=DIR with --write DIR keeps them"
+
+/* The namespace jail: the directories of the run's one tmpfs that are its
+ * home and /tmp, but for what stockade made there (the points the
+ * policy's binds are mounted on). */
+static void count_shared(const struct run *r, const struct plan *pl, int shared)
+{
+	const struct policy *p = r->p;
+	for (size_t i = 0; shared >= 0 && i < pl->mounts.n_entries; i++) {
+		const struct mount_entry *e = &pl->mounts.entries[i];
+		bool home = !p->home && pl->places.home && streq(e->target, pl->places.home);
+		if (e->kind != MOUNT_TMPFS || !(e->flags & MOUNT_SHARED) || (!home && !streq(e->target, "/tmp")))
+			continue;
+		_cleanup_strv_ char **skip = strv_new();
+		for (size_t j = 0; j < pl->mounts.n_entries; j++)
+			if (j != i && path_is_beneath(pl->mounts.entries[j].target, e->target) &&
+			    !streq(pl->mounts.entries[j].target, e->target))
+				strv_add(&skip, path_below(pl->mounts.entries[j].target, e->target));
+		char name[21];
+		_cleanup_close_ int dir = openat(shared, fmt_u64(name, i), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dir < 0)
+			continue;
+		struct written w;
+		places_count_written(dir, home ? "~" : "/tmp", skip, &w);
+		say_discarded(p, r->rep, home ? "home" : "/tmp", home ? "its fresh home" : "its /tmp", &w,
+			      home ? KEEP_HOME : KEEP_TMP);
+		written_free(&w);
+	}
+}
+
+/* The landlock backend: its home and TMPDIR in the run directory, and
+ * what the supervisor made for it in the host's /tmp. */
+static void count_run_dir(const struct run *r, const struct plan *pl, struct supervisor *sv)
+{
+	const struct policy *p = r->p;
+	const char *dirs[] = { p->home ? NULL : pl->places.home, pl->places.tmpdir };
+	for (size_t i = 0; pl->places.made && i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_close_ int dir = dirs[i] ? open(dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (dir < 0)
+			continue;
+		struct written w;
+		places_count_written(dir, i ? "$TMPDIR" : "~", NULL, &w);
+		say_discarded(p, r->rep, i ? "TMPDIR" : "home", i ? "its TMPDIR" : "its fresh home", &w,
+			      i ? KEEP_TMPDIR : KEEP_HOME);
+		written_free(&w);
+	}
+	if (sv) {
+		struct written w = { .paths = strv_new(), .tops = strv_new() };
+		w.files = supervisor_tmp_written(sv, &w.bytes, &w.paths);
+		for (size_t i = 0; w.paths[i] && i < 8; i++)
+			strv_add(&w.tops, w.paths[i]);
+		say_discarded(p, r->rep, "/tmp", "the host's /tmp (what the supervisor made there, removed)", &w, KEEP_TMP);
+		written_free(&w);
+	}
+}
+
 /* The command's process as stockade holds it while it runs. */
 struct process {
 	pid_t pid;		/* the jail's init, or the command itself */
@@ -702,7 +764,7 @@ static int run_namespaces(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
-	_cleanup_close_ int responder = -1, outside_nl = -1;
+	_cleanup_close_ int responder = -1, outside_nl = -1, shared = -1;
 	int outside = -1, refusals = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
@@ -765,6 +827,7 @@ static int run_namespaces(struct run *r)
 	c.outside = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
+	c.count_written = true;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
@@ -843,7 +906,7 @@ static int run_namespaces(struct run *r)
 		netns_outside_begin(&outside, outside_nl, rep);
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
-	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || fd_recv(ln.sock[0], &shared) < 0 ||
 		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	struct child_error ce;
@@ -906,6 +969,7 @@ static int run_namespaces(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
+	count_shared(r, &pl, shared);
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
@@ -1113,6 +1177,8 @@ static int run_landlock(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
+	if (jail)
+		count_run_dir(r, &pl, pr.super);
 	if (pr.super) {
 		supervisor_drain(pr.super);
 		if (!supervisor_whole_run(pr.super))

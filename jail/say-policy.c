@@ -177,22 +177,14 @@ static void said_record(const struct policy *p, const char *sum)
 	(void)rename(tmp, path);
 }
 
-bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, ...)
+static bool note_once(const struct policy *p, struct report *rep, const char *key, const char *line)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *line = NULL;
-	if (vasprintf(&line, fmt, ap) < 0)
-		line = NULL;
-	va_end(ap);
-	if (!line)
-		return false;
 	if (rep)
 		report_note(rep, line);
 	if (log_verbosity < 0)
 		return false;
 	char sum[17];
-	fmt_x64(sum, fnv1a(FNV_INIT, line, strlen(line)));
+	fmt_x64(sum, fnv1a(FNV_INIT, key, strlen(key)));
 	said_load(p);
 	bool known = strv_contains(said.sums, sum);
 	if (known && log_verbosity < 1)
@@ -201,6 +193,28 @@ bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, 
 	if (!known)
 		said_record(p, sum);
 	return true;
+}
+
+bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = NULL;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	return line && note_once(p, rep, line, line);
+}
+
+bool say_note_once_keyed(const struct policy *p, struct report *rep, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = NULL;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	return line && note_once(p, rep, key, line);
 }
 
 void say_skipped(const struct policy *p, struct report *rep)

@@ -19,6 +19,10 @@ void say_skipped(const struct policy *p, struct report *rep);
  * every time with -v, never with -q; always in the report's notes. True
  * when it was said now. */
 bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, ...) _printf_(3, 4);
+/* The same, said once by key rather than by its whole text (a line with
+ * counts in it, the same in what matters when its key is). */
+bool say_note_once_keyed(const struct policy *p, struct report *rep, const char *key, const char *fmt, ...)
+	_printf_(4, 5);
 /* Why a directory is not private, for err (EPERM: mode or owner), or
  * strerror(err). */
 const char *say_private_reason(int err, const char *what);

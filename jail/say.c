@@ -268,3 +268,30 @@ void say_child_error(const struct child_error *e, const struct policy *p)
 		log_error("the command's setup failed: %s", err);
 	}
 }
+
+void say_discarded(const struct policy *p, struct report *rep, const char *place, const char *what,
+		   const struct written *w, const char *keep)
+{
+	if (!w->files)
+		return;
+	report_discarded(rep, place, w->files, w->bytes, w->paths, keep);
+	struct size_spec sz = { .bytes = w->bytes };
+	char size[48];
+	if (w->bytes < 1024)
+		snprintf(size, sizeof(size), "%llu byte%s", w->bytes, w->bytes == 1 ? "" : "s");
+	else
+		size_spec_format(&sz, 0, size, sizeof(size));
+	_cleanup_free_ char *tops = xstrdup("");
+	for (size_t i = 0; w->tops[i]; i++) {
+		char *more = xstrcat3(tops, i ? ", " : "", w->tops[i]);
+		free(tops);
+		tops = more;
+	}
+	/* Said once for the same places: a tool that writes its logs there on
+	 * every run is said the first time, and -v says it each run. In a
+	 * tmp, names are made anew each run: the place alone is the key. */
+	_cleanup_free_ char *key = xstrcat3("discarded ", place, streq(place, "home") ? tops : "");
+	say_note_once_keyed(p, rep, key, "the run wrote %lu file%s (%s) in %s, discarded with it at the end: %s%s; %s",
+			    w->files, w->files == 1 ? "" : "s", size, what, tops, strv_length(w->tops) == 8 ? ", ..." : "",
+			    keep);
+}

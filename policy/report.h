@@ -45,6 +45,10 @@ struct report {
 	 * policy this host leaves out): each is said once while it stays
 	 * the same, and listed here every time. */
 	char **notes;
+	/* What the run wrote where it is discarded with the run (its fresh
+	 * home, its /tmp), counted when it ended. */
+	struct discard *discards;
+	size_t n_discards;
 	int status;		/* what stockade exits with */
 };
 
@@ -72,6 +76,17 @@ bool report_records_full(const struct report *r, const char *kind, const char *w
 char *report_denials_line(const struct report *r);
 /* One more line stockade said (an error or a hint). */
 void report_said_line(struct report *r, const char *line);
+/* Files the run wrote in a place of its own that goes with it. */
+struct discard {
+	char *place;		/* "home", "/tmp", "TMPDIR" */
+	unsigned long files;	/* regular files */
+	unsigned long long bytes;
+	char **paths;		/* a few of them, as the command saw them */
+	char *keep;		/* the option that keeps them */
+};
+void report_discarded(struct report *r, const char *place, unsigned long files, unsigned long long bytes,
+		      char *const *paths, const char *keep);
+
 /* One more note of the run's, said or not (jail/say-policy.h). */
 void report_note(struct report *r, const char *line);
 int report_write_json(const struct report *r, FILE *f);

@@ -226,6 +226,10 @@ bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif
  * out by the supervisor and answered with the descriptor; any other goes
  * on to the kernel. False for any other call (pty.c). */
 bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *req);
+/* What the supervisor made for the run in the host's /tmp that is still
+ * the file it made (supervisor_drain removes it): the regular files'
+ * count, their bytes, and a few of their paths. */
+unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *ret_bytes, char ***ret_paths);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 
