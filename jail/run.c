@@ -254,6 +254,15 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		return;
 	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_reopens_pty(sv, &req))
 		return;
+	/* What is new in a carved directory the command may write. */
+	if (plan->supervise_files && sv && supervisor_files(sv, &req))
+		return;
+	if (plan->supervise_files && !sv && seccomp_files_call(req.data.nr) &&
+	    !supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
+		/* before the supervisor: the command's process, up to its exec */
+		seccomp_listener_continue(listener, req.id);
+		return;
+	}
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
 		/* An open in the run's own home or tmp (in /dev/shm when
@@ -1169,6 +1178,8 @@ static int run_landlock(struct run *r)
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+	if (pr.super && pl.seccomp.supervise_files)
+		supervisor_set_carved(pr.super, pl.landlock.carved);
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);

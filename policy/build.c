@@ -617,8 +617,14 @@ static void add_program(struct policy *p, char *const *argv)
 		 * argv[0] stays as the caller wrote it, as a shell does. */
 		char *canon = NULL;
 		if (path_canonical(p->program, &canon) == 0) {
-			policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
-					"the command's program");
+			/* One in a tree the command may write (./build.sh in the
+			 * workspace) is run from there already: a read rule of
+			 * its own would only carve that tree on the landlock
+			 * backend, where nothing new could then be made beside
+			 * it but by the supervisor. */
+			if (policy_effect(p, canon) != EFFECT_WRITE)
+				policy_add_rule(p, canon, ACCESS_READ, 0, SOURCE_DEFAULT_OF("the command's program"),
+						"the command's program");
 			if (!streq(canon, p->program))
 				p->exec_path = TAKE_PTR(p->program);
 			else

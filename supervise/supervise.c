@@ -1131,6 +1131,7 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->unix_bound);
 	sv_holds_free(sv);
 	sv_ptys_free(sv);
+	sv_files_free(sv);
 	sv_tmp_remove_made(sv);
 	if (sv->tmp_fd >= 0)
 		close(sv->tmp_fd);

@@ -218,6 +218,14 @@ void supervisor_drain(struct supervisor *sv);
  * supervisor and answered with the descriptor. False for any other open,
  * which is the caller's to answer (tmp.c). */
 bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *req);
+/* The carved directories the command may write (landlock/'s plan): what
+ * is new in them the supervisor makes (files.c). */
+void supervisor_set_carved(struct supervisor *sv, char *const *carved);
+/* An open, creation, removal, rename or link that the filter sent for
+ * supervise_files: carried out when it makes or touches what is new in
+ * a carved directory, else let go on; true when answered. False for a
+ * call that is not one of those, or an open the shm watch names. */
+bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req);
 /* TIOCGPTPEER on a pty the command made, whose slave Landlock would
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */
