@@ -269,6 +269,11 @@ void say_child_error(const struct child_error *e, const struct policy *p)
 	}
 }
 
+static int str_cmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 void say_discarded(const struct policy *p, struct report *rep, const char *place, const char *what,
 		   const struct written *w, const char *keep)
 {
@@ -281,6 +286,8 @@ void say_discarded(const struct policy *p, struct report *rep, const char *place
 		snprintf(size, sizeof(size), "%llu byte%s", w->bytes, w->bytes == 1 ? "" : "s");
 	else
 		size_spec_format(&sz, 0, size, sizeof(size));
+	/* in order, whatever order the directory listed them in */
+	qsort(w->tops, strv_length(w->tops), sizeof(char *), str_cmp_ptr);
 	_cleanup_free_ char *tops = xstrdup("");
 	for (size_t i = 0; w->tops[i]; i++) {
 		char *more = xstrcat3(tops, i ? ", " : "", w->tops[i]);
