@@ -181,17 +181,18 @@ static bool note_once(const struct policy *p, struct report *rep, const char *ke
 {
 	if (rep)
 		report_note(rep, line);
-	if (log_verbosity < 0)
-		return false;
 	char sum[17];
 	fmt_x64(sum, fnv1a(FNV_INIT, key, strlen(key)));
 	said_load(p);
 	bool known = strv_contains(said.sums, sum);
-	if (known && log_verbosity < 1)
-		return false;
-	log_note("%s", line);
+	/* -q says nothing, and what it kept quiet counts as said: a run
+	 * asked to be quiet is the user's choice of what to read (the
+	 * report has it). */
 	if (!known)
 		said_record(p, sum);
+	if ((known && log_verbosity < 1) || log_verbosity < 0)
+		return false;
+	log_note("%s", line);
 	return true;
 }
 

@@ -16,8 +16,8 @@ void say_skipped(const struct policy *p, struct report *rep);
  * on every run (a hide target that does not exist, a part of the policy
  * this host leaves out, the backend auto falls back to): said once while
  * it stays the same (by its text, remembered in the state directory),
- * every time with -v, never with -q; always in the report's notes. True
- * when it was said now. */
+ * every time with -v, never with -q (which counts as said); always in the
+ * report's notes. True when it was said now. */
 bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, ...) _printf_(3, 4);
 /* The same, said once by key rather than by its whole text (a line with
  * counts in it, the same in what matters when its key is). */
