@@ -341,9 +341,10 @@ static int visit(struct planner *pl, const char *path, enum effect inherited,
 int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
 		  struct landlock_plan *ret)
 {
-	*ret = (struct landlock_plan){ .abi = abi, .flags = flags, .carved = strv_new() };
+	*ret = (struct landlock_plan){ .abi = abi, .flags = flags };
 	if (abi <= 0)
 		return -EOPNOTSUPP;
+	ret->carved = strv_new();
 
 	/* The effects are those of the rules Landlock renders: the policy's
 	 * and the backend's own places; trust hand-offs are the guard's, and
