@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -180,6 +181,21 @@ static void confine(const struct child *c)
 	}
 }
 
+/* The path the command is exec'd by: the one found on PATH, its links
+ * kept (a script's interpreter is handed that path: pg_wrapper behind
+ * /usr/bin/psql reads its name from it), where it leads here, in the
+ * jail, to the very file the policy granted; else the granted file
+ * itself (a link whose folder the jail does not have, or one changed
+ * since the policy was made). */
+static const char *exec_path(const struct child *c)
+{
+	struct stat by_name, granted;
+	if (c->exec_path && stat(c->exec_path, &by_name) == 0 && stat(c->program, &granted) == 0 &&
+	    by_name.st_dev == granted.st_dev && by_name.st_ino == granted.st_ino)
+		return c->exec_path;
+	return c->program;
+}
+
 static _Noreturn void exec_command(const struct child *c)
 {
 	if (c->terminal) {
@@ -193,7 +209,7 @@ static _Noreturn void exec_command(const struct child *c)
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-	execve(c->program, c->argv, c->envp);
+	execve(exec_path(c), c->argv, c->envp);
 	/* The program was found before the fork: failing now means it cannot
 	 * run: 127 as a shell says when what it needs is not there (its
 	 * interpreter or loader missing, or outside what the jail may read),
@@ -377,11 +393,27 @@ _Noreturn void child_main(const struct child *c)
 			close(nl);
 		if (pkt >= 0)
 			close(pkt);
+		/* The look-out on lo for connects nobody in the jail
+		 * listens for: where it cannot be made, they go unnamed. */
+		int rf = netns_refusals_open();
+		r = rf >= 0 ? fd_send(c->sock, rf) : fd_send_none(c->sock);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		if (rf >= 0)
+			close(rf);
 	}
 	/* 4c. --connect: a listener where the command will look for the
 	 *     host's service, listening before the command starts. */
 	for (size_t i = 0; i < c->n_listens; i++) {
 		const struct child_listen *l = &c->listens[i];
+		if (l->add_address) {
+			const void *a = l->addr.ss_family == AF_INET
+						? (const void *)&((const struct sockaddr_in *)&l->addr)->sin_addr
+						: (const void *)&((const struct sockaddr_in6 *)&l->addr)->sin6_addr;
+			int r = netns_loopback_add_address(l->addr.ss_family, a);
+			if (r < 0)
+				fail(c, CHILD_STEP_NETLINK, r, "--connect", 125);
+		}
 		int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int one = 1;
 		if (fd >= 0 && l->addr.ss_family == AF_INET6)
@@ -396,9 +428,19 @@ _Noreturn void child_main(const struct child *c)
 	/* 5. The new root, pivoted into. */
 	if (c->mounts) {
 		struct mount_failure mf;
-		int r = mount_apply(c->mounts, c->root_dir, &mf);
+		int shared = -1;
+		int r = mount_apply_keep(c->mounts, c->root_dir, c->count_written ? &shared : NULL, &mf);
 		if (r < 0)
 			fail_mount(c, r, &mf);
+		/* 5b. The run's tmpfs, to stockade, which counts what the run
+		 *     left there once it is over (it goes with the run). */
+		if (c->count_written) {
+			r = shared >= 0 ? fd_send(c->sock, shared) : fd_send_none(c->sock);
+			if (r < 0)
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			if (shared >= 0)
+				close(shared);
+		}
 	}
 	/* 6. The working directory, as the jail sees it. */
 	if (chdir(c->cwd) < 0)

@@ -44,6 +44,7 @@ struct child_error {
 struct child_listen {
 	struct sockaddr_storage addr;
 	socklen_t len;
+	bool add_address;	/* not loopback: made the jail's own first */
 };
 
 /* How many sockets of the jail's network init makes for --publish at a
@@ -53,7 +54,8 @@ struct child_listen {
 struct child {
 	/* What runs, and where. */
 	const char *cwd;
-	const char *program;
+	const char *program;	/* canonical: what the policy granted */
+	const char *exec_path;	/* the same by the name found on PATH; NULL: none other */
 	char *const *argv;
 	char *const *envp;
 	bool own_pgrp;		/* a process group of the command's own */
@@ -87,6 +89,7 @@ struct child {
 	bool outside;
 	const struct mount_plan *mounts;
 	const char *root_dir;	/* where the new root is mounted */
+	bool count_written;	/* hand stockade the run's tmpfs, once the root is built */
 
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "jail/say-policy.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -54,7 +55,8 @@ static int socket_from_init(void *data, int family)
 	return fd;
 }
 
-static int add_publish(struct forwards *f, const struct net_grant *g, enum backend backend)
+static int add_publish(struct forwards *f, const struct policy *p, const struct net_grant *g, enum backend backend,
+		       struct report *rep)
 {
 	_cleanup_free_ char *text = net_grant_text(g);
 	struct net_addr host, target;
@@ -66,7 +68,7 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	 * server on 0.0.0.0, :: or 127.0.0.1 takes 127.0.0.1. */
 	net_addr_from_text(host.family == AF_INET6 ? "::1" : "127.0.0.1", g->jail_port, &target);
 	if (!net_addr_is_loopback(&host))
-		log_note("--publish %s: reachable from other hosts on the network, as asked", text);
+		say_note_once(p, rep, "--publish %s: reachable from other hosts on the network, as asked", text);
 	/* The landlock backend shares the host's loopback: a listener of the
 	 * run on that port is the host's already. */
 	if (backend == BACKEND_LANDLOCK && net_addr_is_loopback(&host) && g->port == g->jail_port)
@@ -87,7 +89,7 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	return 0;
 }
 
-int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend)
+int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend, struct report *rep)
 {
 	*f = (struct forwards){ .pool.sock = -1, .factory_child = -1 };
 	bool publish = false;
@@ -104,7 +106,7 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 	}
 	for (size_t i = 0; i < p->n_grants; i++) {
 		const struct net_grant *g = &p->grants[i];
-		if (g->kind == GRANT_PUBLISH && add_publish(f, g, backend) < 0)
+		if (g->kind == GRANT_PUBLISH && add_publish(f, p, g, backend, rep) < 0)
 			return -1;
 		if (g->kind != GRANT_CONNECT)
 			continue;
@@ -117,13 +119,16 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 		if (backend != BACKEND_NAMESPACES)
 			continue;
 		/* The namespace jail: a listener at the same address inside,
-		 * carried to the host's service. Its loopback is the only
-		 * network there. */
+		 * carried to the service. Its loopback is the only network
+		 * there: another address is made its own, on lo. */
 		struct net_addr a;
 		_cleanup_free_ char *text = net_grant_text(g);
-		if (net_addr_from_text(g->host, g->port, &a) < 0 || !net_addr_is_loopback(&a)) {
-			log_error("cannot give '--connect %s' in the namespace jail: only a loopback address or localhost", text);
-			log_hint("--backend landlock gives any address");
+		if (net_addr_from_text(g->host, g->port, &a) < 0) {
+			log_error("cannot give '--connect %s': not a numeric address or localhost", text);
+			return -1;
+		}
+		if (net_addr_is_wildcard(&a)) {
+			log_error("cannot give '--connect %s': an address to connect to, not 0.0.0.0 or ::", text);
 			return -1;
 		}
 		/* With --net on the jail has the host's network already. */
@@ -133,6 +138,7 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 		f->listen_targets = xgrow(f->listen_targets, f->n_listens, sizeof(*f->listen_targets));
 		struct child_listen *l = &f->listens[f->n_listens];
 		l->len = net_addr_to_sockaddr(&a, &l->addr);
+		l->add_address = !net_addr_is_loopback(&a);
 		f->listen_targets[f->n_listens++] = a;
 	}
 	return 0;

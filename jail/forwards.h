@@ -30,7 +30,7 @@ struct forwards {
 /* Before the command starts: the host's listeners for --publish (0, or
  * -1 with the message said), the factory and --connect's listeners for
  * the namespace jail. */
-int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend);
+int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend, struct report *rep);
 /* The namespace jail: --connect's listeners, as init sends them. */
 int forwards_take_listens(struct forwards *f, int sock);
 void forwards_end(struct forwards *f);

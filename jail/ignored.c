@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include "jail/git.h"
+#include "jail/say-policy.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -98,7 +99,7 @@ static char *named_list(struct text *t, size_t n)
 	return text_take(t);
 }
 
-int ignored_hide(struct policy *p)
+int ignored_hide(struct policy *p, struct report *rep)
 {
 	if (!p->hide_ignored)
 		return 0;
@@ -121,7 +122,8 @@ int ignored_hide(struct policy *p)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		/* Not a working tree (or one git will not read): there is
 		 * nothing git ignores here. Said, since it was asked for. */
-		log_note("hide-ignored (%s): '%s' is not a git working tree git will read: nothing hidden", at, p->workspace);
+		say_note_once(p, rep, "hide-ignored (%s): '%s' is not a git working tree git will read: nothing hidden", at,
+			      p->workspace);
 		return 0;
 	}
 	_cleanup_strv_ char **from = run_from(p);

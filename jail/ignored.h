@@ -10,4 +10,5 @@
 /* Adds a hide rule for each ignored entry (an ignored directory is one
  * entry) when p->hide_ignored. 0, or -errno once said; a workspace that
  * is not in a git working tree hides nothing, with a note. */
-int ignored_hide(struct policy *p);
+struct report;
+int ignored_hide(struct policy *p, struct report *rep);

@@ -310,7 +310,9 @@ void limits_after(const struct run_limits *l, const struct policy *p, struct rep
 		_cleanup_free_ char *what = xasprintf("memory: the limit (%s), %llu process(es) killed", src, kills);
 		_cleanup_free_ char *rule = xasprintf("at most %llu bytes of memory (%s)", (unsigned long long)l->memory,
 						      l->memory_by);
-		report_denial_ruled(rep, "limit", what, "OOM", rule, src, "--memory SIZE (a larger one)");
+		/* twice the limit, in MiB: an option that works as given */
+		_cleanup_free_ char *fix = xasprintf("--memory %lluM", (unsigned long long)((l->memory * 2 + (1 << 20) - 1) >> 20));
+		report_denial_ruled(rep, "limit", what, "OOM", rule, src, fix);
 	}
 }
 

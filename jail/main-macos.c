@@ -66,7 +66,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 		config_free(&rc);
 		return e;
 	}
-	say_skipped(&p);
+	say_skipped(&p, rep);
 	if (p.hide_ignored) {
 		_cleanup_free_ char *at = source_text(&p.hide_ignored_source);
 		log_error("cannot hide what git ignores (%s): hide-ignored is not built on macOS yet", at);

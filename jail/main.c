@@ -76,12 +76,12 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		config_free(&rc);
 		return e;
 	}
-	if (ignored_hide(&p) < 0) {
+	if (ignored_hide(&p, rep) < 0) {
 		policy_free(&p);
 		config_free(&rc);
 		return 125;
 	}
-	say_skipped(&p);
+	say_skipped(&p, rep);
 	if (o->command == CMD_WHY) {
 		/* With the places of the backend a run would get: its fresh
 		 * home and tmp, as inside the run. */

@@ -1,5 +1,6 @@
 #include "jail/places.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/random.h>
@@ -504,6 +505,70 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 	if (pl->populate_home && (r = populate_home(p, pl->home, f)) < 0)
 		return r;
 	return 0;
+}
+
+struct walk {
+	struct written *w;
+	char *const *skip;
+	const char *prefix;
+	size_t entries;
+};
+
+static void count_dir(struct walk *k, int dir, const char *rel, unsigned depth)
+{
+	DIR *d = fdopendir(dir);
+	if (!d) {
+		close(dir);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && k->entries < PLACES_WRITTEN_MAX) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		k->entries++;
+		_cleanup_free_ char *sub = rel ? xstrcat3(rel, "/", de->d_name) : xstrdup(de->d_name);
+		if (strv_contains(k->skip, sub))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int fd = depth < 64 ? openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+					    : -1;
+			if (fd >= 0)
+				count_dir(k, fd, sub, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		k->w->files++;
+		k->w->bytes += (unsigned long long)st.st_size;
+		if (strv_length(k->w->paths) < 3) {
+			_cleanup_free_ char *shown = xstrcat3(k->prefix, "/", sub);
+			strv_add(&k->w->paths, shown);
+		}
+		_cleanup_free_ char *top = xstrndup(sub, strcspn(sub, "/"));
+		_cleanup_free_ char *shown = xstrcat3(k->prefix, "/", top);
+		if (!strv_contains(k->w->tops, shown) && strv_length(k->w->tops) < 8)
+			strv_add(&k->w->tops, shown);
+	}
+	closedir(d);
+}
+
+void places_count_written(int dirfd, const char *prefix, char *const *skip, struct written *ret)
+{
+	*ret = (struct written){ .paths = strv_new(), .tops = strv_new() };
+	struct walk k = { .w = ret, .skip = skip, .prefix = prefix };
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		count_dir(&k, fd, NULL, 0);
+}
+
+void written_free(struct written *w)
+{
+	strv_free(w->paths);
+	strv_free(w->tops);
+	*w = (struct written){ 0 };
 }
 
 void places_remove(struct places *pl)

@@ -85,6 +85,23 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
  * among them once its stockade is (the keeper's, after stockade died):
  * each directory nobody locks or holds. */
 void places_sweep(struct places *pl, uid_t uid);
+/* What a run wrote in a place of its own that goes with it: regular
+ * files and their bytes, a few of their paths (prefix/REL: as the command
+ * saw them) and the distinct top-level names they lie under. */
+struct written {
+	unsigned long files;
+	unsigned long long bytes;
+	char **paths;
+	char **tops;
+};
+/* Counts what lies beneath dirfd (never following a link, at most
+ * PLACES_WRITTEN_MAX entries, 64 deep), but the relative paths in skip
+ * (what stockade made there: a mount point, a link). Once the run is
+ * over: nothing changes it while it is counted. */
+#define PLACES_WRITTEN_MAX 100000
+void places_count_written(int dirfd, const char *prefix, char *const *skip, struct written *ret);
+void written_free(struct written *w);
+
 /* Removes the run directory and frees pl. */
 void places_remove(struct places *pl);
 void places_failure_free(struct places_failure *f);

@@ -19,6 +19,14 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 	seccomp_plan(pl->backend, p->net, h->landlock_abi, &pl->seccomp);
 	if (h->listener_busy)
 		seccomp_plan_without_listener(&pl->seccomp);
+	/* A directory the command may write, carved by Landlock for a
+	 * hidden or read-only entry in it: what is new there is made by the
+	 * supervisor, which sees every open, creation and removal. Asked of
+	 * the rules, before Landlock's plan (the filter is loaded while
+	 * stockade makes the rest). */
+	pl->seccomp.supervise_files = pl->backend == BACKEND_LANDLOCK && h->landlock_abi >= 3 &&
+				      !pl->seccomp.no_listener && seccomp_can_supervise_files() &&
+				      landlock_carves_writable(p, pl->places.rules, pl->places.n_rules);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 
@@ -131,6 +139,30 @@ static void describe_no_listener(const struct plan *pl, const struct policy *p, 
 			     "process but the caller is refused in the filter (no listener to vet it)");
 }
 
+/* The landlock backend's directories the command may write that hold a
+ * hidden or read-only entry (Landlock carves them): what is new there is
+ * the supervisor's to make, or nobody's. */
+static void describe_carved(const struct plan *pl, struct report *rep)
+{
+	if (!pl->landlock.carved || !pl->landlock.carved[0])
+		return;
+	if (pl->seccomp.supervise_files) {
+		report_enforced(rep, "a folder you may write that holds a hidden or read-only entry: what is new there "
+				     "(files, folders, renames, removals) is made by the supervisor, which sees every open "
+				     "of the run for it; the hidden entry stays refused by Landlock");
+		report_gap(rep, "programs made in such a folder",
+			   "cannot be run from there: Landlock grants no execute right in a carved folder (a subfolder "
+			   "that exists before the run, or the namespace jail, runs them)");
+	} else {
+		report_gap(rep, "new files beside a hidden or read-only entry",
+			   pl->seccomp.no_listener
+				   ? "nothing new can be made in a folder you may write that holds one: Landlock carves it, "
+				     "and no supervisor can make them (" NESTED_WHY ")"
+				   : "nothing new can be made in a folder you may write that holds one: Landlock carves it, "
+				     "and below Landlock ABI 3 the supervisor does not make them");
+	}
+}
+
 void plan_describe(const struct plan *pl, const struct policy *p, const struct host *h, bool cgroup,
 		   struct report *rep)
 {
@@ -152,6 +184,7 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		if (!pl->seccomp.no_listener)
 			supervise_describe(p->net, h->yama < 2, rep);
 		describe_processes(p, cgroup, rep);
+		describe_carved(pl, rep);
 	}
 	if (pl->seccomp.no_listener)
 		describe_no_listener(pl, p, h->landlock_abi, rep);

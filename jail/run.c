@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -24,6 +25,7 @@
 #include "jail/ids.h"
 #include "jail/keeper.h"
 #include "jail/limits.h"
+#include "jail/owed.h"
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "jail/terminal.h"
@@ -138,6 +140,7 @@ static void kill_and_reap(pid_t pid)
 /* What the namespace jail watches: the trust hand-offs it binds
  * read-only, against which a rename is named. */
 struct watch {
+	const struct policy *policy;
 	const char *workspace;
 	char **bound;
 	const char *run_dir;	/* the landlock backend's: its home and tmp, which may lie in /dev/shm */
@@ -191,6 +194,15 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		return;
 	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_reopens_pty(sv, &req))
 		return;
+	/* What is new in a carved directory the command may write. */
+	if (plan->supervise_files && sv && supervisor_files(sv, &req))
+		return;
+	if (plan->supervise_files && !sv && seccomp_files_call(req.data.nr) &&
+	    !supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
+		/* before the supervisor: the command's process, up to its exec */
+		seccomp_listener_continue(listener, req.id);
+		return;
+	}
 	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
 		_cleanup_free_ char *shm = NULL;
 		/* An open in the run's own home or tmp (in /dev/shm when
@@ -211,6 +223,10 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 		watch_rename(listener, &req, w, rep);
 		return;
 	}
+	if (plan->backend == BACKEND_NAMESPACES && req.data.nr == SYS_connect) {
+		owed_watch_connect(listener, &req, w ? w->policy : NULL, rep);
+		return;
+	}
 	if (sv && supervisor_handles(sv, req.data.nr)) {
 		supervisor_handle(sv, &req);
 		return;
@@ -227,7 +243,7 @@ static void serve_listener(int listener, const struct seccomp_plan *plan, struct
 	}
 	const char *why = rule ? seccomp_why(rule) : NULL;
 	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
-	const char *fix = seccomp_fix(rule);
+	const char *fix = seccomp_fix(rule, plan->net, req.data.nr, (const uint64_t *)req.data.args);
 	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
 			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
 }
@@ -240,6 +256,7 @@ struct process {
 	int listener;		/* -1: none */
 	int responder;		/* the namespace jail's name responder; -1: none */
 	int outside;		/* its way out that leads nowhere (netns/outside.c); -1: none */
+	int refusals;		/* the look-out on its loopback (netns/outside.c); -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
@@ -310,13 +327,14 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			kill(pr->pid, SIGKILL);
 			pr->holder = NULL;
 		}
-		enum { FIXED_FDS = 5 };
+		enum { FIXED_FDS = 6 };
 		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
 			{ .fd = pr->init_sock, .events = POLLIN },
 			{ .fd = pr->outside, .events = POLLIN },
+			{ .fd = pr->refusals, .events = POLLIN },
 		};
 		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + FIXED_FDS) : 0;
 		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
@@ -360,6 +378,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
 			(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
+			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -406,6 +426,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	 * unread (nothing waits for its answer): recorded still. */
 	if (pr->outside >= 0)
 		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+	if (pr->refusals >= 0)
+		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 	return pr->keeper ? pr->init_status : status;
 }
 
@@ -526,7 +548,7 @@ int run_begin_guard(struct run *r)
 		struct guard_report gr = { 0 };
 		struct guard_failure gf = { 0 };
 		int e = guard_begin(&areas[i], &r->guards[i], &gr, &gf);
-		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->p, r->rep);
 		guard_report_free(&gr);
 		if (e < 0)
 			say_guard_failure(&gf, e, areas[i].workspace, false);
@@ -566,34 +588,6 @@ static int plan_filter_said(struct run *r, struct plan *pl)
 	return e;
 }
 
-/* Whether this host's gaps are news: what is unenforced is said once
- * while it stays the same (a line on every run is a line nobody reads),
- * recorded by a checksum in the state directory; with -v, always. */
-static bool gaps_new_here(const struct policy *p, const struct report *rep)
-{
-	uint64_t h = FNV_INIT;
-	h = fnv1a(h, rep->backend, strlen(rep->backend) + 1);
-	for (size_t i = 0; i < rep->n_gaps; i++) {
-		h = fnv1a(h, rep->gaps[i].what, strlen(rep->gaps[i].what) + 1);
-		h = fnv1a(h, rep->gaps[i].why, strlen(rep->gaps[i].why) + 1);
-	}
-	char want[17];
-	fmt_x64(want, h);
-	_cleanup_free_ char *path = path_join(p->state_dir, "unenforced-said");
-	_cleanup_free_ char *had = NULL;
-	size_t len = 0;
-	if (log_verbosity < 1 && read_file_at(AT_FDCWD, path, 64, &had, &len) == 0 && len == 16 &&
-	    memcmp(had, want, 16) == 0)
-		return false;
-	/* best effort: failing to record it says it again next time */
-	if (mkdir_private(p->state_dir, p->uid) == 0) {
-		_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			(void)!write(fd, want, 16);
-	}
-	return true;
-}
-
 /* What the run enforces, and every part it does not, said; --mode
  * required refuses to run with any. */
 static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
@@ -607,11 +601,14 @@ static int say_enforced(struct run *r, const struct plan *pl, bool cgroup)
 			  rep->n_gaps);
 		return -EPERM;
 	}
-	if (pl->backend != BACKEND_NONE && rep->n_gaps && gaps_new_here(r->p, rep)) {
-		for (size_t i = 0; i < rep->n_gaps; i++)
-			log_note("unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+	/* What this host leaves out is the same on every run here: each
+	 * line said once, as every such note (a switch of backend says only
+	 * the lines the other had not). */
+	bool said_any = false;
+	for (size_t i = 0; pl->backend != BACKEND_NONE && i < rep->n_gaps; i++)
+		said_any |= say_note_once(r->p, rep, "unenforced: %s: %s", rep->gaps[i].what, rep->gaps[i].why);
+	if (said_any && log_verbosity < 1)
 		log_note("said once while they stay the same; every report lists them, and -v says them each run");
-	}
 	log_info("backend %s (%s), network %s, %zu Landlock rules, %zu mounts", backend_name(pl->backend), r->why,
 		 net_mode_name(r->p->net), pl->landlock.n_rules, pl->mounts.n_entries);
 	return 0;
@@ -665,6 +662,7 @@ static struct child child_of(const struct policy *p, const struct plan *pl, cons
 	return (struct child){
 		.cwd = p->cwd,
 		.program = p->program,
+		.exec_path = p->exec_path,
 		.argv = p->argv,
 		.envp = pl->places.env.envp,
 		.own_pgrp = jail || !on_foreground_terminal(),
@@ -749,9 +747,9 @@ static int run_namespaces(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	struct run_cgroup cg = RUN_CGROUP_INIT;
 	_cleanup_close_ int listener = -1;
-	_cleanup_close_ int responder = -1, outside_nl = -1, init_pidfd = -1;
+	_cleanup_close_ int responder = -1, outside_nl = -1, shared = -1, init_pidfd = -1;
 	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
-	int outside = -1;
+	int outside = -1, refusals = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
@@ -793,7 +791,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 5b. --publish's listeners on the host, and what --connect binds
 	 *     inside. */
-	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0)
 		goto out;
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
 	 *    It makes the jail's pty itself, in the new root; until then
@@ -815,6 +813,7 @@ static int run_namespaces(struct run *r)
 	c.outside = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
+	c.count_written = true;
 	c.landlock = pl.landlock.abi ? &pl.landlock : NULL;
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
@@ -909,12 +908,13 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
-		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0));
+		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0 ||
+				     fd_recv(ln.sock[0], &refusals) < 0));
 	if (!failed && c.outside)
 		netns_outside_begin(&outside, outside_nl, rep);
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
-	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || fd_recv(ln.sock[0], &shared) < 0 ||
 		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	struct child_error ce;
@@ -931,7 +931,7 @@ static int run_namespaces(struct run *r)
 			status = RUN_FALLBACK;
 			goto out;
 		}
-		say_child_error(&ce, p->argv[0]);
+		say_child_error(&ce, p);
 		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
@@ -948,9 +948,9 @@ static int run_namespaces(struct run *r)
 	if (listener >= 0)
 		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
-	struct watch w = { .workspace = p->workspace, .bound = bound };
+	struct watch w = { .policy = p, .workspace = p->workspace, .bound = bound };
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .outside = outside, .forward = fwd.fw, .watch = &w, .term = &term,
+			      .responder = responder, .outside = outside, .refusals = refusals, .forward = fwd.fw, .watch = &w, .term = &term,
 			      .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
@@ -983,13 +983,14 @@ static int run_namespaces(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
+	owed_count_shared(p, rep, &pl, shared);
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	for (int i = 0; i < 2; i++)
 		if (zs[i] >= 0)
 			close(zs[i]);
-	netns_outside_release(outside);
+	netns_outside_release(outside, refusals);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
@@ -1061,7 +1062,7 @@ static int run_landlock(struct run *r)
 		log_hint("give --publish or --connect to the outer run instead");
 		goto out;
 	}
-	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK, rep) < 0)
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
 	 *     granted; after the cgroup's watcher and --publish's factory,
@@ -1182,7 +1183,7 @@ static int run_landlock(struct run *r)
 	close(TAKE_FD(ruleset));
 	struct child_error ce;
 	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
-		say_child_error(&ce, p->argv[0]);
+		say_child_error(&ce, p);
 		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
 	}
@@ -1204,6 +1205,7 @@ static int run_landlock(struct run *r)
 		.listener = TAKE_FD(listener),
 		.responder = -1,
 		.outside = -1,
+		.refusals = -1,
 		.super = NULL,
 		.forward = fwd.fw,
 		.term = &term,
@@ -1227,6 +1229,8 @@ static int run_landlock(struct run *r)
 		supervisor_set_root(pr.super, r->keeper.pid);
 		supervisor_record_tmp(pr.super, keeper_record_fd(&r->keeper));
 	}
+	if (pr.super && pl.seccomp.supervise_files)
+		supervisor_set_carved(pr.super, pl.landlock.carved);
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
@@ -1239,6 +1243,8 @@ static int run_landlock(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
+	if (jail)
+		owed_count_run_dir(p, rep, &pl, pr.super);
 	if (pr.super) {
 		supervisor_drain(pr.super);
 		if (!supervisor_whole_run(pr.super))
@@ -1273,10 +1279,11 @@ int run_command(struct run *r)
 		 * said in one line and in the report. */
 		/* Inside another jail its filter refuses new user namespaces:
 		 * expected, and said as such. */
-		log_note("the namespace jail is not available here (%s%s): using the landlock backend", r->rep->fallback,
-			 r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
+		bool said = say_note_once(r->p, r->rep, "the namespace jail is not available here (%s%s): using the landlock backend",
+					  r->rep->fallback,
+					  r->h->seccomp_filters > 0 ? "; this run is nested under a seccomp filter, as in another jail" : "");
 		const char *aa = fit_apparmor_hint();
-		if (aa && log_verbosity >= 0)
+		if (aa && said)
 			log_hint("%s", aa);
 		report_reset_plan(r->rep);
 		/* The namespace jail's keeper had nothing to keep. */
@@ -1318,7 +1325,7 @@ static bool check_guard(struct run *r, size_t i, const struct guard_options *are
 		strv_free(gr.unguarded);
 		gr.unguarded = NULL;
 	}
-	say_guard_report(&gr, area->gitdir_only ? area->workspace : NULL, r->rep);
+	say_guard_report(&gr, area->gitdir_only ? area->workspace : NULL, r->p, r->rep);
 	if (gr.watch_stopped)
 		say_guard_unwatched(area->workspace, gr.watch_stopped, true);
 	bool failed = e < 0 || gr.cleanup_failed;
@@ -1393,7 +1400,7 @@ int run_end_guard(struct run *r, int status)
 		struct guard_report gr = { 0 };
 		struct guard_failure gf = { 0 };
 		int e = guard_end(r->guards[i], &gr, &gf);
-		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->rep);
+		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->p, r->rep);
 		/* The command ran; what it left could not all be undone: not
 		 * its 0, whatever it was (stockade.1, EXIT STATUS). */
 		if ((e < 0 || gr.cleanup_failed) && status != 125)

@@ -2,7 +2,15 @@
  * what it skipped: what every system says, macOS as well as Linux. */
 #include "jail/say-policy.h"
 
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lib/fd.h"
+#include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/path.h"
 #include "lib/util.h"
 
 /* How a source reads after the thing it named: "on the command line",
@@ -115,7 +123,110 @@ void say_policy_failure(const struct policy_failure *f)
 	}
 }
 
-void say_skipped(const struct policy *p)
+/* The notes said already, as the checksums of their text, one a line
+ * in the state directory's said-once, newest last; read once a run. A
+ * line on every run is a line nobody reads. */
+#define SAID_ONCE_FILE "said-once"
+#define SAID_ONCE_KEEP 256
+static struct {
+	bool loaded;
+	char **sums;
+} said;
+
+static void said_load(const struct policy *p)
+{
+	if (said.loaded)
+		return;
+	said.loaded = true;
+	said.sums = strv_new();
+	_cleanup_free_ char *path = path_join(p->state_dir, SAID_ONCE_FILE);
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, path, 64 * 1024, &text, NULL) < 0)
+		return;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strlen(line) == 16)
+			strv_add(&said.sums, line);
+	}
+}
+
+/* Best effort: a note not recorded is said again next time. Appended,
+ * one write, so that runs side by side do not mix their lines; cut back
+ * to the newest half by a rename when it has grown past its keep. */
+static void said_record(const struct policy *p, const char *sum)
+{
+	strv_add(&said.sums, sum);
+	if (mkdir_private(p->state_dir, p->uid) < 0)
+		return;
+	_cleanup_free_ char *path = path_join(p->state_dir, SAID_ONCE_FILE);
+	size_t n = strv_length(said.sums);
+	if (n <= SAID_ONCE_KEEP) {
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		char line[18];
+		memcpy(line, sum, 16);
+		line[16] = '\n';
+		if (fd >= 0)
+			(void)!write(fd, line, 17);
+		return;
+	}
+	_cleanup_free_ char *tmp = xstrcat3(path, ".new", "");
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_TRUNC | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	for (size_t i = n - SAID_ONCE_KEEP / 2; i < n; i++) {
+		char line[18];
+		memcpy(line, said.sums[i], 16);
+		line[16] = '\n';
+		if (write(fd, line, 17) != 17)
+			return;
+	}
+	(void)rename(tmp, path);
+}
+
+static bool note_once(const struct policy *p, struct report *rep, const char *key, const char *line)
+{
+	if (rep)
+		report_note(rep, line);
+	char sum[17];
+	fmt_x64(sum, fnv1a(FNV_INIT, key, strlen(key)));
+	said_load(p);
+	bool known = strv_contains(said.sums, sum);
+	/* -q says nothing, and what it kept quiet counts as said: a run
+	 * asked to be quiet is the user's choice of what to read (the
+	 * report has it). */
+	if (!known)
+		said_record(p, sum);
+	if ((known && log_verbosity < 1) || log_verbosity < 0)
+		return false;
+	log_note("%s", line);
+	return true;
+}
+
+bool say_note_once(const struct policy *p, struct report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = NULL;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	return line && note_once(p, rep, line, line);
+}
+
+bool say_note_once_keyed(const struct policy *p, struct report *rep, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_free_ char *line = NULL;
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	return line && note_once(p, rep, key, line);
+}
+
+void say_skipped(const struct policy *p, struct report *rep)
 {
 	/* What the defaults would have granted, had a run not been able to
 	 * steer the way to it: said where nothing else grants it. */
@@ -130,16 +241,17 @@ void say_skipped(const struct policy *p)
 	for (size_t i = 0; i < p->n_lifted; i++) {
 		const struct rule *r = &p->lifted[i];
 		_cleanup_free_ char *at = source_text(&r->source);
-		log_note("'%s' is a credential stockade hides: the command may %s it, as %s asks", r->path,
-			 r->access == ACCESS_WRITE ? "write" : "read", at);
+		say_note_once(p, rep, "'%s' is a credential stockade hides: the command may %s it, as %s asks", r->path,
+			      r->access == ACCESS_WRITE ? "write" : "read", at);
 	}
 	for (size_t i = 0; i < p->n_skipped; i++) {
 		const struct rule *r = &p->skipped[i];
 		if (r->source.kind == SOURCE_OPTION) {
-			log_note("%s '%s' does not exist: skipped", key_of(&r->source, "--hide"), r->path);
+			say_note_once(p, rep, "%s '%s' does not exist: skipped", key_of(&r->source, "--hide"), r->path);
 		} else {
 			_cleanup_free_ char *at = where(&r->source);
-			log_note("%s '%s' (%s) does not exist: skipped", key_of(&r->source, "hide"), r->path, at);
+			say_note_once(p, rep, "%s '%s' (%s) does not exist: skipped", key_of(&r->source, "hide"), r->path,
+				      at);
 		}
 	}
 }

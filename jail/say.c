@@ -1,5 +1,8 @@
 #include "jail/say.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/path.h"
@@ -116,7 +119,7 @@ void say_guard_failure(const struct guard_failure *f, int err, const char *works
 	}
 }
 
-void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep)
+void say_guard_report(const struct guard_report *gr, const char *area, const struct policy *p, struct report *rep)
 {
 	bool any_aside = false, any_vetted = false;
 	for (size_t i = 0; i < gr->n_changes; i++) {
@@ -180,17 +183,37 @@ void say_guard_report(const struct guard_report *gr, const char *area, struct re
 		/* an .envrc's reference is "FILE:LINE: WORD" */
 		if (strchr(u, ':')) {
 			report_gap(rep, what, "an .envrc names it in a way only running it could tell");
-			log_note("unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
+			say_note_once(p, rep, "unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
 		} else {
 			report_gap(rep, what, "unreadable or over the guard's size cap: a change is set aside but the old "
 					      "content cannot be restored");
-			log_note("unenforced: %s: unreadable or over the guard's size cap", what);
+			say_note_once(p, rep, "unenforced: %s: unreadable or over the guard's size cap", what);
 		}
 	}
 }
 
-void say_child_error(const struct child_error *e, const char *argv0)
+/* The interpreter a script's first line names, canonical, where it
+ * exists outside the jail; NULL for a program that is not a script. */
+static char *script_interpreter(const char *program)
 {
+	_cleanup_close_ int fd = open(program, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char line[256];
+	ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[n] = '\0';
+	char *p = line + 2;
+	p += strspn(p, " \t");
+	p[strcspn(p, " \t\n")] = '\0';
+	char *canon = NULL;
+	if (p[0] != '/' || path_canonical(p, &canon) < 0)
+		return NULL;
+	return canon;
+}
+
+void say_child_error(const struct child_error *e, const struct policy *p)
+{
+	const char *argv0 = p->argv[0];
 	const char *err = strerror(e->err);
 	switch (e->step) {
 	case CHILD_STEP_MOUNT:
@@ -240,12 +263,53 @@ void say_child_error(const struct child_error *e, const char *argv0)
 	case CHILD_STEP_HANDOVER:
 		log_error("cannot hand the seccomp listener to stockade: %s", err);
 		break;
-	case CHILD_STEP_EXEC:
+	case CHILD_STEP_EXEC: {
 		log_error("cannot run '%s': %s", argv0, err);
-		if (e->err == EACCES)
-			log_hint("the program, or the interpreter its first line names, lies outside what the jail may read; grant it with --read PATH");
+		/* A script whose interpreter the jail does not have: the
+		 * program is granted (wherever it lies), what its first line
+		 * names is not; the option that gives it, as it is. */
+		_cleanup_free_ char *interp = e->err == EACCES || e->err == ENOENT ? script_interpreter(e->path) : NULL;
+		if (interp && policy_effect(p, interp) == EFFECT_NONE)
+			log_hint("its interpreter '%s' lies outside what the jail may read: --read %s", interp, interp);
+		else if (e->err == EACCES)
+			log_hint("the program, or what it needs to start, lies outside what the jail may read; grant it with --read PATH");
 		break;
+	}
 	default:
 		log_error("the command's setup failed: %s", err);
 	}
+}
+
+static int str_cmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void say_discarded(const struct policy *p, struct report *rep, const char *place, const char *what,
+		   const struct written *w, const char *keep)
+{
+	if (!w->files)
+		return;
+	report_discarded(rep, place, w->files, w->bytes, w->paths, keep);
+	struct size_spec sz = { .bytes = w->bytes };
+	char size[48];
+	if (w->bytes < 1024)
+		snprintf(size, sizeof(size), "%llu byte%s", w->bytes, w->bytes == 1 ? "" : "s");
+	else
+		size_spec_format(&sz, 0, size, sizeof(size));
+	/* in order, whatever order the directory listed them in */
+	qsort(w->tops, strv_length(w->tops), sizeof(char *), str_cmp_ptr);
+	_cleanup_free_ char *tops = xstrdup("");
+	for (size_t i = 0; w->tops[i]; i++) {
+		char *more = xstrcat3(tops, i ? ", " : "", w->tops[i]);
+		free(tops);
+		tops = more;
+	}
+	/* Said once for the same places: a tool that writes its logs there on
+	 * every run is said the first time, and -v says it each run. In a
+	 * tmp, names are made anew each run: the place alone is the key. */
+	_cleanup_free_ char *key = xstrcat3("discarded ", place, streq(place, "home") ? tops : "");
+	say_note_once_keyed(p, rep, key, "the run wrote %lu file%s (%s) in %s, discarded with it at the end: %s%s; %s",
+			    w->files, w->files == 1 ? "" : "s", size, what, tops, strv_length(w->tops) == 8 ? ", ..." : "",
+			    keep);
 }

@@ -20,8 +20,12 @@ void say_handoff_refused(const char *workspace, const char *path, struct report 
  * failed: notes, never fatal. */
 void say_places_notes(const struct places *pl);
 void say_guard_failure(const struct guard_failure *f, int err, const char *workspace, bool ending);
-void say_child_error(const struct child_error *e, const char *argv0);
+void say_child_error(const struct child_error *e, const struct policy *p);
 
 /* Names each change the guard undid, on stderr and in the report, and each
  * hand-off it cannot restore. */
-void say_guard_report(const struct guard_report *gr, const char *area, struct report *rep);
+/* What the run wrote in a place that goes with it, as the run ends: in
+ * the report, and a note said once for the same places. */
+void say_discarded(const struct policy *p, struct report *rep, const char *place, const char *what,
+		   const struct written *w, const char *keep);
+void say_guard_report(const struct guard_report *gr, const char *area, const struct policy *p, struct report *rep);

@@ -235,6 +235,8 @@ static int enumerate(struct planner *pl, const char *path, enum effect e, const 
 	grant(pl, path, listing & ~covered, true, true, origin);
 	covered |= listing;
 	pl->plan->n_enumerated++;
+	if (e == EFFECT_WRITE && !strv_contains(pl->plan->carved, path))
+		strv_add(&pl->plan->carved, path);
 
 	/* The names in this directory that lead to a deeper rule: the first
 	 * component below it of every node beneath it, sorted. One binary
@@ -342,6 +344,7 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	*ret = (struct landlock_plan){ .abi = abi, .flags = flags };
 	if (abi <= 0)
 		return -EOPNOTSUPP;
+	ret->carved = strv_new();
 
 	/* The effects are those of the rules Landlock renders: the policy's
 	 * and the backend's own places; trust hand-offs are the guard's, and
@@ -445,6 +448,29 @@ void landlock_plan_free(struct landlock_plan *plan)
 	free(plan->rules);
 	plan->rules = NULL;
 	plan->n_rules = 0;
+	strv_free(plan->carved);
+	plan->carved = NULL;
+}
+
+bool landlock_carves_writable(const struct policy *p, const struct rule *extra, size_t n_extra)
+{
+	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
+		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
+		if (r->access == ACCESS_WRITE || (r->flags & RULE_HANDOFF) || streq(r->path, "/"))
+			continue;
+		_cleanup_free_ char *parent = xstrdup(r->path);
+		char *slash = strrchr(parent, '/');
+		if (slash == parent)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		struct stat st;
+		if (policy_effect_with(p, extra, n_extra, parent) == EFFECT_WRITE &&
+		    policy_effect_with(p, extra, n_extra, r->path) != EFFECT_WRITE && lstat(r->path, &st) == 0 &&
+		    !S_ISLNK(st.st_mode))
+			return true;
+	}
+	return false;
 }
 
 void landlock_plan_print(FILE *f, const struct landlock_plan *plan)

@@ -40,6 +40,10 @@ struct landlock_plan {
 	struct landlock_rule *rules;
 	size_t n_rules;
 	size_t n_enumerated;	/* directories enumerated for carve-outs */
+	/* Those of them the policy lets the command write: Landlock grants
+	 * them their listing alone, so that nothing new can be made in them
+	 * but by the supervisor (supervise/files.c). */
+	char **carved;
 };
 
 /* Leave carve-outs to someone else (the mount namespace covers hidden
@@ -58,6 +62,11 @@ struct landlock_plan {
 int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
 		  struct landlock_plan *ret);
 void landlock_plan_free(struct landlock_plan *plan);
+/* Whether a plan of this policy would carve a directory the policy lets
+ * the command write (a hide, read or protect in it, on something that
+ * exists): the run then needs the supervisor to make what is new there.
+ * Asked before the plan is made, by the rules alone. */
+bool landlock_carves_writable(const struct policy *p, const struct rule *extra, size_t n_extra);
 void landlock_plan_print(FILE *f, const struct landlock_plan *plan);
 
 /* What Landlock of this ABI (0: none) enforces of the policy, and what it

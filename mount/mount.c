@@ -530,6 +530,13 @@ static int bind_tree(int source, unsigned flags, int target, enum mount_step *re
 
 int mount_apply(const struct mount_plan *plan, const char *root_dir, struct mount_failure *ret)
 {
+	return mount_apply_keep(plan, root_dir, NULL, ret);
+}
+
+int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *ret_shared, struct mount_failure *ret)
+{
+	if (ret_shared)
+		*ret_shared = -1;
 	*ret = (struct mount_failure){ 0 };
 	/* Mounts made here must not propagate back to the host, nor the
 	 * host's later mounts (a USB stick, an sshfs) into the jail. */
@@ -659,7 +666,10 @@ int mount_apply(const struct mount_plan *plan, const char *root_dir, struct moun
 	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
 		FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
 	if (shared >= 0) {
-		/* Its directories stay where they are bound; its root goes. */
+		/* Its directories stay where they are bound; its root goes
+		 * from the tree (a descriptor the caller keeps holds it). */
+		if (ret_shared)
+			*ret_shared = fcntl(shared, F_DUPFD_CLOEXEC, 3);
 		close(TAKE_FD(shared));
 		_cleanup_free_ char *at = path_join(root_dir, SHARED_NAME);
 		if (umount2(at, MNT_DETACH) < 0)

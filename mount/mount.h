@@ -112,3 +112,9 @@ void mount_describe(struct report *rep);
  * pinned the same way, so a directory swapped for a symlink during setup
  * fails (ELOOP) instead of exposing what it points to. */
 int mount_apply(const struct mount_plan *plan, const char *root_dir, struct mount_failure *ret);
+/* The same, and *ret_shared (when not NULL): a descriptor of the run's
+ * one tmpfs (the home, /tmp and /dev/shm, each the directory named by its
+ * entry's index in the plan), detached from the jail's tree but held
+ * alive by it, for what the run wrote there to be counted once it is
+ * over (-1: the plan has none). */
+int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *ret_shared, struct mount_failure *ret);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -149,6 +150,42 @@ int netns_loopback_up(void)
 	if (!req)
 		return -EINVAL;
 	return netns_send(req);
+}
+
+struct nlmsghdr *netns_build_local_address(void *buf, size_t size, int family, const void *addr, unsigned seq)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	if (!buf || size < mnl_nlmsg_size(sizeof(struct ifaddrmsg)) + 2 * MNL_ALIGN(MNL_ATTR_HDRLEN + alen))
+		return NULL;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWADDR;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+	nlh->nlmsg_seq = seq;
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = (uint8_t)family;
+	ifa->ifa_prefixlen = family == AF_INET ? 32 : 128;
+	ifa->ifa_scope = RT_SCOPE_HOST;
+	ifa->ifa_index = LOOPBACK_IFINDEX;
+	/* usable at once: nothing else is on this loopback to clash with */
+	ifa->ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	if (family == AF_INET)
+		mnl_attr_put(nlh, IFA_LOCAL, alen, addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, alen, addr);
+	return nlh;
+}
+
+int netns_loopback_add_address(int family, const void *addr)
+{
+	union {
+		struct nlmsghdr nlh;
+		char bytes[256];
+	} buf;
+	struct nlmsghdr *req = netns_build_local_address(&buf, sizeof(buf), family, addr, 1);
+	if (!req)
+		return -EINVAL;
+	int r = netns_send(req);
+	/* a second --connect to the same address, another port */
+	return r == -EEXIST ? 0 : r;
 }
 
 void netns_print(FILE *f, const struct nlmsghdr *req)

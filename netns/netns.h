@@ -33,6 +33,14 @@ int netns_send_fd(int fd, const struct nlmsghdr *req);
 /* Brings lo up in the current network namespace. 0 or -errno. */
 int netns_loopback_up(void);
 
+/* --connect to an address that is not loopback, in the jail's network
+ * namespace: the address made the jail's own, on lo (host scope), so
+ * that a connect to it reaches the listener init binds there and
+ * stockade carries to the real one; it never takes the way out. The
+ * request (pure), and sending it: 0 or -errno. */
+struct nlmsghdr *netns_build_local_address(void *buf, size_t size, int family, const void *addr, unsigned seq);
+int netns_loopback_add_address(int family, const void *addr);
+
 /* The name responder (responder.c). In the jail's init, after lo is up:
  * a UDP socket bound to 127.0.0.1:53 of the jail's network namespace,
  * for stockade to serve from outside. The descriptor, or -errno. */
@@ -69,7 +77,7 @@ int netns_outside_make(int netlink, int packet);
 void netns_outside_begin(int *packet, int netlink, struct report *rep);
 /* Closes the packet socket (-1: none) without waiting for its last
  * close, which a child of stockade's makes. */
-void netns_outside_release(int packet);
+void netns_outside_release(int packet, int refusals);
 struct nlmsghdr *netns_build_veth(void *buf, size_t size, const char *name, int index, const char *peer,
 				  int peer_index, unsigned seq);
 /* RTM_NEWLINK setting flags (and only those) on ifindex. */
@@ -91,6 +99,24 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 /* Answers every frame waiting on the socket and records each address in
  * the report, with the network mode's source. 0, or -errno. */
 int netns_outside_serve(int fd, const char *source, struct report *rep);
+
+/* The look-out on the jail's loopback, in network mode loopback: in the
+ * jail's init, a packet socket on its lo that keeps only the TCP resets
+ * the kernel answers a connect with when nothing listens (filtered in
+ * the kernel; lo's sends are ignored), for stockade to read. The
+ * descriptor, or -errno. */
+int netns_refusals_open(void);
+/* Where the connect such a reset answers went (its source address and
+ * port), from one frame. Pure. 0, or -EINVAL for any other frame. */
+int netns_refused_parse(const void *frame, size_t len, struct netns_attempt *ret);
+/* Whether /proc/net/tcp or tcp6 text shows a listener on port for addr
+ * (the address itself, a wildcard, IPv4's mapped form). Pure. */
+bool netns_host_listens(const char *text, int family, const uint8_t *addr, uint16_t port);
+/* Reads every reset waiting, and records each loopback address and port
+ * the host serves (asked of stockade's own /proc/net/tcp and tcp6, the
+ * host's) as a refused connect with its --connect: nothing in the jail
+ * listened there, the host's service would have. 0, or -errno. */
+int netns_refusals_serve(int fd, const char *source, struct report *rep);
 
 /* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
 void netns_print(FILE *f, const struct nlmsghdr *req);

@@ -12,13 +12,18 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <net/if.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/filter.h>
 #include <linux/if_addr.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
@@ -172,21 +177,32 @@ void netns_outside_begin(int *packet, int netlink, struct report *rep)
 /* The last close of a packet socket waits for an RCU grace period (some
  * 10 ms, packet_release's synchronize_net): a child of stockade's holds
  * it and closes it, so that stockade's own exit does not wait. */
-void netns_outside_release(int packet)
+void netns_outside_release(int packet, int refusals)
 {
-	if (packet < 0)
+	if (packet < 0 && refusals < 0)
 		return;
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* Nothing else of stockade's held a moment longer: not the
 		 * caller's pipes, not the workspace's locks. */
-		if (packet > 0)
-			(void)close_range(0, (unsigned)packet - 1, 0);
-		(void)close_range((unsigned)packet + 1, ~0u, 0);
-		close(packet);
+		int lo = packet < refusals ? packet : refusals, hi = packet < refusals ? refusals : packet;
+		if (lo < 0)
+			lo = hi;
+		if (lo > 0)
+			(void)close_range(0, (unsigned)lo - 1, 0);
+		if (hi > lo + 1)
+			(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+		(void)close_range((unsigned)hi + 1, ~0u, 0);
+		if (packet >= 0)
+			close(packet);
+		if (refusals >= 0)
+			close(refusals);
 		_exit(0);
 	}
-	close(packet);
+	if (packet >= 0)
+		close(packet);
+	if (refusals >= 0)
+		close(refusals);
 }
 
 /* ---- the answer (pure) ---- */
@@ -356,5 +372,188 @@ int netns_outside_serve(int fd, const char *source, struct report *rep)
 						      : xasprintf("--connect %s (this one service), or --net on", what);
 		report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
 				    "network loopback: the jail's own loopback only, no route out", source, fix);
+	}
+}
+
+/* ---- the look-out on the jail's loopback: a connect nobody in the jail
+ * listens for, to a port the host serves ---- */
+
+/* What passes the filter: a TCP reset that answers a SYN (RST and ACK,
+ * sequence number 0: what the kernel sends when nothing listens), IPv4
+ * or IPv6 without extension headers, as lo hands it to a packet socket
+ * (behind a 14-byte Ethernet header). Everything else is dropped in the
+ * kernel, so the run's own traffic on loopback costs one filter run per
+ * packet received and no copy. */
+static const struct sock_filter refusal_filter[] = {
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),			/* 0: ethertype */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, 10),	/* 1: else 12 */
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14 + 9),		/* 2: protocol */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 16),	/* 3: else drop */
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 14 + 6),		/* 4: fragment offset */
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 14, 0),	/* 5: a fragment: drop */
+	BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 14),		/* 6: X = IP header length */
+	BPF_STMT(BPF_LD | BPF_B | BPF_IND, 14 + 13),		/* 7: TCP flags */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x3f),		/* 8 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x14, 0, 10),	/* 9: RST|ACK, else drop */
+	BPF_STMT(BPF_LD | BPF_W | BPF_IND, 14 + 4),		/* 10: sequence number */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 9, 8),		/* 11: 0: keep, else drop */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IPV6, 0, 7),	/* 12: else drop */
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14 + 6),		/* 13: next header */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 5),	/* 14: else drop */
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14 + 40 + 13),	/* 15: TCP flags */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x3f),		/* 16 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x14, 0, 2),	/* 17: RST|ACK, else drop */
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 14 + 40 + 4),	/* 18: sequence number */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),		/* 19: 0: keep, else drop */
+	BPF_STMT(BPF_RET | BPF_K, 0),				/* 20: drop */
+	BPF_STMT(BPF_RET | BPF_K, 0xffff),			/* 21: keep */
+};
+
+int netns_refusals_open(void)
+{
+	/* Protocol 0 until bound, as the way out's (no RCU wait). */
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	struct sock_fprog fprog = { .len = ARRAY_SIZE(refusal_filter), .filter = (struct sock_filter *)refusal_filter };
+	/* Only what lo receives: its sends are the same packets again, and
+	 * copying each one it sends is what a tap costs. */
+	int one = 1;
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = 1 };
+	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof(fprog)) < 0 ||
+	    bind(fd, (struct sockaddr *)&ll, sizeof(ll)) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int netns_refused_parse(const void *frame, size_t len, struct netns_attempt *ret)
+{
+	const uint8_t *f = frame;
+	*ret = (struct netns_attempt){ 0 };
+	if (len < ETH_HEADER + IPV4_HEADER)
+		return -EINVAL;
+	const uint8_t *ip = f + ETH_HEADER;
+	const uint8_t *t;
+	switch (get16(f + 12)) {
+	case ETH_P_IP: {
+		size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
+		if ((ip[0] >> 4) != 4 || ihl < IPV4_HEADER || len < ETH_HEADER + ihl + 20 || ip[9] != IPPROTO_TCP)
+			return -EINVAL;
+		t = ip + ihl;
+		ret->family = AF_INET;
+		memcpy(ret->addr, ip + 12, 4);	/* the reset comes from where the connect went */
+		break;
+	}
+	case ETH_P_IPV6:
+		if (len < ETH_HEADER + IPV6_HEADER + 20 || (ip[0] >> 4) != 6 || ip[6] != IPPROTO_TCP)
+			return -EINVAL;
+		t = ip + IPV6_HEADER;
+		ret->family = AF_INET6;
+		memcpy(ret->addr, ip + 8, 16);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if ((t[13] & 0x3f) != 0x14 || get16(t + 4) != 0 || get16(t + 6) != 0)
+		return -EINVAL;
+	ret->port = get16(t);
+	return 0;
+}
+
+/* One address of /proc/net/tcp{,6}: the kernel prints each 32-bit word
+ * of the address as it lies in memory, in hex. */
+static bool hex_address(const char *hex, size_t n, uint8_t out[16])
+{
+	if (n != 8 && n != 32)
+		return false;
+	for (size_t w = 0; w < n / 8; w++) {
+		char word[9];
+		memcpy(word, hex + w * 8, 8);
+		word[8] = '\0';
+		char *end;
+		uint32_t v = (uint32_t)strtoul(word, &end, 16);
+		if (*end)
+			return false;
+		memcpy(out + w * 4, &v, 4);
+	}
+	return true;
+}
+
+bool netns_host_listens(const char *text, int family, const uint8_t *addr, uint16_t port)
+{
+	static const uint8_t any[16], mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char hex[33];
+		unsigned lport, state;
+		if (sscanf(line, " %*u: %32[0-9A-Fa-f]:%x %*s %x", hex, &lport, &state) != 3 || state != 0x0A ||
+		    lport != port)
+			continue;
+		uint8_t a[16];
+		size_t n = strlen(hex);
+		if (!hex_address(hex, n, a))
+			continue;
+		if (n == 8) {
+			if (family == AF_INET && (!memcmp(a, any, 4) || !memcmp(a, addr, 4)))
+				return true;
+			continue;
+		}
+		/* IPv6: the address itself, ::, or for an IPv4 target its
+		 * mapped form (a dual-stack listener) */
+		if (!memcmp(a, any, 16) || (family == AF_INET6 && !memcmp(a, addr, 16)) ||
+		    (family == AF_INET && !memcmp(a, mapped, 12) && !memcmp(a + 12, addr, 4)))
+			return true;
+	}
+	return false;
+}
+
+static bool host_listens_now(int family, const uint8_t *addr, uint16_t port)
+{
+	const char *files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	for (size_t i = family == AF_INET6 ? 1 : 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *text = NULL;
+		if (read_file_at(AT_FDCWD, files[i], 16u << 20, &text, NULL) == 0 &&
+		    netns_host_listens(text, family, addr, port))
+			return true;
+	}
+	return false;
+}
+
+int netns_refusals_serve(int fd, const char *source, struct report *rep)
+{
+	for (;;) {
+		uint8_t frame[256];
+		ssize_t n = recv(fd, frame, sizeof(frame), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		struct netns_attempt a;
+		if (netns_refused_parse(frame, (size_t)n < sizeof(frame) ? (size_t)n : sizeof(frame), &a) < 0)
+			continue;
+		static const uint8_t v6_loopback[16] = { [15] = 1 };
+		if (a.family == AF_INET ? a.addr[0] != 127 : memcmp(a.addr, v6_loopback, 16) != 0)
+			continue;
+		char host[INET6_ADDRSTRLEN];
+		inet_ntop(a.family, a.addr, host, sizeof(host));
+		_cleanup_free_ char *what = a.family == AF_INET6 ? xasprintf("[%s]:%u", host, a.port)
+								 : xasprintf("%s:%u", host, a.port);
+		/* Asked of the host once per address: a client that retries is
+		 * counted, not looked up again. */
+		bool known = false;
+		for (size_t i = 0; i < rep->n_denials && !known; i++)
+			known = streq(rep->denials[i].kind, "connect") && streq(rep->denials[i].what, what);
+		if (known) {
+			report_denial(rep, "connect", what, "ECONNREFUSED");
+			continue;
+		}
+		if (report_records_full(rep, "connect", what) || !host_listens_now(a.family, a.addr, a.port))
+			continue;
+		_cleanup_free_ char *fix = xasprintf("--connect %s (this one service), or --net on", what);
+		report_denial_ruled(rep, "connect", what, "ECONNREFUSED",
+				    "network loopback: the jail's own loopback, where nothing of the run listens on that "
+				    "port; the host's service there is not the run's",
+				    source, fix);
 	}
 }

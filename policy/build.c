@@ -751,10 +751,19 @@ static void add_program(struct policy *p, char *const *argv, char *const *env, c
 		strv_add(&p->argv, argv[i]);
 	int r = path_find_program(argv[0], env_get(p->env.envp, "PATH"), p->cwd, &p->program);
 	p->program_error = -r;
-	char *canon = NULL;
-	if (r == 0 && path_canonical(p->program, &canon) == 0) {
-		free(p->program);
-		p->program = canon;
+	if (r == 0) {
+		/* It is exec'd by the path found on PATH, links kept, where
+		 * that leads to the same file in the jail (jail/child.c), and
+		 * argv[0] stays as the caller wrote it, as a shell does; what
+		 * it really is is what is granted (defaults_add_program). */
+		char *canon = NULL;
+		if (path_canonical(p->program, &canon) == 0) {
+			if (!streq(canon, p->program))
+				p->exec_path = TAKE_PTR(p->program);
+			else
+				free(p->program);
+			p->program = canon;
+		}
 	}
 	defaults_add_program(p, argv[0], env, from);
 	/* A program that cannot be found or run is the caller's to report

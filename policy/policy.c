@@ -345,6 +345,7 @@ void policy_free(struct policy *p)
 	free(p->outer_gitdir);
 	free(p->outer_commondir);
 	free(p->program);
+	free(p->exec_path);
 	strv_free(p->argv);
 	strv_free(p->env_decided);
 	for (size_t i = 0; i < p->n_env_ops; i++) {

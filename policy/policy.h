@@ -219,7 +219,13 @@ struct policy {
 	size_t n_rules;
 
 	char **argv;		/* the command */
-	char *program;		/* argv[0] resolved on the jail's PATH */
+	char *program;		/* argv[0] resolved on the jail's PATH, canonical: what the policy grants */
+	/* The same as found on PATH, its symlinks kept (/usr/bin/psql, not
+	 * the pg_wrapper it links to): what is exec'd, so that a program
+	 * that decides what to be by the name it was called by (busybox,
+	 * pg_wrapper, git's dashed forms, update-alternatives' links) sees
+	 * that name. NULL: the same as program. */
+	char *exec_path;
 	int program_error;	/* why it was not, as an errno */
 	struct env env;		/* the command's environment, but for where the jail's home and tmp are */
 	char **env_decided;	/* names the user set, passed or unset: the jail's own values never replace them */

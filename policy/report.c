@@ -12,6 +12,7 @@ void report_init(struct report *r)
 	r->enforced = strv_new();
 	r->supervises = strv_new();
 	r->said = strv_new();
+	r->notes = strv_new();
 }
 
 void report_said_line(struct report *r, const char *line)
@@ -19,11 +20,35 @@ void report_said_line(struct report *r, const char *line)
 	strv_add(&r->said, line);
 }
 
+void report_note(struct report *r, const char *line)
+{
+	if (!strv_contains(r->notes, line))
+		strv_add(&r->notes, line);
+}
+
+void report_discarded(struct report *r, const char *place, unsigned long files, unsigned long long bytes,
+		      char *const *paths, const char *keep)
+{
+	r->discards = xgrow(r->discards, r->n_discards, sizeof(*r->discards));
+	struct discard *d = &r->discards[r->n_discards++];
+	*d = (struct discard){ .place = xstrdup(place), .files = files, .bytes = bytes, .paths = strv_new(),
+			       .keep = xstrdup(keep) };
+	for (size_t i = 0; paths && paths[i]; i++)
+		strv_add(&d->paths, paths[i]);
+}
+
 void report_free(struct report *r)
 {
 	strv_free(r->enforced);
 	strv_free(r->supervises);
 	strv_free(r->said);
+	strv_free(r->notes);
+	for (size_t i = 0; i < r->n_discards; i++) {
+		free(r->discards[i].place);
+		strv_free(r->discards[i].paths);
+		free(r->discards[i].keep);
+	}
+	free(r->discards);
 	free(r->fallback);
 	for (size_t i = 0; i < r->n_gaps; i++) {
 		free(r->gaps[i].what);
@@ -257,6 +282,18 @@ int report_write_json(const struct report *r, FILE *f)
 		fprintf(f, ", \"count\": %u}", d->count);
 	}
 	fputs(r->n_denials ? "\n  ],\n" : "],\n", f);
+	fputs("  \"discarded\": [", f);
+	for (size_t i = 0; i < r->n_discards; i++) {
+		const struct discard *d = &r->discards[i];
+		fputs(i ? ",\n    {\"place\": " : "\n    {\"place\": ", f);
+		json_string(f, d->place);
+		fprintf(f, ", \"files\": %lu, \"bytes\": %llu, \"paths\": ", d->files, d->bytes);
+		json_strv(f, d->paths);
+		fputs(", \"keep\": ", f);
+		json_string(f, d->keep);
+		fputc('}', f);
+	}
+	fputs(r->n_discards ? "\n  ],\n" : "],\n", f);
 	fputs("  \"exit\": ", f);
 	if (!r->exited) {
 		fputs("null", f);
@@ -278,6 +315,8 @@ int report_write_json(const struct report *r, FILE *f)
 	}
 	fputs(", \"said\": ", f);
 	json_strv(f, r->said);
+	fputs(", \"notes\": ", f);
+	json_strv(f, r->notes);
 	fprintf(f, "},\n  \"ms\": {\"setup\": %.3f, \"run\": %.3f}\n}\n", r->setup_us / 1000.0,
 		r->run_us / 1000.0);
 	return ferror(f) ? -EIO : 0;

@@ -40,6 +40,15 @@ struct report {
 	unsigned long long setup_us;
 	unsigned long long run_us;
 	char **said;		/* stockade's own error and hint lines */
+	/* The notes that come of the host or the settings, the same on
+	 * every run (a hide target that does not exist, a part of the
+	 * policy this host leaves out): each is said once while it stays
+	 * the same, and listed here every time. */
+	char **notes;
+	/* What the run wrote where it is discarded with the run (its fresh
+	 * home, its /tmp), counted when it ended. */
+	struct discard *discards;
+	size_t n_discards;
 	int status;		/* what stockade exits with */
 	/* Why stockade's keeper ended the run (stockade died during it), or
 	 * NULL: stockade ended it. */
@@ -71,6 +80,19 @@ bool report_records_full(const struct report *r, const char *kind, const char *w
 char *report_denials_line(const struct report *r);
 /* One more line stockade said (an error or a hint). */
 void report_said_line(struct report *r, const char *line);
+/* Files the run wrote in a place of its own that goes with it. */
+struct discard {
+	char *place;		/* "home", "/tmp", "TMPDIR" */
+	unsigned long files;	/* regular files */
+	unsigned long long bytes;
+	char **paths;		/* a few of them, as the command saw them */
+	char *keep;		/* the option that keeps them */
+};
+void report_discarded(struct report *r, const char *place, unsigned long files, unsigned long long bytes,
+		      char *const *paths, const char *keep);
+
+/* One more note of the run's, said or not (jail/say-policy.h). */
+void report_note(struct report *r, const char *line);
 int report_write_json(const struct report *r, FILE *f);
 /* The report's file, opened for writing (created 0644) before anything
  * runs: a FIFO with no reader is refused rather than waited on. Returns

@@ -94,9 +94,11 @@ void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, 
 	ret->fix = want == WANT_WRITE ? fix_of("--write", "write", path) : fix_of("--read", "read", path);
 }
 
-/* [v6]:PORT, v4:PORT, localhost:PORT. */
-static int parse_target(const char *target, bool *ret_loopback, unsigned *ret_port)
+/* [v6]:PORT, v4:PORT, localhost:PORT, NAME:PORT; *ret_name: a name
+ * other than localhost, which --connect does not take. */
+static int parse_target(const char *target, bool *ret_loopback, bool *ret_name, unsigned *ret_port)
 {
+	*ret_name = false;
 	const char *colon = strrchr(target, ':');
 	if (!colon || !colon[1])
 		return -EINVAL;
@@ -114,14 +116,14 @@ static int parse_target(const char *target, bool *ret_loopback, unsigned *ret_po
 	}
 	unsigned char a[16];
 	if (streq(host, "localhost") || str_has_suffix(host, ".localhost"))
-		*ret_loopback = true;
+		*ret_loopback = true, *ret_name = !streq(host, "localhost");
 	else if (inet_pton(AF_INET, host, a) == 1)
 		*ret_loopback = a[0] == 127;
 	else if (inet_pton(AF_INET6, host, a) == 1)
 		*ret_loopback = memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0 ||
 				(memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0 && a[12] == 127);
 	else if (host[0] && strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") == strlen(host))
-		*ret_loopback = false;	/* a name: not resolved here */
+		*ret_loopback = false, *ret_name = true;	/* a name: not resolved here */
 	else
 		return -EINVAL;
 	*ret_port = (unsigned)port;
@@ -151,11 +153,15 @@ void why_unix(const struct policy *p, const char *given, const char *path, struc
 int why_connect(const struct policy *p, const char *target, struct why *ret)
 {
 	*ret = (struct why){ 0 };
-	bool loopback = false;
+	bool loopback = false, name = false;
 	unsigned port = 0;
-	int e = parse_target(target, &loopback, &port);
+	int e = parse_target(target, &loopback, &name, &port);
 	if (e < 0)
 		return e;
+	/* What --connect takes for it: a numeric address or localhost; a
+	 * name under .localhost is 127.0.0.1's, and another name has none
+	 * here (the fix is then the network). */
+	_cleanup_free_ char *grant = name && loopback ? xasprintf("127.0.0.1:%u", port) : name ? NULL : xstrdup(target);
 	/* --connect HOST:PORT as written (a spelling of the same address
 	 * is the supervisor's to match). */
 	for (size_t i = 0; i < p->n_grants && p->net != NET_OFF; i++) {
@@ -183,10 +189,13 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 		ret->what = loopback ? "loopback: the run's own servers only, not the host's" : "loopback only";
 		/* a server of the run's own answers; one outside it does not */
 		ret->allowed = false;
-		ret->fix = xstrcat3(loopback ? "a server the command starts itself is reached; a service outside "
-					       "the run needs --connect "
-					     : "--connect ",
-				    target, " (this one service), or --net on, or in stockade.ini: network = on");
+		if (!grant)
+			ret->fix = xstrdup("--net on, or in stockade.ini: network = on (--connect takes a numeric address)");
+		else
+			ret->fix = xstrcat3(loopback ? "a server the command starts itself is reached; a service outside "
+						       "the run needs --connect "
+						     : "--connect ",
+					    grant, " (this one service), or --net on, or in stockade.ini: network = on");
 		return 0;
 	case NET_OFF:
 		ret->what = "no network";

@@ -3,7 +3,11 @@
  * answers to a call the filter handed it, and printing. Pure. */
 #include "seccomp/seccomp.h"
 
+#include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 
 #include "lib/util.h"
@@ -76,7 +80,86 @@ int seccomp_plan(enum backend backend, enum net_mode net, int landlock_abi,
 	return 0;
 }
 
+/* What supervise_files sends to the listener: the calls that open,
+ * make, remove or rename a name. */
+static const int file_calls[] = {
+#ifdef SYS_open
+	SYS_open, SYS_creat, SYS_mkdir, SYS_unlink, SYS_rmdir, SYS_rename, SYS_link, SYS_symlink, SYS_mknod,
+#endif
+	SYS_openat, SYS_openat2, SYS_mkdirat, SYS_unlinkat, SYS_renameat, SYS_renameat2, SYS_linkat, SYS_symlinkat,
+	SYS_mknodat, SYS_truncate,
+};
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+bool seccomp_files_call(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(file_calls); i++)
+		if (file_calls[i] == nr)
+			return true;
+	return false;
+}
+
+bool seccomp_can_supervise_files(void)
+{
+#ifdef NATIVE_AUDIT_ARCH
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* The instructions put before a filter for supervise_files: on the
+ * native architecture, each of those calls goes to the listener; every
+ * other call, and every call of another architecture, goes on to the
+ * filter as compiled, whose jumps are relative and stay as they were.
+ * Every one of these calls the compiled filter allows on the landlock
+ * backend with Landlock ABI 3 (or sends to the listener itself): the
+ * supervisor lets what it does not make go on to the kernel. */
+static int prefix_files(struct sock_fprog *prog)
+{
+#ifdef NATIVE_AUDIT_ARCH
+	enum { K = ARRAY_SIZE(file_calls), L = 3 + K + 2 };
+	struct sock_filter *insns = xcalloc((size_t)prog->len + L, sizeof(*insns));
+	insns[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	insns[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 0, L - 2);
+	insns[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (unsigned j = 0; j < K; j++)
+		insns[3 + j] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)file_calls[j], K - j, 0);
+	insns[3 + K] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+	insns[3 + K + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	if ((size_t)prog->len + L > BPF_MAXINSNS) {
+		free(insns);
+		return -E2BIG;
+	}
+	memcpy(insns + L, prog->filter, prog->len * sizeof(*insns));
+	free(prog->filter);
+	prog->filter = insns;
+	prog->len = (unsigned short)(prog->len + L);
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
+static int build_compiled(const struct seccomp_plan *plan, struct sock_fprog *ret);
+
 int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
+{
+	int r = build_compiled(plan, ret);
+	if (r == 0 && plan->supervise_files) {
+		r = prefix_files(ret);
+		if (r < 0)
+			seccomp_bpf_free(ret);
+	}
+	return r;
+}
+
+static int build_compiled(const struct seccomp_plan *plan, struct sock_fprog *ret)
 {
 	size_t n_table;
 	seccomp_table(&n_table);
@@ -125,6 +208,7 @@ enum sc_action seccomp_row_action(const struct seccomp_plan *plan, const struct 
 		return (enum sc_action)r->action;
 	switch (r->why) {
 	case WHY_WATCHED_RENAME:	/* the read-only binds refuse it */
+	case WHY_WATCHED_CONNECT:	/* the mounts decide */
 	case WHY_WATCHED_SHM:		/* Landlock refuses it */
 	case WHY_SUPERVISED_CONNECT:	/* the parent's layer decides */
 	case WHY_SUPERVISED_BIND:
@@ -232,6 +316,10 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 				  "one; refusals and the default, ENOSYS, answered in the filter)\n"
 				: "seccomp (native architecture only; others killed; default: to the listener, ENOSYS)\n",
 	      f);
+	if (plan->supervise_files)
+		fputs("  first: every open, creation, removal and rename to the listener (a directory the command may "
+		      "write holds a hidden or read-only entry: the supervisor makes what is new there)\n",
+		      f);
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct sc_rule *r = plan->rules[i];
 		enum sc_action act = seccomp_row_action(plan, r);

@@ -83,6 +83,7 @@ enum sc_why {
 	WHY_SUPERVISED_BIND,
 	WHY_SUPERVISED_LISTEN,
 	WHY_WATCHED_RENAME,
+	WHY_WATCHED_CONNECT,
 	WHY_WATCHED_SHM,
 	WHY_SUPERVISED_TMP,
 	WHY_FASTOPEN,
@@ -113,9 +114,10 @@ struct sc_rule {
 };
 
 const char *seccomp_why(const struct sc_rule *r);
-/* The option that would allow what a row refuses, or NULL: nothing does
- * (stockade.1, BACKENDS, seccomp). */
-const char *seccomp_fix(const struct sc_rule *r);
+/* The option that would allow what a row refuses of the call nr with
+ * args, in a run of network mode net, or NULL: nothing does (stockade.1,
+ * BACKENDS, seccomp). */
+const char *seccomp_fix(const struct sc_rule *r, enum net_mode net, int nr, const uint64_t args[6]);
 
 struct seccomp_plan {
 	const struct sc_rule **rules;
@@ -129,6 +131,13 @@ struct seccomp_plan {
 	 * nothing outside answers. What would go to the listener is decided
 	 * in the filter then (seccomp_row_action). */
 	bool no_listener;
+	/* The landlock backend, where a directory the command may write is
+	 * carved (a hidden or read-only entry in it): every open, creation,
+	 * removal and rename goes to the listener first, for the supervisor
+	 * to make what is new there (supervise/files.c); a few instructions
+	 * put before the filter compiled for the variant
+	 * (seccomp_supervise_files). */
+	bool supervise_files;
 	uid_t uid;		/* the caller's own ids, patched in for SC_OWN_* */
 	gid_t gid;
 };
@@ -178,6 +187,10 @@ int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret);
 /* Writes the caller's ids over SC_OWN_UID and SC_OWN_GID in a compiled
  * program's comparisons. */
 void seccomp_patch_ids(struct sock_fprog *prog, uid_t uid, gid_t gid);
+/* The calls that plan->supervise_files sends to the listener, and
+ * whether this architecture has them (false: the run cannot have it). */
+bool seccomp_files_call(int nr);
+bool seccomp_can_supervise_files(void);
 /* Compiles the plan with libseccomp into a BPF program (native
  * architecture only; any other is killed). */
 int seccomp_compile(const struct seccomp_plan *plan, struct sock_fprog *ret);

@@ -108,6 +108,7 @@ static const char *const whys[] = {
 	[WHY_SUPERVISED_BIND] = "the address is checked, then the supervisor binds",
 	[WHY_SUPERVISED_LISTEN] = "only on loopback, or 0.0.0.0 or :: bound to the loopback device",
 	[WHY_WATCHED_RENAME] = "watched: a refused rename over a trust hand-off is named",
+	[WHY_WATCHED_CONNECT] = "watched: a connect to a socket file of the host's that the jail does not have is named",
 	[WHY_SUPERVISED_TMP] = "tmpfile() in the host's /tmp, which Landlock does not grant: made by the supervisor",
 	[WHY_WATCHED_SHM] = "watched: a POSIX semaphore or shared memory object in the host's /dev/shm, which Landlock refuses, is named; mkstemp() of a new name in the host's /tmp is made by the supervisor",
 	[WHY_FASTOPEN] = "MSG_FASTOPEN connects without connect()",
@@ -403,7 +404,15 @@ static const struct sc_rule table[] = {
 	/* Landlock governs neither Unix sockets nor loopback: in the landlock
 	 * backend the supervisor decides every connect and bind, and with
 	 * loopback every listen, and carries them out itself. */
-	ALLOW_WHEN(connect, SC_NAMESPACES), ALLOW_WHEN(bind, SC_NAMESPACES),
+	/* The namespace jail: an inet connect (its address's length) goes
+	 * on; another (a Unix socket file's) is watched, so that one the jail
+	 * does not have, where the host has a socket, is named. */
+	{ .name = "connect", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
+	  .args = { ARG(2, MASK32, sizeof(struct sockaddr_in)) } },
+	{ .name = "connect", .nr = -1, .action = SC_ALLOW, .when = SC_NAMESPACES, .n_args = 1,
+	  .args = { ARG(2, MASK32, sizeof(struct sockaddr_in6)) } },
+	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_CONNECT },
+	ALLOW_WHEN(bind, SC_NAMESPACES),
 	{ .name = "connect", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
 	  .why = WHY_SUPERVISED_CONNECT },
 	{ .name = "bind", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK,
@@ -613,12 +622,23 @@ const char *seccomp_why(const struct sc_rule *r)
 	return r->why > WHY_NONE && (size_t)r->why < ARRAY_SIZE(whys) ? whys[r->why] : NULL;
 }
 
-const char *seccomp_fix(const struct sc_rule *r)
+const char *seccomp_fix(const struct sc_rule *r, enum net_mode net, int nr, const uint64_t args[6])
 {
 	switch (r ? r->why : WHY_NONE) {
+	case WHY_SOCKET_FAMILY:
+		/* With the network off, a TCP stream or UDP socket is what
+		 * the run's own servers on loopback need, which loopback
+		 * gives (the default): the whole network is not the only
+		 * way. */
+		if (net == NET_OFF && nr == SYS_socket &&
+		    (args[0] == AF_INET || args[0] == AF_INET6) &&
+		    (((args[1] & 0xf) == SOCK_STREAM && (args[2] == 0 || args[2] == IPPROTO_TCP)) ||
+		     ((args[1] & 0xf) == SOCK_DGRAM && (args[2] == 0 || args[2] == IPPROTO_UDP))))
+			return "--net loopback (the default: servers of the run's own, on loopback), or --net on (the "
+			       "host's network)";
+		return "--net on, or in stockade.ini: network = on";
 	case WHY_UNIX_DATAGRAM:
 	case WHY_LOOPBACK_TCP_ONLY:
-	case WHY_SOCKET_FAMILY:
 	case WHY_FASTOPEN:
 		return "--net on, or in stockade.ini: network = on";
 	case WHY_TRUNCATE_READ_ONLY:

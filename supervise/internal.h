@@ -54,6 +54,11 @@ struct unix_bound {
 
 /* A name the supervisor made in the host's /tmp for the run: removed when
  * the run ends, if it is still that file. */
+struct sv_inode {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct tmp_made {
 	char *name;
 	dev_t dev;
@@ -98,6 +103,12 @@ struct supervisor {
 	size_t n_made;
 	int record_fd;		/* where each made is told (a keeper's socket), or -1 */
 	pid_t root;		/* the run's processes come down from it: the keeper, or stockade */
+	/* files.c: the carved directories the command may write, the
+	 * directories made for it in them, and every inode made there */
+	char **carved;
+	char **made_dirs;
+	struct sv_inode *made_inodes;
+	size_t n_made_inodes;
 	struct pending *pending;
 	size_t n_pending;
 	struct pending_send *sends;
@@ -161,6 +172,7 @@ void sv_holds_free(struct supervisor *sv);
 
 /* ---- ptys the run made (pty.c) ---- */
 void sv_ptys_free(struct supervisor *sv);
+void sv_files_free(struct supervisor *sv);
 
 /* ---- the host's /tmp (tmp.c) ---- */
 

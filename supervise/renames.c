@@ -10,7 +10,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <linux/seccomp.h>
 
@@ -122,4 +125,26 @@ bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path)
 		return false;
 	*ret_path = TAKE_PTR(path);
 	return true;
+}
+
+/* ---- Unix connects in the namespace jail, watched ---- */
+
+char *supervise_unix_connect_path(const struct seccomp_notif *req)
+{
+	if (req->data.nr != SYS_connect)
+		return NULL;
+	struct sockaddr_un sun = { 0 };
+	size_t len = req->data.args[2] < sizeof(sun) ? (size_t)req->data.args[2] : sizeof(sun);
+	if (len <= offsetof(struct sockaddr_un, sun_path) + 1)
+		return NULL;
+	struct iovec local = { .iov_base = &sun, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
+	if (process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0) != (ssize_t)len || sun.sun_family != AF_UNIX ||
+	    sun.sun_path[0] == '\0')
+		return NULL;
+	char path[sizeof(sun.sun_path) + 1];
+	size_t n = strnlen(sun.sun_path, len - offsetof(struct sockaddr_un, sun_path));
+	memcpy(path, sun.sun_path, n);
+	path[n] = '\0';
+	return supervise_path_of((pid_t)req->pid, AT_FDCWD, path);
 }

@@ -87,21 +87,29 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 	if (err == EADDRINUSE) {
 		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
 		fix = xstrdup("none: another port (a server outside the run holds this one)");
+	} else if (sv->p->net == NET_OFF && (call == SV_CONNECT || call == SV_SEND)) {
+		/* With the network off, a server of the run's own on loopback
+		 * is reached with loopback, the default; --connect needs a
+		 * network. */
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		rule = xasprintf("network %s: no network", net_mode_name(sv->p->net));
+		fix = xstrdup(net_addr_is_loopback(&d) ? "--net loopback (the default: servers of the run's own), or in "
+							 "stockade.ini: network = loopback"
+						       : "--net on, or in stockade.ini: network = on");
 	} else if (datagram && (call == SV_CONNECT || call == SV_SEND)) {
 		/* --connect forwards streams: only the whole network lets a
 		 * datagram out (a DNS query to 127.0.0.53 is one). */
 		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
-				 sv->p->net == NET_OFF ? "no network"
-						       : "datagrams only to a port a socket of the run has bound, on this "
-							 "host, or one nobody has that stockade holds for the run (1024 and above)");
+				 "datagrams only to a port a socket of the run has bound, on this host, or one nobody has "
+				 "that stockade holds for the run (1024 and above)");
 		fix = xstrdup("--net on, or in stockade.ini: network = on");
 	} else if (call == SV_CONNECT || call == SV_SEND) {
 		char host[INET6_ADDRSTRLEN + 8];
 		struct net_addr d = *a;
 		net_addr_unmap(&d);
 		net_addr_format(&d, host, sizeof(host));
-		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
-				 sv->p->net == NET_OFF ? "no network" : "the run's own listeners on this host only");
+		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net), "the run's own listeners on this host only");
 		fix = xasprintf("--connect %s (this one service), or --net on", host);
 	} else {
 		rule = xasprintf("network %s: servers listen on loopback only", net_mode_name(sv->p->net));
@@ -1136,6 +1144,7 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->unix_bound);
 	sv_holds_free(sv);
 	sv_ptys_free(sv);
+	sv_files_free(sv);
 	sv_tmp_remove_made(sv);
 	if (sv->tmp_fd >= 0)
 		close(sv->tmp_fd);

@@ -218,6 +218,14 @@ void supervisor_drain(struct supervisor *sv);
  * supervisor and answered with the descriptor. False for any other open,
  * which is the caller's to answer (tmp.c). */
 bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *req);
+/* The carved directories the command may write (landlock/'s plan): what
+ * is new in them the supervisor makes (files.c). */
+void supervisor_set_carved(struct supervisor *sv, char *const *carved);
+/* An open, creation, removal, rename or link that the filter sent for
+ * supervise_files: carried out when it makes or touches what is new in
+ * a carved directory, else let go on; true when answered. False for a
+ * call that is not one of those, or an open the shm watch names. */
+bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req);
 /* TIOCGPTPEER on a pty the command made, whose slave Landlock would
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */
@@ -226,6 +234,10 @@ bool supervisor_opens_pty_peer(struct supervisor *sv, const struct seccomp_notif
  * out by the supervisor and answered with the descriptor; any other goes
  * on to the kernel. False for any other call (pty.c). */
 bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *req);
+/* What the supervisor made for the run in the host's /tmp that is still
+ * the file it made (supervisor_drain removes it): the regular files'
+ * count, their bytes, and a few of their paths. */
+unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *ret_bytes, char ***ret_paths);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 /* The process the run's come down from (their subreaper; stockade
@@ -289,6 +301,11 @@ bool supervise_shm_path(const struct seccomp_notif *req, char **ret_path);
 /* Both paths of a rename notification, as the command names them,
  * resolved against its directory descriptors or working directory. */
 int supervise_rename_paths(const struct seccomp_notif *req, char **ret_old, char **ret_new);
+/* A connect to a Unix socket file (not an abstract name): the path, as
+ * the command names it, against its working directory; NULL for any
+ * other connect. It decides nothing: the call goes on, and a path
+ * swapped after the read changes only what is said. */
+char *supervise_unix_connect_path(const struct seccomp_notif *req);
 /* The trust hand-off rule that holds path (the deepest), or NULL. Pure. */
 const struct rule *supervise_rename_handoff(const struct policy *p, const char *path);
 

@@ -200,3 +200,22 @@ void sv_tmp_remove_made(struct supervisor *sv)
 	sv->made = NULL;
 	sv->n_made = 0;
 }
+
+unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *ret_bytes, char ***ret_paths)
+{
+	unsigned long n = 0;
+	*ret_bytes = 0;
+	for (size_t i = 0; i < sv->n_made; i++) {
+		struct stat st;
+		struct tmp_made *m = &sv->made[i];
+		if (made_here(sv, m->name, &st) != m || !S_ISREG(st.st_mode))
+			continue;
+		n++;
+		*ret_bytes += (unsigned long long)st.st_size;
+		if (strv_length(*ret_paths) < 3) {
+			_cleanup_free_ char *path = path_join(SV_HOST_TMP, m->name);
+			strv_add(ret_paths, path);
+		}
+	}
+	return n;
+}

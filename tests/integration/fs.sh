@@ -45,7 +45,8 @@ expect_probe "a granted home file is readable" ok -- in_jail --read "$HOME" -- "
 # stands, and stockade says so; a wider grant (--read ~) leaves it hidden.
 expect_probe "an explicit --read ~/.ssh lets the command read it" ok -- \
 	in_jail --read "$HOME/.ssh" -- "$PROBE" read "$HOME/.ssh/id_rsa"
-out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail --read "$HOME/.ssh" -- true 2>&1)
+# (said once while it stays the same, as every such note: -v says it every run)
+out=$(in_jail -q --read "$HOME/.ssh" -- true 2>&1; in_jail -v --read "$HOME/.ssh" -- true 2>&1)
 case $out in *"'$HOME/.ssh' is a credential stockade hides: the command may read it, as --read on the command line asks"*)
 	pass "and says that it lifts a credential's hide, naming the option" ;;
 *) fail "and says that it lifts a credential's hide"; diag "$out" ;; esac

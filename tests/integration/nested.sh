@@ -144,7 +144,7 @@ fi
 # TMPDIR; the outer run's own state directory gains nothing.
 ST=$T/state-ro
 mkdir -p "$ST/stockade"
-before=$(ls -A "$HOME/.local/state/stockade" 2>/dev/null | grep -v '^unenforced-said$' | sort | tr '\n' ' ')
+before=$(ls -A "$HOME/.local/state/stockade" 2>/dev/null | grep -v -E '^said-once(.new)?$' | sort | tr '\n' ' ')
 out=$(outer --env XDG_STATE_HOME="$ST" --read "$ST" -- "$STOCKADE" quarantine 2>&1)
 if printf '%s\n' "$out" | grep -q -E "the quarantine in '[^']*/stockade-[0-9]+/state' is empty"; then
 	pass "a nested run whose XDG_STATE_HOME is read-only keeps its state in its TMPDIR"
@@ -156,7 +156,7 @@ expect_probe "and runs its command" ok -- \
 	outer --env XDG_STATE_HOME="$ST" --read "$ST" -- "${IN[@]}" --backend auto -- "$PROBE" read "$W/shown.txt"
 [ -z "$(ls -A "$ST/stockade")" ] && pass "the read-only state directory is untouched" ||
 	fail "the read-only state directory is untouched"
-after=$(ls -A "$HOME/.local/state/stockade" 2>/dev/null | grep -v '^unenforced-said$' | sort | tr '\n' ' ')
+after=$(ls -A "$HOME/.local/state/stockade" 2>/dev/null | grep -v -E '^said-once(.new)?$' | sort | tr '\n' ' ')
 [ "$after" = "$before" ] && pass "the outer run's state directory gained nothing from the inner runs" ||
 	{ fail "the outer run's state directory gained nothing from the inner runs"; diag "before: $before after: $after"; }
 

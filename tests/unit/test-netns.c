@@ -510,8 +510,47 @@ static void test_outside(void)
 	is_int(netns_outside_answer(f, n, r, 40, &a), -ENOSPC, "a reply buffer too small: ENOSPC, nothing written past it");
 }
 
+/* The look-out on lo: the reset a connect to a port nobody listens on
+ * gets, and the host's listeners as /proc/net/tcp{,6} print them. */
+static void test_refusals(void)
+{
+	uint8_t f[128];
+	struct netns_attempt a;
+	size_t n = frame4(f, IPPROTO_TCP, 0x14, 0);
+	is_int(netns_refused_parse(f, n, &a), 0, "a RST-ACK with sequence 0: a connect nobody listened for");
+	ok(a.family == AF_INET && a.port == 50000 && memcmp(a.addr, (uint8_t[]){ 169, 254, 83, 1 }, 4) == 0,
+	   "where the connect went: the reset's source address and port");
+	n = frame4(f, IPPROTO_TCP, 0x04, 0);
+	is_int(netns_refused_parse(f, n, &a), -EINVAL, "a RST alone (a connection torn down): not one");
+	n = frame4(f, IPPROTO_TCP, 0x14, 0);
+	f[14 + 20 + 7] = 1;	/* a sequence number: a connection's reset */
+	is_int(netns_refused_parse(f, n, &a), -EINVAL, "a RST-ACK of a connection (its sequence number): not one");
+	n = frame6(f);
+	f[14 + 40 + 13] = 0x14;
+	is_int(netns_refused_parse(f, n, &a), 0, "over IPv6 too");
+	ok(a.family == AF_INET6 && a.addr[0] == 0xfd && a.addr[15] == 1, "its source address, IPv6");
+
+	const char *tcp = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+			  "   0: 0100007F:1538 00000000:0000 0A 00000000:00000000 00:00000000 00000000   116        0 1 1\n"
+			  "   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2 1\n"
+			  "   2: 0100007F:1F90 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 3 1\n";
+	const uint8_t lo4[4] = { 127, 0, 0, 1 }, lo4b[4] = { 127, 0, 0, 2 };
+	ok(netns_host_listens(tcp, AF_INET, lo4, 5432), "127.0.0.1:5432 listening");
+	ok(!netns_host_listens(tcp, AF_INET, lo4b, 5432), "not on 127.0.0.2:5432");
+	ok(netns_host_listens(tcp, AF_INET, lo4b, 22), "0.0.0.0:22 listens on every address");
+	ok(!netns_host_listens(tcp, AF_INET, lo4, 8080), "an established connection is no listener");
+	const char *tcp6 = "  sl  local_address                         remote_address                        st\n"
+			   "   0: 00000000000000000000000001000000:1F40 00000000000000000000000000000000:0000 0A 0 0 0\n"
+			   "   1: 0000000000000000FFFF00000100007F:0050 00000000000000000000000000000000:0000 0A 0 0 0\n";
+	const uint8_t lo6[16] = { [15] = 1 };
+	ok(netns_host_listens(tcp6, AF_INET6, lo6, 8000), "[::1]:8000 listening");
+	ok(!netns_host_listens(tcp6, AF_INET6, lo6, 80), "a mapped IPv4 listener is not ::1's");
+	ok(netns_host_listens(tcp6, AF_INET, lo4, 80), "::ffff:127.0.0.1:80 listens for 127.0.0.1:80");
+}
+
 int main(void)
 {
+	test_refusals();
 	test_outside();
 	test_responder();
 	test_golden();

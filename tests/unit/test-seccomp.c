@@ -902,6 +902,42 @@ static void test_programs(void)
 	free(text);
 }
 
+/* supervise_files: the instructions put before the compiled filter send
+ * every open, creation, removal and rename to the listener, and leave
+ * every other call, and every call of another architecture, to it. */
+static void test_supervise_files(void)
+{
+	struct seccomp_plan plan;
+	struct sock_fprog prog;
+	seccomp_plan(BACKEND_LANDLOCK, NET_LOOPBACK, 6, &plan);
+	plan.supervise_files = true;
+	if (!is_int(seccomp_build(&plan, &prog), 0, "supervise_files: the filter builds")) {
+		seccomp_plan_free(&plan);
+		return;
+	}
+	ok(prog.len > progs[LL_LO].len && prog.len - progs[LL_LO].len < 40,
+	   "supervise_files: a few instructions before the compiled filter (%u more)", prog.len - progs[LL_LO].len);
+	ok(memcmp(prog.filter + (prog.len - progs[LL_LO].len), progs[LL_LO].filter,
+		  progs[LL_LO].len * sizeof(struct sock_filter)) == 0,
+	   "supervise_files: the compiled filter follows them unchanged");
+	static const int calls[] = { __NR_openat, __NR_mkdirat, __NR_unlinkat, __NR_renameat2, __NR_linkat,
+				     __NR_symlinkat, __NR_mknodat, __NR_truncate, __NR_openat2 };
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
+		struct seccomp_data d = { .nr = calls[i], .arch = NATIVE_ARCH };
+		struct run r = bpf_run(&prog, &d);
+		ok(!r.error && r.ret == SECCOMP_RET_USER_NOTIF, "supervise_files: call %d goes to the listener", calls[i]);
+	}
+	struct seccomp_data d = { .nr = __NR_read, .arch = NATIVE_ARCH };
+	struct run r = bpf_run(&prog, &d);
+	ok(!r.error && r.ret == SECCOMP_RET_ALLOW, "supervise_files: read is allowed as before");
+	d = (struct seccomp_data){ .nr = __NR_openat, .arch = AUDIT_ARCH_I386 };
+	r = bpf_run(&prog, &d);
+	struct run before = bpf_run(&progs[LL_LO], &d);
+	ok(!r.error && r.ret == before.ret, "supervise_files: another architecture's call gets what it got before");
+	seccomp_bpf_free(&prog);
+	seccomp_plan_free(&plan);
+}
+
 int main(void)
 {
 #if !defined(NATIVE_ARCH)
@@ -932,6 +968,7 @@ int main(void)
 	test_ids();
 	test_answer_unknown();
 	test_reference();
+	test_supervise_files();
 
 	for (int v = 0; v < N_VARIANTS; v++) {
 		seccomp_bpf_free(&progs[v]);

@@ -31,6 +31,16 @@ struct op {
 	const char *usage;
 };
 
+/* What the probe was called by, as exec handed it. */
+static const char *called_as;
+
+static int op_argv0(char **args)
+{
+	(void)args;
+	printf("probe: argv0 %s\n", called_as);
+	return 0;
+}
+
 static const struct op ops[] = {
 	{ "read", 1, 1, op_read, "PATH" },
 	{ "write", 1, 1, op_write, "PATH" },
@@ -55,6 +65,7 @@ static const struct op ops[] = {
 	{ "plant-until-gone", 2, 2, op_plant_until_gone, "PATH SECONDS" },
 	{ "exec", 1, -1, op_exec, "PATH [ARG]..." },
 	{ "cwd", 0, 0, op_cwd, "" },
+	{ "argv0", 0, 0, op_argv0, "" },
 	{ "env", 1, 1, op_env, "NAME" },
 	{ "environ", 0, 0, op_environ, "" },
 	{ "fds", 0, 0, op_fds, "" },
@@ -200,6 +211,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	op_name = op->name;
+	called_as = argv[0];
 	nargs = argc - 2;
 	if (nargs < op->min_args || (op->max_args >= 0 && nargs > op->max_args))
 		usage_error("usage: probe %s %s", op->name, op->usage);

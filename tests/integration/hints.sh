@@ -1,0 +1,236 @@
+# Every fix a stockade line or `stockade why` proposes works as given: for
+# each kind of refusal, the test makes it happen (the probe, started, gets
+# the errno named), reads the option the line proposes, applies each of
+# its alternatives (an option, or the stockade.ini key that says the same
+# in the user's own file) and shows the same command then succeeds. Remote
+# hosts: only the tests' own 10.203.0.2 (tests/remote-host.sh).
+#
+# The control, on main before this: the namespace jail proposed
+# `--connect 10.203.0.2:7` for a remote address and refused it ("only a
+# loopback address or localhost"); why proposed `--connect
+# registry.npmjs.org:443` ("numeric address or localhost"); a refused
+# socket with the network off proposed only --net on.
+. tests/lib.sh
+
+new_places
+unset XDG_CONFIG_HOME
+CONF="$HOME/.config/stockade/stockade.ini"
+mkdir -p "$(dirname "$CONF")"
+in_jail() {
+	(cd "$W" && jail "$@")
+}
+
+# The alternatives a line offers, one per line: "--net on", "--connect
+# 10.203.0.2:7", "ini network = on", from its last "to allow: ..." or
+# "allow: ..." or "hint: ... --read X" (parenthesised remarks left out).
+proposed() {
+	printf '%s\n' "$1" | grep -E '(to allow|  allow|^hint): ' | tail -n 1 | sed -E 's/.*(to allow|allow|hint): //; s/\([^)]*\)//g' |
+		sed 's/, or /\n/g; s/ *$//' | sed 's/ *$//' | while IFS= read -r alt; do
+		case $alt in
+		*"in stockade.ini: "*) printf 'ini %s\n' "${alt#*in stockade.ini: }" ;;
+		*--*) printf '%s\n' "$alt" | grep -o -E -- '--[a-z-]+ [^ ,;]+' | head -n 1 ;;
+		esac
+	done
+}
+
+# A proposal as a test's name: its paths and ports vary from run to run.
+label() {
+	printf '%s\n' "$1" | sed -E 's#(unix:)?/[^ ]*#PATH#; s#127\.0\.0\.1:[0-9]+#127.0.0.1:PORT#'
+}
+
+# apply_each DESC OUTPUT EXPECT -- [OPTION]... -- CMD...: each
+# alternative OUTPUT proposes, applied after the run's own OPTIONs (so
+# that it is the one in effect), gives EXPECT (the probe's line); there
+# must be at least one.
+apply_each() {
+	local desc=$1 out=$2 expect=$3 alts alt n=0
+	local -a opts=()
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	alts=$(proposed "$out")
+	if [ -z "$alts" ]; then
+		fail "$desc: a fix is proposed"
+		diag "$out"
+		return
+	fi
+	while IFS= read -r alt; do
+		n=$((n + 1))
+		case $alt in
+		ini\ *)
+			printf '[sandbox]\n%s\n' "${alt#ini }" >"$CONF"
+			expect_probe "$desc: in stockade.ini, its '$(label "${alt#ini }")' works" "$expect" -- in_jail "${opts[@]}" "$@"
+			rm -f "$CONF"
+			;;
+		*)
+			# shellcheck disable=SC2086 # the option and its value
+			expect_probe "$desc: its '$(label "$alt")' works" "$expect" -- in_jail "${opts[@]}" $alt "$@"
+			;;
+		esac
+	done <<EOF
+$alts
+EOF
+}
+
+# refusal DESC ERRNO -- ARGS...: the probe, in the jail, gets ERRNO, and
+# stockade's own line is left in $OUT.
+refusal() {
+	local desc=$1 expect=$2
+	shift 3
+	expect_probe "$desc" "$expect" -- in_jail "$@"
+	OUT=$PROBE_OUTPUT
+}
+
+# ---- the network: a remote host, with loopback (the default)
+REMOTE_COUNT=${STOCKADE_REMOTE_COUNT:-/tmp/stockade-remote.count}
+if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; then
+	expect_control "outside: the remote host answers" -- "$PROBE" connect-tcp 10.203.0.2 7
+	refusal "a connect to the remote host is refused" "errno ENETUNREACH" -- -- "$PROBE" connect-tcp 10.203.0.2 7
+	case $OUT in *"to allow: --connect 10.203.0.2:7"*) pass "the line proposes --connect 10.203.0.2:7" ;;
+	*) fail "the line proposes --connect 10.203.0.2:7"; diag "$OUT" ;; esac
+	apply_each "remote host" "$OUT" ok -- -- "$PROBE" connect-tcp 10.203.0.2 7
+	# why agrees, and its fix works the same
+	out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" 10.203.0.2:7 2>&1)
+	apply_each "why 10.203.0.2:7" "$out" ok -- -- "$PROBE" connect-tcp 10.203.0.2 7
+	# --connect gives that port alone: another of the same host is still refused
+	expect_probe "--connect 10.203.0.2:7 does not give port 9 of the same host" "errno $([ "$TEST_BACKEND" = landlock ] && echo ENETUNREACH || echo ECONNREFUSED)" -- \
+		in_jail --connect 10.203.0.2:7 -- "$PROBE" connect-tcp 10.203.0.2 9
+else
+	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
+fi
+
+# ---- why for a name: the network, never --connect NAME (which takes a
+#      numeric address); a .localhost name: 127.0.0.1
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" registry.npmjs.org:443 2>&1)
+alts=$(proposed "$out")
+if [ "$alts" = "--net on
+ini network = on" ]; then
+	pass "why NAME:443 proposes the network, not --connect NAME"
+else
+	fail "why NAME:443 proposes the network, not --connect NAME"
+	diag "$out"
+fi
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" api.localhost:5432 2>&1)
+case $(proposed "$out" | head -n 1) in
+"--connect 127.0.0.1:5432") pass "why api.localhost:5432 proposes --connect 127.0.0.1:5432" ;;
+*) fail "why api.localhost:5432 proposes --connect 127.0.0.1:5432"; diag "$out" ;;
+esac
+
+# ---- a service of the host on loopback: --connect
+netpeer_start tcp 127.0.0.1 0
+expect_control "outside: the host's service answers" -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT"
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" "127.0.0.1:$PEER_PORT" 2>&1)
+apply_each "why 127.0.0.1:PORT (a host service)" "$out" ok -- -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT"
+
+# ---- the network off: the run's own server on loopback needs loopback,
+#      not the whole network
+expect_control "outside: a listener of its own, connected to" -- "$PROBE" connect-cycles 127.0.0.1 3
+expect_probe "network off: the run's own loopback server fails" "errno $([ "$TEST_BACKEND" = landlock ] && echo EAFNOSUPPORT || echo ENETUNREACH)" -- \
+	in_jail --net off -- "$PROBE" connect-cycles 127.0.0.1 3
+OUT=$PROBE_OUTPUT
+if [ "$TEST_BACKEND" = landlock ]; then
+	case $(proposed "$OUT" | head -n 1) in
+	"--net loopback") pass "network off: the line proposes --net loopback first" ;;
+	*) fail "network off: the line proposes --net loopback first"; diag "$OUT" ;;
+	esac
+	apply_each "network off, the run's own server" "$OUT" ok -- --net off -- "$PROBE" connect-cycles 127.0.0.1 3
+fi
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" --net off 127.0.0.1:5432 2>&1)
+case $(proposed "$out" | head -n 1) in
+"--net loopback") pass "why with the network off: loopback for a loopback address" ;;
+*) fail "why with the network off: loopback for a loopback address"; diag "$out" ;;
+esac
+# --connect with the network off: its hint
+out=$(in_jail --net off --connect "127.0.0.1:$PEER_PORT" -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT" 2>&1)
+[ $? -eq 125 ] && pass "--connect with the network off: refused (125)" || fail "--connect with the network off: refused (125)"
+case $out in *"hint: --net loopback with --connect"*)
+	expect_probe "the hint's --net loopback with the same --connect works" ok -- \
+		in_jail --net loopback --connect "127.0.0.1:$PEER_PORT" -- "$PROBE" connect-tcp 127.0.0.1 "$PEER_PORT" ;;
+*) fail "--connect with the network off: the hint names --net loopback"; diag "$out" ;;
+esac
+
+# ---- a socket file of the host's: --connect unix:PATH
+SOCKDIR=$(mktemp -d /var/tmp/stockade-hints.XXXXXX)
+at_exit rm -rf "$SOCKDIR"
+chmod 755 "$SOCKDIR"
+netpeer_start unix "$SOCKDIR/s.sock"
+expect_control "outside: the socket file answers" -- "$PROBE" connect-unix "$SOCKDIR/s.sock"
+out=$(cd "$W" && "$STOCKADE" why "unix:$SOCKDIR/s.sock" 2>&1)
+apply_each "why unix:PATH" "$out" ok -- -- "$PROBE" connect-unix "$SOCKDIR/s.sock"
+if [ "$TEST_BACKEND" = landlock ]; then
+	refusal "a host socket file is refused" "errno EACCES" -- -- "$PROBE" connect-unix "$SOCKDIR/s.sock"
+	apply_each "a host socket file" "$OUT" ok -- -- "$PROBE" connect-unix "$SOCKDIR/s.sock"
+fi
+
+# ---- files: why's --read and --write, as given
+ELSEWHERE=$(mktemp -d /var/tmp/stockade-hints.XXXXXX)
+at_exit rm -rf "$ELSEWHERE"
+echo data >"$ELSEWHERE/f"
+expect_control "outside: a file elsewhere is read" -- "$PROBE" read "$ELSEWHERE/f"
+out=$(cd "$W" && "$STOCKADE" why "$ELSEWHERE/f" 2>&1)
+apply_each "why PATH (read)" "$(printf '%s\n' "$out" | sed -n '1,/^write/p' | grep -v '^write')" ok -- -- "$PROBE" read "$ELSEWHERE/f"
+expect_control "outside: a new file there is made" -- "$PROBE" write "$ELSEWHERE/new-outside"
+out=$(cd "$W" && "$STOCKADE" why "$ELSEWHERE/new" 2>&1)
+case $out in *"allow: --write $ELSEWHERE (it does not exist yet"*) pass "why of a file not made yet: --write its folder" ;;
+*) fail "why of a file not made yet: --write its folder"; diag "$out" ;; esac
+apply_each "why NEWFILE (write)" "$out" ok -- -- "$PROBE" write "$ELSEWHERE/new"
+# what the user cannot do outside, the jail does not give: no option
+if ! is_root; then
+	out=$(cd "$W" && "$STOCKADE" why /etc/hostname 2>&1)
+	case $out in *"allow: none: you cannot write it outside the jail either"*) pass "why /etc/hostname as a user: no option proposed (you cannot write it outside)" ;;
+	*) fail "why /etc/hostname as a user: no option proposed"; diag "$out" ;; esac
+fi
+# a hide of yours: why says to take it away; without it, read
+echo secret >"$W/.env"
+expect_probe "--hide .env: refused" "errno $(covered_errno)" -- in_jail --hide .env -- "$PROBE" read "$W/.env"
+out=$(cd "$W" && "$STOCKADE" why --hide .env .env 2>&1)
+case $out in *"allow: take away the hide it names (--hide on the command line)"*)
+	expect_probe "why's fix: without the --hide, read" ok -- in_jail -- "$PROBE" read "$W/.env" ;;
+*) fail "why names the --hide to take away"; diag "$out" ;; esac
+
+# ---- a script whose interpreter lies outside: the hint's --read
+mkdir -p "$ELSEWHERE/interp"
+cp /bin/sh "$ELSEWHERE/interp/sh"
+printf '#!%s\necho "probe: started script"\necho "probe: ok"\n' "$ELSEWHERE/interp/sh" >"$W/script"
+chmod 755 "$W/script"
+expect_control "outside: the script runs" -- "$W/script"
+out=$(in_jail -- "$W/script" 2>&1)
+st=$?
+if [ $st -eq 126 ] || [ $st -eq 127 ]; then
+	pass "the script's interpreter is out of reach ($st)"
+	apply_each "a script's interpreter" "$out" ok -- -- "$W/script"
+else
+	fail "the script's interpreter is out of reach (status $st)"
+	diag "$out"
+fi
+
+# ---- limits: the size or count proposed
+in_jail --memory 64M --report "$T/mem.json" -- true
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if any(e.startswith("memory: at most 64.0 MiB") for e in r["enforced"]) else 1)' "$T/mem.json"; then
+	expect_probe "past --memory 64M the run is killed" "signal KILL" -- in_jail --memory 64M -- "$PROBE" alloc 96
+	apply_each "the memory limit" "$PROBE_OUTPUT" ok -- --memory 64M -- "$PROBE" alloc 96
+else
+	diag "no memory bound here: its fix is not proposed"
+fi
+mkdir -p "$T/marks"
+expect_probe "--max-procs 20: forks past it fail" "errno EAGAIN" -- in_jail --max-procs 20 -- "$PROBE" spawn-many 30
+if printf '%s\n' "$PROBE_OUTPUT" | grep -q -- 'to allow: --max-procs'; then
+	apply_each "the process limit" "$PROBE_OUTPUT" ok -- --max-procs 20 -- "$PROBE" spawn-many 30
+else
+	diag "no line for the process limit here (RLIMIT_NPROC: the kernel does not count refusals)"
+fi
+
+# ---- a rename over .git/config in the namespace jail: --backend landlock
+if [ "$TEST_BACKEND" = namespaces ]; then
+	git -C "$W" init -q
+	out=$(in_jail -- git -C "$W" config user.name jailed 2>&1)
+	case $out in *"hint: set it outside the jail, or run with --backend landlock"*)
+		out=$(cd "$W" && "$STOCKADE" --backend landlock -- git -C "$W" config user.name jailed 2>&1)
+		[ "$(git -C "$W" config user.name)" = jailed ] && pass "the hint's --backend landlock: git config works, the inert setting kept" ||
+			{ fail "the hint's --backend landlock: git config works"; diag "$out"; } ;;
+	*) fail "a refused git config names --backend landlock"; diag "$out" ;;
+	esac
+fi
+plan_done
