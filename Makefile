@@ -242,12 +242,24 @@ $(BUILD)/tools/stockade-inih-shared: $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Wl,--as-needed -o $@ $^ $(shell $(PKG_CONFIG) --libs libmnl) $(LIBCAP_STATIC) \
 		$(shell $(PKG_CONFIG) --libs inih)
 
+# make bench's per-phase table: stockade built again with -DSTOCKADE_PHASES
+# (lib/phase.h), whose marks go to a descriptor the bench gives. Built for
+# the bench alone, in a tree of its own; the stockade a user runs has
+# no mark in it.
+$(BUILD)/tools/stockade-phases: FORCE
+	@$(MAKE) -s BUILD=$(BUILD)/phases CFLAGS="$(CFLAGS) -DSTOCKADE_PHASES" $(BUILD)/phases/stockade
+	@mkdir -p $(dir $@)
+	@cp -f $(BUILD)/phases/stockade $@
+
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/tools/bench-dirs: tools/bench-dirs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HELPER_CFLAGS) -o $@ $<
 
 bench: $(BUILD)/stockade $(HELPER_BINS) $(BUILD)/tools/bench-plan $(BUILD)/tools/bench-dirs $(BUILD)/tools/bench-guard $(BUILD)/tools/dump-filter \
-	$(BUILD)/tools/stockade-inih-shared $(BASE_STOCKADE)
+	$(BUILD)/tools/stockade-inih-shared $(BUILD)/tools/stockade-phases $(BASE_STOCKADE)
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) STOCKADE_BASE=$(if $(BASE_STOCKADE),$(abspath $(BASE_STOCKADE))) \
 		STOCKADE_BASE_NAME="$(BASE) ($(BASE_REV))" tests/bench.sh
 

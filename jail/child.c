@@ -16,9 +16,14 @@
 #include "jail/limits.h"
 #include "jail/zygote.h"
 #include "lib/fd.h"
+#include "lib/phase.h"
 #include "lib/util.h"
 #include "netns/netns.h"
 #include "seccomp/seccomp.h"
+
+/* make bench's phase marks (lib/phase.h): the jail's init's, or the
+ * landlock backend's command's process's. */
+#define child_mark(c, what) phase_mark((c)->init ? "init:" what : "command:" what)
 
 /* The signals stockade forwards; the jail's init passes them on. */
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
@@ -135,6 +140,7 @@ static void confine(const struct child *c)
 		fail(c, CHILD_STEP_CAPS, r, NULL, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		fail(c, CHILD_STEP_NNP, errno, NULL, 125);
+	child_mark(c, "caps");
 	int handed = -1;	/* the listener stockade takes by its number */
 	if (c->bpf && c->no_listener) {
 		/* A parent's filter holds the listener: this one goes alone,
@@ -162,9 +168,12 @@ static void confine(const struct child *c)
 		else
 			handed = listener;
 	}
+	child_mark(c, "seccomp_load");
 	int ruleset = -1;
 	if (!c->init && wait_go(c, &ruleset) < 0)
 		_exit(125);
+	if (!c->init)
+		child_mark(c, "wait_go");
 	/* stockade holds it by now: it took it before it said go */
 	if (handed >= 0)
 		close(handed);
@@ -179,6 +188,7 @@ static void confine(const struct child *c)
 			fail(c, CHILD_STEP_LANDLOCK, r, NULL, 125);
 		close(ruleset);
 	}
+	child_mark(c, "landlock");
 }
 
 /* The path the command is exec'd by: the one found on PATH, its links
@@ -209,6 +219,7 @@ static _Noreturn void exec_command(const struct child *c)
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	phase_mark("command:execve");
 	execve(exec_path(c), c->argv, c->envp);
 	/* The program was found before the fork: failing now means it cannot
 	 * run: 127 as a shell says when what it needs is not there (its
@@ -281,8 +292,11 @@ static _Noreturn void be_init(const struct child *c)
 	pid_t pid = fork();
 	if (pid < 0)
 		fail(c, CHILD_STEP_INIT, errno, "fork", 125);
-	if (pid == 0)
+	if (pid == 0) {
+		phase_mark("command:start");
 		exec_command(c);
+	}
+	phase_mark("init:fork_command");
 	/* stockade sees EOF on the error pipe when the command has exec'd. */
 	close(c->err_fd);
 
@@ -344,6 +358,8 @@ _Noreturn void child_main(const struct child *c)
 	int ignored;
 	if (c->init && wait_go(c, &ignored) < 0)
 		_exit(125);
+	if (c->init)
+		child_mark(c, "wait_go");
 	/* 3. The run's cgroup, where clone3 could not put it at birth. */
 	if (c->cgroup_procs >= 0 && write(c->cgroup_procs, "0", 1) != 1)
 		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
@@ -360,12 +376,15 @@ _Noreturn void child_main(const struct child *c)
 		if (getrlimit(RLIMIT_NPROC, &held) == 0 && held.rlim_max != RLIM_INFINITY && nproc > held.rlim_max)
 			nproc = held.rlim_max;
 	}
+	child_mark(c, "cgroup_nproc");
 	/* 4. The network namespace's own loopback. */
 	if (c->loopback) {
 		int r = netns_loopback_up();
 		if (r < 0)
 			fail(c, CHILD_STEP_NETLINK, r, "lo", 125);
 	}
+	if (c->loopback)
+		child_mark(c, "loopback_up");
 	/* 4b. The name responder's socket, bound in the jail's network
 	 *     namespace while init may still bind port 53 there; stockade
 	 *     serves it from outside. */
@@ -402,6 +421,8 @@ _Noreturn void child_main(const struct child *c)
 		if (rf >= 0)
 			close(rf);
 	}
+	if (c->responder || c->outside)
+		child_mark(c, "responder_outside");
 	/* 4c. --connect: a listener where the command will look for the
 	 *     host's service, listening before the command starts. */
 	for (size_t i = 0; i < c->n_listens; i++) {
@@ -432,6 +453,7 @@ _Noreturn void child_main(const struct child *c)
 		int r = mount_apply_keep(c->mounts, c->root_dir, c->count_written ? &shared : NULL, &mf);
 		if (r < 0)
 			fail_mount(c, r, &mf);
+		child_mark(c, "mount_apply");
 		/* 5b. The run's tmpfs, to stockade, which counts what the run
 		 *     left there once it is over (it goes with the run). */
 		if (c->count_written) {
@@ -471,6 +493,7 @@ _Noreturn void child_main(const struct child *c)
 	 *    check), and it holds nothing of stockade's before it execs. */
 	if (c->init)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	child_mark(c, "chdir_pty");
 	/* 7b. The cgroup tree, once init is in the run's groups: stockade
 	 *     moved it into its limits' groups while it built the root (a
 	 *     move into a v1 group waits for an RCU grace period), and says
@@ -483,6 +506,7 @@ _Noreturn void child_main(const struct child *c)
 			if (wait_go(c, &ignored) < 0)
 				_exit(125);
 			went = true;
+			child_mark(c, "wait_second_go");
 		}
 		if (c->cgroupns_late && unshare(CLONE_NEWCGROUP) < 0)
 			fail(c, CHILD_STEP_CGROUP, errno, "cgroup namespace", 125);
@@ -490,6 +514,7 @@ _Noreturn void child_main(const struct child *c)
 		int r = mount_apply_cgroups(c->mounts, &mf);
 		if (r < 0)
 			fail_mount(c, r, &mf);
+		child_mark(c, "mount_cgroups");
 	}
 	/* 8. Capabilities, no_new_privs, seccomp, Landlock; --mode off waits
 	 *    for go alone. */

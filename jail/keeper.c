@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/fd.h"
+#include "lib/phase.h"
 #include "lib/util.h"
 #include "supervise/supervise.h"
 
@@ -97,10 +98,12 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	 * signals stockade forwards are blocked still, and their dispositions
 	 * are stockade's: an ignored one would be the command's too). The
 	 * run's subreaper before its first process exists. */
+	phase_mark("keeper:start");
 	pid_t command = -1;
 	if (d->start) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		command = d->start(d->data);
+		phase_mark("keeper:fork_command");
 	}
 	/* Out of stockade's session and process group: a kill of the group,
 	 * a Ctrl-C, a hangup of the terminal reach stockade, not this. */
@@ -119,6 +122,9 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	sigprocmask(SIG_SETMASK, &chld, NULL);
 	int keep[16];
 	size_t n_keep = 0;
+#ifdef STOCKADE_PHASES
+	keep[n_keep++] = PHASE_FD;
+#endif
 	keep[n_keep++] = sock;
 	if (d->init_pidfd >= 0)
 		keep[n_keep++] = d->init_pidfd;
@@ -136,6 +142,7 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 		if (command < 0)
 			_exit(0);
 	}
+	phase_mark("keeper:ready");
 	int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	struct made *made = NULL;

@@ -17,6 +17,7 @@
 #include "jail/sbverbs.h"
 #include "jail/why.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "lib/util.h"
 #include "policy/build.h"
 #include "policy/carried.h"
@@ -72,6 +73,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	struct policy p;
 	struct run_config rc;
 	int e = config_policy(o, environ, &rc, &p);
+	phase_mark("config_policy");
 	if (e) {
 		config_free(&rc);
 		return e;
@@ -82,6 +84,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		return 125;
 	}
 	say_skipped(&p, rep);
+	phase_mark("ignored");
 	if (o->command == CMD_WHY) {
 		/* With the places of the backend a run would get: its fresh
 		 * home and tmp, as inside the run. */
@@ -100,6 +103,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	/* 2. What this host can enforce, and the backend that fits. */
 	struct host h;
 	host_probe(&h, HOST_CHEAP);
+	phase_mark("host_probe");
 	struct run r = {
 		.p = &p,
 		.h = &h,
@@ -167,9 +171,11 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		run_guard_areas(&p, NULL, areas);
 		for (size_t i = 0; i < r.n_guards; i++)
 			policy_add_handoffs(&p, areas[i].workspace, guard_handoffs(r.guards[i]));
+		phase_mark("guard_begin");
 	}
 	/* 5. The run, on its backend; the guard ended. */
 	status = run_command(&r);
+	phase_mark("run_command");
 	/* 6. What was refused, in one line when the command failed. */
 	if (status != 0 && rep->n_denials && !holder) {
 		_cleanup_free_ char *line = report_denials_line(rep);
@@ -180,6 +186,7 @@ out:
 	host_free(&h);
 	policy_free(&p);
 	config_free(&rc);
+	phase_mark("free");
 	return status;
 }
 
@@ -211,6 +218,7 @@ static int run(const struct options *o, unsigned long long start_us)
 
 int main(int argc, char **argv)
 {
+	phase_start("exec");
 	unsigned long long start = now_usec();
 	struct options o;
 	_cleanup_free_ char *err = NULL;
@@ -221,6 +229,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	log_verbosity = o.verbosity;
+	phase_mark("cli");
 
 	int status = 0;
 	switch (o.command) {
@@ -269,5 +278,6 @@ int main(int argc, char **argv)
 		break;
 	}
 	options_free(&o);
+	phase_mark("main_end");
 	return status;
 }

@@ -34,6 +34,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/path.h"
+#include "lib/phase.h"
 #include "netns/netns.h"
 #include "supervise/supervise.h"
 
@@ -694,6 +695,7 @@ static pid_t start_command(void *data)
 	bool in_cgroup;
 	pid_t pid = fork_into(k->cg, &in_cgroup);
 	if (pid == 0) {
+		phase_mark("command:start");
 		struct child c = *k->c;
 		link_child_side(k->ln);
 		if (!in_cgroup)
@@ -765,14 +767,19 @@ static int run_namespaces(struct run *r)
 	/* 2. The places: the run directory the new root is mounted on; the
 	 *    home and /tmp are tmpfs of the jail's own. */
 	places_plan(p, pl.backend, r->environ, &pl.places);
+	phase_mark("places_plan");
 	if (make_places(r, &pl) < 0)
 		goto out;
+	phase_mark("places_make");
 	/* 3. The filter, the new root, and Landlock on top of it. */
 	if (plan_filter_said(r, &pl) < 0)
 		goto out;
+	phase_mark("plan_filter");
 	plan_mounts(&pl, p);
+	phase_mark("plan_mounts");
 	if (plan_landlock_said(r, &pl) < 0)
 		goto out;
+	phase_mark("plan_landlock");
 	/* 4. The limits, by the best mechanism here; what is enforced;
 	 *    --mode required refuses the rest. */
 	/*    A cgroup of the run's own where one can be made: the jail is
@@ -780,10 +787,13 @@ static int run_namespaces(struct run *r)
 	 *    mounts) is rooted there, and its limits go on it. */
 	if (cgroup_create(&cg) < 0)
 		cgroup_release(&cg);
+	phase_mark("cgroup_create");
 	limits_setup(p, BACKEND_NAMESPACES, cg.dir, &lim);
+	phase_mark("limits_setup");
 	limits_describe(&lim, p, NULL, rep);
 	if (say_enforced(r, &pl, false) < 0)
 		goto out;
+	phase_mark("say_enforced");
 	/* 5. Signals blocked, the pipes to the jail's init. */
 	if (signals_block(&sg) < 0 || link_open(&ln) < 0) {
 		log_error("cannot set up the pipes to the command's process: %m");
@@ -793,6 +803,7 @@ static int run_namespaces(struct run *r)
 	 *     inside. */
 	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0)
 		goto out;
+	phase_mark("signals_forwards");
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
 	 *    It makes the jail's pty itself, in the new root; until then
 	 *    /dev/null stands in for the user's terminal. */
@@ -831,10 +842,12 @@ static int run_namespaces(struct run *r)
 	if (pid < 0)
 		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
+		phase_mark("init:start");
 		link_child_side(&ln);
 		child_main(&c);
 	}
 	int clone_err = errno;
+	phase_mark("clone");
 	link_parent_side(&ln);
 	if (zs[1] >= 0)
 		close(TAKE_FD(zs[1]));
@@ -861,6 +874,7 @@ static int run_namespaces(struct run *r)
 	/* 7. Its uid and gid maps: the caller's own ids and nothing else;
 	 *    then go. */
 	int e = ids_map(pid, p->uid, p->gid);
+	phase_mark("ids_map");
 	if (e < 0) {
 		kill_and_reap(pid);
 		set_fallback(rep, "user namespaces refused: writing the uid and gid maps", -e);
@@ -889,6 +903,7 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
+	phase_mark("keeper_begin");
 	if (child_go(ln.sock[0], -1) < 0) {
 		log_error("cannot start the jail's init: %m");
 		kill_and_reap(pid);
@@ -902,23 +917,30 @@ static int run_namespaces(struct run *r)
 	 *    the pty's master (once the root is built), the listener (once
 	 *    it has loaded its filter); then EOF on the error pipe says the
 	 *    command has exec'd. */
+	phase_mark("go");
 	if (lim.n_procs > 0 && (e = limits_join(&lim, pid)) < 0) {
 		kill_and_reap(pid);
 		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
 		goto out;
 	}
+	phase_mark("limits_join");
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
 		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0 ||
 				     fd_recv(ln.sock[0], &refusals) < 0));
+	phase_mark("recv_netns");
 	if (!failed && c.outside)
 		netns_outside_begin(&outside, outside_nl, rep);
+	phase_mark("netns_outside");
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
 	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || fd_recv(ln.sock[0], &shared) < 0 ||
 		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
+	phase_mark("recv_root_listener");
 	struct child_error ce;
-	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
+	bool setup_err = setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce);
+	phase_mark("wait_exec");
+	if (setup_err) {
 		waitpid(pid, NULL, 0);
 		if (r->may_fall_back && host_refused(&ce)) {
 			/* 9. The host refused the namespace jail: nothing of the
@@ -961,8 +983,10 @@ static int run_namespaces(struct run *r)
 		pr.holder = r->holder;
 	}
 	terminal_start(&term);
+	phase_mark("before_watch");
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
+	phase_mark("watch");
 	if (pr.listener >= 0)
 		close(pr.listener);
 	/* The command's status, unless watch has read it already; a report
@@ -986,18 +1010,23 @@ static int run_namespaces(struct run *r)
 	owed_count_shared(p, rep, &pl, shared);
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
+	phase_mark("after_watch");
 out:
 	for (int i = 0; i < 2; i++)
 		if (zs[i] >= 0)
 			close(zs[i]);
 	netns_outside_release(outside, refusals);
+	phase_mark("netns_outside_release");
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);
+	phase_mark("limits_release");
 	cgroup_release(&cg);
+	phase_mark("cgroup_release");
 	plan_free(&pl);
+	phase_mark("plan_free");
 	return status;
 }
 
@@ -1033,16 +1062,20 @@ static int run_landlock(struct run *r)
 	 *    the command's process needs both, and neither depends on the
 	 *    tree. */
 	places_plan(p, pl.backend, r->environ, &pl.places);
+	phase_mark("places_plan");
 	if (plan_filter_said(r, &pl) < 0)
 		goto out;
+	phase_mark("plan_filter");
 	/* 2. A cgroup of the run's own where the host delegates one, so that
 	 *    every process of the run can be killed with it, even if stockade
 	 *    is; made first, so that the command's process is born in it. */
 	if (jail && cgroup_create(&cg) < 0)
 		cgroup_release(&cg);
+	phase_mark("cgroup_create");
 	/*    The limits: in that cgroup where the host gave it the
 	 *    controllers, else by the best mechanism here. */
 	limits_setup(p, r->backend, cg.dir, &lim);
+	phase_mark("limits_setup");
 	/*    What the command sees of /sys/fs/cgroup: the groups just made
 	 *    for it, where they were made, and its own otherwise. */
 	if (jail) {
@@ -1085,6 +1118,7 @@ static int run_landlock(struct run *r)
 		}
 		places_add_terminal(&pl.places, term.slave_path);
 	}
+	phase_mark("forwards_terminal");
 	/* 3. Signals blocked, and the command's process forked: it drops its
 	 *    capabilities and loads its filter while stockade makes the rest,
 	 *    then waits for go. Orphans of the run come to stockade, which
@@ -1119,6 +1153,7 @@ static int run_landlock(struct run *r)
 			.data = &kept,
 		};
 		fork_err = -keeper_begin(&r->keeper, &duty);
+		phase_mark("keeper_begin");
 	} else {
 		pid = start_command(&kept);
 		fork_err = pid < 0 ? (int)-pid : 0;
@@ -1139,14 +1174,17 @@ static int run_landlock(struct run *r)
 	/* 4. The guard's baseline, a killed run undone first. */
 	if (jail && run_begin_guard(r) < 0)
 		goto out;
+	phase_mark("guard_begin");
 	/* 5. The places made; the fresh home linked to what it may read. */
 	if (make_places(r, &pl) < 0)
 		goto out;
+	phase_mark("places_make");
 	/* 6. The Landlock rules, with carve-outs, and their ruleset. */
 	if (jail) {
 		if (plan_landlock_said(r, &pl) < 0)
 			goto out;
 		const char *failing = NULL;
+		phase_mark("plan_landlock");
 		int e = landlock_build(&pl.landlock, &ruleset, &failing);
 		if (e < 0) {
 			if (failing)
@@ -1155,12 +1193,14 @@ static int run_landlock(struct run *r)
 				log_error("cannot create the Landlock ruleset: %s", strerror(-e));
 			goto out;
 		}
+		phase_mark("landlock_build");
 	}
 	/* 7. What is enforced here; --mode required refuses the rest. */
 	if (jail)
 		limits_describe(&lim, p, pl.places.run_dir, rep);
 	if (say_enforced(r, &pl, cg.dir != NULL) < 0)
 		goto out;
+	phase_mark("say_enforced");
 	/* 8. The listener, loaded long ago while stockade planned: taken
 	 *    by its number before the go (the process closes its own once
 	 *    it has the go). Then go, with the ruleset: the process
@@ -1171,6 +1211,7 @@ static int run_landlock(struct run *r)
 		log_error("cannot fork: %s", strerror((int)-pid));
 		goto out;
 	}
+	phase_mark("keeper_command");
 	int take_err = jail && !c.no_listener ? child_take_listener(ln.sock[0], pid, &listener) : 0;
 	bool failed = take_err < 0;
 	if (!failed)
@@ -1181,8 +1222,11 @@ static int run_landlock(struct run *r)
 		log_error("cannot take the seccomp listener from the command's process: %s", strerror(-take_err));
 	}
 	close(TAKE_FD(ruleset));
+	phase_mark("take_listener_go");
 	struct child_error ce;
-	if (setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce)) {
+	bool setup_err = setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce);
+	phase_mark("wait_exec");
+	if (setup_err) {
 		say_child_error(&ce, p);
 		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
 		goto out;
@@ -1232,8 +1276,10 @@ static int run_landlock(struct run *r)
 	if (pr.super && pl.seccomp.supervise_files)
 		supervisor_set_carved(pr.super, pl.landlock.carved);
 	terminal_start(&term);
+	phase_mark("before_watch");
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
+	phase_mark("watch");
 	/* The keeper killed what the command left before it reported its
 	 * status; without one (--mode off), or once it is gone, stockade
 	 * does, as their subreaper. */
@@ -1255,6 +1301,7 @@ static int run_landlock(struct run *r)
 		close(pr.listener);
 	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
+	phase_mark("after_watch");
 out:
 	for (int i = 0; i < 2; i++)
 		if (zs[i] >= 0)
@@ -1266,8 +1313,11 @@ out:
 	link_close(&ln);
 	signals_restore(&sg);
 	limits_release(&lim);
+	phase_mark("limits_release");
 	cgroup_release(&cg);
+	phase_mark("cgroup_release");
 	plan_free(&pl);
+	phase_mark("plan_free");
 	return status;
 }
 
@@ -1294,8 +1344,10 @@ int run_command(struct run *r)
 		status = run_landlock(r);
 	}
 	status = run_end_guard(r, status);
+	phase_mark("guard_end");
 	/* Ended whole: the keeper goes. */
 	keeper_end(&r->keeper);
+	phase_mark("keeper_end");
 	return status;
 }
 

@@ -114,6 +114,105 @@ if [ -n "${STOCKADE_BASE:-}" ]; then
 	echo
 fi
 
+# As root, make bench measures a user beside root: the one who ran sudo,
+# or BENCH_UID, or nobody; a home and a workspace of that user's own.
+# benchrun's @UID:GID and NAME=VALUE words switch to them in the child,
+# with no su or setpriv between (stockade -- true is a few milliseconds).
+as_user=() as_root=()
+if [ "$(id -u)" = 0 ]; then
+	b_uid=${BENCH_UID:-${SUDO_UID:-65534}}
+	b_gid=$(getent passwd "$b_uid" | cut -d: -f4)
+	b_gid=${b_gid:-$b_uid}
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/user/home" "$tmp/user/ws"
+	chown -R "$b_uid:$b_gid" "$tmp/user"
+	as_user=("@$b_uid:$b_gid" "HOME=$tmp/user/home")
+	as_root=("HOME=$HOME")
+	u_ws=$tmp/user/ws
+	who="uid $b_uid"
+else
+	u_ws=$tmp/ws
+	who="$(id -un)"
+fi
+
+echo "== start-up: the targets, interleaved ($BENCH_RUNS runs each; as $who$([ ${#as_root[@]} -gt 0 ] && echo ' and as root'))"
+# The floors beside stockade -- true in an empty workspace, each backend:
+# bare true, a launcher that forks, execs and waits, and bwrap with the
+# same mounts and no filter (bwrap_argv). As root, each again as root.
+if command -v bwrap >/dev/null; then
+	HOME=$tmp/user/home bwrap_argv "$u_ws"
+	[ ${#as_user[@]} -eq 0 ] && bwrap_argv "$u_ws"
+	bw_user=("${bw[@]}")
+	bwrap_argv "$tmp/ws"
+	bw_root=("${bw[@]}")
+else
+	bw_user=(/bin/true) bw_root=(/bin/true)
+fi
+st_args=(-q -- /bin/true)
+startup_cmds=(/bin/true :: "$BUILD/tests/minlaunch" wait /bin/true ::
+	"${as_user[@]}" "${bw_user[@]}" ::
+	"${as_user[@]}" "$STOCKADE" --backend namespaces -C "$u_ws" "${st_args[@]}" ::
+	"${as_user[@]}" "$STOCKADE" --backend landlock -C "$u_ws" "${st_args[@]}")
+if [ ${#as_root[@]} -gt 0 ]; then
+	startup_cmds+=(:: "${bw_root[@]}" ::
+		"${as_root[@]}" "$STOCKADE" --backend namespaces -C "$tmp/ws" "${st_args[@]}" ::
+		"${as_root[@]}" "$STOCKADE" --backend landlock -C "$tmp/ws" "${st_args[@]}")
+fi
+"$BENCHRUN" 3 "${startup_cmds[@]}" >/dev/null || echo "(a command failed: the figures below are not)"
+mapfile -t su < <("$BENCHRUN" "$BENCH_RUNS" "${startup_cmds[@]}")
+read -r bare_med _ _ _ <<<"${su[0]}"
+read -r wt_med _ _ _ <<<"${su[1]}"
+startup_line() { # NAME "med p90 rss rss_max" of stockade, "med rss" of bwrap
+	local name=$1 med p90 rss rssmax bmed brss
+	read -r med p90 rss rssmax <<<"$2"
+	read -r bmed _ brss _ <<<"$3"
+	printf '%-22s median %6s us, p90 %6s us, peak %5s KiB (bwrap %s KiB: %sx)\n' "$name" "$med" "$p90" "$rss" "$brss" \
+		"$(ratio "$rss" "$brss")"
+}
+echo "bare true:             median ${bare_med} us; fork, exec, wait: ${wt_med} us"
+read -r ub_med _ <<<"${su[2]}"
+read -r un_med _ <<<"${su[3]}"
+read -r ul_med _ <<<"${su[4]}"
+echo "bwrap, same mounts:    median ${ub_med} us ($who)"
+startup_line "namespaces ($who):" "${su[3]}" "${su[2]}"
+startup_line "landlock ($who):" "${su[4]}" "${su[2]}"
+echo "namespaces ($who): $(ratio "$un_med" "$ub_med")x bwrap   (target: at most 1.0x)"
+echo "landlock ($who):   $(ratio "$ul_med" "$wt_med")x fork-exec-wait   (target: at most 1.5x)"
+if [ ${#as_root[@]} -gt 0 ]; then
+	read -r rb_med _ <<<"${su[5]}"
+	read -r rn_med _ <<<"${su[6]}"
+	read -r rl_med _ <<<"${su[7]}"
+	echo "bwrap, same mounts:    median ${rb_med} us (root)"
+	startup_line "namespaces (root):" "${su[6]}" "${su[5]}"
+	startup_line "landlock (root):" "${su[7]}" "${su[5]}"
+	echo "namespaces (root): $(ratio "$rn_med" "$rb_med")x bwrap   (target: at most 1.0x); $(ratio "$rn_med" "$un_med")x the user's   (target: at most 1.1x)"
+	echo "landlock (root):   $(ratio "$rl_med" "$wt_med")x fork-exec-wait   (target: at most 1.5x); $(ratio "$rl_med" "$ul_med")x the user's   (target: at most 1.1x)"
+fi
+echo "peak memory: stockade's against bwrap's above   (target: no higher)"
+echo
+
+echo "== start-up, phase by phase: stockade -- true in an empty workspace"
+# The same run by a stockade built with -DSTOCKADE_PHASES (lib/phase.h),
+# whose marks go to descriptor 1000: each phase's median and its share
+# of the median start-up. Rows "who:what" are the other processes', beside
+# stockade's (the jail's init, the command's process, the keeper).
+if [ -x "$BUILD/tools/stockade-phases" ]; then
+	ph="$BUILD/tools/stockade-phases"
+	phase_cmds=("${as_user[@]}" "$ph" --backend namespaces -C "$u_ws" "${st_args[@]}" ::
+		"${as_user[@]}" "$ph" --backend landlock -C "$u_ws" "${st_args[@]}")
+	labels="ns $who,landlock $who"
+	if [ ${#as_root[@]} -gt 0 ]; then
+		phase_cmds+=(:: "${as_root[@]}" "$ph" --backend namespaces -C "$tmp/ws" "${st_args[@]}" ::
+			"${as_root[@]}" "$ph" --backend landlock -C "$tmp/ws" "${st_args[@]}")
+		labels="$labels,ns root,landlock root"
+	fi
+	"$BENCHRUN" -p 1000 -l "$labels" "$BENCH_RUNS" "${phase_cmds[@]}"
+else
+	echo "no $BUILD/tools/stockade-phases (make bench builds it)"
+fi
+echo
+[ "${BENCH_ONLY:-}" = startup ] && exit 0
+
 echo "== start-up: stockade --backend landlock -- true against bare true"
 # Two floors measured beside it: a launcher that execs the command in place
 # (the issue's "minimal launcher"), and one that forks, execs and waits, as
