@@ -360,12 +360,15 @@ _Noreturn void child_main(const struct child *c)
 		_exit(125);
 	if (c->init)
 		child_mark(c, "wait_go");
-	/* 3. The run's cgroup, where clone3 could not put it at birth. */
+	/* 3. The run's cgroup, where clone3 could not put it at birth; the
+	 *    limits' groups (the jail's init as the landlock backend's
+	 *    process: before anything of the command's exists, and all of
+	 *    it is born in them). */
 	if (c->cgroup_procs >= 0 && write(c->cgroup_procs, "0", 1) != 1)
 		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
 	for (size_t i = 0; i < c->n_join_procs; i++)
 		if (write(c->join_procs[i], "0", 1) != 1)
-			fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
+			fail(c, CHILD_STEP_CGROUP, errno, "the limits' cgroup", 125);
 	/* The user's tasks but this one, which is the run's. */
 	unsigned long nproc = c->nproc;
 	if (nproc && c->nproc_plus_user) {
@@ -494,12 +497,10 @@ _Noreturn void child_main(const struct child *c)
 	if (c->init)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	child_mark(c, "chdir_pty");
-	/* 7b. The cgroup tree, once init is in the run's groups: stockade
-	 *     moved it into its limits' groups while it built the root (a
-	 *     move into a v1 group waits for an RCU grace period), and says
-	 *     go; a cgroup namespace rooted where it is now, so that each
-	 *     hierarchy mounted shows the run's own group, not the shared
-	 *     one it was cloned in. */
+	/* 7b. The cgroup tree, once init is in the run's groups (3) and
+	 *     stockade has said go (the way out made); a cgroup namespace
+	 *     rooted where it is now, so that each hierarchy mounted shows
+	 *     the run's own group, not the shared one it was cloned in. */
 	bool went = false;
 	if (c->mounts) {
 		if (c->join_go) {
@@ -522,8 +523,8 @@ _Noreturn void child_main(const struct child *c)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
 		_exit(125);
-	/* 8b. The namespace jail's init: in the limits' groups by now (in
-	 *     7b where it mounts a tree). */
+	/* 8b. The namespace jail's init: the way out made by now (in 7b
+	 *     where it mounts a tree). */
 	if (c->join_go && !went && wait_go(c, &ignored) < 0)
 		_exit(125);
 	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:

@@ -94,18 +94,18 @@ struct child {
 	/* The landlock backend: the run's cgroup, where clone3 could not put
 	 * the process at birth (-1: none, or born there). */
 	int cgroup_procs;
-	/* The landlock backend: the cgroup.procs of the limits' groups (the
-	 * host's cgroup v1 pids and memory), joined by the process itself at
-	 * once, while stockade makes the rest: a move into a v1 group waits
-	 * for an RCU grace period, some 10 to 15 ms. */
+	/* Where the process joins the limits' groups (the host's cgroup v1
+	 * pids and memory, as root), writing 0 there itself at once (v1's
+	 * tasks: no RCU grace period, limits.c), while stockade makes the
+	 * rest. */
 	const int *join_procs;
 	size_t n_join_procs;
-	/* The namespace jail: stockade moves init into them after go, while
-	 * init builds the root; init waits for a second go before it mounts
-	 * the cgroup tree and starts the command. */
+	/* The namespace jail: init waits for a second go before it mounts
+	 * the cgroup tree and starts the command (stockade makes the way
+	 * out meanwhile). */
 	bool join_go;
-	/* Then a cgroup namespace of its own again, rooted at the groups it
-	 * was moved into (those it was cloned in are shared). */
+	/* A cgroup namespace of its own again, rooted at the limits' groups
+	 * it joined (those it was cloned in are shared). */
 	bool cgroupns_late;
 	/* RLIMIT_NPROC, soft and hard, for every process of the run; 0: none;
 	 * plus the user's tasks now, counted in the process (landlock). */

@@ -114,7 +114,13 @@ static bool make_group(struct run_limits *l, const char *mount, const char *cont
 	_cleanup_free_ char *dir = xasprintf("%s/stockade-limits-%d-%u", parent, (int)getpid(), counter++);
 	if (mkdir(dir, 0755) < 0)
 		return false;
-	_cleanup_free_ char *procs = path_join(dir, "cgroup.procs");
+	/* How the command's process joins: it writes 0 there itself. In a v1
+	 * hierarchy, "tasks": the writer's own thread alone, which the kernel
+	 * moves without its global lock on every thread group (and the RCU
+	 * grace period that lock waits for, 5 to 20 ms in a third of the
+	 * runs); the process is single-threaded, so that is all of it. In
+	 * v2, whose threads stay in their process's group, cgroup.procs. */
+	_cleanup_free_ char *procs = path_join(dir, *controller ? "tasks" : "cgroup.procs");
 	int fd = -1;
 	if (!has_file(dir, file) || write_text(dir, file, value) < 0 ||
 	    (fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
@@ -227,16 +233,6 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 			ret->procs_by = "RLIMIT_NPROC, lower already where this run started (an outer run's limit, which holds)";
 		}
 	}
-}
-
-int limits_join(const struct run_limits *l, pid_t pid)
-{
-	char num[21];
-	const char *text = fmt_u64(num, (uint64_t)pid);
-	for (size_t i = 0; i < l->n_procs; i++)
-		if (write(l->procs[i], text, strlen(text)) < 0)
-			return -errno;
-	return 0;
 }
 
 void limits_describe(const struct run_limits *l, const struct policy *p, const char *run_dir, struct report *rep)

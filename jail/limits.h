@@ -17,7 +17,7 @@
 struct run_limits {
 	char *dirs[4];		/* the groups made for the run, to remove after it */
 	size_t n_dirs;
-	int procs[4];		/* their cgroup.procs, for the command's process */
+	int procs[4];		/* where the command's process joins them, writing 0 (v1's tasks, v2's cgroup.procs) */
 	size_t n_procs;
 	char *pids_events;	/* where a refused fork is counted (pids.events) */
 	char *memory_events;	/* and an OOM kill (memory.events, v2) */
@@ -41,8 +41,6 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
  * status: the landlock backend's process counts them itself, while
  * stockade makes the rest. */
 unsigned long limits_user_tasks(uid_t uid);
-/* Puts the command's process (not yet started) into the groups. */
-int limits_join(const struct run_limits *l, pid_t pid);
 /* run_dir: where the landlock backend's home and tmp are (NULL: the
  * namespace jail's own tmpfs). */
 void limits_describe(const struct run_limits *l, const struct policy *p, const char *run_dir, struct report *rep);

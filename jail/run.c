@@ -829,7 +829,9 @@ static int run_namespaces(struct run *r)
 	c.err_fd = ln.err[1];
 	c.sock = ln.sock[1];
 	c.nproc = lim.nproc;
-	c.join_go = lim.n_procs > 0 || c.outside;
+	c.join_procs = lim.procs;
+	c.n_join_procs = lim.n_procs;
+	c.join_go = c.outside;
 	c.cgroupns_late = lim.n_procs > 0;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
@@ -910,20 +912,14 @@ static int run_namespaces(struct run *r)
 		goto out;
 	}
 	/* 8. While init builds the root, and before it starts the command
-	 *    on a second go: the limits' groups, and the way out that leads
-	 *    nowhere, made through the sockets init hands over first. Then
+	 *    on a second go: the way out that leads nowhere, made through the
+	 *    sockets init hands over first. Then
 	 *    what init hands over, in its order: the name responder's
 	 *    socket, those two, --connect's listeners (before the new root),
 	 *    the pty's master (once the root is built), the listener (once
 	 *    it has loaded its filter); then EOF on the error pipe says the
 	 *    command has exec'd. */
 	phase_mark("go");
-	if (lim.n_procs > 0 && (e = limits_join(&lim, pid)) < 0) {
-		kill_and_reap(pid);
-		log_error("cannot put the jail into the cgroup of its limits: %s", strerror(-e));
-		goto out;
-	}
-	phase_mark("limits_join");
 	bool failed = (c.responder && fd_recv(ln.sock[0], &responder) < 0) ||
 		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0 ||
 				     fd_recv(ln.sock[0], &refusals) < 0));
