@@ -384,24 +384,66 @@ void mount_describe(struct report *rep)
 
 /* ---- applying, in the jail's init ---- */
 
+/* The directories on the way to the last mount point, still open: the
+ * plan is sorted, so the next target shares most of its path (the
+ * fourteen under /dev, the cgroup tree), and each of them is made and
+ * opened once instead of once a target. Each holds what the path leads
+ * to now: a directory something was mounted on is never kept (the
+ * target itself is not), so what lies below a mount is opened through
+ * it. Only this process, with nothing else in its mount namespace yet,
+ * makes anything in the new root. */
+#define CHAIN_DEPTH 64
+struct chain {
+	int fd[CHAIN_DEPTH];		/* fd[i]: the directory after i + 1 components */
+	char *name[CHAIN_DEPTH];
+	size_t depth;
+};
+
+static void chain_cut(struct chain *c, size_t depth)
+{
+	while (c->depth > depth) {
+		c->depth--;
+		close(c->fd[c->depth]);
+		free(c->name[c->depth]);
+	}
+}
+
+static void chain_free(struct chain *c)
+{
+	chain_cut(c, 0);
+}
+
 /* Creates the mount point rel (a path below the new root) as a directory,
  * or an empty file, and returns it pinned as an O_PATH descriptor;
- * missing parents are made as directories on the way. Nothing here
- * follows a symlink. An existing_only one is opened and never made: a
- * hole in a tree already bound, whose path is the host's own. */
-static int make_target(int root, const char *rel, bool file, bool symlink_only, bool existing_only)
+ * missing parents are made as directories on the way, and kept in the
+ * chain. Nothing here follows a symlink. An existing_only one is opened
+ * and never made: a hole in a tree already bound, whose path is the
+ * host's own. symlink_only: the directory to make the link in. */
+static int make_target(int root, struct chain *c, const char *rel, bool file, bool symlink_only, bool existing_only)
 {
 	_cleanup_free_ char *copy = xstrdup(rel);
-	_cleanup_close_ int dir = fcntl(root, F_DUPFD_CLOEXEC, 3);
-	if (dir < 0)
-		return -errno;
 	char *save = NULL;
 	char *comp = strtok_r(copy, "/", &save);
+	size_t depth = 0;
+	int dir = root;
+	_cleanup_close_ int deep = -1;	/* past the chain's depth: the one open */
 	while (comp) {
 		char *next = strtok_r(NULL, "/", &save);
 		bool last = !next;
-		if (last && symlink_only)
-			return TAKE_FD(dir);	/* the caller makes the link in dir */
+		if (last && symlink_only) {
+			if (deep >= 0)
+				return TAKE_FD(deep);
+			chain_cut(c, depth);
+			int fd = fcntl(dir, F_DUPFD_CLOEXEC, 3);
+			return fd < 0 ? -errno : fd;
+		}
+		if (!last && deep < 0 && depth < c->depth && streq(c->name[depth], comp)) {
+			dir = c->fd[depth++];
+			comp = next;
+			continue;
+		}
+		if (deep < 0)
+			chain_cut(c, depth);
 		if (existing_only) {
 			/* opened below */
 		} else if (last && file) {
@@ -414,13 +456,21 @@ static int make_target(int root, const char *rel, bool file, bool symlink_only, 
 			return -errno;
 		}
 		int sub = open_nofollow(dir, comp, O_PATH | (last && file ? 0 : O_DIRECTORY), 0, OPEN_BENEATH);
-		if (sub < 0)
+		if (sub < 0 || last)
 			return sub;
-		close(dir);
-		dir = sub;
+		if (deep < 0 && c->depth < CHAIN_DEPTH) {
+			c->fd[c->depth] = sub;
+			c->name[c->depth] = xstrdup(comp);
+			dir = sub;
+			depth = ++c->depth;
+		} else {
+			if (deep >= 0)
+				close(deep);
+			dir = deep = sub;
+		}
 		comp = next;
 	}
-	return TAKE_FD(dir);
+	return -EINVAL;	/* the root itself is no mount point */
 }
 
 static int attach(int mnt, int target)
@@ -557,6 +607,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 	}
 	_cleanup_close_ int empty = -1, shared = -1;
 	_cleanup_close_ int empty_readable = -1;
+	_cleanup_(chain_free) struct chain chain = { .depth = 0 };
 
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
@@ -564,7 +615,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		enum mount_step step = MOUNT_STEP_TARGET;
 
 		if (e->kind == MOUNT_SYMLINK || e->kind == MOUNT_TEXT) {
-			_cleanup_close_ int dir = make_target(root, rel, false, true, false);
+			_cleanup_close_ int dir = make_target(root, &chain, rel, false, true, false);
 			if (dir < 0)
 				FAIL(step, e->target, dir);
 			const char *name = strrchr(e->target, '/') + 1;
@@ -585,7 +636,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		 * since the plan listed it: nothing there to protect, and
 		 * what is made there later is the guard's to judge. */
 		bool if_present = e->flags & MOUNT_IF_PRESENT;
-		_cleanup_close_ int target = make_target(root, rel, e->flags & MOUNT_FILE, false, if_present);
+		_cleanup_close_ int target = make_target(root, &chain, rel, e->flags & MOUNT_FILE, false, if_present);
 		if (target == -ENOENT && if_present)
 			continue;
 		if (target < 0)
