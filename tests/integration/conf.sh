@@ -182,7 +182,9 @@ __pycache__/
 target/
 tools/
 ' >>"$G/.gitignore"
-ln -sf "$PROBE" "$G/.venv/bin/probe"
+# a copy, as a virtualenv holds its tools (a link there, which a run may
+# change, grants the command nothing where it leads)
+cp "$PROBE" "$G/.venv/bin/probe"
 echo 'home = /usr/bin' >"$G/env2/pyvenv.cfg"
 echo 'module.exports = 1' >"$G/node_modules/tiny/index.js"
 echo pyc >"$G/src/__pycache__/x.cpython-311.pyc"
