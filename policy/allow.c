@@ -74,6 +74,12 @@ int allow_name_normalize(const char *name, char out[static ALLOW_NAME_MAX + 1])
 	if (label == 0)
 		return -EINVAL;
 	out[n] = '\0';
+	/* A last label of digits alone is no top-level domain: an IPv4
+	 * address, or one cut short. */
+	const char *last = strrchr(out, '.');
+	last = last ? last + 1 : out;
+	if (strspn(last, "0123456789") == strlen(last))
+		return -EINVAL;
 	return 0;
 }
 
