@@ -19,6 +19,7 @@
 
 #include "jail/cgroup.h"
 #include "jail/child.h"
+#include "jail/allow.h"
 #include "jail/forwards.h"
 #include "jail/ids.h"
 #include "jail/limits.h"
@@ -279,6 +280,7 @@ struct process {
 	int outside;		/* its way out that leads nowhere (netns/outside.c); -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
+	struct allowing *allowing;	/* network allow's relay; NULL or no relay: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
@@ -323,6 +325,20 @@ static void read_init_report(struct process *pr)
 	pr->init_sock = -1;
 }
 
+/* The way out that leads nowhere: each attempt recorded, in network
+ * allow's words where the mode is allow. */
+static void serve_outside(struct process *pr, struct report *rep)
+{
+	if (pr->allowing && pr->allowing->relay)
+		(void)netns_outside_serve_with(pr->outside, pr->net_source, rep, allowing_outside_words, pr->allowing);
+	else
+		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+}
+
+/* The relay's descriptors, at most: its listeners and lookups, and two a
+ * connection. */
+#define RUN_RELAY_POLLFDS 1280
+
 /* Until the process exits: serves the listener and the supervisor's
  * connects in progress, forwards signals, reaps. The process's status,
  * or -1 when stockade could not wait. */
@@ -337,7 +353,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	reap_exited(pr->pid, &status, &stopped);
 	while (status == -1) {
 		enum { FIXED_FDS = 5 };
-		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320] = {
+		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + RUN_RELAY_POLLFDS] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
@@ -348,9 +364,19 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
 		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
 		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
+		struct relay *relay = pr->allowing ? pr->allowing->relay : NULL;
+		struct pollfd relay_fds[RUN_RELAY_POLLFDS];
+		size_t n_relay = relay ? relay_pollfds(relay, relay_fds, ARRAY_SIZE(relay_fds)) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
-		 * 10 ms. */
-		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward, n_pending ? 10 : -1);
+		 * 10 ms; the relay's timers (its lookups' tries, its
+		 * connections' wait for their first bytes) say theirs. */
+		int timeout = n_pending ? 10 : -1;
+		int relay_timeout = relay ? relay_timeout_ms(relay) : -1;
+		if (relay_timeout >= 0 && (timeout < 0 || relay_timeout < timeout))
+			timeout = relay_timeout;
+		size_t n_fixed = FIXED_FDS + n_term + n_pending + n_forward;
+		memcpy(fds + n_fixed, relay_fds, n_relay * sizeof(relay_fds[0]));
+		int n = poll(fds, n_fixed + n_relay, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -368,10 +394,12 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			supervisor_ready(pr->super, sv_fds, n_pending);
 		if (n_forward)
 			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
+		if (relay)
+			relay_ready(relay, fds + n_fixed, n_relay);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
-			(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+			serve_outside(pr, rep);
 		if (fds[1].revents & POLLIN)
 			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -417,7 +445,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	/* A datagram sent just before the end waits in the way out's queue
 	 * unread (nothing waits for its answer): recorded still. */
 	if (pr->outside >= 0)
-		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+		serve_outside(pr, rep);
 	return status;
 }
 
@@ -693,6 +721,7 @@ static int run_namespaces(struct run *r)
 	_cleanup_close_ int responder = -1, outside_nl = -1;
 	int outside = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
+	struct allowing al = { 0 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
 	struct terminal term;
@@ -733,7 +762,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 5b. --publish's listeners on the host, and what --connect binds
 	 *     inside. */
-	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0 || allowing_begin(&al, p, rep) < 0)
 		goto out;
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
 	 *    It makes the jail's pty itself, in the new root; until then
@@ -748,8 +777,10 @@ static int run_namespaces(struct run *r)
 	c.factory = fwd.factory_child;
 	c.listens = fwd.listens;
 	c.n_listens = fwd.n_listens;
-	c.loopback = p->net == NET_LOOPBACK;
+	c.loopback = p->net == NET_LOOPBACK || p->net == NET_ALLOW;
 	c.responder = c.loopback;
+	c.allow_ports = al.ports;
+	c.n_allow_ports = al.relay ? al.n_ports : 0;
 	c.outside = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
@@ -830,7 +861,7 @@ static int run_namespaces(struct run *r)
 		netns_outside_begin(&outside, outside_nl, rep);
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
-	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 ||
+	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || allowing_take_listens(&al, ln.sock[0]) < 0 ||
 		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	struct child_error ce;
@@ -865,9 +896,11 @@ static int run_namespaces(struct run *r)
 		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .workspace = p->workspace, .bound = bound };
+	/* network allow: the relay answers the responder. */
+	allowing_take_responder(&al, &responder);
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .outside = outside, .forward = fwd.fw, .watch = &w, .term = &term,
-			      .init_sock = ln.sock[0], .init_status = -1 };
+			      .responder = responder, .outside = outside, .forward = fwd.fw, .allowing = &al, .watch = &w,
+			      .term = &term, .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
 	terminal_start(&term);
@@ -893,10 +926,12 @@ static int run_namespaces(struct run *r)
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
+	allowing_finish(&al);
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	netns_outside_release(outside);
+	allowing_end(&al);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
@@ -918,6 +953,7 @@ static int run_landlock(struct run *r)
 	struct run_limits lim = RUN_LIMITS_INIT;
 	_cleanup_close_ int listener = -1, ruleset = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
+	struct allowing al = { 0 };
 	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;
@@ -956,7 +992,14 @@ static int run_landlock(struct run *r)
 		log_hint("give --publish or --connect to the outer run instead");
 		goto out;
 	}
-	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0)
+	if (jail && pl.seccomp.no_listener && p->net == NET_ALLOW) {
+		log_error("cannot give network allow here: this run is nested in another jail or sandbox whose seccomp "
+			  "filter holds the only listener, and the landlock backend's supervisor carries network allow's "
+			  "connections");
+		log_hint("give --allow to the outer run instead");
+		goto out;
+	}
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0 || (jail && allowing_begin(&al, p, rep) < 0))
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
 	 *     granted; after the cgroup's watcher and --publish's factory,
@@ -1081,6 +1124,7 @@ static int run_landlock(struct run *r)
 		.outside = -1,
 		.super = NULL,
 		.forward = fwd.fw,
+		.allowing = &al,
 		.term = &term,
 		.init_sock = -1,
 		.init_status = -1,
@@ -1091,6 +1135,7 @@ static int run_landlock(struct run *r)
 	 * the jail's own tmp is the run's to make. */
 	if (pr.listener >= 0)
 		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+	allowing_supervise(&al, pr.super);
 	terminal_start(&term);
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
@@ -1107,11 +1152,13 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.listener >= 0)
 		close(pr.listener);
+	allowing_finish(&al);
 	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 out:
 	if (pid > 0)
 		kill_and_reap(pid);
+	allowing_end(&al);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);

@@ -346,7 +346,4 @@ void relay_describe(const struct policy *p, enum backend backend, struct report 
 			     "made by stockade and relayed; without a name, only to an address handed out for an allowed "
 			     "name on that port");
 	report_enforced(rep, "datagrams out (UDP, QUIC): refused, each address recorded");
-	report_gap(rep, "network allow",
-		   "an allowed name's own server can carry anything it is sent (what an upload, a package publish or "
-		   "a shared front end's other sites reach through it: stockade.1, NETWORK)");
 }
