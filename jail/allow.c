@@ -88,7 +88,8 @@ void allowing_outside_words(void *data, const struct netns_attempt *at, char **r
 			    "named)");
 	const char *name = a->relay ? relay_name_of(a->relay, at->family, at->addr) : NULL;
 	*ret_fix = name ? allow_fix(name, at->port)
-			: xasprintf("--allow NAME:%u for the name the command looked up (an address is never allowed alone)",
+			: xasprintf("none: an address is never allowed alone; allow the name the command looked up on that "
+				    "port (--allow NAME:%u)",
 				    at->port);
 }
 

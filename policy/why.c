@@ -139,7 +139,7 @@ static int why_allowed_name(const struct policy *p, const char *name, unsigned s
 		ret->what = "network allow reaches names, never an address: a connection goes out only to the address "
 			    "stockade looked up for an allowed name, checked against the name it carries (TLS server "
 			    "name, HTTP Host)";
-		ret->fix = xstrdup("--allow NAME, the name the command looks up for it (stockade.1, NETWORK), or --net on");
+		ret->fix = xstrdup("none: an address is never allowed alone; allow the name the command looks up for it (--allow NAME), or --net on");
 		return 0;
 	}
 	const struct allow_entry *a = allow_match(p->allow, p->n_allow, name, port);

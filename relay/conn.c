@@ -92,20 +92,20 @@ static int start_target(struct relay *r, struct rconn *c)
 {
 	if (c->target >= 0)
 		return 0;
-	struct sockaddr_storage ss = { .ss_family = (sa_family_t)c->family };
+	struct sockaddr_storage ss = { .ss_family = (sa_family_t)c->to_family };
 	socklen_t len;
-	if (c->family == AF_INET) {
+	if (c->to_family == AF_INET) {
 		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
 		in->sin_port = htons(c->port);
-		memcpy(&in->sin_addr, c->dest, 4);
+		memcpy(&in->sin_addr, c->to, 4);
 		len = sizeof(*in);
 	} else {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
 		in6->sin6_port = htons(c->port);
-		memcpy(&in6->sin6_addr, c->dest, 16);
+		memcpy(&in6->sin6_addr, c->to, 16);
 		len = sizeof(*in6);
 	}
-	int fd = socket(c->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket(c->to_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	int one = 1;
@@ -115,13 +115,50 @@ static int start_target(struct relay *r, struct rconn *c)
 		close(fd);
 		return e;
 	}
-	if (pump_open(&c->up, &r->spares) < 0 || pump_open(&c->down, &r->spares) < 0) {
+	if ((c->up.pipe[0] < 0 && pump_open(&c->up, &r->spares) < 0) ||
+	    (c->down.pipe[0] < 0 && pump_open(&c->down, &r->spares) < 0)) {
 		close(fd);
 		return -EMFILE;
 	}
 	c->target = fd;
 	c->target_ready = false;
 	return 0;
+}
+
+/* The name's other addresses, handed out or found for it: where the one
+ * asked for cannot be reached (a host without IPv6 given an AAAA), the
+ * connection goes to those, as a client trying the name's next address
+ * would. */
+static void find_alternatives(const struct relay *r, struct rconn *c)
+{
+	c->n_alts = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->n_handed && c->n_alts < RELAY_ALTS_MAX; i++) {
+			const struct handed *h = &r->handed[i];
+			/* The same family first. */
+			if ((h->family == c->family) != (pass == 0) || !streq(h->name, c->name))
+				continue;
+			if (h->family == c->family && memcmp(h->addr, c->dest, h->family == AF_INET ? 4 : 16) == 0)
+				continue;
+			c->alt_family[c->n_alts] = h->family;
+			memcpy(c->alt[c->n_alts++], h->addr, 16);
+		}
+}
+
+/* The next address to try, when nothing moved yet either way: true. */
+static bool try_next(struct relay *r, struct rconn *c)
+{
+	if (!c->n_alts || c->up.moved || c->down.moved || c->up.queued || c->down.queued)
+		return false;
+	if (c->target >= 0)
+		close(c->target);
+	c->target = -1;
+	c->target_ready = false;
+	c->to_family = c->alt_family[0];
+	memcpy(c->to, c->alt[0], 16);
+	memmove(c->alt_family, c->alt_family + 1, --c->n_alts * sizeof(c->alt_family[0]));
+	memmove(c->alt, c->alt + 1, c->n_alts * sizeof(c->alt[0]));
+	return start_target(r, c) == 0 || try_next(r, c);
 }
 
 static void allow(struct relay *r, size_t k, const char *name, const char *how)
@@ -132,7 +169,10 @@ static void allow(struct relay *r, size_t k, const char *name, const char *how)
 	c->how = how;
 	c->allowed = true;
 	set_lowat(c->client, 1);
+	find_alternatives(r, c);
 	int e = start_target(r, c);
+	if (e < 0 && try_next(r, c))
+		e = 0;
 	if (e < 0) {
 		_cleanup_free_ char *why = xasprintf("cannot connect out: %s", strerror(-e));
 		conn_refuse(r, k, why, "none: the host itself cannot reach it");
@@ -154,8 +194,8 @@ static void decide_address(struct relay *r, size_t k, const char *how)
 	_cleanup_free_ char *why = xstrcat3("an address no allowed name was looked up for (", how, "), on port ");
 	_cleanup_free_ char *full = xstrcat3(why, fmt_u64(num, c->port), "");
 	conn_refuse(r, k, full,
-		    "--allow NAME:PORT for the name the command means to reach, looked up by it (an address is "
-		    "never allowed alone), or --net on");
+		    "none: an address is never allowed alone; allow the name the command means to reach, looked up by it "
+		    "(--allow NAME), or --net on");
 }
 
 /* Does the entry's answer (or what was handed out) hold the address? */
@@ -319,11 +359,13 @@ void conn_accept(struct relay *r, size_t listener)
 			close(fd);
 			continue;
 		}
+		c.to_family = c.family;
+		memcpy(c.to, c.dest, 16);
 		r->conns = xgrow(r->conns, r->n_conns, sizeof(*r->conns));
 		size_t k = r->n_conns++;
 		r->conns[k] = c;
 		if (!allow_has_port(r->p->allow, r->p->n_allow, c.port)) {
-			conn_refuse(r, k, "not a port of an allowed name", "--allow NAME:PORT");
+			conn_refuse(r, k, "not a port of an allowed name", "none: allow the name on that port (--allow NAME:PORT)");
 			continue;
 		}
 		if (relay_forbidden(r, c.family, c.dest)) {
@@ -387,6 +429,8 @@ static bool target_made(struct relay *r, size_t k)
 			pump_close(&c->down, &r->spares);
 			return true;
 		}
+		if (c->allowed && try_next(r, c))
+			return true;
 		_cleanup_free_ char *why = xasprintf("cannot connect out: %s", strerror(err));
 		conn_refuse(r, k, why, "none: the host itself cannot reach it");
 		return false;

@@ -14,6 +14,7 @@
 #define RELAY_EXPECT_MAX 256	/* the landlock backend's connections on their way */
 #define RELAY_SERVERS_MAX 3	/* name servers of resolv.conf, as the C library reads them */
 #define RELAY_LISTENERS_MAX 32
+#define RELAY_ALTS_MAX 4	/* a name's other addresses a connection tries */
 /* How long a connection's first bytes may take (a ClientHello, a request
  * head) before it is decided on its address alone, or refused. */
 #define RELAY_FIRST_WAIT_USEC (10ULL * 1000 * 1000)
@@ -93,6 +94,13 @@ struct rconn {
 	int family;		/* of the address the command asked for */
 	uint8_t dest[16];
 	unsigned short port;
+	/* where the connection out goes: the address asked for, then, where
+	 * that cannot be reached before a byte moved, the name's others */
+	int to_family;
+	uint8_t to[16];
+	int alt_family[RELAY_ALTS_MAX];
+	uint8_t alt[RELAY_ALTS_MAX][16];
+	size_t n_alts;
 	enum rconn_state state;
 	bool target_ready;	/* the connection out is made */
 	bool early;		/* made before the decision, to an address handed out for a name allowed on

@@ -93,8 +93,8 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 			rule = xstrdup("network allow: connections out go only to the ports of the allowed names (443 and 80, "
 				       "or as named)");
 			fix = name ? allow_fix(name, d.port)
-				   : xasprintf("--allow NAME:%u for the name the command looked up (an address is never allowed "
-					       "alone)",
+				   : xasprintf("none: an address is never allowed alone; allow the name the command looked up on "
+					       "that port (--allow NAME:%u)",
 					       d.port);
 		}
 	} else if (err == EADDRINUSE) {
