@@ -109,8 +109,21 @@ static void handle(struct relay *r, int fd, const struct sockaddr_storage *from,
 		(void)sendto(fd, reply, sizeof(reply), MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)from, from_len);
 		return;
 	}
-	if (k < 0)
+	if (k < 0) {
+		/* A standard query whose question cannot be read (a label
+		 * longer than 63 bytes, a name past the message): FORMERR, as
+		 * a name server answers it, and nothing asked of anyone. */
+		if (len >= DNS_HEADER && !(msg[2] & 0x80) && (msg[2] & 0x78) == 0) {
+			uint8_t reply[DNS_HEADER] = { msg[0], msg[1], (uint8_t)(0x80 | (msg[2] & 0x01)), 0x80 | DNS_RCODE_FORMERR };
+			(void)sendto(fd, reply, sizeof(reply), MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)from,
+				     from_len);
+			report_name(r->rep, "(unreadable question)", "", "refused: FORMERR", NULL);
+			report_denial_ruled(r->rep, "name", "(unreadable question)", "FORMERR",
+					    "network allow: a question that is no host name (a label of 64 bytes or more)",
+					    r->source, "none: no option makes it a host name");
+		}
 		return;
+	}
 	char tbuf[32];
 	const char *type = type_name(q.type, tbuf);
 	if (!q.name[0]) {

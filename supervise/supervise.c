@@ -86,6 +86,11 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		net_addr_unmap(&d);
 		const char *name = sv->has_relay ? sv->relay.name_of(sv->relay.data, &d) : NULL;
 		if (datagram) {
+			/* A UDP connect sends nothing yet, but what its socket
+			 * sends later is the kernel's: named as a datagram
+			 * (glibc's getaddrinfo makes one to each address it
+			 * sorts, QUIC one to its server). */
+			kind = "datagram";
 			rule = xstrdup("network allow: no datagram leaves this host (UDP, QUIC: a client falls back to TCP), "
 				       "but the run's lookups, which stockade answers");
 			fix = xstrdup("none in network allow: --net on gives the whole network");

@@ -29,6 +29,19 @@ up)
 		chmod 644 "$dir/ca.pem" "$dir/server.pem"
 		chmod 600 "$dir/ca.key" "$dir/server.key"
 	fi
+	# The registry's one package: its tarball and its integrity, for a
+	# package-lock.json of the test's.
+	if [ ! -s "$dir/npm/stockade-demo-1.0.0.tgz" ]; then
+		pkg=$(mktemp -d) || exit 1
+		mkdir "$pkg/package"
+		printf '{"name": "stockade-demo", "version": "1.0.0", "main": "index.js"}\n' >"$pkg/package/package.json"
+		printf 'module.exports = "stockade-demo 1.0.0";\n' >"$pkg/package/index.js"
+		tar -C "$pkg" --owner=0 --group=0 --mtime=2026-01-01 -czf "$dir/npm/stockade-demo-1.0.0.tgz" package || exit 1
+		rm -rf "$pkg"
+		printf 'sha512-%s\n' "$(openssl dgst -sha512 -binary "$dir/npm/stockade-demo-1.0.0.tgz" | base64 -w0)" \
+			>"$dir/npm/integrity"
+		chmod 644 "$dir/npm/"*
+	fi
 	if ! ip netns list | grep -q "^$NS\b"; then
 		ip netns add "$NS" || exit 1
 		ip link add stockade-f0 type veth peer name stockade-f1 netns "$NS" || exit 1
