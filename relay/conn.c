@@ -268,8 +268,14 @@ static void sniff(struct relay *r, size_t k, short revents)
 		return;
 	bool ended = n <= 0 || (revents & (POLLRDHUP | POLLHUP | POLLERR));
 	if (n <= 0) {
-		/* Gone, or done, before a byte: nothing to send anywhere. */
-		conn_remove(r, k);
+		/* Done before a byte. Reached early (a server that speaks
+		 * first, its bytes still on their way back): decided on its
+		 * address, the end passed on. Otherwise there is nothing to
+		 * send anywhere. */
+		if (c->early && n == 0)
+			decide_address(r, k, "address: nothing sent");
+		else
+			conn_remove(r, k);
 		return;
 	}
 	struct relay_sniffed s;

@@ -8,6 +8,8 @@
 /* Bounds, so that a command asking a million names or opening a million
  * connections cannot grow stockade without end. */
 #define RELAY_ENTRIES_MAX 1024	/* names and types in the cache */
+#define RELAY_PENDING_MAX 256	/* of them on their way at once */
+#define RELAY_IDLE_MAX 4	/* idle sockets kept for each name server */
 #define RELAY_WAITS_MAX 256	/* queries waiting for the host's answer */
 #define RELAY_CONNS_MAX 512	/* connections at once */
 #define RELAY_HANDED_MAX 4096	/* addresses handed out, with their names */
@@ -48,6 +50,7 @@ struct rs_entry {
 	bool tcp_sent;
 	uint16_t id;
 	unsigned tries;
+	unsigned server;	/* the server asked now */
 	unsigned long long deadline;
 	uint8_t query[ALLOW_NAME_MAX + 2 + 16 + 2];	/* with TCP's length in front */
 	size_t query_len;
@@ -124,6 +127,12 @@ struct relay {
 	unsigned attempts;	/* tries of each server, resolv.conf's attempts: (2) */
 	struct rs_entry *entries;
 	size_t n_entries;
+	struct rs_entry *pending[RELAY_PENDING_MAX];	/* those on their way */
+	size_t n_pending;
+	/* sockets connected to each server, idle since their answer came,
+	 * for the next question (a fresh id each) */
+	int idle[RELAY_SERVERS_MAX][RELAY_IDLE_MAX];
+	size_t n_idle[RELAY_SERVERS_MAX];
 	struct dns_wait *waits;
 	size_t n_waits;
 	struct handed *handed;
@@ -141,8 +150,9 @@ struct relay {
 	struct rconn *conns;
 	size_t n_conns;
 	struct pump_spares spares;
-	/* this host's addresses, for relay_address_forbidden (read once) */
+	/* this host's addresses, for relay_forbidden */
 	bool host_read;
+	int addr_watch;		/* changes of them (rtnetlink's address groups); -1 */
 	struct sockaddr_storage *host;
 	size_t n_host;
 };

@@ -5,6 +5,8 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@ struct relay *relay_new(const struct policy *p, struct report *rep)
 	r->responder = -1;
 	r->resolver[0] = r->resolver[1] = -1;
 	r->here[0] = r->here[1] = -1;
+	r->addr_watch = -1;
 	rep->allowlist = true;
 	return r;
 }
@@ -44,6 +47,8 @@ void relay_free(struct relay *r)
 	free(r->expects);
 	free(r->conns);
 	free(r->host);
+	if (r->addr_watch >= 0)
+		close(r->addr_watch);
 	free(r->source);
 	free(r);
 }
@@ -240,9 +245,9 @@ void relay_ready(struct relay *r, const struct pollfd *fds, size_t n)
 int relay_timeout_ms(const struct relay *r)
 {
 	unsigned long long next = 0;
-	for (size_t i = 0; i < r->n_entries; i++)
-		if (r->entries[i].state == RS_PENDING && (!next || r->entries[i].deadline < next))
-			next = r->entries[i].deadline;
+	for (size_t i = 0; i < r->n_pending; i++)
+		if (!next || r->pending[i]->deadline < next)
+			next = r->pending[i]->deadline;
 	for (size_t i = 0; i < r->n_conns; i++)
 		if (r->conns[i].state != RC_RELAY && r->conns[i].deadline && (!next || r->conns[i].deadline < next))
 			next = r->conns[i].deadline;
@@ -259,11 +264,35 @@ void relay_finish(struct relay *r)
 
 /* ---- addresses a connection out never goes to ---- */
 
+/* This host's addresses, read again whenever they changed: a socket of
+ * the address groups says so (each change one message), drained before
+ * each look. */
 static void read_host_addresses(struct relay *r)
 {
-	if (r->host_read)
+	if (r->addr_watch < 0 && !r->host_read) {
+		int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+		struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR };
+		if (fd >= 0 && bind(fd, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		r->addr_watch = fd;
+	}
+	char buf[4096];
+	bool changed = false;
+	/* Without the socket, every look reads them again. */
+	if (r->addr_watch < 0)
+		changed = true;
+	while (r->addr_watch >= 0 && recv(r->addr_watch, buf, sizeof(buf), MSG_DONTWAIT) != -1)
+		changed = true;
+	if (r->addr_watch >= 0 && errno == ENOBUFS)
+		changed = true;	/* messages lost: something changed */
+	if (r->host_read && !changed)
 		return;
 	r->host_read = true;
+	free(r->host);
+	r->host = NULL;
+	r->n_host = 0;
 	struct ifaddrs *ifa = NULL;
 	if (getifaddrs(&ifa) < 0)
 		return;

@@ -94,6 +94,26 @@ static void entry_close(struct rs_entry *e)
 	e->in_have = 0;
 }
 
+/* An entry's UDP socket, its answer read: kept for the server's next
+ * question where there is room. */
+static void entry_idle(struct relay *r, struct rs_entry *e)
+{
+	if (e->fd >= 0 && !e->tcp && r->n_idle[e->server] < RELAY_IDLE_MAX) {
+		r->idle[e->server][r->n_idle[e->server]++] = e->fd;
+		e->fd = -1;
+	}
+	entry_close(e);
+}
+
+static void unpend(struct relay *r, struct rs_entry *e)
+{
+	for (size_t i = 0; i < r->n_pending; i++)
+		if (r->pending[i] == e) {
+			r->pending[i] = r->pending[--r->n_pending];
+			return;
+		}
+}
+
 /* The addresses a connection may go to, of those the answer gave. */
 static void keep_allowed(struct relay *r, struct rs_entry *e, const struct dns_addrs *a)
 {
@@ -112,7 +132,11 @@ static void keep_allowed(struct relay *r, struct rs_entry *e, const struct dns_a
  * unless the caller is rs_lookup's, which has the answer at once. */
 static void settle(struct relay *r, struct rs_entry *e, int rcode, const struct dns_addrs *a, uint32_t ttl, bool notify)
 {
-	entry_close(e);
+	if (a && rcode != DNS_RCODE_SERVFAIL)
+		entry_idle(r, e);
+	else
+		entry_close(e);
+	unpend(r, e);
 	unsigned long long now = now_usec();
 	e->state = RS_DONE;
 	e->rcode = rcode;
@@ -173,7 +197,8 @@ static bool send_try(struct relay *r, struct rs_entry *e)
 {
 	unsigned long long now = now_usec();
 	while (e->tries < r->attempts * r->n_servers) {
-		const struct rs_server *s = &r->servers[e->tries % r->n_servers];
+		e->server = e->tries % r->n_servers;
+		const struct rs_server *s = &r->servers[e->server];
 		e->tries++;
 		entry_close(e);
 		e->tcp = e->tcp_sent = false;
@@ -186,11 +211,19 @@ static bool send_try(struct relay *r, struct rs_entry *e)
 			return false;
 		e->query_len = (size_t)n;
 		/* Connected: the kernel takes datagrams from that server
-		 * alone, and the id and question are checked besides. */
-		int fd = socket(s->addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		 * alone, and the id and question are checked besides. One
+		 * kept from an earlier answer saves making another; a late
+		 * answer to that earlier question waiting on it is not this
+		 * one's (its id and question differ). */
+		int fd = r->n_idle[e->server] ? r->idle[e->server][--r->n_idle[e->server]] : -1;
+		if (fd < 0 && (fd = socket(s->addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) >= 0 &&
+		    connect(fd, (const struct sockaddr *)&s->addr, s->len) < 0) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd < 0)
 			continue;
-		if (connect(fd, (const struct sockaddr *)&s->addr, s->len) < 0 || send(fd, e->query + 2, e->query_len, 0) < 0) {
+		if (send(fd, e->query + 2, e->query_len, 0) < 0) {
 			close(fd);
 			continue;
 		}
@@ -205,7 +238,7 @@ static bool send_try(struct relay *r, struct rs_entry *e)
  * not fit. */
 static bool send_tcp(struct relay *r, struct rs_entry *e)
 {
-	const struct rs_server *s = &r->servers[(e->tries - 1) % r->n_servers];
+	const struct rs_server *s = &r->servers[e->server];
 	entry_close(e);
 	int fd = socket(s->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -266,7 +299,7 @@ struct rs_entry *rs_lookup(struct relay *r, const char *name, uint16_t type)
 	struct rs_entry *e = find(r, name, type);
 	if (e && (e->state == RS_PENDING || e->expires > now))
 		return e;
-	if (!e && !(e = slot(r, now)))
+	if (r->n_pending >= RELAY_PENDING_MAX || (!e && !(e = slot(r, now))))
 		return NULL;
 	configure(r);
 	*e = (struct rs_entry){ .type = type, .state = RS_PENDING, .fd = -1, .asked = now };
@@ -278,6 +311,7 @@ struct rs_entry *rs_lookup(struct relay *r, const char *name, uint16_t type)
 		settle(r, e, DNS_RCODE_NOERROR, &a, 0, false);
 		return e;
 	}
+	r->pending[r->n_pending++] = e;
 	if (!send_try(r, e))
 		settle(r, e, DNS_RCODE_SERVFAIL, NULL, 0, false);
 	return e;
@@ -286,9 +320,9 @@ struct rs_entry *rs_lookup(struct relay *r, const char *name, uint16_t type)
 size_t rs_pollfds(const struct relay *r, struct pollfd *fds, size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < r->n_entries && n < max; i++) {
-		const struct rs_entry *e = &r->entries[i];
-		if (e->state == RS_PENDING && e->fd >= 0)
+	for (size_t i = 0; i < r->n_pending && n < max; i++) {
+		const struct rs_entry *e = r->pending[i];
+		if (e->fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = e->fd, .events = e->tcp && !e->tcp_sent ? POLLOUT : POLLIN };
 	}
 	return n;
@@ -378,9 +412,9 @@ void rs_ready(struct relay *r, const struct pollfd *fds, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!fds[i].revents)
 			continue;
-		for (size_t k = 0; k < r->n_entries; k++) {
-			struct rs_entry *e = &r->entries[k];
-			if (e->state != RS_PENDING || e->fd != fds[i].fd)
+		for (size_t k = 0; k < r->n_pending; k++) {
+			struct rs_entry *e = r->pending[k];
+			if (e->fd != fds[i].fd)
 				continue;
 			if (e->tcp)
 				tcp_io(r, e, fds[i].revents);
@@ -394,10 +428,10 @@ void rs_ready(struct relay *r, const struct pollfd *fds, size_t n)
 unsigned long long rs_tick(struct relay *r, unsigned long long now)
 {
 	unsigned long long next = 0;
-	for (size_t i = 0; i < r->n_entries; i++) {
-		struct rs_entry *e = &r->entries[i];
-		if (e->state != RS_PENDING)
-			continue;
+	/* From the last: one that finishes leaves its place to one looked
+	 * at already. */
+	for (size_t i = r->n_pending; i-- > 0;) {
+		struct rs_entry *e = r->pending[i];
 		if (e->deadline <= now && !send_try(r, e))
 			finish(r, e, DNS_RCODE_SERVFAIL, NULL, 0);
 		if (e->state == RS_PENDING && (!next || e->deadline < next))
@@ -410,6 +444,9 @@ void rs_free(struct relay *r)
 {
 	for (size_t i = 0; i < r->n_entries; i++)
 		entry_close(&r->entries[i]);
+	for (size_t s = 0; s < RELAY_SERVERS_MAX; s++)
+		for (size_t i = 0; i < r->n_idle[s]; i++)
+			close(r->idle[s][i]);
 	free(r->entries);
 	r->entries = NULL;
 	r->n_entries = 0;

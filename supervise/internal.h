@@ -100,6 +100,7 @@ struct supervisor {
 	unsigned diag_seq;
 	struct net_addr *host;
 	size_t n_host;
+	unsigned long long host_loaded;	/* when they were read (now_usec) */
 	ino_t *bound;		/* inet sockets the run bound: their listeners are its own */
 	size_t n_bound;
 	ino_t *reuseport;	/* those of them that share their port (SO_REUSEPORT) */
