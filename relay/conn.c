@@ -25,9 +25,12 @@
 
 #include "lib/util.h"
 
-static void set_lowat(int fd, int bytes)
+static void set_lowat(struct rconn *c, int bytes)
 {
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes));
+	if (c->lowat == bytes || (bytes == 1 && !c->lowat))
+		return;
+	(void)setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes));
+	c->lowat = bytes;
 }
 
 static void where(const struct rconn *c, char *buf, size_t size)
@@ -168,7 +171,7 @@ static void allow(struct relay *r, size_t k, const char *name, const char *how)
 		snprintf(c->name, sizeof(c->name), "%s", name);
 	c->how = how;
 	c->allowed = true;
-	set_lowat(c->client, 1);
+	set_lowat(c, 1);
 	find_alternatives(r, c);
 	int e = start_target(r, c);
 	if (e < 0 && try_next(r, c))
@@ -287,7 +290,7 @@ static void sniff(struct relay *r, size_t k, short revents)
 			return;
 		}
 		/* Woken again only once that many bytes are there. */
-		set_lowat(c->client, (int)s.need);
+		set_lowat(c, (int)s.need);
 		return;
 	case SNIFF_BAD:
 		conn_refuse(r, k, s.why, "none: no client sends that (stockade.1, NETWORK)");
@@ -385,6 +388,10 @@ void conn_accept(struct relay *r, size_t listener)
 		struct rconn *cc = &r->conns[k];
 		if (name_for_address(r, cc) && start_target(r, cc) == 0)
 			cc->early = true;
+		/* A client that spoke at once (an HTTP request, a ClientHello
+		 * sent with the connect) is read now, a round of the loop
+		 * saved. */
+		sniff(r, k, 0);
 	}
 }
 

@@ -390,6 +390,18 @@ else
 		wait "$sink" 2>/dev/null
 		a=$(median "${allow_add[@]}") r=$(median "${relay_add[@]}")
 		echo "$backend: a connection to an allowed name (its Host read and checked) adds ${a} us, the least relay ${r} us ($(ratio "$a" "$r")x it; target: at most 1.2x); bulk ${allow_mb} MB/s through it, ${plain_mb} MB/s straight (target: at least 1000)"
+		if [ "$backend" = landlock ]; then
+			# Every connect of the landlock backend goes to the
+			# supervisor first, allow or not: its share, a connect to
+			# the run's own listener, beside none.
+			sv=() np=()
+			for _ in 1 2 3 4 5; do
+				sv+=("$("$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" -- "$probe" connect-cycles 127.0.0.1 500 | sed -n 's/^us per round //p')")
+				np+=("$("$probe" connect-cycles 127.0.0.1 500 | sed -n 's/^us per round //p')")
+			done
+			s_add=$(sub "$(median "${sv[@]}")" "$(median "${np[@]}")")
+			echo "landlock: of that, the supervisor's share of any connect (loopback, to the run's own listener) ${s_add} us; the relay's $(sub "$a" "$s_add") us, $(ratio "$(sub "$a" "$s_add")" "$r")x the least relay"
+		fi
 		# Lookups: the host's resolver asked straight, names never asked
 		# before; the same through stockade (each asked of the host's
 		# resolver by stockade); and a name stockade has kept (one round
