@@ -42,7 +42,7 @@ cat >"$W/stockade.ini" <<'EOF'
 [sandbox]
 netwrok = on
 EOF
-fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, read" -- in_jail -- true
+fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, allow, read" -- in_jail -- true
 printf '[sandbox]\nhide = \xff\n' >"$W/stockade.ini"
 fails "a file that is not UTF-8" "$W/stockade.ini line 2: the line is not UTF-8" -- in_jail -- true
 printf '[sandbox]\nread = nowhere\n' >"$W/stockade.ini"
