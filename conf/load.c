@@ -16,6 +16,7 @@
 #include "lib/path.h"
 #include "lib/sha256.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 
 const char *const conf_section_names[] = { "sandbox", "profile", "command", NULL };
 
@@ -30,6 +31,7 @@ enum value_kind {
 	VALUE_NAMES,
 	VALUE_PROCS,
 	VALUE_SIZE,
+	VALUE_ALLOW,
 };
 
 static const struct key_row {
@@ -37,7 +39,9 @@ static const struct key_row {
 	enum value_kind kind;
 	const char *allowed;
 } key_table[] = {
-	{ "network", VALUE_NET, "off, loopback or on" },
+	{ "network", VALUE_NET, "off, loopback, allow or on" },
+	{ "allow", VALUE_ALLOW, "host names (NAME, *.NAME, NAME:PORT) or lists (@npm, @pypi, @crates, @go, @github), "
+				"separated by commas" },
 	{ "read", VALUE_PATHS, "paths, separated by commas" },
 	{ "write", VALUE_PATHS, "paths, separated by commas" },
 	{ "hide", VALUE_PATHS, "paths, separated by commas" },
@@ -52,7 +56,7 @@ static const struct key_row {
 	{ "tmp-size", VALUE_SIZE, "a size (512M, 4G) or a share of memory (50%)" },
 };
 
-const char *const conf_keys[] = { "network", "read", "write", "hide", "env", "unset", "home",
+const char *const conf_keys[] = { "network", "allow", "read", "write", "hide", "env", "unset", "home",
 				  "hide-ignored", "mode", "backend", "max-procs", "memory", "tmp-size", NULL };
 
 /* The longest line, in bytes, without its end. */
@@ -282,7 +286,7 @@ static char *check_value(const struct key_row *k, const char *value)
 	struct size_spec size;
 	switch (k->kind) {
 	case VALUE_NET:
-		return net_mode_from_name(value, &net) < 0 ? xstrdup("use off, loopback or on") : NULL;
+		return net_mode_from_name(value, &net) < 0 ? xstrdup("use off, loopback, allow or on") : NULL;
 	case VALUE_MODE:
 		return run_mode_from_name(value, &mode) < 0 ? xstrdup("use auto, required or off") : NULL;
 	case VALUE_BACKEND:
@@ -302,6 +306,7 @@ static char *check_value(const struct key_row *k, const char *value)
 	case VALUE_PATHS:
 	case VALUE_ENV:
 	case VALUE_NAMES:
+	case VALUE_ALLOW:
 		break;
 	}
 	_cleanup_strv_ char **items = split_list(value);
@@ -320,6 +325,15 @@ static char *check_value(const struct key_row *k, const char *value)
 		}
 		if (k->kind == VALUE_NAMES && !valid_env_name(it, strlen(it)))
 			return xasprintf("'%s': use a variable name", it);
+		if (k->kind == VALUE_ALLOW) {
+			struct allow_entry *v = NULL;
+			size_t n = 0;
+			const char *why = NULL;
+			int r = allow_parse(it, (struct source){ 0 }, &v, &n, &why);
+			allow_entries_free(v, n);
+			if (r < 0)
+				return xasprintf("'%s': %s", it, why);
+		}
 	}
 	return NULL;
 }
@@ -354,6 +368,27 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	ps->cur->v = xgrow(ps->cur->v, ps->cur->n, sizeof(*ps->cur->v));
 	ps->cur->v[ps->cur->n++] = (struct conf_entry){ .key = k->key, .value = xstrdup(value), .line = ps->line };
 	return 1;
+}
+
+/* A section's allow list implies network = allow; a network of another
+ * mode beside it says two things at once. */
+static void check_allow_mode(struct parser *ps)
+{
+	for (size_t i = 0; i < ps->f->n && !ps->failed; i++) {
+		const struct conf_section *sec = &ps->f->v[i];
+		const struct conf_entry *net = NULL, *allow = NULL;
+		for (size_t k = 0; k < sec->n; k++) {
+			if (streq(sec->v[k].key, "network"))
+				net = &sec->v[k];
+			else if (streq(sec->v[k].key, "allow"))
+				allow = &sec->v[k];
+		}
+		if (net && allow && !streq(net->value, "allow"))
+			set_error(ps, net->line, "network",
+				  xasprintf("'%s' beside allow (line %u): the allow list is for network = allow, which it "
+					    "sets by itself; take one of the two away",
+					    net->value, allow->line));
+	}
 }
 
 /* The first line holding a byte that is not part of well-formed UTF-8 (or
@@ -463,6 +498,8 @@ int conf_parse(const char *path, const char *text, size_t len, struct conf_file 
 			  xstrdup("cannot parse the line: use [section], key = value, or a comment starting with ; or #"));
 	else if (!ps.failed && r < 0)
 		set_error(&ps, 0, NULL, xstrdup("cannot parse the file: out of memory"));
+	if (!ps.failed)
+		check_allow_mode(&ps);
 	if (ps.failed) {
 		conf_file_free(ret);
 		return -EINVAL;
@@ -512,6 +549,7 @@ const struct conf_section *conf_find_section(const struct conf_file *f, enum con
 void conf_section_layer(const struct conf_file *f, const struct conf_section *s, struct layer *l)
 {
 	*l = (struct layer){ .dir = xstrdup(f->dir), .needs_trust = !f->trusted };
+	struct source allow_source = { 0 };
 	for (size_t i = 0; i < s->n; i++) {
 		const struct conf_entry *e = &s->v[i];
 		struct source src = { .kind = SOURCE_FILE, .file = f->path, .line = e->line, .key = e->key };
@@ -564,6 +602,14 @@ void conf_section_layer(const struct conf_file *f, const struct conf_section *s,
 				layer_add_rule(l, items[j], a, src);
 			break;
 		}
+		case VALUE_ALLOW: {
+			_cleanup_strv_ char **items = split_list(e->value);
+			const char *why;
+			for (size_t j = 0; items && items[j]; j++)
+				(void)layer_add_allow(l, items[j], src, &why);
+			allow_source = src;
+			break;
+		}
 		case VALUE_ENV:
 		case VALUE_NAMES: {
 			_cleanup_strv_ char **items = split_list(e->value);
@@ -580,5 +626,11 @@ void conf_section_layer(const struct conf_file *f, const struct conf_section *s,
 			break;
 		}
 		}
+	}
+	/* The allow list sets its mode, where the section sets none. */
+	if (l->n_allow && !l->net_set) {
+		l->net = NET_ALLOW;
+		l->net_set = true;
+		l->net_source = allow_source;
 	}
 }

@@ -449,6 +449,29 @@ _Noreturn void child_main(const struct child *c)
 			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
 		close(fd);
 	}
+	/* 4d. Network allow: every TCP connection to an allowed port lands
+	 *     on a listener here, stockade's relay's. */
+	if (c->n_allow_ports) {
+		int r = netns_allow_routes(c->allow_ports, c->n_allow_ports);
+		if (r < 0)
+			fail(c, CHILD_STEP_NETLINK, r, "network allow's routes", 125);
+	}
+	for (size_t i = 0; i < c->n_allow_ports * 2; i++) {
+		int family = i % 2 ? AF_INET6 : AF_INET;
+		int fd = netns_allow_listen(family, c->allow_ports[i / 2]);
+		if (fd < 0 && family == AF_INET6 && (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL)) {
+			int r = fd_send_none(c->sock);
+			if (r < 0)
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			continue;
+		}
+		if (fd < 0)
+			fail(c, CHILD_STEP_NETLINK, fd, "network allow's listeners", 125);
+		int r = fd_send(c->sock, fd);
+		if (r < 0)
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+		close(fd);
+	}
 	/* 5. The new root, pivoted into. */
 	if (c->mounts) {
 		struct mount_failure mf;

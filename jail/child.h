@@ -79,6 +79,12 @@ struct child {
 	 * (after the responder's), which carries each connection out. */
 	const struct child_listen *listens;
 	size_t n_listens;
+	/* Network allow in the namespace jail: the routes that bring every
+	 * TCP connection to these ports to the jail's own listeners, and a
+	 * listener of each family on each, handed to stockade after
+	 * --connect's (an IPv6 one, or none where the kernel has no IPv6). */
+	const unsigned short *allow_ports;
+	size_t n_allow_ports;
 	/* --publish in the namespace jail: init makes a socket of the jail's
 	 * network for each byte stockade sends here ('4' or '6'), and sends
 	 * it back; -1: none. */

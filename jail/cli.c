@@ -31,6 +31,7 @@ enum {
 	OPT_IDLE,
 	OPT_SESSION,
 	OPT_AS,
+	OPT_ALLOW,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +42,7 @@ static const struct option long_options[] = {
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "net", required_argument, NULL, OPT_NET },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
 	{ "publish", required_argument, NULL, OPT_PUBLISH },
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
@@ -89,7 +91,11 @@ void cli_usage(FILE *f)
 	      "      --read PATH         let the command read PATH (repeatable)\n"
 	      "      --write PATH        let the command write PATH (repeatable)\n"
 	      "      --hide PATH         keep PATH from the command, even inside a grant\n"
-	      "      --net MODE          off, loopback (default) or on\n"
+	      "      --net MODE          off, loopback (default), allow or on\n"
+	      "      --allow HOST[:PORT] let the command reach this host by name (ports 443\n"
+	      "                          and 80 unless given; *.NAME: the names beneath\n"
+	      "                          it; @npm, @pypi, @crates, @go, @github: a\n"
+	      "                          registry's hosts); implies --net allow\n"
 	      "      --publish [HOST_ADDR:]PORT[:JAIL_PORT]\n"
 	      "                          make the run's listener on JAIL_PORT reachable\n"
 	      "                          from the host on HOST_ADDR:PORT (127.0.0.1)\n"
@@ -161,6 +167,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	*ret_error = NULL;
 
 	int first = 1;
+	bool net_given = false;
 	if (argc > 1 && streq(argv[1], "doctor"))
 		o->command = CMD_DOCTOR;
 	else if (argc > 1 && streq(argv[1], "explain"))
@@ -228,10 +235,17 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_NET:
 			if (net_mode_from_name(optarg, &l->net) < 0)
-				USAGE_ERROR("invalid --net '%s': use off, loopback or on", optarg);
+				USAGE_ERROR("invalid --net '%s': use off, loopback, allow or on", optarg);
 			l->net_set = true;
 			l->net_source = SOURCE_OPTION_OF("--net");
+			net_given = true;
 			break;
+		case OPT_ALLOW: {
+			const char *why;
+			if (layer_add_allow(l, optarg, SOURCE_OPTION_OF("--allow"), &why) < 0)
+				USAGE_ERROR("invalid --allow '%s': %s", optarg, why);
+			break;
+		}
 		case OPT_PUBLISH:
 		case OPT_CONNECT: {
 			const char *why, *opt = c == OPT_PUBLISH ? "--publish" : "--connect";
@@ -364,6 +378,17 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		}
 	}
 
+	/* --allow implies its mode; another mode beside it says two things
+	 * at once. */
+	if (l->n_allow && net_given && l->net != NET_ALLOW)
+		USAGE_ERROR("--allow with --net %s: --allow is for --net allow, which it sets by itself; take one of the two "
+			    "away",
+			    net_mode_name(l->net));
+	if (l->n_allow && !net_given) {
+		l->net = NET_ALLOW;
+		l->net_set = true;
+		l->net_source = SOURCE_OPTION_OF("--allow");
+	}
 	int rest = first - 1 + optind;
 	if (o->command == CMD_SESSION_EXEC && !o->session_id) {
 		if (rest >= argc || streq(argv[rest], "--"))

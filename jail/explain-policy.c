@@ -1,6 +1,7 @@
 #include "jail/explain-policy.h"
 
 #include "lib/util.h"
+#include "policy/allow.h"
 
 static void print_rule(FILE *f, const struct policy *p, const struct rule *r)
 {
@@ -21,6 +22,14 @@ void explain_print_head(FILE *f, const struct policy *p, enum backend backend, c
 		_cleanup_free_ char *src = source_text(&p->grants[i].source);
 		fprintf(f, "%s: %s  (%s)\n", p->grants[i].kind == GRANT_PUBLISH ? "publish" : "connect", text, src);
 	}
+	for (size_t i = 0; i < p->n_allow; i++) {
+		_cleanup_free_ char *text = allow_entry_text(&p->allow[i]);
+		_cleanup_free_ char *src = source_text(&p->allow[i].source);
+		fprintf(f, "allow: %s%s  (%s%s%s)\n", text, p->allow[i].port ? "" : " (ports 443 and 80)", src,
+			p->allow[i].list ? ", from " : "", p->allow[i].list ? p->allow[i].list : "");
+	}
+	if (p->net == NET_ALLOW && !p->n_allow)
+		fputs("allow: (no name: every lookup answers NXDOMAIN)\n", f);
 	if (p->argv) {
 		_cleanup_free_ char *program = p->program ? str_visible(p->program) : NULL;
 		fprintf(f, "program: %s\n", program ? program : "(not found)");
@@ -186,6 +195,24 @@ void explain_json_policy(FILE *f, const struct policy *p, enum backend backend, 
 		fputc('}', f);
 	}
 	fputc(']', f);
+	if (p->n_allow || p->net == NET_ALLOW) {
+		fputs(",\n  \"allow\": [", f);
+		for (size_t i = 0; i < p->n_allow; i++) {
+			_cleanup_free_ char *text = allow_entry_text(&p->allow[i]);
+			_cleanup_free_ char *src = source_text(&p->allow[i].source);
+			fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+			json_string(f, text);
+			fputs(", \"list\": ", f);
+			if (p->allow[i].list)
+				json_string(f, p->allow[i].list);
+			else
+				fputs("null", f);
+			fputs(", \"source\": ", f);
+			json_string(f, src);
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
 	const struct limits *lim = &p->limits;
 	fprintf(f, ",\n  \"limits\": {\"max_procs\": %lu, \"memory\": {\"bytes\": %llu, \"percent\": %u}, "
 		   "\"tmp_size\": {\"bytes\": %llu, \"percent\": %u}}",

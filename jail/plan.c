@@ -5,6 +5,7 @@
 
 #include "lib/util.h"
 #include "netns/netns.h"
+#include "relay/relay.h"
 #include "supervise/supervise.h"
 
 void plan_init(struct plan *pl, enum backend backend)
@@ -43,6 +44,8 @@ void plan_mounts(struct plan *pl, const struct policy *p)
 	 * resolver configured, the C libraries ask 127.0.0.1. */
 	if (p->net == NET_LOOPBACK)
 		mount_plan_cover(&pl->mounts, NETNS_RESOLV_CONF, "network loopback: the name responder");
+	else if (p->net == NET_ALLOW)
+		mount_plan_cover(&pl->mounts, NETNS_RESOLV_CONF, "network allow: the name responder");
 }
 
 int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)
@@ -188,6 +191,7 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 	}
 	if (pl->seccomp.no_listener)
 		describe_no_listener(pl, p, h->landlock_abi, rep);
+	relay_describe(p, pl->backend, rep);
 	seccomp_describe(&pl->seccomp, rep);
 	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
 			     "or stderr is a terminal; the user's terminal is never one of its descriptors");

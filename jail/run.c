@@ -20,6 +20,7 @@
 
 #include "jail/cgroup.h"
 #include "jail/child.h"
+#include "jail/allow.h"
 #include "jail/forwards.h"
 #include "jail/holder.h"
 #include "jail/ids.h"
@@ -260,6 +261,7 @@ struct process {
 	int refusals;		/* the look-out on its loopback (netns/outside.c); -1: none */
 	struct supervisor *super;
 	struct forward *forward;	/* --publish, --connect; NULL: none */
+	struct allowing *allowing;	/* network allow's relay; NULL or no relay: none */
 	const char *net_source;		/* where the network mode comes from, for the responder's records */
 	const struct watch *watch;	/* the namespace jail's */
 	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
@@ -307,6 +309,20 @@ static void read_init_report(struct process *pr)
 	pr->init_sock = -1;
 }
 
+/* The way out that leads nowhere: each attempt recorded, in network
+ * allow's words where the mode is allow. */
+static void serve_outside(struct process *pr, struct report *rep)
+{
+	if (pr->allowing && pr->allowing->relay)
+		(void)netns_outside_serve_with(pr->outside, pr->net_source, rep, allowing_outside_words, pr->allowing);
+	else
+		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+}
+
+/* The relay's descriptors, at most: its listeners and lookups, and two a
+ * connection. */
+#define RUN_RELAY_POLLFDS 1280
+
 /* Until the process exits: serves the listener and the supervisor's
  * connects in progress, forwards signals, reaps. The process's status,
  * or -1 when stockade could not wait. */
@@ -329,7 +345,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			pr->holder = NULL;
 		}
 		enum { FIXED_FDS = 6 };
-		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS] = {
+		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS + RUN_RELAY_POLLFDS] = {
 			{ .fd = sg->fd, .events = POLLIN },
 			{ .fd = pr->listener, .events = POLLIN },
 			{ .fd = pr->responder, .events = POLLIN },
@@ -343,12 +359,20 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
 		struct pollfd *hold_fds = sv_fds + n_pending + n_forward;
 		size_t n_hold = pr->holder ? holder_pollfds(pr->holder, hold_fds, HOLDER_POLLFDS) : 0;
+		struct relay *relay = pr->allowing ? pr->allowing->relay : NULL;
+		struct pollfd *relay_fds = hold_fds + n_hold;
+		size_t n_relay = relay ? relay_pollfds(relay, relay_fds, RUN_RELAY_POLLFDS) : 0;
 		/* A pending connect to a full Unix backlog is tried again every
-		 * 10 ms; a session's idle timeout comes when it comes. */
+		 * 10 ms; a session's idle timeout comes when it comes; the
+		 * relay's timers (its lookups' tries, its connections' wait for
+		 * their first bytes) say theirs. */
 		int timeout = n_pending ? 10 : -1, idle = pr->holder ? holder_timeout_ms(pr->holder) : -1;
 		if (idle >= 0 && (timeout < 0 || idle < timeout))
 			timeout = idle;
-		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward + n_hold, timeout);
+		int relay_timeout = relay ? relay_timeout_ms(relay) : -1;
+		if (relay_timeout >= 0 && (timeout < 0 || relay_timeout < timeout))
+			timeout = relay_timeout;
+		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward + n_hold + n_relay, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -375,10 +399,12 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
 		if (n_hold)
 			holder_serve(pr->holder, hold_fds, n_hold);
+		if (relay)
+			relay_ready(relay, relay_fds, n_relay);
 		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
 			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
-			(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+			serve_outside(pr, rep);
 		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
 			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
@@ -426,7 +452,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	/* A datagram sent just before the end waits in the way out's queue
 	 * unread (nothing waits for its answer): recorded still. */
 	if (pr->outside >= 0)
-		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
+		serve_outside(pr, rep);
 	if (pr->refusals >= 0)
 		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 	return pr->keeper ? pr->init_status : status;
@@ -753,6 +779,7 @@ static int run_namespaces(struct run *r)
 	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	int outside = -1, refusals = -1;
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
+	struct allowing al = { 0 };
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
 	struct terminal term;
@@ -801,7 +828,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 5b. --publish's listeners on the host, and what --connect binds
 	 *     inside. */
-	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0 || allowing_begin(&al, p, rep) < 0)
 		goto out;
 	phase_mark("signals_forwards");
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
@@ -819,8 +846,10 @@ static int run_namespaces(struct run *r)
 	c.factory = fwd.factory_child;
 	c.listens = fwd.listens;
 	c.n_listens = fwd.n_listens;
-	c.loopback = p->net == NET_LOOPBACK;
+	c.loopback = p->net == NET_LOOPBACK || p->net == NET_ALLOW;
 	c.responder = c.loopback;
+	c.allow_ports = al.ports;
+	c.n_allow_ports = al.relay ? al.n_ports : 0;
 	c.outside = c.loopback;
 	c.mounts = &pl.mounts;
 	c.root_dir = pl.places.run_dir;
@@ -929,7 +958,8 @@ static int run_namespaces(struct run *r)
 	phase_mark("netns_outside");
 	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
 		failed = true;
-	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || fd_recv(ln.sock[0], &shared) < 0 ||
+	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || allowing_take_listens(&al, ln.sock[0]) < 0 ||
+		 fd_recv(ln.sock[0], &shared) < 0 ||
 		 (terminal_wanted(&term) && fd_recv(ln.sock[0], &term.master) < 0) ||
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	phase_mark("recv_root_listener");
@@ -967,9 +997,11 @@ static int run_namespaces(struct run *r)
 		seccomp_listener_sync(listener);
 	bound = bound_handoffs(&pl, p);
 	struct watch w = { .policy = p, .workspace = p->workspace, .bound = bound };
+	/* network allow: the relay answers the responder. */
+	allowing_take_responder(&al, &responder);
 	struct process pr = { .pid = pid, .own_pgrp = c.own_pgrp, .via_init = true, .listener = TAKE_FD(listener),
-			      .responder = responder, .outside = outside, .refusals = refusals, .forward = fwd.fw, .watch = &w, .term = &term,
-			      .init_sock = ln.sock[0], .init_status = -1 };
+			      .responder = responder, .outside = outside, .refusals = refusals, .forward = fwd.fw,
+			      .allowing = &al, .watch = &w, .term = &term, .init_sock = ln.sock[0], .init_status = -1 };
 	net_source = source_text(&p->net_source);
 	pr.net_source = net_source;
 	if (r->holder) {
@@ -1004,6 +1036,7 @@ static int run_namespaces(struct run *r)
 	rep->run_us = now_usec() - exec_us;
 	limits_after(&lim, p, rep);
 	owed_count_shared(p, rep, &pl, shared);
+	allowing_finish(&al);
 	rep->supervisor = !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 	phase_mark("after_watch");
@@ -1013,6 +1046,7 @@ out:
 			close(zs[i]);
 	netns_outside_release(outside, refusals);
 	phase_mark("netns_outside_release");
+	allowing_end(&al);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);
@@ -1038,6 +1072,7 @@ static int run_landlock(struct run *r)
 	_cleanup_close_ int listener = -1, ruleset = -1;
 	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
+	struct allowing al = { 0 };
 	struct terminal term;
 	pid_t pid = -1;
 	int status = 125;
@@ -1091,7 +1126,14 @@ static int run_landlock(struct run *r)
 		log_hint("give --publish or --connect to the outer run instead");
 		goto out;
 	}
-	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK, rep) < 0)
+	if (jail && pl.seccomp.no_listener && p->net == NET_ALLOW) {
+		log_error("cannot give network allow here: this run is nested in another jail or sandbox whose seccomp "
+			  "filter holds the only listener, and the landlock backend's supervisor carries network allow's "
+			  "connections");
+		log_hint("give --allow to the outer run instead");
+		goto out;
+	}
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK, rep) < 0 || (jail && allowing_begin(&al, p, rep) < 0))
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
 	 *     granted; after the cgroup's watcher and --publish's factory,
@@ -1248,6 +1290,7 @@ static int run_landlock(struct run *r)
 		.refusals = -1,
 		.super = NULL,
 		.forward = fwd.fw,
+		.allowing = &al,
 		.term = &term,
 		.init_sock = jail ? r->keeper.sock : -1,
 		.init_status = -1,
@@ -1271,6 +1314,7 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.super && pl.seccomp.supervise_files)
 		supervisor_set_carved(pr.super, pl.landlock.carved);
+	allowing_supervise(&al, pr.super);
 	terminal_start(&term);
 	phase_mark("before_watch");
 	bool broken = false;
@@ -1295,6 +1339,7 @@ static int run_landlock(struct run *r)
 	}
 	if (pr.listener >= 0)
 		close(pr.listener);
+	allowing_finish(&al);
 	rep->supervisor = jail && !broken && !c.no_listener;
 	status = st == -1 ? 125 : exit_status(st, rep);
 	phase_mark("after_watch");
@@ -1304,6 +1349,7 @@ out:
 			close(zs[i]);
 	if (pid > 0)
 		kill_and_reap(pid);
+	allowing_end(&al);
 	forwards_end(&fwd);
 	terminal_end(&term);
 	link_close(&ln);

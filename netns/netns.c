@@ -203,4 +203,11 @@ void netns_describe(enum net_mode net, struct report *rep)
 	}
 	else if (net == NET_OFF)
 		report_enforced(rep, "network off: a network namespace with nothing up");
+	if (net == NET_ALLOW) {
+		report_enforced(rep, "network allow: a network namespace whose own lo is up; each TCP connection to an allowed "
+				     "port lands on a listener of the jail's network (a routing rule per port to a table whose "
+				     "one route is local), whatever its address, handed to stockade's relay");
+		report_enforced(rep, "connects to other ports and datagrams to addresses outside the jail: routed to a veth "
+				     "pair that leads nowhere, answered at once (ENETUNREACH), each address recorded");
+	}
 }

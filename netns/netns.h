@@ -117,6 +117,26 @@ bool netns_host_listens(const char *text, int family, const uint8_t *addr, uint1
  * host's) as a refused connect with its --connect: nothing in the jail
  * listened there, the host's service would have. 0, or -errno. */
 int netns_refusals_serve(int fd, const char *source, struct report *rep);
+/* Network allow (allow.c): every TCP connection to one of the allowed
+ * ports lands on a listener of the jail's own network, whatever its
+ * address, through a routing rule per port and family (TCP, that
+ * destination port: table NETNS_ALLOW_TABLE) and that table's one route,
+ * local for every address. Pure builders, and in the jail's init (which
+ * has CAP_NET_ADMIN over its network namespace) the requests sent: 0 or
+ * -errno (IPv6's skipped where the kernel has none). */
+#define NETNS_ALLOW_TABLE 100
+struct nlmsghdr *netns_build_allow_rule(void *buf, size_t size, int family, unsigned short port, unsigned seq);
+struct nlmsghdr *netns_build_allow_route(void *buf, size_t size, int family, unsigned seq);
+int netns_allow_routes(const unsigned short *ports, size_t n);
+/* A listener on 0.0.0.0 or :: (IPv6 alone) and port: the descriptor or
+ * -errno. */
+int netns_allow_listen(int family, unsigned short port);
+
+/* What a record of the way out says of one attempt in a mode that is not
+ * loopback (network allow): the rule and the fix, allocated. */
+typedef void (*netns_outside_words_fn)(void *data, const struct netns_attempt *a, char **ret_rule, char **ret_fix);
+/* netns_outside_serve, with the words of words() (NULL: loopback's). */
+int netns_outside_serve_with(int fd, const char *source, struct report *rep, netns_outside_words_fn words, void *data);
 
 /* Prints a request for explain and golden tests (mnl_nlmsg_fprintf). */
 void netns_print(FILE *f, const struct nlmsghdr *req);

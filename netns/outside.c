@@ -346,6 +346,11 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 
 int netns_outside_serve(int fd, const char *source, struct report *rep)
 {
+	return netns_outside_serve_with(fd, source, rep, NULL, NULL);
+}
+
+int netns_outside_serve_with(int fd, const char *source, struct report *rep, netns_outside_words_fn words, void *data)
+{
 	for (;;) {
 		uint8_t frame[2048], reply[1536];
 		struct sockaddr_ll from;
@@ -368,6 +373,13 @@ int netns_outside_serve(int fd, const char *source, struct report *rep)
 		_cleanup_free_ char *what = a.family == AF_INET6 ? xasprintf("[%s]:%u", host, a.port)
 								 : xasprintf("%s:%u", host, a.port);
 		const char *kind = a.datagram ? "datagram" : "connect";
+		if (words) {
+			_cleanup_free_ char *rule = NULL, *fix = NULL;
+			words(data, &a, &rule, &fix);
+			report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what,
+					    "ENETUNREACH", rule, source, fix);
+			continue;
+		}
 		_cleanup_free_ char *fix = a.datagram ? xstrdup("--net on, or in stockade.ini: network = on")
 						      : xasprintf("--connect %s (this one service), or --net on", what);
 		report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",

@@ -10,6 +10,7 @@
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 #include "policy/defaults.h"
 #include "policy/handoff.h"
 #include "policy/steer.h"
@@ -50,8 +51,14 @@ int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, str
 	return 0;
 }
 
+int layer_add_allow(struct layer *l, const char *item, struct source source, const char **ret_why)
+{
+	return allow_parse(item, source, &l->allow, &l->n_allow, ret_why);
+}
+
 void layer_free(struct layer *l)
 {
+	allow_entries_free(l->allow, l->n_allow);
 	for (size_t i = 0; i < l->n_grants; i++)
 		net_grant_free(&l->grants[i]);
 	free(l->grants);
@@ -155,6 +162,14 @@ static void add_size_widening(struct policy *p, const struct source *source, con
 	add_widening(p, source, a, b);
 }
 
+static bool allowed_already(const struct policy *p, const struct allow_entry *e)
+{
+	for (size_t i = 0; i < p->n_allow; i++)
+		if (allow_entry_same(&p->allow[i], e))
+			return true;
+	return false;
+}
+
 /* The settings of an untrusted layer that widen what the layers before
  * it say: a wider network, a less strict mode, any backend, a kept home
  * (written, outside the workspace), a variable the scrub would take
@@ -164,7 +179,9 @@ static void add_size_widening(struct policy *p, const struct source *source, con
 static bool settings_widen(struct policy *p, const struct layer *l)
 {
 	bool widened = false;
-	if (l->net_set && l->net > p->net) {
+	/* An allow list's names are named one by one below: the mode it
+	 * implies is not named again. */
+	if (l->net_set && l->net > p->net && !(l->net == NET_ALLOW && l->n_allow)) {
 		add_widening(p, &l->net_source, net_mode_name(l->net), net_mode_name(p->net));
 		widened = true;
 	}
@@ -206,6 +223,16 @@ static bool settings_widen(struct policy *p, const struct layer *l)
 			add_widening(p, &l->env_ops[k].source, l->env_ops[k].name, "removed");
 			widened = true;
 		}
+	/* A name to reach is a way out, as network = on is: each one the
+	 * layers before did not allow (with the network on already, they
+	 * narrow it). */
+	for (size_t k = 0; k < l->n_allow && p->net != NET_ON; k++) {
+		if (allowed_already(p, &l->allow[k]))
+			continue;
+		_cleanup_free_ char *text = allow_entry_text(&l->allow[k]);
+		add_widening(p, &l->allow[k].source, text, "not allowed");
+		widened = true;
+	}
 	return widened;
 }
 
@@ -261,6 +288,12 @@ static void collect(const struct layer *layers, size_t n, struct policy *p, stru
 			g.path = g.path ? xstrdup(g.path) : NULL;
 			p->grants = xgrow(p->grants, p->n_grants, sizeof(*p->grants));
 			p->grants[p->n_grants++] = g;
+		}
+		for (size_t k = 0; k < l->n_allow; k++) {
+			if (allowed_already(p, &l->allow[k]))
+				continue;
+			p->allow = xgrow(p->allow, p->n_allow, sizeof(*p->allow));
+			p->allow[p->n_allow++] = allow_entry_copy(&l->allow[k]);
 		}
 		for (size_t k = 0; k < l->n_env_ops; k++) {
 			s->env_ops = xgrow(s->env_ops, s->n_env_ops, sizeof(*s->env_ops));

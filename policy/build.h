@@ -49,12 +49,19 @@ struct layer {
 	size_t n_env_ops;
 	struct net_grant *grants;	/* --publish, --connect: added to every other layer's */
 	size_t n_grants;
+	/* allow, --allow: the names network allow reaches, added to every
+	 * other layer's (policy/allow.h) */
+	struct allow_entry *allow;
+	size_t n_allow;
 };
 
 /* Parses and adds a --publish or --connect value; -EINVAL with the reason
  * in *ret_why. */
 int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
 		    const char **ret_why);
+/* Parses and adds an allow item (a name, *.NAME, NAME:PORT or a list
+ * such as @npm); -EINVAL with the reason in *ret_why. */
+int layer_add_allow(struct layer *l, const char *item, struct source source, const char **ret_why);
 void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source);
 void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
 		   struct source source);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "lib/util.h"
+#include "policy/allow.h"
 
 static void put_field(FILE *f, const char *s)
 {
@@ -68,6 +69,14 @@ char *policy_carry(const struct policy *p, const struct rule *extra, size_t n_ex
 		fputs("file", f);
 		put_field(f, p->standings[i].path);
 		put_field(f, p->standings[i].standing);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < p->n_allow; i++) {
+		const struct allow_entry *a = &p->allow[i];
+		fprintf(f, "allow\t%d\t%u", a->wildcard ? 1 : 0, a->port);
+		put_field(f, a->name);
+		put_field(f, a->list);
+		put_source(f, &a->source);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
@@ -164,6 +173,24 @@ static bool read_record(struct policy *p, char **f, size_t n, enum backend *ret_
 			return false;
 		p->standings = xgrow(p->standings, p->n_standings, sizeof(*p->standings));
 		p->standings[p->n_standings++] = (struct settings_file){ .path = xstrdup(f[1]), .standing = xstrdup(f[2]) };
+		return true;
+	}
+	if (n == 9 && streq(f[0], "allow")) {
+		unsigned long wildcard, port;
+		struct allow_entry a = { 0 };
+		char name[ALLOW_NAME_MAX + 1];
+		if (!read_uint(f[1], 1, &wildcard) || !read_uint(f[2], 65535, &port) ||
+		    allow_name_normalize(f[3], name) < 0 || !read_source(p, f + 5, &a.source))
+			return false;
+		/* A list's name, as the table spells it (static). */
+		for (size_t i = 0; i < allow_n_lists && f[4][0]; i++)
+			if (streq(allow_lists[i].name, f[4]))
+				a.list = allow_lists[i].name;
+		a.name = xstrdup(name);
+		a.wildcard = wildcard;
+		a.port = (unsigned short)port;
+		p->allow = xgrow(p->allow, p->n_allow, sizeof(*p->allow));
+		p->allow[p->n_allow++] = a;
 		return true;
 	}
 	if (n == 9 && streq(f[0], "rule")) {

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "policy/allow.h"
 #include "policy/env.h"
 
 #include "lib/path.h"
@@ -18,6 +19,7 @@ static const char *const access_names[] = {
 static const char *const net_names[] = {
 	[NET_OFF] = "off",
 	[NET_LOOPBACK] = "loopback",
+	[NET_ALLOW] = "allow",
 	[NET_ON] = "on",
 };
 
@@ -329,6 +331,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_grants; i++)
 		net_grant_free(&p->grants[i]);
 	free(p->grants);
+	allow_entries_free(p->allow, p->n_allow);
 	for (size_t i = 0; i < p->n_rules; i++)
 		free(p->rules[i].path);
 	strv_free(p->origins);

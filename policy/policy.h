@@ -13,6 +13,8 @@
 
 /* Ordered by precedence between rules on the same path: a higher value
  * wins (hide beats protect beats read beats write). */
+struct allow_entry;
+
 enum access {
 	ACCESS_WRITE,
 	ACCESS_READ,
@@ -66,9 +68,12 @@ struct rule {
 	unsigned flags;
 };
 
+/* Ordered from narrow to wide: an untrusted file's mode above the one
+ * before it is a widening. */
 enum net_mode {
 	NET_OFF,
 	NET_LOOPBACK,
+	NET_ALLOW,		/* loopback, and the allowed names (policy/allow.h) */
 	NET_ON,
 };
 
@@ -203,6 +208,10 @@ struct policy {
 	struct source net_source;
 	struct net_grant *grants;	/* --publish and --connect, every layer's */
 	size_t n_grants;
+	/* network allow: the names it reaches (policy/allow.h), every
+	 * layer's, each once */
+	struct allow_entry *allow;
+	size_t n_allow;
 	enum backend backend;	/* what was asked for */
 	struct source backend_source;
 	enum run_mode mode;

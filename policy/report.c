@@ -64,7 +64,76 @@ void report_free(struct report *r)
 		free(r->denials[i].error);
 	}
 	free(r->denials);
+	for (size_t i = 0; i < r->n_names; i++) {
+		free(r->names[i].name);
+		free(r->names[i].type);
+		free(r->names[i].verdict);
+		free(r->names[i].answer);
+	}
+	free(r->names);
+	for (size_t i = 0; i < r->n_conns; i++) {
+		free(r->conns[i].name);
+		free(r->conns[i].address);
+		free(r->conns[i].verdict);
+		free(r->conns[i].why);
+	}
+	free(r->conns);
 	*r = (struct report){ 0 };
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? streq(a, b) : a == b;
+}
+
+void report_name(struct report *r, const char *name, const char *type, const char *verdict, const char *answer)
+{
+	for (size_t i = 0; i < r->n_names; i++) {
+		struct name_record *n = &r->names[i];
+		if ((same(n->name, name) && same(n->type, type) && same(n->verdict, verdict) && same(n->answer, answer)) ||
+		    (i == REPORT_RECORDS && streq(n->name, "(further names)"))) {
+			n->count++;
+			return;
+		}
+	}
+	if (r->n_names == REPORT_RECORDS) {
+		name = "(further names)";
+		type = verdict = "";
+		answer = NULL;
+	}
+	r->names = xgrow(r->names, r->n_names, sizeof(*r->names));
+	r->names[r->n_names++] = (struct name_record){ .name = xstrdup(name), .type = xstrdup(type), .verdict = xstrdup(verdict),
+						       .answer = answer ? xstrdup(answer) : NULL, .count = 1 };
+}
+
+void report_connection(struct report *r, const char *name, const char *address, const char *verdict, const char *why,
+		       unsigned long long up, unsigned long long down)
+{
+	for (size_t i = 0; i < r->n_conns; i++) {
+		struct conn_record *c = &r->conns[i];
+		if ((same(c->name, name) && same(c->address, address) && same(c->verdict, verdict) && same(c->why, why)) ||
+		    (i == REPORT_RECORDS && streq(c->address, "(further connections)"))) {
+			c->count++;
+			c->up += up;
+			c->down += down;
+			return;
+		}
+	}
+	if (r->n_conns == REPORT_RECORDS) {
+		name = why = NULL;
+		address = "(further connections)";
+		verdict = "";
+	}
+	r->conns = xgrow(r->conns, r->n_conns, sizeof(*r->conns));
+	r->conns[r->n_conns++] = (struct conn_record){
+		.name = name ? xstrdup(name) : NULL,
+		.address = xstrdup(address),
+		.verdict = xstrdup(verdict),
+		.why = why ? xstrdup(why) : NULL,
+		.up = up,
+		.down = down,
+		.count = 1,
+	};
 }
 
 void report_reset_plan(struct report *r)
@@ -294,6 +363,36 @@ int report_write_json(const struct report *r, FILE *f)
 		fputc('}', f);
 	}
 	fputs(r->n_discards ? "\n  ],\n" : "],\n", f);
+	if (r->allowlist) {
+		fputs("  \"names\": [", f);
+		for (size_t i = 0; i < r->n_names; i++) {
+			const struct name_record *n = &r->names[i];
+			fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+			json_string(f, n->name);
+			fputs(", \"type\": ", f);
+			json_string(f, n->type);
+			fputs(", \"verdict\": ", f);
+			json_string(f, n->verdict);
+			fputs(", \"answer\": ", f);
+			json_string_or_null(f, n->answer);
+			fprintf(f, ", \"count\": %u}", n->count);
+		}
+		fputs(r->n_names ? "\n  ],\n" : "],\n", f);
+		fputs("  \"connections\": [", f);
+		for (size_t i = 0; i < r->n_conns; i++) {
+			const struct conn_record *c = &r->conns[i];
+			fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+			json_string_or_null(f, c->name);
+			fputs(", \"address\": ", f);
+			json_string(f, c->address);
+			fputs(", \"verdict\": ", f);
+			json_string(f, c->verdict);
+			fputs(", \"why\": ", f);
+			json_string_or_null(f, c->why);
+			fprintf(f, ", \"bytes_out\": %llu, \"bytes_in\": %llu, \"count\": %u}", c->up, c->down, c->count);
+		}
+		fputs(r->n_conns ? "\n  ],\n" : "],\n", f);
+	}
 	fputs("  \"exit\": ", f);
 	if (!r->exited) {
 		fputs("null", f);

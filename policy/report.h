@@ -23,6 +23,26 @@ struct denial {
 	unsigned count;
 };
 
+/* Network allow: a name the run looked up, with what it was answered;
+ * a connection out, with the name it carried, where it went, its bytes
+ * and the verdict. Alike ones are counted in one record. */
+struct name_record {
+	char *name;
+	char *type;		/* "A", "AAAA", "TXT"... */
+	char *verdict;		/* "answered", "refused: NXDOMAIN", ... */
+	char *answer;		/* the addresses and their TTL, or NULL */
+	unsigned count;
+};
+
+struct conn_record {
+	char *name;		/* the name it carried (or its address was looked up for), or NULL */
+	char *address;		/* where the command asked to go: "10.0.0.1:443" */
+	char *verdict;		/* "allowed", "refused" */
+	char *why;		/* how it was named, or why refused */
+	unsigned long long up, down;	/* bytes out and back, summed */
+	unsigned count;
+};
+
 struct report {
 	const char *backend;	/* "namespaces", "landlock", "seatbelt", "none" */
 	const char *network;
@@ -49,6 +69,11 @@ struct report {
 	 * home, its /tmp), counted when it ended. */
 	struct discard *discards;
 	size_t n_discards;
+	bool allowlist;		/* network allow: the names and connections below are written */
+	struct name_record *names;
+	size_t n_names;
+	struct conn_record *conns;
+	size_t n_conns;
 	int status;		/* what stockade exits with */
 	/* Why stockade's keeper ended the run (stockade died during it), or
 	 * NULL: stockade ended it. */
@@ -76,6 +101,12 @@ void report_denial_ruled(struct report *r, const char *kind, const char *what, c
  * recorded). */
 #define REPORT_RECORDS 256
 bool report_records_full(const struct report *r, const char *kind, const char *what);
+/* Network allow's records (struct name_record, struct conn_record):
+ * alike ones counted in one, REPORT_RECORDS of each at most and then one
+ * that counts the rest. */
+void report_name(struct report *r, const char *name, const char *type, const char *verdict, const char *answer);
+void report_connection(struct report *r, const char *name, const char *address, const char *verdict, const char *why,
+		       unsigned long long up, unsigned long long down);
 /* The denials on one line, for stderr when the command failed. */
 char *report_denials_line(const struct report *r);
 /* One more line stockade said (an error or a hint). */

@@ -6,6 +6,7 @@
 
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 
 void why_free(struct why *w)
 {
@@ -94,11 +95,12 @@ void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, 
 	ret->fix = want == WANT_WRITE ? fix_of("--write", "write", path) : fix_of("--read", "read", path);
 }
 
-/* [v6]:PORT, v4:PORT, localhost:PORT, NAME:PORT; *ret_name: a name
- * other than localhost, which --connect does not take. */
-static int parse_target(const char *target, bool *ret_loopback, bool *ret_name, unsigned *ret_port)
+/* [v6]:PORT, v4:PORT, localhost:PORT, NAME:PORT; *ret_name, for a name
+ * (one under .localhost too, which --connect does not take), as the
+ * allow list compares it. */
+static int parse_target(const char *target, bool *ret_loopback, unsigned *ret_port, char **ret_name)
 {
-	*ret_name = false;
+	*ret_name = NULL;
 	const char *colon = strrchr(target, ':');
 	if (!colon || !colon[1])
 		return -EINVAL;
@@ -116,15 +118,17 @@ static int parse_target(const char *target, bool *ret_loopback, bool *ret_name, 
 	}
 	unsigned char a[16];
 	if (streq(host, "localhost") || str_has_suffix(host, ".localhost"))
-		*ret_loopback = true, *ret_name = !streq(host, "localhost");
+		*ret_loopback = true, *ret_name = streq(host, "localhost") ? NULL : xstrdup(host);
 	else if (inet_pton(AF_INET, host, a) == 1)
 		*ret_loopback = a[0] == 127;
 	else if (inet_pton(AF_INET6, host, a) == 1)
 		*ret_loopback = memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0 ||
 				(memcmp(a, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0 && a[12] == 127);
-	else if (host[0] && strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") == strlen(host))
-		*ret_loopback = false, *ret_name = true;	/* a name: not resolved here */
-	else
+	else if (host[0] && strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") == strlen(host)) {
+		*ret_loopback = false;	/* a name: not resolved here */
+		char name[ALLOW_NAME_MAX + 1];
+		*ret_name = xstrdup(allow_name_normalize(host, name) == 0 ? name : host);
+	} else
 		return -EINVAL;
 	*ret_port = (unsigned)port;
 	return 0;
@@ -150,12 +154,44 @@ void why_unix(const struct policy *p, const char *given, const char *path, struc
 	ret->fix = xstrcat3("--connect unix:", path, "");
 }
 
+/* Network allow: a name the allow list holds is reached, by name; an
+ * address with no name never is. */
+static int why_allowed_name(const struct policy *p, const char *name, unsigned short port, struct why *ret)
+{
+	if (!name) {
+		ret->what = "network allow reaches names, never an address: a connection goes out only to the address "
+			    "stockade looked up for an allowed name, checked against the name it carries (TLS server "
+			    "name, HTTP Host)";
+		ret->fix = xstrdup("none: an address is never allowed alone; allow the name the command looks up for it (--allow NAME), or --net on");
+		return 0;
+	}
+	const struct allow_entry *a = allow_match(p->allow, p->n_allow, name, port);
+	if (a) {
+		free(ret->rule);
+		free(ret->source);
+		_cleanup_free_ char *text = allow_entry_text(a);
+		ret->rule = a->list ? xasprintf("allow %s (from %s)", text, a->list) : xstrcat3("allow ", text, "");
+		ret->source = source_text(&a->source);
+		ret->allowed = true;
+		ret->what = "by name: looked up by stockade, the connection checked (TLS server name, HTTP Host) and made "
+			    "to the name's own address";
+		return 0;
+	}
+	ret->what = allow_match(p->allow, p->n_allow, name, 0)
+			    ? "the name is allowed, on other ports"
+			    : "not an allowed name: its lookup answers NXDOMAIN, a connection carrying it is refused";
+	_cleanup_free_ char *opt = allow_fix(name, port);
+	ret->fix = xstrcat3(opt, ", or in stockade.ini: allow = ", opt + strlen("--allow "));
+	return 0;
+}
+
 int why_connect(const struct policy *p, const char *target, struct why *ret)
 {
 	*ret = (struct why){ 0 };
-	bool loopback = false, name = false;
+	bool loopback = false;
 	unsigned port = 0;
-	int e = parse_target(target, &loopback, &name, &port);
+	_cleanup_free_ char *name = NULL;
+	int e = parse_target(target, &loopback, &port, &name);
 	if (e < 0)
 		return e;
 	/* What --connect takes for it: a numeric address or localhost; a
@@ -185,6 +221,11 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 		ret->allowed = true;
 		ret->what = "the host's network";
 		return 0;
+	case NET_ALLOW:
+		if (!loopback)
+			return why_allowed_name(p, name, (unsigned short)port, ret);
+		/* The run's own loopback: as with loopback. */
+		__attribute__((fallthrough));
 	case NET_LOOPBACK:
 		ret->what = loopback ? "loopback: the run's own servers only, not the host's" : "loopback only";
 		/* a server of the run's own answers; one outside it does not */

@@ -19,6 +19,12 @@ void seatbelt_describe(const struct policy *p, struct report *rep)
 		report_gap(rep, "outside services on loopback",
 			   "Seatbelt's ip filter knows localhost, not whose listener it is: a local database on 127.0.0.1 is reachable");
 		break;
+	case NET_ALLOW:
+		report_enforced(rep, "network allow, as loopback: binds and connects on localhost only; no name lookups");
+		report_gap(rep, "allowed names",
+			   "not reached on macOS: the seatbelt backend has no relay to check the name a connection carries "
+			   "(stockade.1, NETWORK)");
+		break;
 	case NET_ON:
 		break;
 	}

@@ -27,10 +27,14 @@ static bool rule_applies(const struct sc_rule *r, enum backend backend, enum net
 	if ((w & SC_NAMESPACES) && backend != BACKEND_NAMESPACES)
 		return false;
 	if (w & SC_NET_ANY) {
-		unsigned bit = net == NET_OFF ? SC_NET_OFF : net == NET_LOOPBACK ? SC_NET_LOOPBACK : SC_NET_ON;
+		unsigned bit = net == NET_OFF				 ? SC_NET_OFF
+			       : net == NET_LOOPBACK || net == NET_ALLOW ? SC_NET_LOOPBACK
+									 : SC_NET_ON;
 		if (!(w & bit))
 			return false;
 	}
+	if ((w & SC_NET_ALLOW) && net != NET_ALLOW)
+		return false;
 	bool weak = is_weak_backend(backend, abi);
 	if ((w & SC_ABI_LT3) && !weak)
 		return false;

@@ -59,6 +59,9 @@ static inline uint64_t sc_arg_mask(const struct sc_arg *a)
 #define SC_ABI_LT3 (1u << 5)	/* Landlock cannot govern truncation */
 #define SC_ABI_GE3 (1u << 6)
 #define SC_NET_ANY (SC_NET_OFF | SC_NET_LOOPBACK | SC_NET_ON)
+/* Network allow is loopback (its rows are SC_NET_LOOPBACK's) and these
+ * rows besides, which only it has. */
+#define SC_NET_ALLOW (1u << 7)
 
 /* Why a row refuses, supervises or answers in the filter; the words are
  * seccomp_why()'s. */
@@ -100,6 +103,7 @@ enum sc_why {
 	WHY_SOURCE_ROUTE,
 	WHY_PTY_PEER,
 	WHY_HELD_DATAGRAM,
+	WHY_DNS_REPLY,
 };
 
 struct sc_rule {

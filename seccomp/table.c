@@ -125,6 +125,7 @@ static const char *const whys[] = {
 	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
 	[WHY_HELD_DATAGRAM] = "watched: a datagram held back (UDP_CORK) is refused",
+	[WHY_DNS_REPLY] = "watched: a name server's reply that stockade answered is given the server's address",
 };
 
 static const struct sc_rule table[] = {
@@ -421,6 +422,16 @@ static const struct sc_rule table[] = {
 	{ .name = "listen", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_LOOPBACK,
 	  .why = WHY_SUPERVISED_LISTEN },
 	ALLOW(accept), ALLOW(accept4),
+	/* With allow on the landlock backend the run's lookups go to
+	 * stockade, not to the name server the C library asked, which
+	 * takes a reply only from that server's address (glibc's
+	 * res_ourserver_p, musl, c-ares): a receive that asks where a
+	 * datagram came from goes to the supervisor, which gives a reply of
+	 * stockade's the server's address, and any other on to the kernel. */
+	{ .name = "recvfrom", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK | SC_NET_ALLOW, .n_args = 1,
+	  .args = { { .arg = 4 | SC_ARG_WHOLE, .mask = 0xffffffffU, .value = 0 } } },
+	{ .name = "recvfrom", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK | SC_NET_ALLOW,
+	  .why = WHY_DNS_REPLY },
 	ALLOW(getsockname), ALLOW(getpeername), ALLOW(recvfrom), ALLOW(recvmsg),
 	ALLOW(recvmmsg), ALLOW(shutdown), ALLOW(getsockopt),
 	/* A source route (IPv4's IP_OPTIONS with LSRR or SSRR, an IPv6

@@ -11,22 +11,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "lib/pump.h"
 #include "lib/util.h"
 
 #define FORWARD_MAX_CONNS 128
-/* A pipe starts at its own size (64 KiB: nothing to allocate for a short
- * request) and grows once a direction fills it (a bulk transfer moves a
- * megabyte a splice). */
-#define FORWARD_PIPE (64 * 1024)
-#define FORWARD_PIPE_BULK (1024 * 1024)
-
-struct direction {
-	int pipe[2];
-	size_t queued;		/* bytes in the pipe */
-	size_t cap;		/* what it holds */
-	bool eof;		/* the source said it is done */
-	bool shut;		/* and the destination was told */
-};
 
 struct fconn {
 	int client;		/* accepted */
@@ -34,8 +22,8 @@ struct fconn {
 	size_t listener;	/* whose */
 	bool connecting;
 	bool tried_other;	/* the other family's loopback, after a refusal */
-	struct direction up;	/* client to target */
-	struct direction down;	/* target to client */
+	struct pump up;		/* client to target */
+	struct pump down;	/* target to client */
 };
 
 struct flistener {
@@ -46,19 +34,10 @@ struct flistener {
 	bool either_loopback;	/* refused on one family's loopback: the other's */
 };
 
-/* An empty pipe of a connection that ended, for the next one: a short
- * connection (a request, a response) then makes no pipes. */
-struct spare_pipe {
-	int pipe[2];
-	size_t cap;
-};
-#define FORWARD_SPARE_PIPES 8
-
 struct forward {
 	struct flistener *listeners;
 	size_t n_listeners;
-	struct spare_pipe spare[FORWARD_SPARE_PIPES];
-	size_t n_spare;
+	struct pump_spares spares;
 	struct fconn *conns;
 	size_t n_conns;
 	unsigned long long accepted;
@@ -110,39 +89,15 @@ void forward_add(struct forward *fw, int listen_fd, const struct net_addr *targe
 	};
 }
 
-static void direction_close(struct forward *fw, struct direction *d)
-{
-	if (d->pipe[0] >= 0 && !d->queued && fw->n_spare < FORWARD_SPARE_PIPES) {
-		fw->spare[fw->n_spare++] = (struct spare_pipe){ .pipe = { d->pipe[0], d->pipe[1] }, .cap = d->cap };
-		return;
-	}
-	for (int i = 0; i < 2; i++)
-		if (d->pipe[i] >= 0)
-			close(d->pipe[i]);
-}
-
 static void conn_close(struct forward *fw, size_t k)
 {
 	struct fconn *c = &fw->conns[k];
 	close(c->client);
 	if (c->target >= 0)
 		close(c->target);
-	direction_close(fw, &c->up);
-	direction_close(fw, &c->down);
+	pump_close(&c->up, &fw->spares);
+	pump_close(&c->down, &fw->spares);
 	fw->conns[k] = fw->conns[--fw->n_conns];
-}
-
-static int direction_open(struct forward *fw, struct direction *d)
-{
-	if (fw->n_spare) {
-		const struct spare_pipe *sp = &fw->spare[--fw->n_spare];
-		*d = (struct direction){ .pipe = { sp->pipe[0], sp->pipe[1] }, .cap = sp->cap };
-		return 0;
-	}
-	*d = (struct direction){ .pipe = { -1, -1 }, .cap = FORWARD_PIPE };
-	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
-	return 0;
 }
 
 /* The loopback of the other family, for a target that may listen on
@@ -192,10 +147,10 @@ static void accept_one(struct forward *fw, struct flistener *l)
 		c.target = start_target(l, &other, &c.connecting);
 		c.tried_other = true;
 	}
-	if (c.target < 0 || direction_open(fw, &c.up) < 0 || direction_open(fw, &c.down) < 0) {
+	if (c.target < 0 || pump_open(&c.up, &fw->spares) < 0 || pump_open(&c.down, &fw->spares) < 0) {
 		/* Nobody listens there: the client sees its connection closed. */
-		direction_close(fw, &c.up);
-		direction_close(fw, &c.down);
+		pump_close(&c.up, &fw->spares);
+		pump_close(&c.down, &fw->spares);
 		close(client);
 		if (c.target >= 0)
 			close(c.target);
@@ -203,68 +158,6 @@ static void accept_one(struct forward *fw, struct flistener *l)
 	}
 	fw->conns = xgrow(fw->conns, fw->n_conns, sizeof(*fw->conns));
 	fw->conns[fw->n_conns++] = c;
-}
-
-/* What poll said of a connection's two sockets. */
-#define READY_IN (POLLIN | POLLRDHUP | POLLHUP | POLLERR)
-#define READY_OUT (POLLOUT | POLLHUP | POLLERR)
-
-/* Moves what it can from src through d to dst, asking only the sockets
- * poll woke for (src_ready: src has bytes or its end; dst_ready: dst
- * takes more): false when the connection is broken. A read or a write
- * shorter than asked is not tried again at once (it would answer EAGAIN:
- * poll says when there is more), except to find the end a peer that shut
- * down (POLLRDHUP) has after its bytes. */
-static bool pump(struct direction *d, int src, int dst, short src_ready, bool dst_ready)
-{
-	while ((src_ready & READY_IN) && !d->eof && d->queued < d->cap) {
-		size_t want = d->cap - d->queued;
-		ssize_t n = splice(src, NULL, d->pipe[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n > 0) {
-			d->queued += (size_t)n;
-			dst_ready = true;
-			if (d->queued == d->cap && d->cap < FORWARD_PIPE_BULK) {
-				int size = fcntl(d->pipe[1], F_SETPIPE_SZ, FORWARD_PIPE_BULK);
-				if (size > 0)
-					d->cap = (size_t)size;
-			}
-			if ((size_t)n < want && !(src_ready & (POLLRDHUP | POLLHUP | POLLERR)))
-				break;
-			continue;
-		}
-		if (n == 0)
-			d->eof = true;
-		else if (errno != EAGAIN && errno != EINTR)
-			return false;
-		break;
-	}
-	while (dst_ready && d->queued) {
-		size_t want = d->queued;
-		ssize_t n = splice(d->pipe[0], NULL, dst, NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n > 0) {
-			d->queued -= (size_t)n;
-			if ((size_t)n < want)
-				break;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			break;
-		return false;
-	}
-	return true;
-}
-
-/* A direction that has reached its end, passed on: the destination is
- * told (shutdown), unless the other direction is done too, when closing
- * both sockets tells it (with nothing unread on either, the close sends
- * the same FIN) and one call is saved. */
-static void pass_end(struct direction *d, const struct direction *other, int dst)
-{
-	if (!d->eof || d->queued || d->shut)
-		return;
-	if (!(other->eof && !other->queued && other->shut))
-		(void)shutdown(dst, SHUT_WR);
-	d->shut = true;
 }
 
 size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
@@ -279,15 +172,8 @@ size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max)
 			fds[n++] = (struct pollfd){ .fd = c->target, .events = POLLOUT };
 			continue;
 		}
-		short ce = 0, te = 0;
-		if (!c->up.eof && c->up.queued < c->up.cap)
-			ce |= POLLIN | POLLRDHUP;
-		if (c->up.queued)
-			te |= POLLOUT;
-		if (!c->down.eof && c->down.queued < c->down.cap)
-			te |= POLLIN | POLLRDHUP;
-		if (c->down.queued)
-			ce |= POLLOUT;
+		short ce = pump_src_events(&c->up) | pump_dst_events(&c->down);
+		short te = pump_src_events(&c->down) | pump_dst_events(&c->up);
 		fds[n++] = (struct pollfd){ .fd = c->client, .events = ce };
 		fds[n++] = (struct pollfd){ .fd = c->target, .events = te };
 	}
@@ -355,13 +241,13 @@ void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n)
 			conn_close(fw, k);
 			continue;
 		}
-		if (!pump(&c->up, c->client, c->target, client_ready, target_ready & READY_OUT) ||
-		    !pump(&c->down, c->target, c->client, target_ready, client_ready & READY_OUT)) {
+		if (!pump_move(&c->up, c->client, c->target, client_ready, target_ready & PUMP_READY_OUT) ||
+		    !pump_move(&c->down, c->target, c->client, target_ready, client_ready & PUMP_READY_OUT)) {
 			conn_close(fw, k);
 			continue;
 		}
-		pass_end(&c->up, &c->down, c->target);
-		pass_end(&c->down, &c->up, c->client);
+		pump_pass_end(&c->up, &c->down, c->target);
+		pump_pass_end(&c->down, &c->up, c->client);
 		if (c->up.shut && c->down.shut) {
 			conn_close(fw, k);
 			continue;
@@ -378,10 +264,7 @@ void forward_free(struct forward *fw)
 		conn_close(fw, 0);
 	for (size_t i = 0; i < fw->n_listeners; i++)
 		close(fw->listeners[i].fd);
-	for (size_t i = 0; i < fw->n_spare; i++) {
-		close(fw->spare[i].pipe[0]);
-		close(fw->spare[i].pipe[1]);
-	}
+	pump_spares_free(&fw->spares);
 	free(fw->listeners);
 	free(fw->conns);
 	free(fw);

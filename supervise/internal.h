@@ -21,6 +21,26 @@ struct pending {
 	/* A TCP handshake not made within the call: refused if not made
 	 * by then (now_usec), and checked once made; 0 for a Unix connect. */
 	unsigned long long deadline;
+	/* network allow: a connect to the relay's listener, which is
+	 * stockade's, and the one listener it may reach */
+	bool relayed;
+};
+
+/* network allow (allow.c): a socket whose queries went to stockade's
+ * resolver, and the address the command sent them to. */
+struct sv_resolved {
+	ino_t inode;
+	struct sockaddr_storage given;
+	socklen_t len;
+};
+
+/* A blocking receive on such a socket, waiting for the answer. */
+struct pending_recv {
+	uint64_t id;
+	int fd;			/* our copy of the command's socket */
+	pid_t pid;
+	uint64_t args[6];
+	unsigned long long deadline;	/* SO_RCVTIMEO's; 0: none */
 };
 
 /* A send the supervisor makes for the command, waiting for room in a
@@ -85,6 +105,7 @@ struct supervisor {
 	unsigned diag_seq;
 	struct net_addr *host;
 	size_t n_host;
+	unsigned long long host_loaded;	/* when they were read (now_usec) */
 	ino_t *bound;		/* inet sockets the run bound: their listeners are its own */
 	size_t n_bound;
 	ino_t *reuseport;	/* those of them that share their port (SO_REUSEPORT) */
@@ -126,6 +147,13 @@ struct supervisor {
 		pid_t tid;	/* 0: empty */
 		int fd;
 	} pidfds[32];
+	/* network allow */
+	struct sv_relay relay;
+	bool has_relay;
+	struct sv_resolved *resolved;
+	size_t n_resolved;
+	struct pending_recv *recvs;
+	size_t n_recvs;
 	bool broken;
 };
 
@@ -232,3 +260,22 @@ bool sv_in_run(const struct supervisor *sv, pid_t pid);
  * kernel as made, or the errno it is refused with; what is the call
  * and its target, for the report. */
 int sv_process_call(const struct supervisor *sv, const struct seccomp_notif *req, char *what, size_t size);
+
+/* ---- network allow (allow.c) ---- */
+
+/* A connect the verdict sent to the relay (v.relay) or the resolver
+ * (v.resolver): carried out there, and answered. */
+void sv_relay_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *ss, socklen_t len,
+		      bool resolver);
+/* The TCP connect to the relay's listener, made as any other (the
+ * command's blocking or not), its listener not checked. (supervise.c) */
+void sv_start_relayed_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *to,
+			      socklen_t len);
+/* A datagram to port 53: its name replaced by stockade's resolver's.
+ * False when there is none. */
+bool sv_relay_datagram(struct supervisor *sv, int fd, struct sockaddr_storage *name, socklen_t *name_len);
+/* recvfrom with an address (the filter sends those alone, with allow). */
+void sv_recvfrom(struct supervisor *sv, const struct seccomp_notif *req);
+size_t sv_recv_pollfds(const struct supervisor *sv, struct pollfd *fds, size_t max);
+void sv_recv_ready(struct supervisor *sv, const struct pollfd *fds, size_t n);
+void sv_relay_free(struct supervisor *sv);

@@ -237,8 +237,12 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int typ
 	}
 	struct sv_verdict v;
 	if (!sv_names_socket_file(&a)) {
-		if (sv_decided(sv, id, &q, fd, "send", &v))
+		if (sv_decided(sv, id, &q, fd, "send", &v)) {
+			/* network allow: a query goes to stockade's resolver. */
+			if (v.resolver && !sv_relay_datagram(sv, fd, &o->name, &o->namelen))
+				return SV_REFUSED;
 			return v.lost ? SEND_LOST : 0;
+		}
 		if (q.datagram && a.port == 53 && v.outcome == SV_REFUSE)
 			name_refused(sv, o, v.err);
 		return -1;

@@ -16,6 +16,7 @@
 
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 
 /* ---- answering ---- */
 
@@ -84,7 +85,30 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 	const char *errname = strerrorname_np(err) ? strerrorname_np(err) : "?";
 	_cleanup_free_ char *source = source_text(&sv->p->net_source);
 	_cleanup_free_ char *rule = NULL, *fix = NULL;
-	if (err == EADDRINUSE) {
+	if (sv->p->net == NET_ALLOW && (call == SV_CONNECT || call == SV_SEND) && err == ENETUNREACH) {
+		/* Off this host in network allow: a datagram, or a port no
+		 * allowed name has. */
+		struct net_addr d = *a;
+		net_addr_unmap(&d);
+		const char *name = sv->has_relay ? sv->relay.name_of(sv->relay.data, &d) : NULL;
+		if (datagram) {
+			/* A UDP connect sends nothing yet, but what its socket
+			 * sends later is the kernel's: named as a datagram
+			 * (glibc's getaddrinfo makes one to each address it
+			 * sorts, QUIC one to its server). */
+			kind = "datagram";
+			rule = xstrdup("network allow: no datagram leaves this host (UDP, QUIC: a client falls back to TCP), "
+				       "but the run's lookups, which stockade answers");
+			fix = xstrdup("none in network allow: --net on gives the whole network");
+		} else {
+			rule = xstrdup("network allow: connections out go only to the ports of the allowed names (443 and 80, "
+				       "or as named)");
+			fix = name ? allow_fix(name, d.port)
+				   : xasprintf("none: an address is never allowed alone; allow the name the command looked up on "
+					       "that port (--allow NAME:%u)",
+					       d.port);
+		}
+	} else if (err == EADDRINUSE) {
 		rule = xstrdup("no squatting: a socket outside the run listens on that address and port");
 		fix = xstrdup("none: another port (a server outside the run holds this one)");
 	} else if (sv->p->net == NET_OFF && (call == SV_CONNECT || call == SV_SEND)) {
@@ -267,7 +291,7 @@ static bool taken_outside(struct supervisor *sv, int fd, const struct net_addr *
  * has finished. recheck: the address of a TCP connect made where nobody
  * listened (struct sv_verdict's recheck), or NULL. */
 static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const void *addr, socklen_t len,
-			  bool unix_path, int *pinned, const struct net_addr *recheck)
+			  bool unix_path, int *pinned, const struct net_addr *recheck, bool relayed)
 {
 	int flags = fcntl(*fd, F_GETFL);
 	if (flags < 0) {
@@ -320,7 +344,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		struct pending *pd = &sv->pending[sv->n_pending++];
 		*pd = (struct pending){ .id = id, .fd = *fd, .flags = flags, .len = len,
 					.retry_unix = unix_path && err == EAGAIN, .pinned = -1,
-					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0 };
+					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0, .relayed = relayed };
 		memcpy(&pd->addr, addr, len);
 		if (pd->retry_unix && pinned) {
 			pd->pinned = *pinned;
@@ -334,6 +358,12 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	close(*fd);
 	*fd = -1;
 	respond(sv, id, connect_answer(inet, flags, err));
+}
+
+void sv_start_relayed_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *to,
+			      socklen_t len)
+{
+	start_connect(sv, id, fd, to, len, false, NULL, NULL, true);
 }
 
 /* What the facts are asked about: the supervisor, and the socket the
@@ -550,6 +580,10 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 		struct sv_verdict v;
 		if (!sv_decided(sv, id, &q, *fd, "connect", &v))
 			return;
+		if (v.relay || v.resolver) {
+			sv_relay_connect(sv, id, fd, ss, len, v.resolver);
+			return;
+		}
 		if (q.datagram) {
 			/* A UDP connect never waits. The port it was given
 			 * (an autobind) is the run's: replies come there. */
@@ -559,7 +593,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 				sv_remember_bound(sv, *fd);
 			return;
 		}
-		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL, v.recheck ? a : NULL);
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL, v.recheck ? a : NULL, false);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
@@ -573,7 +607,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
 	stpcpy(stpcpy(pinned.sun_path, "/proc/self/fd/"), fmt_u64(num, (uint64_t)target));
-	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target, NULL);
+	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target, NULL, false);
 }
 
 static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len)
@@ -878,7 +912,7 @@ bool supervisor_handles(const struct supervisor *sv, int nr)
 	struct sv_process_call c;
 	static const uint64_t none[6];
 	return nr == SYS_connect || nr == SYS_bind || nr == SYS_listen || is_send(nr) || nr == SYS_setsockopt ||
-	       supervise_process_call(nr, none, &c);
+	       (nr == SYS_recvfrom && sv->p->net == NET_ALLOW) || supervise_process_call(nr, none, &c);
 }
 
 void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
@@ -886,6 +920,10 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	int nr = req->data.nr;
 	if (nr == SYS_setsockopt) {
 		do_setsockopt(sv, req);
+		return;
+	}
+	if (nr == SYS_recvfrom) {
+		sv_recvfrom(sv, req);
 		return;
 	}
 	if (nr != SYS_connect && nr != SYS_bind && nr != SYS_listen && !is_send(nr)) {
@@ -987,7 +1025,8 @@ size_t supervisor_pollfds(const struct supervisor *sv, struct pollfd *fds, size_
 	size_t n = 0;
 	for (size_t i = 0; i < sv->n_pending && n < max; i++)
 		fds[n++] = (struct pollfd){ .fd = sv->pending[i].fd, .events = POLLOUT };
-	return n + sv_send_pollfds(sv, fds + n, max - n);
+	n += sv_send_pollfds(sv, fds + n, max - n);
+	return n + sv_recv_pollfds(sv, fds + n, max - n);
 }
 
 /* A pending TCP connect whose handshake is made (or has failed): with the
@@ -1002,7 +1041,7 @@ static void finish_handshake(struct supervisor *sv, struct pending *pd)
 	if (getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 		err = errno;
 	struct net_addr d;
-	if (err == 0 && pd->deadline && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
+	if (err == 0 && pd->deadline && !pd->relayed && net_addr_parse(&pd->addr, pd->len, &d) == 0) {
 		net_addr_unmap(&d);
 		if (sv_foreign_listener(sv, &d) <= 0) {
 			refuse_handshake(sv, pd, false);
@@ -1052,6 +1091,8 @@ void supervisor_ready(struct supervisor *sv, const struct pollfd *fds, size_t n)
 	/* The connects' descriptors come first, in order, then the sends'. */
 	size_t n_connects = sv->n_pending < n ? sv->n_pending : n;
 	sv_send_ready(sv, fds + n_connects, n - n_connects);
+	if (sv->n_recvs)
+		sv_recv_ready(sv, fds + n_connects, n - n_connects);
 	/* Every one, given to poll or not (it takes so many): a handshake
 	 * left past its deadline would be sent again by the kernel. From the
 	 * last, so that an answered one's place takes one looked at already
@@ -1071,6 +1112,7 @@ void supervisor_drain(struct supervisor *sv)
 	sv->n_pending = 0;
 	sv_tmp_remove_made(sv);
 	sv_send_drain(sv);
+	sv_relay_free(sv);
 }
 
 bool supervisor_whole_run(const struct supervisor *sv)
@@ -1127,6 +1169,7 @@ void supervisor_free(struct supervisor *sv)
 	}
 	free(sv->pending);
 	sv_send_drain(sv);
+	sv_relay_free(sv);
 	free(sv->sends);
 	free(sv->send_buf);
 	if (sv->diag)
@@ -1160,6 +1203,10 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		   "the names and metadata (stat) of your entries there are visible, chmod and utimes of your own files there are "
 		   "allowed (Landlock has no right for them, anywhere), and the run may make new names directly in /tmp "
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
+	if (net == NET_ALLOW) {
+		report_enforced(rep, "network allow: the supervisor allows local addresses as with loopback; a TCP connect off this host to an allowed port is made to stockade's relay on loopback, which decides it; every datagram to port 53 goes to stockade's resolver, and a reply of its own is given the address the query was sent to (recvfrom with an address, on those sockets alone); every other datagram off this host is refused");
+		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; source routes and datagrams held back (UDP_CORK, MSG_MORE) refused");
+	}
 	if (net == NET_LOOPBACK) {
 		report_enforced(rep, "network loopback: the supervisor allows local addresses only, to the run's own listeners or to ports nobody listens on; servers listen on loopback only (0.0.0.0 and :: bound to the loopback device)");
 		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; the supervisor sends it itself; to a port nobody has bound, it holds the port for the run first (binds it, with a socket that takes nothing) and the kernel answers as outside, below 1024 it answers as sent and sends nothing; source routes and datagrams held back (UDP_CORK, MSG_MORE) refused");
@@ -1179,11 +1226,13 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 		if (!strv_contains(rep->supervises, decides[i]))
 			strv_add(&rep->supervises, decides[i]);
 	static const char *const loopback[] = { "listen", "IP options" };
-	for (size_t i = 0; net == NET_LOOPBACK && i < ARRAY_SIZE(loopback); i++)
+	for (size_t i = 0; (net == NET_LOOPBACK || net == NET_ALLOW) && i < ARRAY_SIZE(loopback); i++)
 		if (!strv_contains(rep->supervises, loopback[i]))
 			strv_add(&rep->supervises, loopback[i]);
 	if (net != NET_ON && !strv_contains(rep->supervises, "sends with an address"))
 		strv_add(&rep->supervises, "sends with an address");
+	if (net == NET_ALLOW && !strv_contains(rep->supervises, "receives with an address"))
+		strv_add(&rep->supervises, "receives with an address");
 	if (net == NET_ON)
 		report_gap(rep, "unix datagrams",
 			   "with --net on, a send with an address goes to the kernel unchecked (checking it would put every UDP datagram through the supervisor): a Unix datagram socketpair can send to a socket file of the host's");

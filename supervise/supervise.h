@@ -183,6 +183,13 @@ struct sv_verdict {
 	 * connection a listener outside the run took is torn down (a reset
 	 * before any data) and refused. */
 	bool recheck;
+	/* network allow, a TCP connect off this host to an allowed port:
+	 * carried to the relay (struct sv_relay), which reads the name the
+	 * connection carries and decides. */
+	bool relay;
+	/* network allow, a datagram to port 53 (the run's name server,
+	 * wherever resolv.conf says it is): carried to stockade's own. */
+	bool resolver;
 };
 
 /* The host's /tmp, on the landlock backend: the command gets nothing of it
@@ -194,6 +201,23 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 /* ---- the supervisor ---- */
 
 struct supervisor;
+
+/* Network allow: where the supervisor carries the run's connections out
+ * and its name lookups: stockade's relay (relay/), on this host's
+ * loopback. jail/ wires it; the supervisor knows it by these alone. */
+struct sv_relay {
+	void *data;
+	/* The relay's listener, or its resolver socket, for a socket of
+	 * family: 0 and its address, or -errno. */
+	int (*listener)(void *data, int family, struct sockaddr_storage *ret, socklen_t *ret_len);
+	int (*resolver)(void *data, int family, struct sockaddr_storage *ret, socklen_t *ret_len);
+	/* The connection the command's socket (its address: from) makes to
+	 * the listener is the run's to dest. */
+	void (*expect)(void *data, const struct sockaddr *from, socklen_t from_len, const struct sockaddr *dest,
+		       socklen_t dest_len);
+	/* An allowed name the relay handed out the address for, or NULL. */
+	const char *(*name_of)(void *data, const struct net_addr *a);
+};
 
 /* places: the backend's own (its fresh home and tmp), writable like the
  * policy's grants. p and places must outlive the supervisor. */
@@ -238,6 +262,8 @@ bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *r
  * the file it made (supervisor_drain removes it): the regular files'
  * count, their bytes, and a few of their paths. */
 unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *ret_bytes, char ***ret_paths);
+/* Network allow: the relay the run's connections out and lookups go to. */
+void supervisor_set_relay(struct supervisor *sv, const struct sv_relay *relay);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 /* The process the run's come down from (their subreaper; stockade

@@ -4,6 +4,7 @@
 
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 
 /* The policy's one answer, as every backend asks it (policy.h). */
 static bool allows(const struct sv_query *q, enum path_op op, const char *path)
@@ -47,6 +48,13 @@ static struct sv_verdict undecided(void)
 static struct sv_verdict answer(int err)
 {
 	return (struct sv_verdict){ .outcome = SV_ANSWER, .err = err };
+}
+
+/* Loopback's rules for the run's own network: with allow too, which
+ * adds the relay for what leaves this host and changes nothing else. */
+static bool loopback_rules(enum net_mode net)
+{
+	return net == NET_LOOPBACK || net == NET_ALLOW;
 }
 
 /* 127/8, ::1, 0.0.0.0, :: (connecting there reaches this host), and every
@@ -113,6 +121,24 @@ static struct sv_verdict decide_connect(const struct sv_query *q, const struct s
 		 * streams): a datagram never rides on it. */
 		if (q->net == NET_ON || (!q->datagram && connect_granted(q, &d)))
 			return allow();
+		/* allow: every datagram to port 53, wherever the run's
+		 * resolv.conf says its name server is (127.0.0.53, a LAN's),
+		 * goes to stockade's, which answers it; a connection out to
+		 * an allowed port, to the relay. No other datagram leaves
+		 * (QUIC, a resolver of the command's own choosing). */
+		if (q->net == NET_ALLOW && q->datagram && d.port == 53) {
+			struct sv_verdict v = allow();
+			v.resolver = true;
+			return v;
+		}
+		if (q->net == NET_ALLOW && !is_local(f, &d)) {
+			if (q->datagram || q->call != SV_CONNECT || !q->policy ||
+			    !allow_has_port(q->policy->allow, q->policy->n_allow, d.port))
+				return unreachable();
+			struct sv_verdict v = allow();
+			v.relay = true;
+			return v;
+		}
 		if (!is_local(f, &d))
 			return unreachable();
 		if (q->datagram) {
@@ -202,7 +228,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
 		 * EADDRNOTAVAIL, and nothing is served (libuv's tests expect
 		 * it). An address of the host's interfaces would serve the
 		 * LAN: refused. */
-		if (q->net == NET_LOOPBACK && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
+		if (loopback_rules(q->net) && !net_addr_is_loopback(&d) && !net_addr_is_wildcard(&d))
 			return f->host_address(f->data, &d) ? refuse() : answer(EADDRNOTAVAIL);
 		bool held;
 		struct sv_verdict v = squatting(&d, f, &held);
@@ -212,7 +238,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
 		 * so the server answers this host on every local address (a
 		 * dual-stack :: keeps both 127.0.0.1 and ::1, which a client
 		 * of Node's listen() expects) and nobody on the LAN. */
-		v.on_loopback = q->net == NET_LOOPBACK && net_addr_is_wildcard(&d);
+		v.on_loopback = loopback_rules(q->net) && net_addr_is_wildcard(&d);
 		return v;
 	}
 	case AF_UNIX: {
@@ -251,7 +277,7 @@ static struct sv_verdict decide_bind(const struct sv_query *q, const struct sv_f
  * on since the bind. */
 static struct sv_verdict decide_listen(const struct sv_query *q, const struct sv_facts *f)
 {
-	if (q->net != NET_LOOPBACK || (q->addr.family != AF_INET && q->addr.family != AF_INET6) || q->datagram)
+	if (!loopback_rules(q->net) || (q->addr.family != AF_INET && q->addr.family != AF_INET6) || q->datagram)
 		return allow();
 	struct net_addr d = q->addr;
 	net_addr_unmap(&d);

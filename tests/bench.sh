@@ -524,6 +524,77 @@ wait "$plain_srv" "$relay" 2>/dev/null
 floor=$("$probe" pipe-pingpong 20000 | sed -n 's/^us per round //p')
 echo "two wake-ups (a byte to another process and back): ${floor} us"
 echo
+echo "== network allow: a request per connection to an allowed name (7 rounds of 500, interleaved with the same straight and through the least relay), 2,000 MiB through it, and lookups"
+# The fake internet (tests/fakenet.sh) holds the servers: the relay never
+# connects to this host's own addresses. Its name server is the host's
+# resolver for stockade alone, in a mount namespace of the bench's own.
+FK=${STOCKADE_FAKENET:-/tmp/stockade-fakenet}
+if [ "$(id -u)" -ne 0 ] || ! { ip netns list 2>/dev/null | grep -q '^stockade-fakenet\b' || tests/fakenet.sh up "$FK" >/dev/null 2>&1; }; then
+	echo "needs root and the fake internet (tests/fakenet.sh up DIR): not measured"
+else
+	printf 'nameserver 10.204.0.2\n' >"$tmp/resolv.conf"
+	fkns() { ip netns exec stockade-fakenet "$@"; }
+	outside() { unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$tmp/resolv.conf" "$@"; }
+	fkns "$probe" http-serve 10.204.0.2 18080 >/dev/null 2>&1 &
+	hs=$!
+	rp=$(fwd_port)
+	"$probe" relay "$rp" 18080 10.204.0.2 >/dev/null 2>&1 &
+	rl=$!
+	sleep 0.3
+	hcycle() { sed -n 's/^us per round //p'; }
+	for backend in namespaces landlock; do
+		allow_add=() relay_add=()
+		for _ in 1 2 3 4 5 6 7; do
+			plain=$("$probe" http-cycles 10.204.0.2 18080 a.test 500 | hcycle)
+			thru=$("$probe" http-cycles 127.0.0.1 "$rp" a.test 500 | hcycle)
+			allowed=$(outside "$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --allow a.test:18080 -- \
+				"$probe" http-cycles 10.204.0.2 18080 a.test 500 | hcycle)
+			allow_add+=("$(sub "$allowed" "$plain")") relay_add+=("$(sub "$thru" "$plain")")
+		done
+		fkns "$probe" sink 10.204.0.2 18081 >/dev/null 2>&1 &
+		sink=$!
+		sleep 0.3
+		allow_mb=$(outside "$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --allow a.test:18081 --read "$probe" -- \
+			sh -c 'getent ahostsv4 a.test >/dev/null; exec "$0" blast 10.204.0.2 18081 2000' "$probe" | sed -n 's/^MB\/s //p')
+		kill "$sink" 2>/dev/null
+		wait "$sink" 2>/dev/null
+		fkns "$probe" sink 10.204.0.2 18082 >/dev/null 2>&1 &
+		sink=$!
+		sleep 0.3
+		plain_mb=$("$probe" blast 10.204.0.2 18082 2000 | sed -n 's/^MB\/s //p')
+		kill "$sink" 2>/dev/null
+		wait "$sink" 2>/dev/null
+		a=$(median "${allow_add[@]}") r=$(median "${relay_add[@]}")
+		echo "$backend: a connection to an allowed name (its Host read and checked) adds ${a} us, the least relay ${r} us ($(ratio "$a" "$r")x it; target: at most 1.2x); bulk ${allow_mb} MB/s through it, ${plain_mb} MB/s straight (target: at least 1000)"
+		if [ "$backend" = landlock ]; then
+			# Every connect of the landlock backend goes to the
+			# supervisor first, allow or not: its share, a connect to
+			# the run's own listener, beside none.
+			sv=() np=()
+			for _ in 1 2 3 4 5; do
+				sv+=("$("$STOCKADE" -q --backend landlock --net loopback -C "$tmp/ws" -- "$probe" connect-cycles 127.0.0.1 500 | sed -n 's/^us per round //p')")
+				np+=("$("$probe" connect-cycles 127.0.0.1 500 | sed -n 's/^us per round //p')")
+			done
+			s_add=$(sub "$(median "${sv[@]}")" "$(median "${np[@]}")")
+			echo "landlock: of that, the supervisor's share of any connect (loopback, to the run's own listener) ${s_add} us; the relay's $(sub "$a" "$s_add") us, $(ratio "$(sub "$a" "$s_add")" "$r")x the least relay"
+		fi
+		# Lookups: the host's resolver asked straight, names never asked
+		# before; the same through stockade (each asked of the host's
+		# resolver by stockade); and a name stockade has kept (one round
+		# trip to stockade).
+		host=() fresh=() kept=()
+		for _ in 1 2 3 4 5; do
+			host+=("$(outside "$probe" resolve-many rotate.test 200 | sed -n 's/^us per lookup //p')")
+			fresh+=("$(outside "$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --allow '*.rotate.test' -- "$probe" resolve-many rotate.test 200 | sed -n 's/^us per lookup //p')")
+			kept+=("$(outside "$STOCKADE" -q --backend "$backend" -C "$tmp/ws" --allow a.test -- "$probe" resolve-many a.test 200 same | sed -n 's/^us per lookup //p')")
+		done
+		h=$(median "${host[@]}") f=$(median "${fresh[@]}") k=$(median "${kept[@]}")
+		echo "$backend: a lookup through stockade ${f} us, the host's resolver straight ${h} us, a round trip to stockade ${k} us: $(ratio "$f" "$(python3 -c "import sys; print(1.1 * float(sys.argv[1]) + float(sys.argv[2]))" "$h" "$k")")x of 1.1x the host's plus the round trip (target: at most 1)"
+	done
+	kill "$hs" "$rl" 2>/dev/null
+	wait "$hs" "$rl" 2>/dev/null
+fi
+echo
 
 echo "== a real test suite with worker processes (node --test, 6 files of loopback servers and clients)"
 if command -v node >/dev/null; then

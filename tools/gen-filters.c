@@ -12,7 +12,7 @@
 int main(void)
 {
 	static const enum backend backends[] = { BACKEND_LANDLOCK, BACKEND_NAMESPACES };
-	static const enum net_mode nets[] = { NET_OFF, NET_LOOPBACK, NET_ON };
+	static const enum net_mode nets[] = { NET_OFF, NET_LOOPBACK, NET_ALLOW, NET_ON };
 	size_t n_table;
 	const struct sc_rule *table = seccomp_table(&n_table);
 

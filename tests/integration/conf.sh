@@ -42,7 +42,7 @@ cat >"$W/stockade.ini" <<'EOF'
 [sandbox]
 netwrok = on
 EOF
-fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, read" -- in_jail -- true
+fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, allow, read" -- in_jail -- true
 printf '[sandbox]\nhide = \xff\n' >"$W/stockade.ini"
 fails "a file that is not UTF-8" "$W/stockade.ini line 2: the line is not UTF-8" -- in_jail -- true
 printf '[sandbox]\nread = nowhere\n' >"$W/stockade.ini"
@@ -182,7 +182,9 @@ __pycache__/
 target/
 tools/
 ' >>"$G/.gitignore"
-ln -sf "$PROBE" "$G/.venv/bin/probe"
+# a copy, as a virtualenv holds its tools (a link there, which a run may
+# change, grants the command nothing where it leads)
+cp "$PROBE" "$G/.venv/bin/probe"
 echo 'home = /usr/bin' >"$G/env2/pyvenv.cfg"
 echo 'module.exports = 1' >"$G/node_modules/tiny/index.js"
 echo pyc >"$G/src/__pycache__/x.cpython-311.pyc"

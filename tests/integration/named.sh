@@ -106,6 +106,9 @@ if [ "$TEST_BACKEND" = namespaces ]; then
 	XDG_STATE_HOME=$(mktemp -d /var/tmp/stockade-named.XXXXXX)
 	export XDG_STATE_HOME
 	at_exit rm -rf "$XDG_STATE_HOME"
+	# (and the user's settings file: a run that could make it is refused)
+	XDG_CONFIG_HOME="$XDG_STATE_HOME/config"
+	export XDG_CONFIG_HOME
 	expect_probe "with --write /tmp, a file in /tmp stays" ok -- in_jail --write /tmp -- "$PROBE" write "/tmp/$TMPNAME"
 	[ -f "/tmp/$TMPNAME" ] && pass "it is in the host's /tmp after the run" || fail "it is in the host's /tmp after the run"
 fi

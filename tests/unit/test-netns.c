@@ -341,6 +341,129 @@ static void test_kernel(void)
 	is_int(received, KERNEL_REPORTS, "the child reported every check");
 }
 
+/* Network allow's routes, in a fresh namespace: a connection to an
+ * allowed port, whatever its address, lands on the listener of its family
+ * with that address as its own; another port, and UDP to the allowed one,
+ * still find no route. */
+#define ALLOW_REPORTS 8
+
+static int connect_to(int family, const char *addr, unsigned short port, int type)
+{
+	struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
+	socklen_t len;
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_port = htons(port);
+		inet_pton(AF_INET, addr, &in->sin_addr);
+		len = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_port = htons(port);
+		inet_pton(AF_INET6, addr, &in6->sin6_addr);
+		len = sizeof(*in6);
+	}
+	int fd = socket(family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int r = type == SOCK_DGRAM ? (int)sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len)
+				   : connect(fd, (struct sockaddr *)&ss, len);
+	if (r < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Connects to addr:port; the listener takes it, its own address addr. */
+static int lands(int lfd, int family, const char *addr, unsigned short port)
+{
+	_cleanup_close_ int c = connect_to(family, addr, port, SOCK_STREAM);
+	if (c < 0)
+		return c;
+	int r = wait_readable(lfd);
+	if (r < 0)
+		return r;
+	_cleanup_close_ int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (a < 0)
+		return -errno;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	if (getsockname(a, (struct sockaddr *)&ss, &len) < 0)
+		return -errno;
+	char got[INET6_ADDRSTRLEN] = "";
+	const void *ip = family == AF_INET ? (const void *)&((struct sockaddr_in *)&ss)->sin_addr
+					   : (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
+	inet_ntop(family, ip, got, sizeof(got));
+	return strcmp(got, addr) == 0 ? 0 : -EPROTO;
+}
+
+static _Noreturn void allow_child(uid_t uid, gid_t gid)
+{
+	alarm(30);
+	int r = enter_namespaces(uid, gid);
+	if (!report_int(r, 0, "allow: unshare user+net namespaces") || !report_int(netns_loopback_up(), 0, "allow: lo up"))
+		_exit(1);
+	const unsigned short ports[] = { 8443 };
+	report_int(netns_allow_routes(ports, 1), 0, "allow: the routes for port 8443");
+	_cleanup_close_ int l4 = netns_allow_listen(AF_INET, 8443);
+	_cleanup_close_ int l6 = netns_allow_listen(AF_INET6, 8443);
+	report(l4 >= 0 && l6 >= 0, l4 < 0 ? l4 : l6, 0, "allow: a listener of each family on 8443");
+	report_int(lands(l4, AF_INET, "203.0.113.9", 8443), 0, "allow: 203.0.113.9:8443 lands on the listener, its address its own");
+	report_int(lands(l6, AF_INET6, "2001:db8::9", 8443), 0, "allow: [2001:db8::9]:8443 lands on the IPv6 listener");
+	report_int(connect_to(AF_INET, "203.0.113.9", 8444, SOCK_STREAM), -ENETUNREACH, "allow: another port has no route");
+	report_int(connect_to(AF_INET, "203.0.113.9", 8443, SOCK_DGRAM), -ENETUNREACH, "allow: UDP to the allowed port has no route");
+	_exit(0);
+}
+
+static void run_child(void (*child)(uid_t, gid_t), int want_reports, const char *what)
+{
+	int fds[2];
+	if (!ok(pipe2(fds, O_CLOEXEC) == 0, "pipe for the child's reports"))
+		return;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		report_fd = fds[1];
+		reports_sent = 0;
+		child(getuid(), getgid());
+	}
+	close(fds[1]);
+	int received = 0;
+	for (;;) {
+		struct report rep;
+		size_t n = 0;
+		if (read_all(fds[0], &rep, sizeof(rep), &n) < 0 || n != sizeof(rep))
+			break;
+		rep.what[sizeof(rep.what) - 1] = '\0';
+		received++;
+		if (!ok(rep.pass, "%s", rep.what))
+			diag("  got %lld (%s), want %lld", (long long)rep.got, rep.got < 0 ? strerror((int)-rep.got) : "-",
+			     (long long)rep.want);
+	}
+	close(fds[0]);
+	int status = 0;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the child exits 0", what);
+	is_int(received, want_reports, "%s: the child reported every check", what);
+}
+
+static void test_allow(void)
+{
+	/* The builders: the attributes the kernel reads. */
+	char buf[256] __attribute__((aligned(8)));
+	struct nlmsghdr *rule = netns_build_allow_rule(buf, sizeof(buf), AF_INET6, 22, 7);
+	ok(rule && rule->nlmsg_type == RTM_NEWRULE && rule->nlmsg_seq == 7, "allow: a rule is an RTM_NEWRULE");
+	ok(netns_build_allow_rule(buf, 16, AF_INET, 22, 1) == NULL, "allow: a buffer too small gives NULL");
+	struct nlmsghdr *route = netns_build_allow_route(buf, sizeof(buf), AF_INET, 8);
+	struct rtmsg *rt = route ? mnl_nlmsg_get_payload(route) : NULL;
+	ok(rt && rt->rtm_type == RTN_LOCAL && rt->rtm_dst_len == 0 && rt->rtm_table == NETNS_ALLOW_TABLE,
+	   "allow: the route is local, for every address, in its own table");
+	run_child(allow_child, ALLOW_REPORTS, "allow");
+}
+
 /* The responder's answers: a question as the C library sends it (id,
  * RD, one question for "Stockade.example." type A class IN). */
 static void test_responder(void)
@@ -556,5 +679,6 @@ int main(void)
 	test_golden();
 	test_buffer_bounds();
 	test_kernel();
+	test_allow();
 	return tap_done();
 }

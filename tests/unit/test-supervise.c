@@ -3,6 +3,7 @@
  * that must get one verdict, and the supervisor's verdict as a table:
  * call, network mode, address and the facts stockade could find out, to
  * allow, refuse (a denial of stockade's) or answer (as the kernel would). */
+#include "policy/allow.h"
 #include "supervise/supervise.h"
 
 #include <arpa/inet.h>
@@ -208,16 +209,16 @@ static bool fact_asks_errors(void *data)
 	return ((const struct facts *)data)->asks_errors;
 }
 
-#define ALLOW { SV_ALLOW, 0, false, false, false, false, false }
-#define ALLOW_RECHECK { SV_ALLOW, 0, false, false, false, false, true }
-#define IN_HOST_TMP { SV_ALLOW, 0, false, false, true, false, false }
-#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false, false, false }
-#define LOST { SV_ALLOW, 0, false, false, false, true, false }
-#define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false, false, false }
-#define UNREACHABLE { SV_REFUSE, ENETUNREACH, false, false, false, false, false }
-#define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false, false, false }
-#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false, false, false }
-#define ANSWER(e) { SV_ANSWER, (e), false, false, false, false, false }
+#define ALLOW { SV_ALLOW, 0, false, false, false, false, false, false, false }
+#define ALLOW_RECHECK { SV_ALLOW, 0, false, false, false, false, true, false, false }
+#define IN_HOST_TMP { SV_ALLOW, 0, false, false, true, false, false, false, false }
+#define ALLOW_ON_LOOPBACK { SV_ALLOW, 0, false, true, false, false, false, false, false }
+#define LOST { SV_ALLOW, 0, false, false, false, true, false, false, false }
+#define REFUSE { SV_REFUSE, SV_REFUSED, false, false, false, false, false, false, false }
+#define UNREACHABLE { SV_REFUSE, ENETUNREACH, false, false, false, false, false, false, false }
+#define IN_USE { SV_REFUSE, EADDRINUSE, false, false, false, false, false, false, false }
+#define UNDECIDED { SV_REFUSE, SV_REFUSED, true, false, false, false, false, false, false }
+#define ANSWER(e) { SV_ANSWER, (e), false, false, false, false, false, false, false }
 #define OWN SV_LISTENER_RUN
 #define NOBODY SV_LISTENER_NONE
 #define OTHER SV_LISTENER_OTHER
@@ -471,6 +472,56 @@ static void test_verdicts(void)
 	}
 	p.grants = NULL;
 	p.n_grants = 0;
+
+	/* network allow: the run's own network as with loopback; off this
+	 * host, a TCP connect to an allowed port goes to the relay, every
+	 * datagram to port 53 to stockade's resolver, nothing else. */
+	const char *why;
+	ok(allow_parse("registry.example", SOURCE_OPTION_OF("--allow"), &p.allow, &p.n_allow, &why) == 0 &&
+		   allow_parse("git.example:22", SOURCE_OPTION_OF("--allow"), &p.allow, &p.n_allow, &why) == 0,
+	   "allow registry.example, git.example:22");
+	static const struct {
+		const char *what;
+		enum sv_call call;
+		const char *addr;
+		bool datagram;
+		struct facts facts;
+		enum sv_outcome want;
+		int err;
+		bool relay, resolver, on_loopback;
+	} allows[] = {
+		{ "THREATS 77: a remote host on 443: the relay decides", SV_CONNECT, "93.184.216.34:443", false, { 0 }, SV_ALLOW, 0, true, false, false },
+		{ "THREATS 77: a remote host on 80: the relay", SV_CONNECT, "[2001:db8::1]:80", false, { 0 }, SV_ALLOW, 0, true, false, false },
+		{ "THREATS 77: a remote host on 22 (git.example:22): the relay", SV_CONNECT, "10.1.2.3:22", false, { 0 }, SV_ALLOW, 0, true, false, false },
+		{ "THREATS 77: a remote host on a port no name has: unreachable", SV_CONNECT, "10.1.2.3:8443", false, { 0 }, SV_REFUSE, ENETUNREACH, false, false, false },
+		{ "THREATS 77: TCP to a name server's port 53: unreachable", SV_CONNECT, "10.1.2.3:53", false, { 0 }, SV_REFUSE, ENETUNREACH, false, false, false },
+		{ "THREATS 77: DNS over TLS (853): unreachable", SV_CONNECT, "9.9.9.9:853", false, { 0 }, SV_REFUSE, ENETUNREACH, false, false, false },
+		{ "THREATS 77: a datagram to a name server: stockade's resolver", SV_SEND, "10.1.2.3:53", true, { 0 }, SV_ALLOW, 0, false, true, false },
+		{ "THREATS 77: a datagram to 127.0.0.53:53: stockade's resolver", SV_SEND, "127.0.0.53:53", true, { .receiver = OTHER }, SV_ALLOW, 0, false, true, false },
+		{ "THREATS 77: a UDP connect to a name server: stockade's resolver", SV_CONNECT, "[2001:db8::53]:53", true, { 0 }, SV_ALLOW, 0, false, true, false },
+		{ "THREATS 77: QUIC (UDP 443) out: unreachable", SV_SEND, "93.184.216.34:443", true, { 0 }, SV_REFUSE, ENETUNREACH, false, false, false },
+		{ "allow: a host's listener on loopback, as with loopback", SV_CONNECT, "127.0.0.1:5432", false, { .listener = OTHER }, SV_REFUSE, SV_REFUSED, false, false, false },
+		{ "allow: a host's listener on loopback 443", SV_CONNECT, "127.0.0.1:443", false, { .listener = OTHER }, SV_REFUSE, SV_REFUSED, false, false, false },
+		{ "allow: the run's own listener", SV_CONNECT, "127.0.0.1:8080", false, { .listener = OWN }, SV_ALLOW, 0, false, false, false },
+		{ "allow: a bind on the LAN, as with loopback", SV_BIND, "10.9.9.9:8080", false, { .host = true }, SV_REFUSE, SV_REFUSED, false, false, false },
+		{ "allow: a bind on 0.0.0.0, on the loopback device", SV_BIND, "0.0.0.0:8080", false, { 0 }, SV_ALLOW, 0, false, false, true },
+		{ "allow: listen on 0.0.0.0 not bound to lo", SV_LISTEN, "0.0.0.0:8080", false, { 0 }, SV_REFUSE, SV_REFUSED, false, false, false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(allows); i++) {
+		struct facts f = allows[i].facts;
+		const struct sv_facts af = { .data = &f, .host_address = fact_host, .listener = fact_listener,
+					     .run_abstract = fact_abstract, .held_outside = fact_held,
+					     .run_socket_file = fact_own_socket, .receiver = fact_receiver, .hold = fact_hold,
+					     .asks_errors = fact_asks_errors };
+		struct sv_query aq = { .call = allows[i].call, .net = NET_ALLOW, .policy = &p, .addr = addr_of(allows[i].addr),
+				       .datagram = allows[i].datagram };
+		struct sv_verdict v = supervise_verdict(&aq, &af);
+		if (!ok(v.outcome == allows[i].want && v.err == allows[i].err && v.relay == allows[i].relay &&
+			    v.resolver == allows[i].resolver && v.on_loopback == allows[i].on_loopback,
+			"%s %s", allows[i].what, allows[i].addr))
+			diag("got outcome %d err %d relay %d resolver %d on_loopback %d", v.outcome, v.err, v.relay, v.resolver,
+			     v.on_loopback);
+	}
 	policy_free(&p);
 }
 

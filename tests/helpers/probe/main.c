@@ -175,11 +175,14 @@ static const struct op ops[] = {
 	{ "connect-deferred", 3, 3, op_connect_deferred, "HOST PORT SECONDS" },
 	{ "thread-server", 1, 1, op_thread_server, "HOST" },
 	{ "cycles", 3, 3, op_cycles, "HOST PORT N" },
-	{ "relay", 2, 2, op_relay, "PORT TPORT" },
+	{ "relay", 2, 3, op_relay, "PORT TPORT [THOST]" },
 	{ "sink", 2, 2, op_sink, "HOST PORT" },
 	{ "blast", 3, 3, op_blast, "HOST PORT MIB" },
 	{ "resolve", 1, 1, op_resolve, "NAME" },
 	{ "listen-reuseport", 3, 3, op_listen_reuseport, "HOST PORT SECONDS" },
+	{ "http-serve", 2, 2, op_http_serve, "HOST PORT" },
+	{ "http-cycles", 4, 4, op_http_cycles, "HOST PORT NAME N" },
+	{ "resolve-many", 2, 3, op_resolve_many, "SUFFIX N [same]" },
 };
 
 static void usage(FILE *out)

@@ -835,9 +835,9 @@ int op_cycles(char **a)
 	return 0;
 }
 
-/* relay PORT TPORT: the least a forward can be, for make bench's floor:
- * a listener on 127.0.0.1:PORT, and for each connection, one at a time,
- * a connection to 127.0.0.1:TPORT with the bytes copied both ways by
+/* relay PORT TPORT [THOST]: the least a forward can be, for make bench's
+ * floor: a listener on 127.0.0.1:PORT, and for each connection, one at a
+ * time, a connection to THOST:TPORT (127.0.0.1) with the bytes copied both ways by
  * blocking reads and writes until both sides are done. No poll of other
  * connections, no pool, no check: what any forwarder pays at least. */
 int op_relay(char **a)
@@ -848,7 +848,7 @@ int op_relay(char **a)
 	static char buf[1 << 16];
 
 	parse_inet("127.0.0.1", a[0], &ls, &llen);
-	parse_inet("127.0.0.1", a[1], &ts, &tlen);
+	parse_inet(a[2] ? a[2] : "127.0.0.1", a[1], &ts, &tlen);
 	if ((e = bind_socket((struct sockaddr *)&ls, llen, SOCK_STREAM, &lfd)))
 		return e;
 	if (listen(lfd, 128) < 0)

@@ -1,0 +1,491 @@
+/* The first bytes of a connection, read for the name it carries: a TLS
+ * ClientHello's server name (RFC 8446 4.1.2, RFC 6066 3), nothing
+ * decrypted, or an HTTP/1 request's Host (RFC 9112 3.2). Pure: the
+ * command shapes these bytes, so every length is checked against what
+ * holds it, every count bounded, and what a server would read two ways
+ * (two server names, two Hosts, an absolute target that says another
+ * host, an encrypted ClientHello) is refused rather than guessed at. */
+#include "relay/relay.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define TLS_HANDSHAKE 22
+#define TLS_CLIENT_HELLO 1
+#define TLS_RECORD_HEADER 5
+#define TLS_RECORD_MAX 16384	/* a TLSPlaintext fragment's limit (RFC 8446 5.1) */
+#define EXT_SERVER_NAME 0x0000
+#define EXT_ECH 0xfe0d		/* encrypted_client_hello (draft-ietf-tls-esni) */
+#define EXT_ECH_OLD 0xffce	/* encrypted_server_name, its older draft */
+#define HTTP_METHOD_MAX 20
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void bad(struct relay_sniffed *r, const char *why)
+{
+	*r = (struct relay_sniffed){ .kind = SNIFF_BAD, .why = why };
+}
+
+static void more(struct relay_sniffed *r, size_t need)
+{
+	/* Records of a byte each would make a ClientHello six times its
+	 * size: what is past the peek's bound is refused, not waited for. */
+	if (need > RELAY_PEEK_MAX) {
+		bad(r, "a first message spread over more bytes than the relay reads");
+		return;
+	}
+	*r = (struct relay_sniffed){ .kind = SNIFF_MORE, .need = need };
+}
+
+/* A name as written in a server name or a Host: a host name, which the
+ * allow list compares (an address has none). True when it is one. */
+static bool take_name(const uint8_t *p, size_t n, struct relay_sniffed *r)
+{
+	char text[ALLOW_NAME_MAX + 2];
+	if (n == 0 || n > ALLOW_NAME_MAX + 1)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == 0)
+			return false;
+		text[i] = (char)p[i];
+	}
+	text[n] = '\0';
+	return allow_name_normalize(text, r->name) == 0;
+}
+
+/* ---- TLS ---- */
+
+/* The handshake bytes of the records in buf, joined into hs (at most
+ * RELAY_HELLO_MAX): how many, or -1 with r said (more, or bad). Records
+ * of another type before the ClientHello is whole are refused: a server
+ * reads no alert or data before it. */
+static long join_records(const uint8_t *b, size_t len, uint8_t *hs, struct relay_sniffed *r)
+{
+	size_t at = 0, got = 0;
+	size_t want = 0;	/* the ClientHello's length with its header, once known */
+	for (;;) {
+		if (want && got >= want)
+			return (long)got;
+		if (at + TLS_RECORD_HEADER > len) {
+			more(r, at + TLS_RECORD_HEADER);
+			return -1;
+		}
+		const uint8_t *h = b + at;
+		if (h[0] != TLS_HANDSHAKE) {
+			bad(r, "a TLS record that is not a handshake before the ClientHello is whole");
+			return -1;
+		}
+		if (h[1] != 3 || h[2] > 4) {
+			bad(r, "a TLS record of no version this relay knows");
+			return -1;
+		}
+		size_t frag = get16(h + 3);
+		if (frag == 0 || frag > TLS_RECORD_MAX) {
+			bad(r, frag ? "a TLS record longer than 16 KiB" : "an empty TLS handshake record");
+			return -1;
+		}
+		if (at + TLS_RECORD_HEADER + frag > len) {
+			more(r, at + TLS_RECORD_HEADER + frag);
+			return -1;
+		}
+		if (got + frag > RELAY_HELLO_MAX + 4) {
+			bad(r, "a ClientHello longer than the relay reads");
+			return -1;
+		}
+		memcpy(hs + got, h + TLS_RECORD_HEADER, frag);
+		got += frag;
+		at += TLS_RECORD_HEADER + frag;
+		if (!want && got >= 4) {
+			if (hs[0] != TLS_CLIENT_HELLO) {
+				bad(r, "a TLS handshake that does not begin with a ClientHello");
+				return -1;
+			}
+			want = 4 + ((size_t)hs[1] << 16 | (size_t)hs[2] << 8 | hs[3]);
+			if (want > RELAY_HELLO_MAX + 4) {
+				bad(r, "a ClientHello longer than the relay reads");
+				return -1;
+			}
+		}
+	}
+}
+
+/* The server_name extension's body: one host_name, nothing else. */
+static void server_name(const uint8_t *p, size_t n, struct relay_sniffed *r)
+{
+	if (n < 2 || get16(p) != n - 2) {
+		bad(r, "a server_name extension whose length does not add up");
+		return;
+	}
+	size_t at = 2;
+	bool seen = false;
+	while (at < n) {
+		if (at + 3 > n) {
+			bad(r, "a server_name entry cut short");
+			return;
+		}
+		uint8_t type = p[at];
+		size_t len = get16(p + at + 1);
+		at += 3;
+		if (at + len > n) {
+			bad(r, "a server_name entry longer than its list");
+			return;
+		}
+		if (type == 0) {
+			/* RFC 6066: one name of a type; two would be read as
+			 * either by a server. */
+			if (seen) {
+				bad(r, "two host names in one server_name extension");
+				return;
+			}
+			seen = true;
+			if (!take_name(p + at, len, r)) {
+				bad(r, "a server name that is not a host name (RFC 6066: no address, no trailing dot)");
+				return;
+			}
+		}
+		at += len;
+	}
+	if (!seen) {
+		bad(r, "a server_name extension without a host name");
+		return;
+	}
+	r->kind = SNIFF_TLS;
+}
+
+static void client_hello(const uint8_t *m, size_t len, struct relay_sniffed *r)
+{
+	/* legacy_version, random, session id, cipher suites, compression
+	 * methods, then the extensions. */
+	size_t at = 2 + 32;
+	if (at + 1 > len)
+		goto short_;
+	size_t sid = m[at];
+	if (sid > 32) {
+		bad(r, "a ClientHello's session id longer than 32 bytes");
+		return;
+	}
+	at += 1 + sid;
+	if (at + 2 > len)
+		goto short_;
+	size_t suites = get16(m + at);
+	if (suites < 2 || suites % 2) {
+		bad(r, "a ClientHello's cipher suites of an odd or empty length");
+		return;
+	}
+	at += 2 + suites;
+	if (at + 1 > len)
+		goto short_;
+	size_t comp = m[at];
+	if (comp < 1) {
+		bad(r, "a ClientHello without a compression method");
+		return;
+	}
+	at += 1 + comp;
+	if (at > len)
+		goto short_;
+	*r = (struct relay_sniffed){ .kind = SNIFF_TLS };
+	if (at == len)
+		return;	/* no extension at all: no name */
+	if (at + 2 > len)
+		goto short_;
+	size_t exts = get16(m + at);
+	at += 2;
+	if (at + exts != len) {
+		bad(r, "a ClientHello whose extensions do not end where it does");
+		return;
+	}
+	bool named = false;
+	/* Each type once (RFC 8446 4.2): a second server_name would be
+	 * read by one server and not by another. 65536 bits of types. */
+	uint8_t seen[8192] = { 0 };
+	while (at < len) {
+		if (at + 4 > len)
+			goto short_;
+		uint16_t type = get16(m + at);
+		size_t elen = get16(m + at + 2);
+		at += 4;
+		if (at + elen > len) {
+			bad(r, "a ClientHello extension longer than the ClientHello");
+			return;
+		}
+		if (seen[type >> 3] & (1u << (type & 7))) {
+			bad(r, type == EXT_SERVER_NAME ? "two server_name extensions in one ClientHello"
+						       : "an extension twice in one ClientHello");
+			return;
+		}
+		seen[type >> 3] |= (uint8_t)(1u << (type & 7));
+		if (type == EXT_ECH || type == EXT_ECH_OLD) {
+			/* The name that counts is inside, encrypted for the
+			 * server at the outer name: a front for any other. */
+			bad(r, "an encrypted ClientHello (ECH): the server name that counts is hidden inside it");
+			return;
+		}
+		if (type == EXT_SERVER_NAME) {
+			struct relay_sniffed named_r;
+			server_name(m + at, elen, &named_r);
+			if (named_r.kind == SNIFF_BAD) {
+				*r = named_r;
+				return;
+			}
+			memcpy(r->name, named_r.name, sizeof(r->name));
+			named = true;
+		}
+		at += elen;
+	}
+	r->kind = SNIFF_TLS;
+	if (!named)
+		r->name[0] = '\0';
+	return;
+short_:
+	bad(r, "a ClientHello cut short");
+}
+
+static void sniff_tls(const uint8_t *b, size_t len, struct relay_sniffed *r)
+{
+	/* What the records carry, joined: RELAY_HELLO_MAX and the header,
+	 * and one record's worth beyond, which join_records never fills. */
+	uint8_t hs[RELAY_HELLO_MAX + 4 + TLS_RECORD_MAX];
+	long got = join_records(b, len, hs, r);
+	if (got < 0)
+		return;
+	size_t body = (size_t)hs[1] << 16 | (size_t)hs[2] << 8 | hs[3];
+	client_hello(hs + 4, body, r);
+}
+
+/* ---- HTTP/1 ---- */
+
+static bool tchar(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c);
+}
+
+static bool ieq(const uint8_t *p, size_t n, const char *s)
+{
+	if (strlen(s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = p[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (uint8_t)(c - 'A' + 'a');
+		if (c != (uint8_t)s[i])
+			return false;
+	}
+	return true;
+}
+
+/* host[:port] or [v6][:port]: the name (an address gives none, with
+ * *ret_literal) and the port (0: none). False for what is neither. */
+static bool authority(const uint8_t *p, size_t n, struct relay_sniffed *r, unsigned short *ret_port, bool *ret_literal)
+{
+	*ret_port = 0;
+	*ret_literal = false;
+	size_t host_end = n;
+	if (n && p[0] == '[') {
+		const uint8_t *close = memchr(p, ']', n);
+		if (!close)
+			return false;
+		*ret_literal = true;
+		host_end = (size_t)(close - p) + 1;
+	} else {
+		const uint8_t *colon = memchr(p, ':', n);
+		if (colon)
+			host_end = (size_t)(colon - p);
+	}
+	if (host_end < n) {
+		if (p[host_end] != ':' || host_end + 1 == n || n - host_end - 1 > 5)
+			return false;
+		unsigned long v = 0;
+		for (size_t i = host_end + 1; i < n; i++) {
+			if (p[i] < '0' || p[i] > '9')
+				return false;
+			v = v * 10 + (unsigned long)(p[i] - '0');
+		}
+		if (v == 0 || v > 65535)
+			return false;
+		*ret_port = (unsigned short)v;
+	}
+	if (*ret_literal)
+		return true;
+	if (host_end == 0)
+		return false;
+	/* An IPv4 literal is no name either. */
+	bool digits = true;
+	for (size_t i = 0; i < host_end; i++)
+		digits = digits && ((p[i] >= '0' && p[i] <= '9') || p[i] == '.');
+	if (digits) {
+		*ret_literal = true;
+		return true;
+	}
+	return take_name(p, host_end, r);
+}
+
+static void sniff_http(const uint8_t *b, size_t len, struct relay_sniffed *r)
+{
+	/* The method: a token, then one space. */
+	size_t at = 0;
+	while (at < len && at <= HTTP_METHOD_MAX && b[at] >= 'A' && b[at] <= 'Z')
+		at++;
+	if (at == len && at <= HTTP_METHOD_MAX) {
+		more(r, len + 1);
+		return;
+	}
+	if (at == 0 || at > HTTP_METHOD_MAX || b[at] != ' ') {
+		*r = (struct relay_sniffed){ .kind = SNIFF_OTHER };
+		return;
+	}
+	bool connect = at == 7 && memcmp(b, "CONNECT", 7) == 0;
+	/* The head, whole: up to the empty line. */
+	const uint8_t *end = NULL;
+	for (size_t i = at; i + 3 < len; i++)
+		if (b[i] == '\r' && b[i + 1] == '\n' && b[i + 2] == '\r' && b[i + 3] == '\n') {
+			end = b + i + 2;
+			break;
+		}
+	if (!end) {
+		if (len >= RELAY_HEAD_MAX)
+			bad(r, "an HTTP request head longer than the relay reads");
+		else
+			more(r, len + 1);
+		return;
+	}
+	size_t head = (size_t)(end - b);
+	/* The request line: method SP target SP HTTP/1.x CRLF. */
+	const uint8_t *line_end = memchr(b, '\r', head);
+	if (!line_end || line_end[1] != '\n') {
+		bad(r, "an HTTP request line without its CRLF");
+		return;
+	}
+	size_t line = (size_t)(line_end - b);
+	const uint8_t *target = b + at + 1;
+	const uint8_t *sp = memchr(target, ' ', line - at - 1);
+	if (!sp || line - (size_t)(sp + 1 - b) != 8 || memcmp(sp + 1, "HTTP/1.", 7) != 0 ||
+	    (sp[8] != '0' && sp[8] != '1')) {
+		bad(r, "an HTTP request line that is not METHOD TARGET HTTP/1.x");
+		return;
+	}
+	size_t tlen = (size_t)(sp - target);
+	for (size_t i = 0; i < tlen; i++)
+		if (target[i] <= 0x20 || target[i] >= 0x7f) {
+			bad(r, "an HTTP request target with a space or a control byte");
+			return;
+		}
+	/* What the target names, where it names a host: CONNECT's
+	 * authority, or an absolute URI's (a proxy's form, which a server
+	 * obeys over Host). */
+	struct relay_sniffed named = { .kind = SNIFF_HTTP };
+	bool target_names = false, target_literal = false;
+	unsigned short target_port = 0;
+	if (connect) {
+		if (!authority(target, tlen, &named, &target_port, &target_literal) || !target_port) {
+			bad(r, "a CONNECT whose target is not HOST:PORT");
+			return;
+		}
+		target_names = true;
+	} else if (tlen >= 7 && (ieq(target, 7, "http://") || (tlen >= 8 && ieq(target, 8, "https://")))) {
+		size_t skip = ieq(target, 7, "http://") ? 7 : 8;
+		const uint8_t *a = target + skip;
+		size_t alen = tlen - skip;
+		const uint8_t *slash = memchr(a, '/', alen);
+		const uint8_t *q = memchr(a, '?', alen);
+		if (slash && (!q || slash < q))
+			alen = (size_t)(slash - a);
+		else if (q)
+			alen = (size_t)(q - a);
+		if (memchr(a, '@', alen) || !authority(a, alen, &named, &target_port, &target_literal)) {
+			bad(r, "an HTTP request's absolute target without a plain host");
+			return;
+		}
+		target_names = true;
+	}
+	/* The fields: name ":" value, no folding; Host once. */
+	bool host_seen = false, host_literal = false;
+	unsigned short host_port = 0;
+	struct relay_sniffed host = { .kind = SNIFF_HTTP };
+	size_t at_line = line + 2;
+	while (at_line < head) {
+		const uint8_t *l = b + at_line;
+		const uint8_t *cr = memchr(l, '\r', head - at_line);
+		if (!cr || cr[1] != '\n') {
+			bad(r, "an HTTP field line without its CRLF");
+			return;
+		}
+		size_t ll = (size_t)(cr - l);
+		at_line += ll + 2;
+		if (ll == 0)
+			break;
+		if (l[0] == ' ' || l[0] == '\t') {
+			bad(r, "an HTTP field folded onto a second line");
+			return;
+		}
+		const uint8_t *colon = memchr(l, ':', ll);
+		if (!colon || colon == l) {
+			bad(r, "an HTTP field line without a name and a colon");
+			return;
+		}
+		size_t nl = (size_t)(colon - l);
+		for (size_t i = 0; i < nl; i++)
+			if (!tchar(l[i])) {
+				bad(r, "an HTTP field name with a space or a byte a name cannot hold");
+				return;
+			}
+		for (size_t i = nl + 1; i < ll; i++)
+			if ((l[i] < 0x20 && l[i] != '\t') || l[i] == 0x7f) {
+				bad(r, "an HTTP field value with a control byte");
+				return;
+			}
+		if (!ieq(l, nl, "host"))
+			continue;
+		if (host_seen) {
+			bad(r, "two Host fields in one HTTP request");
+			return;
+		}
+		host_seen = true;
+		const uint8_t *v = colon + 1;
+		size_t vl = ll - nl - 1;
+		while (vl && (*v == ' ' || *v == '\t'))
+			v++, vl--;
+		while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+			vl--;
+		if (!authority(v, vl, &host, &host_port, &host_literal)) {
+			bad(r, "an HTTP Host that is not HOST[:PORT]");
+			return;
+		}
+	}
+	if (target_names) {
+		/* Both say a host: they must say the same one. */
+		if (host_seen && (host_literal != target_literal || strcmp(host.name, named.name) != 0)) {
+			bad(r, "an HTTP request whose target names another host than its Host field");
+			return;
+		}
+		*r = named;
+		r->port = target_port;
+		r->literal = target_literal;
+		return;
+	}
+	*r = host;
+	r->port = host_port;
+	r->literal = host_literal;
+	if (!host_seen)
+		r->name[0] = '\0';
+}
+
+void relay_sniff(const void *buf, size_t len, struct relay_sniffed *ret)
+{
+	const uint8_t *b = buf;
+	if (len == 0) {
+		more(ret, 1);
+		return;
+	}
+	if (b[0] == TLS_HANDSHAKE) {
+		sniff_tls(b, len, ret);
+		return;
+	}
+	if (b[0] >= 'A' && b[0] <= 'Z') {
+		sniff_http(b, len, ret);
+		return;
+	}
+	*ret = (struct relay_sniffed){ .kind = SNIFF_OTHER };
+}

@@ -1,0 +1,386 @@
+# Network allow: the allowed names reached, by curl, Python, Node and Go,
+# with no proxy setting; everything else refused, at the lookup and at the
+# connection, and named. The "internet" is tests/fakenet.sh's network
+# namespace (10.204.0.0/24, fd00:204::/64), its name server the host's
+# resolver for stockade alone: the run goes in a mount namespace of the
+# test's own whose /etc/resolv.conf names it (as root: unshare -m; as a
+# user: a user namespace of the user's own, mapped to itself, whose
+# capabilities go before stockade starts). Each refusal is checked at
+# the fake server too: what was refused never reached it.
+. tests/lib.sh
+
+new_places
+LL=false
+[ "$TEST_BACKEND" = landlock ] && LL=true
+FK=${STOCKADE_FAKENET:-/tmp/stockade-fakenet}
+
+for tool in curl python3 openssl unshare setpriv; do
+	command -v "$tool" >/dev/null || skip_all "no $tool here"
+done
+if is_root && ! ip netns list 2>/dev/null | grep -q '^stockade-fakenet\b'; then
+	at_exit tests/fakenet.sh down "$FK"
+	tests/fakenet.sh up "$FK" >/dev/null 2>&1
+fi
+if ! curl -s --max-time 5 --cacert "$FK/ca.pem" --resolve a.test:443:10.204.0.2 https://a.test/ 2>/dev/null | grep -q 'sni=a.test'; then
+	# Making it needs root: .ci/run makes it before the unprivileged run.
+	skip_all "no fake internet here (tests/fakenet.sh up DIR, as root, makes it)"
+fi
+pass "THREATS 77 control: outside, the fake internet answers (https://a.test at 10.204.0.2)"
+cp "$FK/ca.pem" "$W/ca.pem"
+printf 'nameserver 10.204.0.2\n' >"$T/resolv.conf"
+chmod 755 "$T"
+chmod 644 "$T/resolv.conf"
+# No proxy of any kind reaches the command: it connects as it would
+# without stockade.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
+# outside CMD...: CMD with the fake internet's name server as the host's.
+outside() {
+	if is_root; then
+		unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$T/resolv.conf" "$@"
+	else
+		unshare -Umc --keep-caps sh -c \
+			'mount --bind "$0" /etc/resolv.conf && exec setpriv --inh-caps=-all --ambient-caps=-all "$@"' \
+			"$T/resolv.conf" "$@"
+	fi
+}
+# in_jail ARGS... -- CMD...: the stockade under test, the workspace W.
+in_jail() {
+	outside "${JAIL[@]}" -C "$W" "$@"
+}
+out=$(outside getent hosts a.test 2>&1)
+case $out in
+*10.204.0.2* | *fd00:204::2*) pass "THREATS 77 control: outside, the test's resolver answers a.test" ;;
+*)
+	fail "THREATS 77 control: outside, the test's resolver answers a.test"
+	diag "$out"
+	plan_done
+	;;
+esac
+seen() {
+	grep -q -F -e "$1" "$FK/log"
+}
+nonce=$(nonce_new | tr -cd 'a-z0-9' | tail -c 20)
+
+# --- clients, with no proxy setting -------------------------------------
+
+# check DESC PATTERN -- CMD...: CMD's output (stdout and stderr) matches
+# PATTERN (an extended regular expression).
+check() {
+	local desc=$1 pattern=$2 out
+	shift 3
+	out=$("$@" 2>&1)
+	if printf '%s\n' "$out" | grep -q -E -- "$pattern"; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "$out"
+	fi
+}
+# refused DESC PATTERN -- CMD...: the same, and stockade's one line names
+# what was refused.
+check "THREATS 77: curl reaches an allowed name over HTTPS" 'over https sni=a\.test host=a\.test' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 --cacert ca.pem https://a.test/
+check "curl reaches an allowed name over plain HTTP (its Host read)" 'over http sni=None host=a\.test' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 http://a.test/
+check "curl reaches an allowed name over IPv6" 'hello from fd00:204::2 over https sni=a\.test' -- \
+	in_jail --allow a.test -- curl -6 -sS --max-time 10 --cacert ca.pem https://a.test/
+check "python3 reaches an allowed name" 'over https sni=c\.test host=c\.test' -- \
+	in_jail --allow c.test -- python3 -c 'import ssl, urllib.request
+ctx = ssl.create_default_context(cafile="ca.pem")
+print(urllib.request.urlopen("https://c.test/", context=ctx, timeout=10).read().decode())'
+if command -v node >/dev/null; then
+	check "node reaches an allowed name" 'over https sni=c\.test host=c\.test' -- \
+		in_jail --allow c.test -- node -e 'require("https").get("https://c.test/", { ca: require("fs").readFileSync("ca.pem") },
+	r => r.pipe(process.stdout)).on("error", e => { console.log("node:", e.message); process.exit(1); })'
+else
+	skip "node reaches an allowed name (no node here)"
+fi
+if command -v go >/dev/null; then
+	mkdir -p "$T/go"
+	cat >"$T/go/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	r, err := http.Get(os.Args[1])
+	if err != nil {
+		fmt.Println("go:", err)
+		os.Exit(1)
+	}
+	b, _ := io.ReadAll(r.Body)
+	fmt.Print(string(b))
+}
+GO
+	if (cd "$T/go" && GOCACHE="$T/go/cache" GOPATH="$T/go/path" GO111MODULE=off GOFLAGS= go build -o "$W/goget" main.go) >"$T/go/build.out" 2>&1; then
+		check "go reaches an allowed name" 'over https sni=c\.test host=c\.test' -- \
+			in_jail --allow c.test -- env SSL_CERT_FILE=ca.pem ./goget https://c.test/
+	else
+		fail "go reaches an allowed name (the client did not build)"
+		diag "$(cat "$T/go/build.out")"
+	fi
+else
+	skip "go reaches an allowed name (no go here)"
+fi
+
+# --- what is refused, and named ------------------------------------------
+
+# The lookup: NXDOMAIN at once, and the name server never asked.
+out=$(in_jail --allow a.test --report "$T/r.json" -- curl -sS --max-time 10 https://"$nonce".test/ 2>&1)
+case $out in
+*"Could not resolve host"*"stockade: refused: name $nonce.test (NXDOMAIN)"*"to allow: --allow $nonce.test"*)
+	pass "THREATS 77: a name not allowed: NXDOMAIN, and stockade's line names it with the fix" ;;
+*) fail "THREATS 77: a name not allowed: NXDOMAIN, and stockade's line names it with the fix"; diag "$out" ;;
+esac
+seen "$nonce" && fail "THREATS 77: the host's name server was never asked for it" || pass "THREATS 77: the host's name server was never asked for it"
+python3 - "$T/r.json" "$nonce.test" <<'PY' && pass "the report names it: NXDOMAIN, the rule, its source, --allow" || { fail "the report names it: NXDOMAIN, the rule, its source, --allow"; diag "$(cat "$T/r.json")"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = [x for x in r["denials"] if x["what"] == sys.argv[2]]
+assert d and d[0]["kind"] == "name" and d[0]["errno"] == "NXDOMAIN" and d[0]["fix"].startswith("--allow " + sys.argv[2]), d
+assert d[0]["source"] == "--allow on the command line", d
+n = [x for x in r["names"] if x["name"] == sys.argv[2]]
+assert n and all(x["verdict"].startswith("refused") for x in n), r["names"]
+PY
+
+# The connection: a name not allowed, at an allowed name's address (a
+# shared front end: b.test is a.test's address too).
+check "THREATS 77: a second name on an allowed name's address (TLS server name b.test at a.test's address) is refused" \
+	'stockade: refused: .*connect b\.test:443 at 10\.204\.0\.2:443 \(reset\).*to allow: --allow b\.test' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 --cacert ca.pem --resolve b.test:443:10.204.0.2 https://b.test/"$nonce"-1
+check "THREATS 77: and by its HTTP Host" 'connect b\.test:80 at 10\.204\.0\.2:80 \(reset\)' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 --resolve b.test:80:10.204.0.2 http://b.test/"$nonce"-2
+# An address alone: no name looked up for it.
+check "THREATS 77: an IP literal (HTTPS, no server name) is refused" 'connect 10\.204\.0\.3:443 \(reset\)' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 -k https://10.204.0.3/"$nonce"-3
+check "THREATS 77: an IP literal over plain HTTP is refused" 'connect 10\.204\.0\.3:80 \(reset\)' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 http://10.204.0.3/"$nonce"-4
+# The name and the address disagree: an allowed name sent to another
+# name's address (the command chose it: domain fronting).
+check "THREATS 77: a server name that does not match the address (a.test sent to c.test's) is refused" \
+	'connect a\.test:443 at 10\.204\.0\.3:443 \(reset\)' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 --cacert ca.pem --resolve a.test:443:10.204.0.3 https://a.test/"$nonce"-5
+check "THREATS 77: an HTTP Host that does not match the address is refused" 'connect a\.test:80 at 10\.204\.0\.3:80 \(reset\)' -- \
+	in_jail --allow a.test -- curl -sS --max-time 10 --resolve a.test:80:10.204.0.3 http://a.test/"$nonce"-6
+seen "$nonce-" && { fail "THREATS 77: no refused connection reached a server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
+	pass "THREATS 77: no refused connection reached a server"
+
+# A port no allowed name has: refused at the connect (ENETUNREACH), with
+# the name and port to allow.
+check "a port the name is not allowed on is refused at once, with --allow NAME:PORT" \
+	'(ssh.test|10\.204\.0\.4).*(ENETUNREACH|Network is unreachable)|ENETUNREACH.*--allow ssh\.test:22' -- \
+	in_jail --allow ssh.test -- python3 -c 'import socket
+try:
+    socket.create_connection(("ssh.test", 22), timeout=10)
+except OSError as e:
+    print("errno", e.errno, e.strerror)
+    raise SystemExit(3)'
+# Another protocol on an allowed port goes to the addresses handed out.
+check "THREATS 77: ssh.test:22 allowed: a server that speaks first is reached" "banner SSH-2.0-fakenet echo: x" -- \
+	in_jail --allow ssh.test:22 -- python3 -c 'import socket
+s = socket.create_connection(("ssh.test", 22), timeout=10)
+f = s.makefile("rb")
+banner = f.readline().strip().decode()
+s.sendall(b"x\n")
+print("banner", banner, f.readline().strip().decode())'
+check "THREATS 77: ssh to an allowed port at an address no name was looked up for is refused" 'reset|ECONNRESET|errno 104|closed' -- \
+	in_jail --allow ssh.test:22 -- python3 -c 'import socket
+try:
+    s = socket.create_connection(("10.204.0.4", 22), timeout=15)
+    s.sendall(b"SSH-2.0-client\r\n")
+    print("got", s.recv(100) or "closed")
+except OSError as e:
+    print("errno", e.errno)'
+
+# UDP and QUIC: no datagram leaves.
+check "THREATS 77: a datagram out (QUIC to an allowed name) is refused at once, named" \
+	'errno 101.*|stockade: refused: .*datagram 10\.204\.0\.2:443 \(ENETUNREACH\)' -- \
+	in_jail --allow a.test -- python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.connect(("10.204.0.2", 443))
+    s.send(b"quic")
+    s.settimeout(2)
+    s.recv(10)
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)'
+
+# DNS: nothing of a query leaves but an allowed name's addresses.
+cat >"$W/dnsq.py" <<'PY'
+# dnsq.py NAME TYPE [SERVER [tcp]]: one query, to the first name server of
+# /etc/resolv.conf (or 127.0.0.1), sent with sendto and read with
+# recvfrom, as the C library does; prints the rcode, the TTLs and the
+# data of the answers.
+import random, socket, struct, sys
+name, qtype = sys.argv[1], int(sys.argv[2])
+server = sys.argv[3] if len(sys.argv) > 3 else None
+if not server:
+    server = "127.0.0.1"
+    try:
+        for line in open("/etc/resolv.conf"):
+            if line.split()[:1] == ["nameserver"]:
+                server = line.split()[1]
+                break
+    except OSError:
+        pass
+ident = random.randrange(65536)
+q = struct.pack(">HHHHHH", ident, 0x0100, 1, 0, 0, 0)
+for label in name.split("."):
+    b = label.encode("utf-8", "surrogateescape")
+    q += bytes([len(b)]) + b
+q += b"\0" + struct.pack(">HH", qtype, 1)
+try:
+    if len(sys.argv) > 4:
+        s = socket.create_connection((server, 53), timeout=5)
+        s.sendall(struct.pack(">H", len(q)) + q)
+        a = s.recv(4096)[2:]
+    else:
+        s = socket.socket(socket.AF_INET6 if ":" in server else socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(2)
+        s.sendto(q, (server, 53))
+        a, frm = s.recvfrom(4096)
+except OSError as e:
+    print("errno", e.errno, e.strerror)
+    sys.exit(3)
+rcode = a[3] & 15
+qd, an = struct.unpack(">HH", a[4:8])
+at = 12
+while qd and a[at]:
+    at += 1 + a[at]
+at += 5 if qd else 0
+out = []
+for _ in range(an):
+    at += 2
+    t, c, ttl, n = struct.unpack(">HHIH", a[at:at + 10])
+    data = a[at + 10:at + 10 + n]
+    at += 10 + n
+    out.append("%s ttl=%d" % (socket.inet_ntop(socket.AF_INET, data) if t == 1 else socket.inet_ntop(socket.AF_INET6, data) if t == 28 else data.hex(), ttl))
+print("rcode", rcode, "answers", len(out), " ".join(out))
+PY
+check "THREATS 77: a TXT query of an allowed name gets no record, and is not asked of the host" 'rcode 0 answers 0' -- \
+	in_jail --allow '*.rotate.test' -- python3 dnsq.py "$nonce"-txt.rotate.test 16
+check "THREATS 77: a query of a name beneath an allowed one (data in its labels) is NXDOMAIN" 'rcode 3 answers 0' -- \
+	in_jail --allow a.test -- python3 dnsq.py "$nonce"-data-0123456789abcdef0123456789.a.test 1
+check "THREATS 77: a query with a label of 64 bytes or more is FORMERR" 'rcode 1 answers 0' -- \
+	in_jail --allow '*.rotate.test' -- python3 dnsq.py "$nonce"-long-label-0123456789abcdef0123456789abcdef.rotate.test 1
+check "THREATS 77: a query with bytes no host name holds is NXDOMAIN" 'rcode 3 answers 0' -- \
+	in_jail --allow '*.rotate.test' -- python3 dnsq.py "$(printf '%s\001\377x' "$nonce")-bin.rotate.test" 1
+if $LL; then
+	# Every datagram to port 53 is stockade's to answer.
+	check "THREATS 77: a query sent straight to the name server is answered by stockade (NXDOMAIN)" 'rcode 3 answers 0' -- \
+		in_jail --allow a.test -- python3 dnsq.py "$nonce"-direct.test 1 10.204.0.2
+else
+	check "THREATS 77: a query sent straight to a name server is refused (ENETUNREACH), named" \
+		'stockade: refused: .*datagram 10\.204\.0\.2:53 \(ENETUNREACH\)' -- \
+		in_jail --allow a.test -- python3 dnsq.py "$nonce"-direct.test 1 10.204.0.2
+fi
+check "THREATS 77: DNS over TCP to the name server is refused" 'errno (101|111|13)' -- \
+	in_jail --allow a.test -- python3 dnsq.py "$nonce"-tcp.test 1 10.204.0.2 tcp
+check "THREATS 77: DNS over TLS (853) is refused" 'errno 101' -- \
+	in_jail --allow a.test -- python3 -c 'import socket
+try:
+    socket.create_connection(("10.204.0.2", 853), timeout=5)
+except OSError as e:
+    print("errno", e.errno)'
+seen "$nonce" && { fail "THREATS 77: none of those queries reached the name server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
+	pass "THREATS 77: none of those queries reached the name server"
+
+# An allowed name that resolves to this host, loopback or link-local is
+# never handed out.
+check "an allowed name that resolves to loopback or link-local gets no address" 'rcode 0 answers 0 +rcode 0 answers 0' -- \
+	in_jail --allow local.test --allow meta.test -- sh -c 'echo $(python3 dnsq.py local.test 1) $(python3 dnsq.py meta.test 1)'
+
+# The answer's TTL: kept by stockade as the host's resolver gave it (2 s),
+# asked again once it is over.
+out=$(in_jail --allow '*.rotate.test' -- sh -c 'python3 dnsq.py "$0" 1; python3 dnsq.py "$0" 1; sleep 3; python3 dnsq.py "$0" 1' "$nonce"-ttl.rotate.test 2>&1)
+first=$(printf '%s\n' "$out" | sed -n '1s/.*answers 1 \([0-9.]*\) ttl=\([0-9]*\).*/\1 \2/p')
+second=$(printf '%s\n' "$out" | sed -n '2s/.*answers 1 \([0-9.]*\) ttl=\([0-9]*\).*/\1 \2/p')
+third=$(printf '%s\n' "$out" | sed -n '3s/.*answers 1 \([0-9.]*\) ttl=\([0-9]*\).*/\1 \2/p')
+asked=$(grep -c -F "dns $nonce-ttl.rotate.test 1" "$FK/log")
+if [ -n "$first" ] && [ "${first%% *}" = "${second%% *}" ] && [ "${second#* }" -le 2 ] && [ -n "$third" ] &&
+	[ "${third%% *}" != "${first%% *}" ] && [ "$asked" = 2 ]; then
+	pass "THREATS 77: the answer's TTL is kept (2 s: the same address within it, a new one asked after it; asked $asked times)"
+else
+	fail "THREATS 77: the answer's TTL is kept (2 s: the same address within it, a new one asked after it)"
+	diag "answers: '$first' '$second' '$third'; the name server asked $asked times"
+	diag "$out"
+fi
+
+# An answer too large for a datagram: asked again over TCP.
+check "an answer too large for UDP is asked again over TCP (16 addresses handed out)" 'rcode 0 answers 16' -- \
+	in_jail --allow big.test -- python3 dnsq.py big.test 1
+
+# A ClientHello held back: refused once the bound is over (10 s).
+check "THREATS 77: a connection that never says its name is refused after 10 s" 'refused after (1[0-4])\.' -- \
+	in_jail --allow a.test -- python3 -c 'import socket, time
+t = time.monotonic()
+s = socket.create_connection(("10.204.0.3", 443), timeout=30)
+s.sendall(b"\x16\x03\x01")
+try:
+    print("got", s.recv(10))
+except OSError as e:
+    pass
+print("refused after %.1f s" % (time.monotonic() - t))'
+
+# npm ci against a registry of the fake internet: with allow, and refused,
+# named, without it.
+if command -v npm >/dev/null; then
+	mkdir -p "$W/app"
+	cp "$FK/ca.pem" "$W/app/ca.pem"
+	integrity=$(cat "$FK/npm/integrity")
+	printf '{"name": "app", "version": "1.0.0", "dependencies": {"stockade-demo": "1.0.0"}}\n' >"$W/app/package.json"
+	cat >"$W/app/package-lock.json" <<JSON
+{
+  "name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
+  "packages": {
+    "": {"name": "app", "version": "1.0.0", "dependencies": {"stockade-demo": "1.0.0"}},
+    "node_modules/stockade-demo": {"version": "1.0.0",
+      "resolved": "https://registry.test/npm/stockade-demo-1.0.0.tgz", "integrity": "$integrity"}
+  }
+}
+JSON
+	npm_ci() {
+		in_jail "$@" -- sh -c 'cd app && npm ci --no-audit --no-fund --no-update-notifier --cafile ca.pem --cache "$TMPDIR/npm" \
+			--registry https://registry.test/npm/ && node -e "console.log(require(\"stockade-demo\"))"'
+	}
+	check "THREATS 77: npm ci against the registry, allowed: installs" 'stockade-demo 1\.0\.0' -- npm_ci --allow registry.test
+	rm -rf "$W/app/node_modules"
+	check "THREATS 77: npm ci without the registry allowed: fails, and stockade names it with the fix" \
+		'stockade: refused: .*name registry\.test \(NXDOMAIN\).*to allow: --allow registry\.test' -- npm_ci --allow a.test
+else
+	skip "npm ci against the registry (no npm here)"
+fi
+
+# The report: every name and every connection, with bytes and verdicts.
+in_jail --allow a.test --report "$T/all.json" -- sh -c 'curl -sS --max-time 10 --cacert ca.pem https://a.test/ >/dev/null;
+	curl -sS --max-time 10 https://b.test/ >/dev/null 2>&1; curl -sS --max-time 10 -k https://10.204.0.3/ >/dev/null 2>&1; true' >/dev/null 2>&1
+python3 - "$T/all.json" <<'PY' && pass "the report lists the names looked up and each connection with its name, port, bytes and verdict" || { fail "the report lists the names looked up and each connection with its name, port, bytes and verdict"; diag "$(cat "$T/all.json")"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = {(n["name"], n["verdict"].split(":")[0]) for n in r["names"]}
+assert ("a.test", "answered") in names and ("b.test", "refused") in names, r["names"]
+ok = [c for c in r["connections"] if c["name"] == "a.test" and c["verdict"] == "allowed"]
+assert ok and ok[0]["address"].endswith(":443") and ok[0]["bytes_out"] > 0 and ok[0]["bytes_in"] > 0, r["connections"]
+bad = [c for c in r["connections"] if c["address"] == "10.204.0.3:443" and c["verdict"] == "refused"]
+assert bad and bad[0]["bytes_out"] == 0, r["connections"]
+assert r["network"] == "allow", r["network"]
+PY
+
+# why and explain answer for names.
+check "stockade why: an allowed name, with its rule and source" 'rule: +allow a\.test' -- \
+	"$STOCKADE" why -C "$W" --allow a.test a.test:443
+check "stockade why: a name not allowed, with the fix" 'allow: --allow b\.test' -- \
+	"$STOCKADE" why -C "$W" --allow a.test b.test:443
+check "stockade why: an address in network allow: never alone" 'refused.*never' -- \
+	"$STOCKADE" why -C "$W" --allow a.test 10.204.0.2:443
+check "stockade explain lists the allow list, with a list's source" 'allow: registry\.npmjs\.org \(ports 443 and 80\)  \(--allow on the command line, from @npm\)' -- \
+	"$STOCKADE" explain -C "$W" --allow @npm -- true
+check "--allow with --net on is an error" 'take one of the two away' -- "$STOCKADE" -C "$W" --net on --allow a.test -- true
+plan_done
