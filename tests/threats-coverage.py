@@ -54,6 +54,9 @@ NOTES = {
     61: "the full-disk case mounts a small tmpfs: root only",
     58: "macOS: the Seatbelt profile's text only; enforcement needs a Mac",
     59: "macOS: the Seatbelt profile's text only; enforcement needs a Mac",
+    76: "landlock: the kill goes through the run's cgroup where there is one (root); as a user, through "
+        "the keeper, a subreaper that every orphan of the run comes to (an orphan in a session of its own shown)",
+    77: "needs the fake internet (tests/fakenet.sh, made as root before the unprivileged run)",
     69: "landlock: the run's own group's files and the limits above it, no listing of a group it shares; "
         "the other group is made beside the run's (root) or one beside the test's own is used (user)",
 }
@@ -71,6 +74,7 @@ NOT_APPLICABLE = {
 VARYING = [
     (re.compile(r"/tmp/stockade-test\.[A-Za-z0-9]+/t\.[A-Za-z0-9]+"), "$T"),
     (re.compile(r"stockade-canary-[0-9a-f]+"), "NONCE"),
+    (re.compile(r"stockade-\d+/run-[0-9a-f]+"), "stockade-UID/run-ID"),
     (re.compile(r"\b\d{3,}\b"), "N"),
     (re.compile(r"\(\d+ KiB\)"), "(N KiB)"),
 ]
@@ -122,9 +126,9 @@ def main():
         runs.append(("user", passed(sys.argv[3])))
     n = max(rows)
     print("# Which integration tests show each row of ../shared/THREATS.md failing,")
-    print("# on each backend. Rows 1-65 mirror that table (its number and the start")
-    print("# of its attack); rows 66-70 are the attacks of issue 13 it has no row")
-    print("# for, numbered on. Made by tests/threats-coverage.py from full runs of")
+    print("# on each backend. The rows mirror that table (its number and the start")
+    print("# of its attack; rows 66-70 in the words of issue 13, which added them).")
+    print("# Made by tests/threats-coverage.py from full runs of")
     print("# make check as %s; a name passed in every run unless marked." % " and as ".join(r[0] for r in runs))
     print("# tests/integration/docs.sh checks that the rows run 1..N, N as below,")
     print("# and that a test names each row (\"THREATS N: ...\").")
