@@ -19,6 +19,7 @@
 
 #include "lib/dns.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 #include "policy/report.h"
 
 #define DNS_RCODE_NXDOMAIN 3
@@ -83,8 +84,16 @@ int netns_responder_serve(int fd, const char *source, struct report *rep)
 			continue;
 		(void)sendto(fd, r, (size_t)m, MSG_DONTWAIT, (struct sockaddr *)&from, from_len);
 		const char *what = *name ? name : "(unreadable question)";
-		report_denial_ruled(rep, "name", report_records_full(rep, "name", what) ? "(further names)" : what, "NXDOMAIN",
-				    "network loopback: names are answered by the jail's own responder", source,
-				    "--net on, or in stockade.ini: network = on");
+		bool full = report_records_full(rep, "name", what);
+		/* The narrowest grant that answers it: that one name (network
+		 * allow), else the host's network. */
+		char norm[ALLOW_NAME_MAX + 1];
+		_cleanup_free_ char *fix = !full && *name && allow_name_normalize(name, norm) == 0
+						   ? xasprintf("--allow %s (this name only), or in stockade.ini: allow = %s, or "
+							       "--net on, or in stockade.ini: network = on",
+							       norm, norm)
+						   : xstrdup("--net on, or in stockade.ini: network = on");
+		report_denial_ruled(rep, "name", full ? "(further names)" : what, "NXDOMAIN",
+				    "network loopback: names are answered by the jail's own responder", source, fix);
 	}
 }

@@ -230,9 +230,13 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 		ret->what = loopback ? "loopback: the run's own servers only, not the host's" : "loopback only";
 		/* a server of the run's own answers; one outside it does not */
 		ret->allowed = false;
-		if (!grant)
-			ret->fix = xstrdup("--net on, or in stockade.ini: network = on (--connect takes a numeric address)");
-		else
+		if (!grant) {
+			/* a name: network allow, for that name alone */
+			_cleanup_free_ char *opt = allow_fix(name, (unsigned short)port);
+			ret->fix = xasprintf("%s (this name only), or in stockade.ini: allow = %s, or --net on, or in "
+					     "stockade.ini: network = on",
+					     opt, opt + strlen("--allow "));
+		} else
 			ret->fix = xstrcat3(loopback ? "a server the command starts itself is reached; a service outside "
 						       "the run needs --connect "
 						     : "--connect ",

@@ -101,17 +101,33 @@ else
 	skip "no remote host here (tests/remote-host.sh up, as root, makes it)"
 fi
 
-# ---- why for a name: the network, never --connect NAME (which takes a
-#      numeric address); a .localhost name: 127.0.0.1
+# ---- why for a name: that name alone (network allow), then the network,
+#      never --connect NAME (which takes a numeric address); a .localhost
+#      name: 127.0.0.1. (allow.sh applies --allow against its fake
+#      internet; here each proposal is checked to be one the tool takes.)
 out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" registry.npmjs.org:443 2>&1)
 alts=$(proposed "$out")
-if [ "$alts" = "--net on
+if [ "$alts" = "--allow registry.npmjs.org
+ini allow = registry.npmjs.org
+--net on
 ini network = on" ]; then
-	pass "why NAME:443 proposes the network, not --connect NAME"
+	pass "why NAME:443 proposes --allow NAME, then the network, not --connect NAME"
 else
-	fail "why NAME:443 proposes the network, not --connect NAME"
+	fail "why NAME:443 proposes --allow NAME, then the network, not --connect NAME"
 	diag "$out"
 fi
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" --allow registry.npmjs.org registry.npmjs.org:443 2>&1)
+case $out in
+*": allowed "*) pass "and why with that --allow says it is allowed" ;;
+*) fail "and why with that --allow says it is allowed"; diag "$out" ;;
+esac
+printf '[sandbox]\nallow = registry.npmjs.org\n' >"$CONF"
+out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" registry.npmjs.org:443 2>&1)
+rm -f "$CONF"
+case $out in
+*": allowed "*) pass "and why with that allow = in stockade.ini says it is allowed" ;;
+*) fail "and why with that allow = in stockade.ini says it is allowed"; diag "$out" ;;
+esac
 out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" api.localhost:5432 2>&1)
 case $(proposed "$out" | head -n 1) in
 "--connect 127.0.0.1:5432") pass "why api.localhost:5432 proposes --connect 127.0.0.1:5432" ;;

@@ -644,8 +644,9 @@ else
 		{ fail "THREATS 46: the name does not exist (NXDOMAIN, not EAI_AGAIN, which npm retries)"; diag "$out"; }
 	grep -q "\"what\": *\"$name\"" "$T/dns.json" && pass "the report names the name asked" ||
 		{ fail "the report names the name asked"; diag "$(cat "$T/dns.json")"; }
-	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN).*to allow: --net on" && pass "one stderr line names it and --net on" ||
-		{ fail "one stderr line names it and --net on"; diag "$out"; }
+	printf '%s\n' "$out" | grep -q "^stockade: refused: name $name (NXDOMAIN).*to allow: --allow $name (this name only),.* or --net on" &&
+		pass "one stderr line names it, --allow for that name and --net on" ||
+		{ fail "one stderr line names it, --allow for that name and --net on"; diag "$out"; }
 fi
 
 # --publish: a jailed dev server opened from the host, on the host's
