@@ -18,6 +18,7 @@
 
 #include "lib/dns.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 
 /* The kernel's own limits: SCM_MAX_FD descriptors in one message, and
  * what fits a control buffer stockade reads (the kernel allows
@@ -183,10 +184,18 @@ static void name_refused(struct supervisor *sv, const struct outgoing *o, int er
 	if (!dns_question_name(sv->send_buf, o->len, name, sizeof(name)))
 		return;
 	_cleanup_free_ char *source = source_text(&sv->p->net_source);
-	report_denial_ruled(sv->rep, "name", report_records_full(sv->rep, "name", name) ? "(further names)" : name,
+	bool full = report_records_full(sv->rep, "name", name);
+	/* The narrowest grant that answers it, as the namespace jail's
+	 * responder says: that one name (network allow), else the network. */
+	char norm[ALLOW_NAME_MAX + 1];
+	_cleanup_free_ char *fix = !full && allow_name_normalize(name, norm) == 0
+					   ? xasprintf("--allow %s (this name only), or in stockade.ini: allow = %s, or --net "
+						       "on, or in stockade.ini: network = on",
+						       norm, norm)
+					   : xstrdup("--net on, or in stockade.ini: network = on");
+	report_denial_ruled(sv->rep, "name", full ? "(further names)" : name,
 			    strerrorname_np(err) ? strerrorname_np(err) : "?",
-			    "network loopback: no name server is reachable (a lookup is a way out)", source,
-			    "--net on, or in stockade.ini: network = on");
+			    "network loopback: no name server is reachable (a lookup is a way out)", source, fix);
 }
 
 /* A datagram held back, by MSG_MORE with its address or by UDP_CORK

@@ -648,6 +648,39 @@ else
 		pass "one stderr line names it, --allow for that name and --net on" ||
 		{ fail "one stderr line names it, --allow for that name and --net on"; diag "$out"; }
 fi
+# On the landlock backend a question sent straight to a name server (a
+# datagram with its address: the remote host's port 53 here) is refused
+# too, and the report names the name it asked with the same fixes.
+if $LL && [ -s "$REMOTE_COUNT" ]; then
+	cat >"$W/dnsq-send.py" <<'PY'
+import socket, struct, sys
+q = struct.pack(">HHHHHH", 0x5354, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p.encode() for p in sys.argv[1].split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(q, ("10.203.0.2", 53))
+    print("sent")
+except OSError as e:
+    print("errno", __import__("errno").errorcode[e.errno])
+PY
+	qname="stockade-$$-sent.example.test"
+	out=$(python3 "$W/dnsq-send.py" "$qname" 2>&1)
+	[ "$out" = sent ] && pass "THREATS 46 control: outside, a question to the remote host's port 53 is sent" ||
+		{ fail "THREATS 46 control: outside, a question to the remote host's port 53 is sent"; diag "$out"; }
+	out=$(in_jail --net loopback --report "$T/dnsq.json" -- sh -c 'python3 dnsq-send.py "$0"; exit 3' "$qname" 2>&1)
+	case $out in
+	*"errno E"*"stockade: refused: "*"send 10.203.0.2:53"*"name $qname"*)
+		pass "THREATS 46: a question sent straight to a name server is refused, and named" ;;
+	*) fail "THREATS 46: a question sent straight to a name server is refused, and named"; diag "$out" ;;
+	esac
+	python3 - "$T/dnsq.json" "$qname" <<'PY' && pass "the report gives the name --allow for it, then the network" ||
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["denials"] if x["kind"] == "name" and x["what"] == sys.argv[2]]
+n = sys.argv[2]
+assert d and d[0]["fix"] == "--allow %s (this name only), or in stockade.ini: allow = %s, or --net on, or in stockade.ini: network = on" % (n, n), d
+PY
+		{ fail "the report gives the name --allow for it, then the network"; diag "$(cat "$T/dnsq.json")"; }
+fi
 
 # --publish: a jailed dev server opened from the host, on the host's
 # loopback only. PORT:JAIL_PORT forwards; on the landlock backend the same
