@@ -22,6 +22,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "lib/wire.h"
+#include "policy/allow.h"
 #include "policy/env.h"
 #include "policy/report.h"
 
@@ -245,8 +246,11 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 	const struct policy *p = h->r->p;
 	if (streq(key, "net")) {
 		enum net_mode n;
+		/* off narrows any; allow is neither wider nor narrower than
+		 * on or loopback (the session's relay is its own or absent) */
 		if (net_mode_from_name(v, &n) < 0 || net_rank(n) > net_rank(p->net) ||
-		    (n == NET_LOOPBACK && p->net == NET_ON)) {
+		    (n == NET_LOOPBACK && p->net == NET_ON) ||
+		    (n != NET_OFF && n != p->net && (n == NET_ALLOW || p->net == NET_ALLOW))) {
 			_cleanup_free_ char *msg = xasprintf("cannot give %s %s to one command of the session: its network "
 							     "is %s, and a command's can only be off or the session's",
 							     who, v, net_mode_name(p->net));
@@ -287,10 +291,79 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 	return false;
 }
 
-/* The command's own options that narrow (hide=, read=, net= fields). */
+/* A command's allow list (who: the option or the section's key). The
+ * session's relay answers for the session's names, for all its commands
+ * at once: a command has them all (its list the same as the session's,
+ * or none) or no network (--net off); any other list is refused, with
+ * the start that would give it. */
+static bool narrow_allow(const struct holder *h, struct hold_client *c, const struct allow_entry *v, size_t n,
+			 const char *who)
+{
+	const struct policy *p = h->r->p;
+	if (!n)
+		return true;
+	bool same = p->net == NET_ALLOW;
+	for (size_t i = 0; same && i < n; i++) {
+		bool found = false;
+		for (size_t k = 0; !found && k < p->n_allow; k++)
+			found = allow_entry_same(&v[i], &p->allow[k]);
+		same = found;
+	}
+	for (size_t k = 0; same && k < p->n_allow; k++) {
+		bool found = false;
+		for (size_t i = 0; !found && i < n; i++)
+			found = allow_entry_same(&v[i], &p->allow[k]);
+		same = found;
+	}
+	if (same)
+		return true;
+	char *given = NULL, *start = NULL;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *text = allow_entry_text(&v[i]);
+		char *g = xasprintf("%s%s%s", given ? given : "", given ? ", " : "", text);
+		char *s = xasprintf("%s --allow '%s'", start ? start : "", text);
+		free(given);
+		free(start);
+		given = g, start = s;
+	}
+	_cleanup_free_ char *msg = NULL;
+	if (p->net != NET_ALLOW)
+		msg = xasprintf("cannot give %s %s to one command of the session: its network is %s, and a command's can "
+				"only be off or the session's",
+				who, given, net_mode_name(p->net));
+	else
+		msg = xasprintf("cannot give %s %s to one command of the session: its commands have the session's names, "
+				"all of them or none (--net off), never a list of their own",
+				who, given);
+	_cleanup_free_ char *hint = xasprintf("%sstart a session with it: stockade session start%s",
+					      p->net == NET_ALLOW ? "give it none (the session's names), or " : "", start);
+	refuse(c->fd, 125, msg, hint);
+	free(given);
+	free(start);
+	return false;
+}
+
+/* The command's own options that narrow (hide=, read=, net=, allow=
+ * fields). */
 static bool narrowing(const struct holder *h, struct hold_client *c, const struct wire_msg *m, struct wire_out *o,
 		      struct narrowed *nw)
 {
+	struct allow_entry *allow = NULL;
+	size_t n_allow = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *why;
+		if (streq(m->f[i].key, "allow") &&
+		    allow_parse(m->f[i].value, SOURCE_OPTION_OF("--allow"), &allow, &n_allow, &why) < 0) {
+			allow_entries_free(allow, n_allow);
+			_cleanup_free_ char *msg = xasprintf("invalid --allow '%s': %s", m->f[i].value, why);
+			refuse(c->fd, 125, msg, NULL);
+			return false;
+		}
+	}
+	bool ok = narrow_allow(h, c, allow, n_allow, "--allow");
+	allow_entries_free(allow, n_allow);
+	if (!ok)
+		return false;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *key = m->f[i].key;
 		if (streq(key, "net") || streq(key, "hide") || streq(key, "read")) {
@@ -331,6 +404,10 @@ static bool sections(const struct holder *h, struct hold_client *c, char *const 
 			_cleanup_free_ char *abs = lr->path[0] == '/' ? xstrdup(lr->path) : path_join(l->dir ? l->dir : cwd, lr->path);
 			_cleanup_free_ char *who = where(&lr->source);
 			ok = narrow_one(h, c, keys[lr->access], abs, who, o, nw);
+		}
+		if (ok && l->n_allow) {
+			_cleanup_free_ char *who = where(&l->allow[0].source);
+			ok = narrow_allow(h, c, l->allow, l->n_allow, who);
 		}
 		if (ok && l->net_set) {
 			_cleanup_free_ char *who = where(&l->net_source);

@@ -24,6 +24,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "lib/wire.h"
+#include "policy/allow.h"
 #include "policy/build.h"
 #include "policy/env.h"
 #include "policy/report.h"
@@ -316,6 +317,10 @@ static int exec_verb(const struct options *o, const char *dir)
 					   : str_has_prefix(raw, "~/") && home ? path_join(home, raw + 2)
 									      : path_join(cwd ? cwd : ".", raw);
 		wire_add(&out, o->layer.rules[i].access == ACCESS_HIDE ? "hide" : "read", abs);
+	}
+	for (size_t i = 0; i < o->layer.n_allow; i++) {
+		_cleanup_free_ char *text = allow_entry_text(&o->layer.allow[i]);
+		wire_add(&out, "allow", text);
 	}
 	if (o->layer.net_set)
 		wire_add(&out, "net", net_mode_name(o->layer.net));

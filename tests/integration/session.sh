@@ -183,7 +183,7 @@ st=$?
 [ $st -eq 125 ] && printf '%s' "$out" | grep -q "outside the session's workspace" &&
 	pass "an exec whose working directory is outside the workspace is refused (125), said" ||
 	{ fail "an exec whose working directory is outside the workspace is refused (status $st)"; diag "$out"; }
-for widen in "--net on" "--write /tmp" "--publish 9999" "--read /"; do
+for widen in "--net on" "--allow a.test" "--write /tmp" "--publish 9999" "--read /"; do
 	# shellcheck disable=SC2086 # the words are the options
 	out=$(sx $widen "$SID" -- true 2>&1)
 	st=$?
@@ -227,6 +227,36 @@ st=$?
 [ $st -eq 125 ] && printf '%s' "$out" | grep -q "\.stockade\.ini line 9: write '/etc'" && printf '%s' "$out" | grep -q 'hint: start a session with it' &&
 	pass "a section that would widen (write = /etc) is refused (125), naming its file, line and key" ||
 	{ fail "a section that would widen is refused (status $st)"; diag "$out"; }
+rm -f "$W/.stockade.ini"
+"$STOCKADE" session stop "$SID"
+
+# A command's allow list: the session's relay answers for all of its
+# commands at once, so a command has the session's names or none (--net
+# off). In a session whose network is on, a command's --allow cannot be
+# honoured (it would have the whole network): refused, with the start
+# that gives it; in a session with names, another list is refused too.
+start --name "n-$TEST_BACKEND" --net on
+expect_control "control: a command of a session with the network has an inet socket" -- sx "$SID" -- "$PROBE" listen-tcp 0.0.0.0 0 0
+out=$(sx --allow a.test "$SID" -- true 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "^hint: start a session with it: stockade session start --allow 'a.test'$" &&
+	pass "a command's --allow in a session with the whole network is refused (125), with the start that gives it" ||
+	{ fail "a command's --allow in a session with the whole network is refused (status $st)"; diag "$out"; }
+"$STOCKADE" session stop "$SID"
+printf '[command "true"]\nallow = c.test\n' >"$W/.stockade.ini"
+start --name "a-$TEST_BACKEND" --allow a.test --allow b.test:22
+out=$(sx --allow a.test "$SID" -- true 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "give it none (the session's names), or start a session with it: stockade session start --allow 'a.test'" &&
+	pass "a command's own allow list in a session with names is refused (125), with both ways" ||
+	{ fail "a command's own allow list in a session with names is refused (status $st)"; diag "$out"; }
+out=$(sx --allow b.test:22 --allow a.test "$SID" -- sh -c true 2>&1)
+[ $? -eq 0 ] && pass "the session's own names, in any order, are taken" || { fail "the session's own names, in any order, are taken"; diag "$out"; }
+out=$(sx "$SID" -- true 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "\.stockade\.ini line 2: allow c.test" &&
+	pass "a [command] section's allow list is refused the same, naming its file, line and key" ||
+	{ fail "a [command] section's allow list is refused the same (status $st)"; diag "$out"; }
 rm -f "$W/.stockade.ini"
 "$STOCKADE" session stop "$SID"
 start --name "q-$TEST_BACKEND"
