@@ -44,6 +44,10 @@ struct hold_exec {
 	pid_t pid;			/* in the jail, once started */
 	int report_fd;			/* -1: no report asked for */
 	unsigned long long start_us;
+	/* The session's denials when it began: what was refused while it
+	 * ran is said when it fails, as a run's is. */
+	unsigned *denied;
+	size_t n_denied;
 };
 
 struct holder {
@@ -90,6 +94,7 @@ void holder_free(struct holder *h)
 	for (size_t i = 0; i < h->n_execs; i++) {
 		if (h->execs[i]->report_fd >= 0)
 			close(h->execs[i]->report_fd);
+		free(h->execs[i]->denied);
 		free(h->execs[i]);
 	}
 	free(h->execs);
@@ -533,6 +538,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		report_fd = dup(fds[3]);
 	struct hold_exec *x = xcalloc(1, sizeof(*x));
 	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec() };
+	x->denied = report_denial_counts(h->r->rep, &x->n_denied);
 	wire_add_long(&o, "id", x->id);
 	wire_add(&o, "cwd", cwd);
 	for (size_t i = 0; argv[i]; i++)
@@ -551,6 +557,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		refuse(c->fd, 125, msg, r == -EMSGSIZE ? "the environment and arguments together must stay under 256 KiB" : NULL);
 		if (report_fd >= 0)
 			close(report_fd);
+		free(x->denied);
 		free(x);
 		return;
 	}
@@ -683,6 +690,21 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 	if (x->client) {
 		for (size_t k = 0; s.lines[k]; k++)
 			send_simple(x->client->fd, "said", "line", s.lines[k]);
+		/* What was refused while it ran (the session's other commands
+		 * are in the same report), in one line when it failed. */
+		_cleanup_free_ char *line = status != 0 ? report_denials_line_since(rep, x->denied, x->n_denied) : NULL;
+		if (line && *line) {
+			/* An option that allows it is the session's to have:
+			 * said as the start that gives it. */
+			char *to = strstr(line, "; to allow: --");
+			if (to)
+				*to = '\0';
+			_cleanup_free_ char *said =
+				xasprintf("stockade: refused: %s%s%s", line,
+					  to ? "; to allow, start a session with it: stockade session start " : "",
+					  to ? to + strlen("; to allow: ") : "");
+			send_simple(x->client->fd, "said", "line", said);
+		}
 		struct wire_out o = { 0 };
 		wire_begin(&o, "exit");
 		if (WIFSIGNALED(wstatus))
@@ -695,6 +717,7 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 		x->client->exec = NULL;
 	}
 	strv_free(s.lines);
+	free(x->denied);
 	free(x);
 	h->execs[i] = h->execs[--h->n_execs];
 	h->execs_done++;

@@ -206,17 +206,36 @@ void report_denial(struct report *r, const char *kind, const char *what, const c
 
 char *report_denials_line(const struct report *r)
 {
+	return report_denials_line_since(r, NULL, 0);
+}
+
+unsigned *report_denial_counts(const struct report *r, size_t *ret_n)
+{
+	unsigned *v = xcalloc(r->n_denials ? r->n_denials : 1, sizeof(*v));
+	for (size_t i = 0; i < r->n_denials; i++)
+		v[i] = r->denials[i].count;
+	*ret_n = r->n_denials;
+	return v;
+}
+
+char *report_denials_line_since(const struct report *r, const unsigned *counts, size_t n)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
 	const char *fix = NULL;
+	bool any = false;
 	for (size_t i = 0; i < r->n_denials; i++) {
 		const struct denial *d = &r->denials[i];
-		fprintf(f, "%s%s %s (%s)", i ? ", " : "", d->kind, d->what, d->error);
-		if (d->count > 1)
-			fprintf(f, " x%u", d->count);
+		unsigned count = d->count - (i < n && counts[i] <= d->count ? counts[i] : 0);
+		if (!count)
+			continue;
+		fprintf(f, "%s%s %s (%s)", any ? ", " : "", d->kind, d->what, d->error);
+		any = true;
+		if (count > 1)
+			fprintf(f, " x%u", count);
 		if (!fix && d->fix && !str_has_prefix(d->fix, "none"))
 			fix = d->fix;
 	}

@@ -109,6 +109,11 @@ void report_connection(struct report *r, const char *name, const char *address, 
 		       unsigned long long up, unsigned long long down);
 /* The denials on one line, for stderr when the command failed. */
 char *report_denials_line(const struct report *r);
+/* The denials' counts now, and the same line for what was refused since
+ * (a count grown, a denial new): "" when nothing was. For a command of a
+ * session, whose report is the session's. */
+unsigned *report_denial_counts(const struct report *r, size_t *ret_n);
+char *report_denials_line_since(const struct report *r, const unsigned *counts, size_t n);
 /* One more line stockade said (an error or a hint). */
 void report_said_line(struct report *r, const char *line);
 /* Files the run wrote in a place of its own that goes with it. */
