@@ -112,8 +112,8 @@ if [ "$TEST_BACKEND" = namespaces ]; then
 	# (and stockade itself outside /tmp, which it refuses to leave
 	# writable: a copy, where the tree is built in /tmp)
 	case $STOCKADE in /tmp/*)
-		cp "$STOCKADE" "$XDG_STATE_HOME/stockade"
-		JAIL=("$XDG_STATE_HOME/stockade" --backend "$TEST_BACKEND") ;;
+		mkdir -p "$XDG_STATE_HOME/bin" && cp "$STOCKADE" "$XDG_STATE_HOME/bin/stockade"
+		JAIL=("$XDG_STATE_HOME/bin/stockade" --backend "$TEST_BACKEND") ;;
 	esac
 	expect_probe "with --write /tmp, a file in /tmp stays" ok -- in_jail --write /tmp -- "$PROBE" write "/tmp/$TMPNAME"
 	[ -f "/tmp/$TMPNAME" ] && pass "it is in the host's /tmp after the run" || fail "it is in the host's /tmp after the run"
