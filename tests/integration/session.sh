@@ -191,6 +191,16 @@ for widen in "--net on" "--allow a.test" "--write /tmp" "--publish 9999" "--read
 		pass "a widening exec ($widen) is refused (125), naming the start that gives it" ||
 		{ fail "a widening exec ($widen) is refused (status $st)"; diag "$out"; }
 done
+# A command that fails says what was refused while it ran, as a run
+# does; its fix is the session start that gives it (an exec cannot widen).
+out=$(sx "$SID" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "stockade-$$-sx.example.test" 2>&1)
+st=$?
+[ $st -eq 3 ] && printf '%s\n' "$out" | grep -q '^stockade: refused: .*; to allow, start a session with it: stockade session start --' &&
+	pass "a failed command's refusals are said in one line, the fix as the session's start" ||
+	{ fail "a failed command's refusals are said in one line, the fix as the session's start (status $st)"; diag "$out"; }
+out=$(sx "$SID" -- sh -c 'exit 4' 2>&1)
+[ $? -eq 4 ] && ! printf '%s\n' "$out" | grep -q 'stockade: refused' && pass "and the next failed command, refused nothing, says nothing" ||
+	{ fail "and the next failed command, refused nothing, says nothing"; diag "$out"; }
 expect_control "control: the session's command reads notes.txt" -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
 expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES" -- sx --hide notes.txt "$SID" -- "$PROBE" read "$W/notes.txt"
 expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
