@@ -324,7 +324,10 @@ static bool narrow_allow(const struct holder *h, struct hold_client *c, const st
 		return true;
 	char *given = NULL, *start = NULL;
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *text = allow_entry_text(&v[i]);
+		/* a built-in list by its name, once */
+		if (v[i].list && i > 0 && v[i - 1].list && streq(v[i - 1].list, v[i].list))
+			continue;
+		_cleanup_free_ char *text = v[i].list ? xstrdup(v[i].list) : allow_entry_text(&v[i]);
 		char *g = xasprintf("%s%s%s", given ? given : "", given ? ", " : "", text);
 		char *s = xasprintf("%s --allow '%s'", start ? start : "", text);
 		free(given);

@@ -319,7 +319,11 @@ static int exec_verb(const struct options *o, const char *dir)
 		wire_add(&out, o->layer.rules[i].access == ACCESS_HIDE ? "hide" : "read", abs);
 	}
 	for (size_t i = 0; i < o->layer.n_allow; i++) {
-		_cleanup_free_ char *text = allow_entry_text(&o->layer.allow[i]);
+		/* a built-in list by its name, once */
+		const struct allow_entry *a = &o->layer.allow[i];
+		if (a->list && i > 0 && o->layer.allow[i - 1].list && streq(o->layer.allow[i - 1].list, a->list))
+			continue;
+		_cleanup_free_ char *text = a->list ? xstrdup(a->list) : allow_entry_text(a);
 		wire_add(&out, "allow", text);
 	}
 	if (o->layer.net_set)

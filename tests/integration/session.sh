@@ -296,8 +296,8 @@ out=$(cd "$W" && PATH="$T/bin:$PATH" STOCKADE_SESSION="$SID" "$OLDPWD/conf/examp
 printf '%s' "$out" | grep -q "undid a change to trust hand-off '.envrc'" && printf '%s' "$out" | grep -q '^hint: ' &&
 	[ ! -e "$W/.envrc" ] && pass "what the recipe shows when a command plants a hand-off: undone, said, with a hint" ||
 	{ fail "what the recipe shows when a command plants a hand-off"; diag "$out"; }
-out=$(cd "$W" && PATH="$T/bin:$PATH" "$STOCKADE" --session "$SID" --net on -- true 2>&1)
-[ $? -eq 125 ] && printf '%s' "$out" | grep -q '^hint: start a session with it: stockade session start --net on$' &&
+out=$(cd "$W" && PATH="$T/bin:$PATH" "$STOCKADE" --session "$SID" --allow @npm -- true 2>&1)
+[ $? -eq 125 ] && printf '%s' "$out" | grep -q "^hint: start a session with it: stockade session start --allow '@npm'\$" &&
 	pass "what the recipe shows for a widening: refused, with the start that gives it" ||
 	{ fail "what the recipe shows for a widening"; diag "$out"; }
 
