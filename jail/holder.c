@@ -111,12 +111,13 @@ void holder_free(struct holder *h)
 static void write_info(const struct holder *h)
 {
 	_cleanup_free_ char *tmp = xstrcat3(h->info_path, ".new", "");
-	_cleanup_fclose_ FILE *f = fopen(tmp, "we");
+	FILE *f = fopen(tmp, "we");
 	if (!f)
 		return;
 	fprintf(f, "id=%s\npid=%d\nworkspace=%s\nbackend=%s\nstarted=%lld\nidle=%u\n", h->id, (int)getpid(),
 		h->r->p->workspace, h->backend, (long long)time(NULL), h->s.idle_s);
-	if (fflush(f) == 0)
+	/* whole, or not put in place */
+	if (fclose(f) == 0)
 		(void)rename(tmp, h->info_path);
 }
 

@@ -94,7 +94,7 @@ void owed_count_run_dir(const struct policy *p, struct report *rep, const struct
 	if (sv) {
 		struct written w = { .paths = strv_new(), .tops = strv_new() };
 		w.files = supervisor_tmp_written(sv, &w.bytes, &w.paths);
-		for (size_t i = 0; w.paths[i] && i < 8; i++)
+		for (size_t i = 0; i < 8 && w.paths[i]; i++)
 			strv_add(&w.tops, w.paths[i]);
 		say_discarded(p, rep, "/tmp", "the host's /tmp (what the supervisor made there, removed)", &w, KEEP_TMP);
 		written_free(&w);

@@ -387,9 +387,10 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 		.origin = xstrdup("default: " CGROUP_VIEW),
 	};
 	for (size_t i = 0; i < v.n_paths; i++) {
+		char *path = TAKE_PTR(v.paths[i].path);
 		pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
 		pl->rules[pl->n_rules++] = (struct rule){
-			.path = TAKE_PTR(v.paths[i].path),
+			.path = path,
 			.access = ACCESS_READ,
 			.flags = RULE_SYSTEM,
 			.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),

@@ -108,12 +108,12 @@ static int session_connect(const char *dir, const char *id, struct wire_msg *ret
 	wire_add_long(&o, "version", WIRE_VERSION);
 	int r = wire_send(fd, &o, NULL, 0);
 	wire_out_free(&o);
-	struct wire_msg m;
+	struct wire_msg m = { 0 };
 	int fds[WIRE_MAX_FDS];
 	size_t n_fds = 0;
 	if (r == 0)
 		r = wire_recv(fd, &m, fds, WIRE_MAX_FDS, &n_fds);
-	if (r < 0 || !streq(m.type, "hello")) {
+	if (r < 0 || !m.type || !streq(m.type, "hello")) {
 		if (!quiet)
 			log_error("cannot speak to the session '%s': %s", id,
 				  r < 0 ? strerror(-r) : wire_get(&m, "message") ? wire_get(&m, "message") : m.type);
