@@ -242,6 +242,7 @@ int keeper_begin(struct keeper *k, const struct keeper_duty *d)
 	close(sv[1]);
 	k->pid = pid;
 	k->sock = sv[0];
+	k->settled = !d->start;
 	return 0;
 }
 
@@ -264,7 +265,7 @@ void keeper_end(struct keeper *k)
 	char done = KEEPER_DONE;
 	(void)send(k->sock, &done, 1, MSG_NOSIGNAL);
 	close(k->sock);
-	while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+	while (!k->settled && waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	*k = (struct keeper)KEEPER_INIT;
 }

@@ -37,6 +37,10 @@ struct keeper {
 	pid_t pid;		/* the keeper, stockade's child; -1: none */
 	int sock;		/* stockade's end */
 	pid_t command;		/* the landlock backend's command, once read; 0: not yet */
+	/* It has nothing left to kill: no command of its own (the namespace
+	 * jail), or it reported the command's status, its leftovers killed
+	 * first. Its end is then not waited for (keeper_end). */
+	bool settled;
 };
 
 #define KEEPER_INIT { .pid = -1, .sock = -1 }
@@ -74,7 +78,16 @@ static inline int keeper_record_fd(const struct keeper *k)
 {
 	return k->sock;
 }
-/* The run ended whole: the keeper goes, and is reaped. */
+/* The landlock backend's command's status came from the keeper: what the
+ * command left is gone already. */
+static inline void keeper_settled(struct keeper *k)
+{
+	k->settled = true;
+}
+/* The run ended whole: the keeper goes. Stockade waits for it only when
+ * it still has processes to kill (a run given up before the command's
+ * status came); a settled keeper's exit is its own, and its zombie is
+ * stockade's until stockade exits, moments later. */
 void keeper_end(struct keeper *k);
 
 /* Kills every process this one, as subreaper, holds as a child or will,

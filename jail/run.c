@@ -1325,6 +1325,8 @@ static int run_landlock(struct run *r)
 	 * does, as their subreaper. */
 	if (!jail || pr.init_status == -1)
 		keeper_kill_children(&cg, c.own_pgrp ? pid : 0);
+	else
+		keeper_settled(&r->keeper);
 	pid = -1;
 	terminal_end(&term);
 	rep->run_us = now_usec() - exec_us;
