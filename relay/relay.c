@@ -4,12 +4,12 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <unistd.h>
 
+#include "lib/hostaddr.h"
 #include "lib/util.h"
 
 struct relay *relay_new(const struct policy *p, struct report *rep)
@@ -291,20 +291,7 @@ static void read_host_addresses(struct relay *r)
 		return;
 	r->host_read = true;
 	free(r->host);
-	r->host = NULL;
-	r->n_host = 0;
-	struct ifaddrs *ifa = NULL;
-	if (getifaddrs(&ifa) < 0)
-		return;
-	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-			continue;
-		r->host = xgrow(r->host, r->n_host, sizeof(*r->host));
-		memset(&r->host[r->n_host], 0, sizeof(r->host[0]));
-		memcpy(&r->host[r->n_host++], i->ifa_addr,
-		       i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-	}
-	freeifaddrs(ifa);
+	r->n_host = host_addresses(&r->host);
 }
 
 static bool host_address(struct relay *r, int family, const uint8_t *addr)

@@ -5,7 +5,6 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -14,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <sys/stat.h>
 
+#include "lib/hostaddr.h"
 #include "lib/util.h"
 
 static void load_host_addresses(struct supervisor *sv)
@@ -21,20 +21,16 @@ static void load_host_addresses(struct supervisor *sv)
 	free(sv->host);
 	sv->host = NULL;
 	sv->n_host = 0;
-	struct ifaddrs *ifa = NULL;
-	if (getifaddrs(&ifa) < 0)
-		return;
-	for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-			continue;
+	_cleanup_free_ struct sockaddr_storage *all = NULL;
+	size_t n = host_addresses(&all);
+	for (size_t i = 0; i < n; i++) {
 		struct net_addr a;
-		size_t len = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-		if (net_addr_parse(i->ifa_addr, len, &a) < 0)
+		size_t len = all[i].ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		if (net_addr_parse((const struct sockaddr *)&all[i], len, &a) < 0)
 			continue;
 		sv->host = xgrow(sv->host, sv->n_host, sizeof(*sv->host));
 		sv->host[sv->n_host++] = a;
 	}
-	freeifaddrs(ifa);
 }
 
 bool sv_host_address(struct supervisor *sv, const struct net_addr *a)
