@@ -89,10 +89,8 @@ int netns_responder_serve(int fd, const char *source, struct report *rep)
 		 * allow), else the host's network. */
 		char norm[ALLOW_NAME_MAX + 1];
 		_cleanup_free_ char *fix = !full && *name && allow_name_normalize(name, norm) == 0
-						   ? xasprintf("--allow %s (this name only), or in stockade.ini: allow = %s, or "
-							       "--net on, or in stockade.ini: network = on",
-							       norm, norm)
-						   : xstrdup("--net on, or in stockade.ini: network = on");
+						   ? allow_name_fix(norm, 0)
+						   : xstrdup(ALLOW_NET_FIX);
 		report_denial_ruled(rep, "name", full ? "(further names)" : what, "NXDOMAIN",
 				    "network loopback: names are answered by the jail's own responder", source, fix);
 	}

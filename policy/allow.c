@@ -265,3 +265,10 @@ char *allow_fix(const char *name, unsigned short port)
 	_cleanup_free_ char *with = xstrcat3(name, ":", fmt_u64(num, port));
 	return xstrcat3("--allow ", with, "");
 }
+
+char *allow_name_fix(const char *name, unsigned short port)
+{
+	_cleanup_free_ char *opt = allow_fix(name, port);
+	return xasprintf("%s (this name only), or in stockade.ini: allow = %s, or " ALLOW_NET_FIX, opt,
+			 opt + strlen("--allow "));
+}

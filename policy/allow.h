@@ -60,3 +60,9 @@ size_t allow_ports(const struct allow_entry *v, size_t n, unsigned short *out, s
 /* How to allow name on port, as the fix of a refusal says it:
  * "--allow example.com" (the default ports), "--allow example.com:22". */
 char *allow_fix(const char *name, unsigned short port);
+/* The whole fix of a refused name, narrowest first: that one name
+ * (allow_fix), by option and in stockade.ini, else the whole network. Port
+ * 0 for a lookup: the default ports. */
+char *allow_name_fix(const char *name, unsigned short port);
+/* The fix where no one name can be allowed. */
+#define ALLOW_NET_FIX "--net on, or in stockade.ini: network = on"

@@ -232,20 +232,17 @@ int why_connect(const struct policy *p, const char *target, struct why *ret)
 		ret->allowed = false;
 		if (!grant) {
 			/* a name: network allow, for that name alone */
-			_cleanup_free_ char *opt = allow_fix(name, (unsigned short)port);
-			ret->fix = xasprintf("%s (this name only), or in stockade.ini: allow = %s, or --net on, or in "
-					     "stockade.ini: network = on",
-					     opt, opt + strlen("--allow "));
+			ret->fix = allow_name_fix(name, (unsigned short)port);
 		} else
 			ret->fix = xstrcat3(loopback ? "a server the command starts itself is reached; a service outside "
 						       "the run needs --connect "
 						     : "--connect ",
-					    grant, " (this one service), or --net on, or in stockade.ini: network = on");
+					    grant, " (this one service), or " ALLOW_NET_FIX);
 		return 0;
 	case NET_OFF:
 		ret->what = "no network";
 		ret->fix = xstrdup(loopback ? "--net loopback (the run's own servers), or in stockade.ini: network = loopback"
-					    : "--net on, or in stockade.ini: network = on");
+					    : ALLOW_NET_FIX);
 		return 0;
 	}
 	return 0;

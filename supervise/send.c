@@ -189,10 +189,8 @@ static void name_refused(struct supervisor *sv, const struct outgoing *o, int er
 	 * responder says: that one name (network allow), else the network. */
 	char norm[ALLOW_NAME_MAX + 1];
 	_cleanup_free_ char *fix = !full && allow_name_normalize(name, norm) == 0
-					   ? xasprintf("--allow %s (this name only), or in stockade.ini: allow = %s, or --net "
-						       "on, or in stockade.ini: network = on",
-						       norm, norm)
-					   : xstrdup("--net on, or in stockade.ini: network = on");
+					   ? allow_name_fix(norm, 0)
+					   : xstrdup(ALLOW_NET_FIX);
 	report_denial_ruled(sv->rep, "name", full ? "(further names)" : name,
 			    strerrorname_np(err) ? strerrorname_np(err) : "?",
 			    "network loopback: no name server is reachable (a lookup is a way out)", source, fix);
@@ -209,7 +207,7 @@ void sv_refuse_held_back(struct supervisor *sv, const char *kind, const char *wh
 	report_denial_ruled(sv->rep, kind, what, "EPERM",
 			    "a datagram held back leaves later, without its address checked again, to whatever has the port then",
 			    "built in: the supervisor (landlock backend, network loopback)",
-			    "--net on, or in stockade.ini: network = on");
+			    ALLOW_NET_FIX);
 }
 
 /* Decides on the copy of a message: 0 to send it (its name perhaps
@@ -435,7 +433,7 @@ void sv_send(struct supervisor *sv, const struct seccomp_notif *req, int pidfd, 
 		outgoing_close(o);
 		report_denial_ruled(sv->rep, "syscall", nr == SYS_sendto ? "sendto" : nr == SYS_sendmsg ? "sendmsg" : "sendmmsg",
 				    "EPERM", "refused by the system call table: MSG_FASTOPEN connects without connect()",
-				    "built in: the seccomp allowlist", "--net on, or in stockade.ini: network = on");
+				    "built in: the seccomp allowlist", ALLOW_NET_FIX);
 		sv_respond(sv, id, EPERM);
 		return;
 	}

@@ -120,14 +120,14 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		rule = xasprintf("network %s: no network", net_mode_name(sv->p->net));
 		fix = xstrdup(net_addr_is_loopback(&d) ? "--net loopback (the default: servers of the run's own), or in "
 							 "stockade.ini: network = loopback"
-						       : "--net on, or in stockade.ini: network = on");
+						       : ALLOW_NET_FIX);
 	} else if (datagram && (call == SV_CONNECT || call == SV_SEND)) {
 		/* --connect forwards streams: only the whole network lets a
 		 * datagram out (a DNS query to 127.0.0.53 is one). */
 		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net),
 				 "datagrams only to a port a socket of the run has bound, on this host, or one nobody has "
 				 "that stockade holds for the run (1024 and above)");
-		fix = xstrdup("--net on, or in stockade.ini: network = on");
+		fix = xstrdup(ALLOW_NET_FIX);
 	} else if (call == SV_CONNECT || call == SV_SEND) {
 		char host[INET6_ADDRSTRLEN + 8];
 		struct net_addr d = *a;
@@ -137,7 +137,7 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		fix = xasprintf("--connect %s (this one service), or --net on", host);
 	} else {
 		rule = xasprintf("network %s: servers listen on loopback only", net_mode_name(sv->p->net));
-		fix = xstrdup("--net on, or in stockade.ini: network = on");
+		fix = xstrdup(ALLOW_NET_FIX);
 	}
 	report_denial_ruled(sv->rep, kind, what, errname, rule, source, fix);
 	respond(sv, id, err);
@@ -901,7 +901,7 @@ static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req
 		report_denial_ruled(sv->rep, "setsockopt", level == IPPROTO_IP ? "IP_OPTIONS" : "an IPv6 routing header",
 				    "EPERM", "a source route sends a SYN or a datagram to a first hop other than the address checked",
 				    "built in: the supervisor (landlock backend, network loopback)",
-				    "--net on, or in stockade.ini: network = on");
+				    ALLOW_NET_FIX);
 	else
 		sv_refuse_held_back(sv, "setsockopt", "UDP_CORK");
 	respond(sv, req->id, EPERM);
