@@ -47,7 +47,7 @@ static _Noreturn void fail_mount(const struct child *c, int err, const struct mo
 		memcpy(e.path, mf->path, n);
 	}
 	(void)!write(c->err_fd, &e, sizeof(e));
-	_exit(125);
+	_exit(EXIT_STOCKADE);
 }
 
 int child_take_listener(int sock, pid_t pid, int *ret_fd)
@@ -137,9 +137,9 @@ static void confine(const struct child *c)
 {
 	int r = caps_drop_all();
 	if (r < 0)
-		fail(c, CHILD_STEP_CAPS, r, NULL, 125);
+		fail(c, CHILD_STEP_CAPS, r, NULL, EXIT_STOCKADE);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		fail(c, CHILD_STEP_NNP, errno, NULL, 125);
+		fail(c, CHILD_STEP_NNP, errno, NULL, EXIT_STOCKADE);
 	child_mark(c, "caps");
 	int handed = -1;	/* the listener stockade takes by its number */
 	if (c->bpf && c->no_listener) {
@@ -147,12 +147,12 @@ static void confine(const struct child *c)
 		 * answering in itself what a listener would have. */
 		r = seccomp_load_filter(c->bpf, NULL);
 		if (r < 0)
-			fail(c, CHILD_STEP_SECCOMP, r, NULL, 125);
+			fail(c, CHILD_STEP_SECCOMP, r, NULL, EXIT_STOCKADE);
 	} else if (c->bpf) {
 		int listener = -1;
 		r = seccomp_load_filter(c->bpf, &listener);
 		if (r < 0)
-			fail(c, CHILD_STEP_SECCOMP, r, NULL, 125);
+			fail(c, CHILD_STEP_SECCOMP, r, NULL, EXIT_STOCKADE);
 		/* The landlock backend's filter hands every sendmsg to the
 		 * listener (a datagram's address), which nobody serves yet:
 		 * stockade takes the listener itself (pidfd_getfd) by the
@@ -161,17 +161,17 @@ static void confine(const struct child *c)
 		if (c->init) {
 			r = fd_send(c->sock, listener);
 			if (r < 0)
-				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 			close(listener);
 		} else if (write(c->sock, &listener, sizeof(listener)) != (ssize_t)sizeof(listener))
-			fail(c, CHILD_STEP_HANDOVER, -errno, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, -errno, NULL, EXIT_STOCKADE);
 		else
 			handed = listener;
 	}
 	child_mark(c, "seccomp_load");
 	int ruleset = -1;
 	if (!c->init && wait_go(c, &ruleset) < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	if (!c->init)
 		child_mark(c, "wait_go");
 	/* stockade holds it by now: it took it before it said go */
@@ -181,11 +181,11 @@ static void confine(const struct child *c)
 		const char *failing = NULL;
 		r = landlock_apply(c->landlock, &failing);
 		if (r < 0)
-			fail(c, CHILD_STEP_LANDLOCK, r, failing, 125);
+			fail(c, CHILD_STEP_LANDLOCK, r, failing, EXIT_STOCKADE);
 	} else if (ruleset >= 0) {
 		r = landlock_restrict(ruleset);
 		if (r < 0)
-			fail(c, CHILD_STEP_LANDLOCK, r, NULL, 125);
+			fail(c, CHILD_STEP_LANDLOCK, r, NULL, EXIT_STOCKADE);
 		close(ruleset);
 	}
 	child_mark(c, "landlock");
@@ -211,9 +211,9 @@ static _Noreturn void exec_command(const struct child *c)
 	if (c->terminal) {
 		int r = terminal_enter(c->terminal);
 		if (r < 0)
-			fail(c, CHILD_STEP_SESSION, r, NULL, 125);
+			fail(c, CHILD_STEP_SESSION, r, NULL, EXIT_STOCKADE);
 	} else if (c->own_pgrp && setpgid(0, 0) < 0) {
-		fail(c, CHILD_STEP_PGRP, errno, NULL, 125);
+		fail(c, CHILD_STEP_PGRP, errno, NULL, EXIT_STOCKADE);
 	}
 	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
@@ -225,7 +225,7 @@ static _Noreturn void exec_command(const struct child *c)
 	 * run: 127 as a shell says when what it needs is not there (its
 	 * interpreter or loader missing, or outside what the jail may read),
 	 * 126 otherwise. */
-	fail(c, CHILD_STEP_EXEC, errno, c->program, errno == ENOENT ? 127 : 126);
+	fail(c, CHILD_STEP_EXEC, errno, c->program, exit_exec_failed(errno));
 }
 
 /* Reaps every child that has exited; *status takes the command's when it
@@ -288,10 +288,10 @@ static _Noreturn void be_init(const struct child *c)
 	sigaddset(&mask, SIGCHLD);
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sig_fd < 0)
-		fail(c, CHILD_STEP_INIT, errno, "signalfd", 125);
+		fail(c, CHILD_STEP_INIT, errno, "signalfd", EXIT_STOCKADE);
 	pid_t pid = fork();
 	if (pid < 0)
-		fail(c, CHILD_STEP_INIT, errno, "fork", 125);
+		fail(c, CHILD_STEP_INIT, errno, "fork", EXIT_STOCKADE);
 	if (pid == 0) {
 		phase_mark("command:start");
 		exec_command(c);
@@ -339,7 +339,7 @@ _Noreturn void child_main(const struct child *c)
 {
 	/* 1. It dies with stockade. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	/* 1a. Out of the user's session, and not one descriptor of the
 	 *     user's terminal kept (the jail's init included: nothing in the
 	 *     jail holds one, whatever it is). */
@@ -348,7 +348,7 @@ _Noreturn void child_main(const struct child *c)
 	if (c->terminal) {
 		int r = terminal_leave(c->terminal, c->tty_stand_in);
 		if (r < 0)
-			fail(c, CHILD_STEP_SESSION, r, NULL, 125);
+			fail(c, CHILD_STEP_SESSION, r, NULL, EXIT_STOCKADE);
 	}
 	/* 2. The jail's init waits for stockade's go before anything: its
 	 *    uid and gid maps are written by then. (The landlock backend's
@@ -357,7 +357,7 @@ _Noreturn void child_main(const struct child *c)
 	 *    EOF, and nothing runs. */
 	int ignored;
 	if (c->init && wait_go(c, &ignored) < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	if (c->init)
 		child_mark(c, "wait_go");
 	/* 3. The run's cgroup, where clone3 could not put it at birth; the
@@ -365,10 +365,10 @@ _Noreturn void child_main(const struct child *c)
 	 *    process: before anything of the command's exists, and all of
 	 *    it is born in them). */
 	if (c->cgroup_procs >= 0 && write(c->cgroup_procs, "0", 1) != 1)
-		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", 125);
+		fail(c, CHILD_STEP_CGROUP, errno, "cgroup.procs", EXIT_STOCKADE);
 	for (size_t i = 0; i < c->n_join_procs; i++)
 		if (write(c->join_procs[i], "0", 1) != 1)
-			fail(c, CHILD_STEP_CGROUP, errno, "the limits' cgroup", 125);
+			fail(c, CHILD_STEP_CGROUP, errno, "the limits' cgroup", EXIT_STOCKADE);
 	/* The user's tasks but this one, which is the run's. */
 	unsigned long nproc = c->nproc;
 	if (nproc && c->nproc_plus_user) {
@@ -384,7 +384,7 @@ _Noreturn void child_main(const struct child *c)
 	if (c->loopback) {
 		int r = netns_loopback_up();
 		if (r < 0)
-			fail(c, CHILD_STEP_NETLINK, r, "lo", 125);
+			fail(c, CHILD_STEP_NETLINK, r, "lo", EXIT_STOCKADE);
 	}
 	if (c->loopback)
 		child_mark(c, "loopback_up");
@@ -394,10 +394,10 @@ _Noreturn void child_main(const struct child *c)
 	if (c->responder) {
 		int fd = netns_responder_open();
 		if (fd < 0)
-			fail(c, CHILD_STEP_NETLINK, fd, "127.0.0.1:53", 125);
+			fail(c, CHILD_STEP_NETLINK, fd, "127.0.0.1:53", EXIT_STOCKADE);
 		int r = fd_send(c->sock, fd);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		close(fd);
 	}
 	/* 4b'. The way out that leads nowhere, read by stockade, which
@@ -410,7 +410,7 @@ _Noreturn void child_main(const struct child *c)
 		if (r == 0)
 			r = pkt >= 0 ? fd_send(c->sock, pkt) : fd_send_none(c->sock);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		if (nl >= 0)
 			close(nl);
 		if (pkt >= 0)
@@ -420,7 +420,7 @@ _Noreturn void child_main(const struct child *c)
 		int rf = netns_refusals_open();
 		r = rf >= 0 ? fd_send(c->sock, rf) : fd_send_none(c->sock);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		if (rf >= 0)
 			close(rf);
 	}
@@ -436,17 +436,17 @@ _Noreturn void child_main(const struct child *c)
 						: (const void *)&((const struct sockaddr_in6 *)&l->addr)->sin6_addr;
 			int r = netns_loopback_add_address(l->addr.ss_family, a);
 			if (r < 0)
-				fail(c, CHILD_STEP_NETLINK, r, "--connect", 125);
+				fail(c, CHILD_STEP_NETLINK, r, "--connect", EXIT_STOCKADE);
 		}
 		int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int one = 1;
 		if (fd >= 0 && l->addr.ss_family == AF_INET6)
 			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		if (fd < 0 || bind(fd, (const struct sockaddr *)&l->addr, l->len) < 0 || listen(fd, 128) < 0)
-			fail(c, CHILD_STEP_NETLINK, errno, "--connect", 125);
+			fail(c, CHILD_STEP_NETLINK, errno, "--connect", EXIT_STOCKADE);
 		int r = fd_send(c->sock, fd);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		close(fd);
 	}
 	/* 4d. Network allow: every TCP connection to an allowed port lands
@@ -454,7 +454,7 @@ _Noreturn void child_main(const struct child *c)
 	if (c->n_allow_ports) {
 		int r = netns_allow_routes(c->allow_ports, c->n_allow_ports);
 		if (r < 0)
-			fail(c, CHILD_STEP_NETLINK, r, "network allow's routes", 125);
+			fail(c, CHILD_STEP_NETLINK, r, "network allow's routes", EXIT_STOCKADE);
 	}
 	for (size_t i = 0; i < c->n_allow_ports * 2; i++) {
 		int family = i % 2 ? AF_INET6 : AF_INET;
@@ -462,14 +462,14 @@ _Noreturn void child_main(const struct child *c)
 		if (fd < 0 && family == AF_INET6 && (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL)) {
 			int r = fd_send_none(c->sock);
 			if (r < 0)
-				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 			continue;
 		}
 		if (fd < 0)
-			fail(c, CHILD_STEP_NETLINK, fd, "network allow's listeners", 125);
+			fail(c, CHILD_STEP_NETLINK, fd, "network allow's listeners", EXIT_STOCKADE);
 		int r = fd_send(c->sock, fd);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		close(fd);
 	}
 	/* 5. The new root, pivoted into. */
@@ -485,14 +485,14 @@ _Noreturn void child_main(const struct child *c)
 		if (c->count_written) {
 			r = shared >= 0 ? fd_send(c->sock, shared) : fd_send_none(c->sock);
 			if (r < 0)
-				fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+				fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 			if (shared >= 0)
 				close(shared);
 		}
 	}
 	/* 6. The working directory, as the jail sees it. */
 	if (chdir(c->cwd) < 0)
-		fail(c, CHILD_STEP_CHDIR, errno, c->cwd, 125);
+		fail(c, CHILD_STEP_CHDIR, errno, c->cwd, EXIT_STOCKADE);
 	/* 6a. The jail's terminal, from its own devpts: the master to
 	 *     stockade, which relays it; only the slave stays here, on the
 	 *     descriptors that were the user's terminal. */
@@ -500,14 +500,14 @@ _Noreturn void child_main(const struct child *c)
 		int master = -1, slave = -1;
 		int r = terminal_open_jail_pty(c->terminal, &master, &slave);
 		if (r < 0)
-			fail(c, CHILD_STEP_TERMINAL, r, "/dev/ptmx", 125);
+			fail(c, CHILD_STEP_TERMINAL, r, "/dev/ptmx", EXIT_STOCKADE);
 		r = fd_send(c->sock, master);
 		close(master);
 		if (r < 0)
-			fail(c, CHILD_STEP_HANDOVER, r, NULL, 125);
+			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);
 		for (int fd = 0; fd <= 2; fd++)
 			if ((c->terminal->tty_fds & (1u << fd)) && dup2(slave, fd) < 0)
-				fail(c, CHILD_STEP_TERMINAL, errno, "dup2", 125);
+				fail(c, CHILD_STEP_TERMINAL, errno, "dup2", EXIT_STOCKADE);
 		if (slave > 2)
 			close(slave);
 	}
@@ -528,12 +528,12 @@ _Noreturn void child_main(const struct child *c)
 	if (c->mounts) {
 		if (c->join_go) {
 			if (wait_go(c, &ignored) < 0)
-				_exit(125);
+				_exit(EXIT_STOCKADE);
 			went = true;
 			child_mark(c, "wait_second_go");
 		}
 		if (c->cgroupns_late && unshare(CLONE_NEWCGROUP) < 0)
-			fail(c, CHILD_STEP_CGROUP, errno, "cgroup namespace", 125);
+			fail(c, CHILD_STEP_CGROUP, errno, "cgroup namespace", EXIT_STOCKADE);
 		struct mount_failure mf;
 		int r = mount_apply_cgroups(c->mounts, &mf);
 		if (r < 0)
@@ -545,17 +545,17 @@ _Noreturn void child_main(const struct child *c)
 	if (c->jail)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	/* 8b. The namespace jail's init: the way out made by now (in 7b
 	 *     where it mounts a tree). */
 	if (c->join_go && !went && wait_go(c, &ignored) < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
 	 *    soft and hard, and without capabilities nothing raises it. */
 	if (nproc) {
 		struct rlimit rl = { .rlim_cur = nproc, .rlim_max = nproc };
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", 125);
+			fail(c, CHILD_STEP_INIT, errno, "RLIMIT_NPROC", EXIT_STOCKADE);
 	}
 	/* 10. The jail's init forks the command and stays as pid 1; the
 	 *    landlock backend's process is the command. A session's (either)

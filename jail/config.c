@@ -303,12 +303,12 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 {
 	struct layers ls;
 	if (make_layers(rc, o, false, &ls) < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	int e = build(&ls, o, environ, p);
 	_cleanup_free_ char *own = e == 0 && any_commands(&rc->files) ? own_path(rc, &ls, environ) : NULL;
 	layers_free(&ls);
 	if (e < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	conf_matches_free(&rc->matches);
 	/* The [command] sections are matched against the policy without
 	 * them: the program that will run, found on the command's own PATH
@@ -322,13 +322,13 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 	struct policy with;
 	if (make_layers(rc, o, true, &ls) < 0) {
 		policy_free(p);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	e = build(&ls, o, environ, &with);
 	layers_free(&ls);
 	if (e < 0) {
 		policy_free(p);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	/* With the sections, their env and writes too: the program that runs
 	 * then must be the one they matched, and still out of the run's
@@ -356,7 +356,7 @@ int config_policy(const struct options *o, char *const *environ, struct run_conf
 	if (policy_find_state_dir(environ, &rc->state_dir, &pf) < 0) {
 		say_policy_failure(&pf);
 		policy_failure_free(&pf);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	const char *workspace = o->layer.workspace ? o->layer.workspace : cwd ? cwd : ".";
@@ -364,7 +364,7 @@ int config_policy(const struct options *o, char *const *environ, struct run_conf
 	if (conf_find(workspace, o->config, environ, &rc->files, &ce) < 0) {
 		say_conf_error(&ce);
 		conf_error_free(&ce);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	/* Trust matters only to a file that widens something: the others
 	 * are built as untrusted, and their hash never made. */
@@ -389,11 +389,11 @@ int config_policy(const struct options *o, char *const *environ, struct run_conf
 	if (p->n_widenings) {
 		say_widenings(p);
 		policy_free(p);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	if (keep_files(rc, p) < 0 || keep_user_file(environ, p) < 0) {
 		policy_free(p);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	return 0;
 }
@@ -467,7 +467,7 @@ static int trust_list(const char *state_dir)
 	int r = conf_trust_list(state_dir, &v, &n);
 	if (r < 0) {
 		log_error("cannot list the trusted files in '%s/trust': %s", state_dir, strerror(-r));
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *text = NULL;
@@ -485,7 +485,7 @@ static int trust_list(const char *state_dir)
 		printf("%-8s %s  sha256:%.16s\n", state, path, v[i].hash);
 	}
 	conf_trusted_free(v, n);
-	return fflush(stdout) == 0 ? 0 : 125;
+	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }
 
 int config_trust_verb(const struct options *o, char *const *environ)
@@ -495,7 +495,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	if (policy_find_state_dir(environ, &state_dir, &pf) < 0) {
 		say_policy_failure(&pf);
 		policy_failure_free(&pf);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	if (o->trust_list)
 		return trust_list(state_dir);
@@ -504,12 +504,12 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	if (o->revoke) {
 		if ((r = conf_file_path(o->revoke, &path)) < 0) {
 			log_error("cannot resolve '%s': %s", o->revoke, strerror(-r));
-			return 125;
+			return EXIT_STOCKADE;
 		}
 		r = conf_trust_revoke(state_dir, path);
 		if (r < 0) {
 			log_error("cannot revoke '%s': %s", path, r == -ENOENT ? "it is not trusted" : strerror(-r));
-			return 125;
+			return EXIT_STOCKADE;
 		}
 		log_note("'%s' is no longer trusted", path);
 		return 0;
@@ -525,7 +525,7 @@ int config_trust_verb(const struct options *o, char *const *environ)
 		if (r == -ENOENT) {
 			log_error("cannot trust: no stockade.ini or .stockade.ini in '%s'", ws);
 			log_hint("name the file: stockade trust FILE");
-			return 125;
+			return EXIT_STOCKADE;
 		}
 		if (r == 0)
 			r = conf_file_path(found, &path);
@@ -536,14 +536,14 @@ int config_trust_verb(const struct options *o, char *const *environ)
 		else
 			log_error("cannot resolve '%s': %s", o->argv[0] ? o->argv[0] : "stockade.ini", strerror(-r));
 		conf_error_free(&ce);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	/* A file stockade cannot read as a whole is never trusted. */
 	struct conf_file f;
 	if (conf_read(path, CONF_OPTION, &f, &ce) < 0) {
 		say_conf_error(&ce);
 		conf_error_free(&ce);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	r = conf_trust_record(state_dir, &f);
 	if (r < 0)
@@ -551,5 +551,5 @@ int config_trust_verb(const struct options *o, char *const *environ)
 	else
 		log_note("trusted '%s' as it is now (sha256:%.16s); an edit needs trusting again", path, conf_file_hash(&f));
 	conf_file_free(&f);
-	return r < 0 ? 125 : 0;
+	return r < 0 ? EXIT_STOCKADE : 0;
 }

@@ -85,14 +85,14 @@ int explain(struct run *r)
 	if (e < 0) {
 		log_error("cannot build the seccomp filter: %s", strerror(-e));
 		plan_free(&pl);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	plan_mounts(&pl, r->p);
 	e = plan_landlock(&pl, r->p, r->h);
 	if (e < 0) {
 		log_error("cannot plan the Landlock rules: %s", strerror(-e));
 		plan_free(&pl);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	plan_describe(&pl, r->p, r->h, false, r->rep);
 	if (r->explain_detail == 2)
@@ -102,5 +102,5 @@ int explain(struct run *r)
 	else
 		explain_summary(stdout, r->p, &pl, r->why, r->rep);
 	plan_free(&pl);
-	return fflush(stdout) == 0 ? 0 : 125;
+	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }

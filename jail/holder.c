@@ -201,7 +201,7 @@ static void hello(struct holder *h, struct hold_client *c, const struct wire_msg
 {
 	long v;
 	if (wire_get_long(m, "version", 1, 1000, &v) < 0 || v != WIRE_VERSION) {
-		refuse(c->fd, 125, "this session speaks version 1 of the protocol", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "this session speaks version 1 of the protocol", NULL);
 		return;
 	}
 	c->hello = true;
@@ -261,7 +261,7 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 							     "is %s, and a command's can only be off or the session's",
 							     who, v, net_mode_name(p->net));
 			_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --net %s", v);
-			refuse(c->fd, 125, msg, hint);
+			refuse(c->fd, EXIT_STOCKADE, msg, hint);
 			return false;
 		}
 		if (n != p->net && !nw->net) {
@@ -276,7 +276,7 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 			return true;	/* nothing there to hide */
 		_cleanup_free_ char *msg = xasprintf("cannot give %s '%s' to one command of the session: %s", who, v,
 						     strerror(errno ? errno : EINVAL));
-		refuse(c->fd, 125, msg, NULL);
+		refuse(c->fd, EXIT_STOCKADE, msg, NULL);
 		return false;
 	}
 	enum effect had = policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon);
@@ -293,7 +293,7 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 	_cleanup_free_ char *msg = xasprintf("cannot give %s '%s' to one command of the session: the session does not "
 					     "let its commands %s it", who, canon, key);
 	_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --%s '%s'", key, canon);
-	refuse(c->fd, 125, msg, hint);
+	refuse(c->fd, EXIT_STOCKADE, msg, hint);
 	return false;
 }
 
@@ -346,7 +346,7 @@ static bool narrow_allow(const struct holder *h, struct hold_client *c, const st
 				who, given);
 	_cleanup_free_ char *hint = xasprintf("%sstart a session with it: stockade session start%s",
 					      p->net == NET_ALLOW ? "give it none (the session's names), or " : "", start);
-	refuse(c->fd, 125, msg, hint);
+	refuse(c->fd, EXIT_STOCKADE, msg, hint);
 	free(given);
 	free(start);
 	return false;
@@ -365,7 +365,7 @@ static bool narrowing(const struct holder *h, struct hold_client *c, const struc
 		    allow_parse(m->f[i].value, SOURCE_OPTION_OF("--allow"), &allow, &n_allow, &why) < 0) {
 			allow_entries_free(allow, n_allow);
 			_cleanup_free_ char *msg = xasprintf("invalid --allow '%s': %s", m->f[i].value, why);
-			refuse(c->fd, 125, msg, NULL);
+			refuse(c->fd, EXIT_STOCKADE, msg, NULL);
 			return false;
 		}
 	}
@@ -429,7 +429,7 @@ static bool sections(const struct holder *h, struct hold_client *c, char *const 
 				_cleanup_free_ char *msg = xasprintf("cannot pass %s to one command of the session (%s): the "
 								     "session takes it away", op->name, who);
 				_cleanup_free_ char *hint = xasprintf("start a session with it: stockade session start --env %s", op->name);
-				refuse(c->fd, 125, msg, hint);
+				refuse(c->fd, EXIT_STOCKADE, msg, hint);
 				ok = false;
 			} else if (op->kind != ENV_PASS) {
 				env_put(e, op->name, op->kind == ENV_SET ? op->value : NULL, "a [command] section");
@@ -446,7 +446,7 @@ static bool sections(const struct holder *h, struct hold_client *c, char *const 
 			_cleanup_free_ char *who = where(other);
 			_cleanup_free_ char *msg = xasprintf("cannot apply %s to one command of the session: a session settles "
 							     "it once, for all its commands", who);
-			refuse(c->fd, 125, msg, "start a session with it (stockade session start with that option), or run the command on its own: stockade -- COMMAND");
+			refuse(c->fd, EXIT_STOCKADE, msg, "start a session with it (stockade session start with that option), or run the command on its own: stockade -- COMMAND");
 			ok = false;
 		}
 	}
@@ -486,16 +486,16 @@ static int narrowing_ruleset(const struct narrowed *nw, int *ret)
 static void exec(struct holder *h, struct hold_client *c, const struct wire_msg *m, int *fds, size_t n_fds)
 {
 	if (c->exec) {
-		refuse(c->fd, 125, "this connection runs a command already: one at a time on each", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "this connection runs a command already: one at a time on each", NULL);
 		return;
 	}
 	if (n_fds < 3) {
-		refuse(c->fd, 125, "an exec brings descriptors 0, 1 and 2", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "an exec brings descriptors 0, 1 and 2", NULL);
 		return;
 	}
 	_cleanup_free_ char **argv = wire_get_all(m, "arg");
 	if (!argv[0] || !argv[0][0]) {
-		refuse(c->fd, 125, "no command to run", "stockade session exec ID -- COMMAND [ARG]...");
+		refuse(c->fd, EXIT_STOCKADE, "no command to run", "stockade session exec ID -- COMMAND [ARG]...");
 		return;
 	}
 	const char *cwd_raw = wire_get(m, "cwd");
@@ -505,7 +505,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		_cleanup_free_ char *msg = xasprintf("cannot run '%s' in '%s': it is outside the session's workspace '%s'",
 						     argv[0], cwd_raw ? cwd_raw : "?", ws);
 		_cleanup_free_ char *hint = xasprintf("cd into '%s', or start a session there: stockade session start -C DIR", ws);
-		refuse(c->fd, 125, msg, hint);
+		refuse(c->fd, EXIT_STOCKADE, msg, hint);
 		return;
 	}
 	struct wire_out o = { 0 };
@@ -524,7 +524,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		int err = narrowing_ruleset(&nw, &ruleset);
 		if (err < 0) {
 			_cleanup_free_ char *msg = xasprintf("cannot plan the command's --hide and --read: %s", strerror(-err));
-			refuse(c->fd, 125, msg, NULL);
+			refuse(c->fd, EXIT_STOCKADE, msg, NULL);
 			ok = false;
 		}
 		wire_add(&o, "ruleset", "1");
@@ -558,7 +558,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	env_free(&e);
 	if (r < 0) {
 		_cleanup_free_ char *msg = xasprintf("cannot start '%s' in the session: %s", argv[0], strerror(-r));
-		refuse(c->fd, 125, msg, r == -EMSGSIZE ? "the environment and arguments together must stay under 256 KiB" : NULL);
+		refuse(c->fd, EXIT_STOCKADE, msg, r == -EMSGSIZE ? "the environment and arguments together must stay under 256 KiB" : NULL);
 		if (report_fd >= 0)
 			close(report_fd);
 		free(x->denied);
@@ -586,13 +586,13 @@ static void client_message(struct holder *h, size_t i)
 		return;
 	}
 	if (r < 0) {
-		refuse(c->fd, 125, "a message this session cannot read (stockade.1, SESSIONS)", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "a message this session cannot read (stockade.1, SESSIONS)", NULL);
 		return;
 	}
 	if (c->foreign) {
 		/* Whatever it asked: refused, and gone (its message read
 		 * first, so that the refusal reaches it). */
-		refuse(c->fd, 125, "this session is another user's", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "this session is another user's", NULL);
 		for (size_t k = 0; k < n_fds; k++)
 			close(fds[k]);
 		wire_msg_free(&m);
@@ -601,7 +601,7 @@ static void client_message(struct holder *h, size_t i)
 	} else if (streq(m.type, "hello")) {
 		hello(h, c, &m);
 	} else if (!c->hello) {
-		refuse(c->fd, 125, "say hello first, with version=1", NULL);
+		refuse(c->fd, EXIT_STOCKADE, "say hello first, with version=1", NULL);
 	} else if (streq(m.type, "exec") && !h->stop) {
 		exec(h, c, &m, fds, n_fds);
 	} else if (streq(m.type, "signal")) {
@@ -618,7 +618,7 @@ static void client_message(struct holder *h, size_t i)
 		}
 	} else {
 		_cleanup_free_ char *msg = xasprintf("no such request '%s': hello, exec, signal, stop", m.type);
-		refuse(c->fd, 125, msg, NULL);
+		refuse(c->fd, EXIT_STOCKADE, msg, NULL);
 	}
 	for (size_t k = 0; k < n_fds; k++)
 		close(fds[k]);
@@ -681,7 +681,7 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 	bool cleanup_failed = run_recheck_guard(h->r) < 0;
 	log_tap_set(tap_report, rep);
 	if (cleanup_failed)
-		status = RUN_CLEANUP_FAILED;
+		status = EXIT_UNDO_FAILED;
 	if (x->report_fd >= 0) {
 		rep->exited = true;
 		rep->signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
@@ -840,7 +840,7 @@ void holder_finish(struct holder *h)
 	holder_forget_files(h);
 	/* Every client still here learns the session is over. */
 	for (size_t i = 0; i < h->n_clients; i++)
-		refuse(h->clients[i]->fd, 125, "the session has ended", NULL);
+		refuse(h->clients[i]->fd, EXIT_STOCKADE, "the session has ended", NULL);
 	if (h->stopper >= 0)
 		send_simple(h->stopper, "stopped", "session", h->id);
 }

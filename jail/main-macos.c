@@ -58,7 +58,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 {
 	struct policy p;
 	struct run_config rc;
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	/* the same layers as on Linux: the defaults, the settings files
 	 * (stockade.ini, trusted where they widen), the command line */
 	int e = config_policy(o, environ, &rc, &p);
@@ -80,7 +80,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 		status = sbverb_explain(&p, environ, "the backend of macOS");
 	} else if (!p.program) {
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
-		status = p.program_error == ENOENT ? 127 : 126;
+		status = exit_exec_failed(p.program_error);
 	} else {
 		status = sbverb_run(&p, environ, rep);
 	}
@@ -108,14 +108,14 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		log_hint("see stockade --help");
 		options_free(&o);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	log_verbosity = o.verbosity;
 	int status = 0;
 	const char *no = unbuilt(&o);
 	if (no && o.command != CMD_HELP && o.command != CMD_VERSION && o.command != CMD_DOCTOR) {
 		log_error("%s", no);
-		status = 125;
+		status = EXIT_STOCKADE;
 	} else {
 		switch (o.command) {
 		case CMD_HELP:
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 			printf("stockade %s\n", STOCKADE_VERSION);
 			break;
 		case CMD_DOCTOR:
-			status = sbverb_doctor(o.json, stdout) < 0 ? 125 : 0;
+			status = sbverb_doctor(o.json, stdout) < 0 ? EXIT_STOCKADE : 0;
 			break;
 		case CMD_TRUST:
 			status = config_trust_verb(&o, environ);
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		case CMD_SESSION_EXEC:
 		case CMD_SESSION_LIST:
 		case CMD_SESSION_STOP:
-			status = 125;
+			status = EXIT_STOCKADE;
 			break;
 		case CMD_RUN:
 		case CMD_EXPLAIN:

@@ -81,7 +81,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	if (ignored_hide(&p, rep) < 0) {
 		policy_free(&p);
 		config_free(&rc);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	say_skipped(&p, rep);
 	phase_mark("ignored");
@@ -93,7 +93,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		const char *ignored_why = NULL;
 		struct places pl;
 		places_plan(&p, fit_choose(&p, &wh, &ignored_why), environ, &pl);
-		int st = add_listed_handoffs(&p) < 0 ? 125 : why_verb(&p, pl.rules, pl.n_rules, o->why_target);
+		int st = add_listed_handoffs(&p) < 0 ? EXIT_STOCKADE : why_verb(&p, pl.rules, pl.n_rules, o->why_target);
 		places_remove(&pl);
 		policy_free(&p);
 		config_free(&rc);
@@ -116,7 +116,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	r.backend = fit_choose(&p, &h, &r.why);
 	r.may_fall_back = p.backend == BACKEND_AUTO && r.backend == BACKEND_NAMESPACES;
 
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	/* 3. Seatbelt: its profile printed on any system, with the trust
 	 *    hand-offs as the guard's index knows them (the profile refuses
 	 *    writes to each, existing or not); a run on macOS only (the
@@ -128,7 +128,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 			status = sbverb_explain(&p, environ, r.why);
 		} else if (!p.program) {
 			log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
-			status = p.program_error == ENOENT ? 127 : 126;
+			status = exit_exec_failed(p.program_error);
 		} else {
 			status = sbverb_run(&p, environ, rep);
 		}
@@ -140,7 +140,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		if (add_listed_handoffs(&p) < 0)
 			goto out;
 		if (refuse_unusable(r.backend, &h, r.why) < 0) {
-			status = 125;
+			status = EXIT_STOCKADE;
 			goto out;
 		}
 		/* the settings files first, then the plans */
@@ -154,7 +154,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	 *    starts, with the status a shell would give. */
 	if (!p.program && !holder) {
 		log_error("cannot run '%s': %s", p.argv[0], strerror(p.program_error));
-		status = p.program_error == ENOENT ? 127 : 126;
+		status = exit_exec_failed(p.program_error);
 		goto out;
 	}
 	if (refuse_unusable(r.backend, &h, r.why) < 0)
@@ -164,7 +164,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	 *     backend begins it later, with no use for them before). */
 	if (r.backend == BACKEND_NAMESPACES) {
 		if (run_begin_guard(&r) < 0) {
-			status = run_end_guard(&r, 125);
+			status = run_end_guard(&r, EXIT_STOCKADE);
 			goto out;
 		}
 		struct guard_options areas[RUN_GUARD_AREAS];
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		log_hint("see stockade --help");
 		options_free(&o);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	log_verbosity = o.verbosity;
 	phase_mark("cli");
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 		struct host h;
 		host_probe(&h, HOST_ALL);
 		if (doctor_print(&h, o.json, stdout) < 0)
-			status = 125;
+			status = EXIT_STOCKADE;
 		host_free(&h);
 		break;
 	}
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 		if (policy_find_state_dir(environ, &state, &pf) < 0) {
 			say_policy_failure(&pf);
 			policy_failure_free(&pf);
-			status = 125;
+			status = EXIT_STOCKADE;
 			break;
 		}
 		status = quarantine_verb(state, o.argv, o.restore_as);

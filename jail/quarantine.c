@@ -52,7 +52,7 @@ static int list(const char *state_dir)
 	int r = guard_quarantine_list(state_dir, &v, &n);
 	if (r < 0) {
 		log_error("cannot read the quarantine in '%s': %s", state_dir, strerror(-r));
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	if (!n)
 		log_note("the quarantine in '%s' is empty", state_dir);
@@ -226,21 +226,21 @@ static int put_back(const char *state_dir, const struct guard_quarantined *it)
 		} else {
 			log_error("cannot tell whether a run is under way in '%s': %s", it->workspace, strerror(-r));
 		}
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_strv_ char **keys = guard_quarantined_settings(it);
 	const char *git = git_find();
 	if (!git) {
 		log_error("cannot put back the settings dropped from '%s': git is not in /usr/bin or /bin", full);
 		log_hint("stockade quarantine restore %s --as PATH puts the whole config as the run left it at PATH", it->id);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	const char *name;
 	_cleanup_free_ char *dir = path_parent(full, &name);
 	_cleanup_close_ int dfd = open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0, 0);
 	if (dfd < 0) {
 		log_error("cannot open '%s' (never through a symlink): %s", dir, strerror(-dfd));
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *lock = xstrcat3(name, ".lock", "");
 	char num[21];
@@ -250,10 +250,10 @@ static int put_back(const char *state_dir, const struct guard_quarantined *it)
 		log_error("cannot lock '%s' (%s.lock): %m", full, name);
 		if (errno == EEXIST)
 			log_hint("a git is writing it; or one was killed, and then remove '%s/%s' first", dir, lock);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	close(lfd);
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	r = copy_config(dfd, name, tmp);
 	if (r < 0)
 		log_error("cannot copy '%s' to merge into it: %s", full, strerror(-r));
@@ -311,7 +311,7 @@ static int restore(const char *state_dir, const char *id, const char *as)
 	if (as) {
 		if (str_empty(as) || str_has_control(as) || !(dst = as_path(as))) {
 			log_error("cannot restore '%s' as '%s': its folder does not exist", id, as);
-			return 125;
+			return EXIT_STOCKADE;
 		}
 		r = guard_quarantine_restore_as(state_dir, id, dst, &it, &f);
 	} else {
@@ -343,7 +343,7 @@ static int restore(const char *state_dir, const char *id, const char *as)
 	}
 	guard_failure_free(&f);
 	guard_quarantined_done(&it);
-	return r == 0 ? 0 : 125;
+	return r == 0 ? 0 : EXIT_STOCKADE;
 }
 
 int quarantine_verb(const char *state_dir, char *const *args, const char *as)

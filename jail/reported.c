@@ -18,7 +18,7 @@ int run_reported(const char *path, int (*fn)(void *data, struct report *rep), vo
 		if (fd < 0) {
 			log_error("cannot write the report '%s': %s", path, strerror(-fd));
 			log_hint("the report is opened before the command runs; nothing ran");
-			return 125;
+			return EXIT_STOCKADE;
 		}
 	}
 	struct report rep;

@@ -754,7 +754,7 @@ static void keeper_finish(void *data, int command_status)
 	 * would run next. stockade's guards hold descriptors the keeper
 	 * closed. */
 	r->n_guards = 0;
-	status = run_begin_guard(r) < 0 ? RUN_CLEANUP_FAILED : run_end_guard(r, status);
+	status = run_begin_guard(r) < 0 ? EXIT_UNDO_FAILED : run_end_guard(r, status);
 	places_sweep(k->places, r->p->uid);
 	if (r->holder)
 		holder_forget_files(r->holder);
@@ -783,7 +783,7 @@ static int run_namespaces(struct run *r)
 	_cleanup_free_ char *net_source = NULL;
 	_cleanup_close_ int null_fd = -1;
 	struct terminal term;
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	plan_init(&pl, BACKEND_NAMESPACES);
 	terminal_plan(&term);
 
@@ -980,7 +980,7 @@ static int run_namespaces(struct run *r)
 			goto out;
 		}
 		say_child_error(&ce, p);
-		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
+		status = ce.step != CHILD_STEP_EXEC ? EXIT_STOCKADE : exit_exec_failed(ce.err);
 		goto out;
 	}
 	if (failed) {
@@ -1038,7 +1038,7 @@ static int run_namespaces(struct run *r)
 	owed_count_shared(p, rep, &pl, shared);
 	allowing_finish(&al);
 	rep->supervisor = !broken && !c.no_listener;
-	status = st == -1 ? 125 : exit_status(st, rep);
+	status = st == -1 ? EXIT_STOCKADE : exit_status(st, rep);
 	phase_mark("after_watch");
 out:
 	for (int i = 0; i < 2; i++)
@@ -1075,7 +1075,7 @@ static int run_landlock(struct run *r)
 	struct allowing al = { 0 };
 	struct terminal term;
 	pid_t pid = -1;
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	bool jail = r->backend != BACKEND_NONE;
 	plan_init(&pl, r->backend);
 	terminal_plan(&term);
@@ -1266,7 +1266,7 @@ static int run_landlock(struct run *r)
 	phase_mark("wait_exec");
 	if (setup_err) {
 		say_child_error(&ce, p);
-		status = ce.step != CHILD_STEP_EXEC ? 125 : ce.err == ENOENT ? 127 : 126;
+		status = ce.step != CHILD_STEP_EXEC ? EXIT_STOCKADE : exit_exec_failed(ce.err);
 		goto out;
 	}
 	if (failed) {
@@ -1343,7 +1343,7 @@ static int run_landlock(struct run *r)
 		close(pr.listener);
 	allowing_finish(&al);
 	rep->supervisor = jail && !broken && !c.no_listener;
-	status = st == -1 ? 125 : exit_status(st, rep);
+	status = st == -1 ? EXIT_STOCKADE : exit_status(st, rep);
 	phase_mark("after_watch");
 out:
 	for (int i = 0; i < 2; i++)
@@ -1488,8 +1488,8 @@ int run_end_guard(struct run *r, int status)
 	/* Every process of the run is gone: the guard undoes what it changed,
 	 * in the workspace and in a git directory around it, with stockade's
 	 * own limits checked first (fails closed: 122). */
-	if (!restore_own_limits(r->own_limits) && status != 125)
-		status = RUN_CLEANUP_FAILED;
+	if (!restore_own_limits(r->own_limits) && status != EXIT_STOCKADE)
+		status = EXIT_UNDO_FAILED;
 	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	run_guard_areas(r->p, NULL, areas);
 	for (size_t i = 0; i < r->n_guards; i++) {
@@ -1499,8 +1499,8 @@ int run_end_guard(struct run *r, int status)
 		say_guard_report(&gr, areas[i].gitdir_only ? areas[i].workspace : NULL, r->p, r->rep);
 		/* The command ran; what it left could not all be undone: not
 		 * its 0, whatever it was (stockade.1, EXIT STATUS). */
-		if ((e < 0 || gr.cleanup_failed) && status != 125)
-			status = RUN_CLEANUP_FAILED;
+		if ((e < 0 || gr.cleanup_failed) && status != EXIT_STOCKADE)
+			status = EXIT_UNDO_FAILED;
 		guard_report_free(&gr);
 		if (e < 0)
 			say_guard_failure(&gf, e, areas[i].workspace, true);

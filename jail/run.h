@@ -50,11 +50,6 @@ size_t run_guard_areas(const struct policy *p, char *const *writable, struct gua
 /* The trees the policy lets the run write (canonical), for the guard. */
 char **run_writable_trees(const struct policy *p);
 
-/* The command ran, and the guard could not undo all it changed in the
- * trust hand-offs: what is left is said, and the next run names it. Not
- * the command's 0, whatever the command's status was (stockade.1, EXIT
- * STATUS; the report keeps the command's own). */
-#define RUN_CLEANUP_FAILED 122
 
 /* The guard begun on every area (once: a later call does nothing), a run
  * killed before undone first; what failed is said. Run by run_command
@@ -85,5 +80,5 @@ size_t run_guard_pollfds(const struct run *r, struct pollfd *fds, size_t max);
 void run_guard_watched(struct run *r);
 
 /* The guard ended, once every process of the run is gone: status is what
- * the run ends with, changed to RUN_CLEANUP_FAILED where the undo failed. */
+ * the run ends with, changed to EXIT_UNDO_FAILED where the undo failed. */
 int run_end_guard(struct run *r, int status);

@@ -73,7 +73,7 @@ int sbverb_explain(const struct policy *p, char *const *environ, const char *why
 	struct sb_places pl;
 	places_for(p, environ, tmpl, &pl);
 	struct seatbelt_plan sp;
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	if (plan_or_say(p, &pl, &sp) < 0)
 		goto out;
 	struct report rep;
@@ -85,7 +85,7 @@ int sbverb_explain(const struct policy *p, char *const *environ, const char *why
 	explain_print_env(stdout, &pl.env);
 	explain_print_report(stdout, &rep);
 	report_free(&rep);
-	status = fflush(stdout) == 0 ? 0 : 125;
+	status = fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 out:
 	seatbelt_plan_free(&sp);
 	places_done(&pl);
@@ -156,7 +156,7 @@ int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 	_cleanup_free_ char *tmpl = run_template(environ);
 	if (!mkdtemp(tmpl)) {
 		log_error("cannot make the run's folder '%s': %s", tmpl, strerror(errno));
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	/* The sandbox sees the path the kernel resolved: /var/folders is
 	 * /private/var/folders. */
@@ -165,7 +165,7 @@ int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 	struct sb_places pl;
 	places_for(p, environ, e == 0 ? run_dir : tmpl, &pl);
 	struct seatbelt_plan sp = { 0 };
-	int status = 125;
+	int status = EXIT_STOCKADE;
 	if (mkdir(pl.tmpdir, 0700) < 0 || (!p->home && mkdir(pl.home, 0700) < 0)) {
 		log_error("cannot make the run's home and tmp in '%s': %s", pl.run_dir, strerror(errno));
 		goto out;
@@ -182,7 +182,7 @@ int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 	status = seatbelt_run(&sp, pl.run_dir, p->program, p->argv, pl.env.envp, &err, &what);
 	if (what)
 		log_error("cannot %s: %s", what, strerror(err));
-	if (status < 125 || status > 127) {
+	if (status < EXIT_STOCKADE || status > EXIT_NOT_FOUND) {
 		rep->exited = true;
 		rep->exit_code = status > 128 ? 0 : status;
 		rep->signal = status > 128 ? status - 128 : 0;
@@ -209,6 +209,6 @@ int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 	report_gap(rep, "everything", "Seatbelt runs on macOS only: the command did not run");
 	log_error("cannot run with --backend seatbelt: Seatbelt runs on macOS only (/usr/bin/sandbox-exec), and this is not macOS");
 	log_hint("stockade explain --backend seatbelt prints the profile a Mac would run; here, --backend auto picks namespaces or landlock");
-	return 125;
+	return EXIT_STOCKADE;
 }
 #endif

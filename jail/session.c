@@ -158,7 +158,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 {
 	_cleanup_free_ char *dir = NULL;
 	if (sessions_dir(&dir) < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	char idbuf[17];
 	const char *id = o->session_name;
 	if (!id) {
@@ -171,7 +171,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 	}
 	if (!valid_id(id)) {
 		log_error("invalid --name '%s': use letters, digits, '.', '_' and '-' (at most 64)", id);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *stem = xstrcat3(dir, "/", id);
 	_cleanup_free_ char *sock = xstrcat3(stem, ".sock", ""), *info = xstrcat3(stem, ".info", ""),
@@ -181,25 +181,25 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		close(live);
 		log_error("cannot start the session '%s': one of that name is running", id);
 		log_hint("stockade session exec %s -- COMMAND uses it; stockade session stop %s ends it", id, id);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	(void)unlink(sock);
 	int lfd = listen_on(sock);
 	if (lfd < 0) {
 		log_error("cannot make the session's socket '%s': %s", sock, strerror(-lfd));
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0) {
 		log_error("cannot start the session: %m");
 		close(lfd);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		log_error("cannot start the session: %m");
 		close(lfd);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	if (pid == 0) {
 		/* The holder: out of the caller's session, its terminal never
@@ -210,7 +210,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (null < 0 || logfd < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(logfd, 2) < 0)
-			_exit(125);
+			_exit(EXIT_STOCKADE);
 		close(null);
 		close(logfd);
 		signal(SIGHUP, SIG_IGN);
@@ -221,7 +221,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		int st = run(o, start_us, h);
 		holder_finish(h);
 		holder_free(h);
-		_exit(st == 125 ? 125 : 0);
+		_exit(st == EXIT_STOCKADE ? EXIT_STOCKADE : 0);
 	}
 	close(lfd);
 	close(ready[1]);
@@ -250,10 +250,10 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		(void)unlink(sock);
 		(void)unlink(info);
 		(void)unlink(logp);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	printf("%s\n", id);
-	return fflush(stdout) == 0 ? 0 : 125;
+	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }
 
 /* ---- exec ---- */
@@ -267,7 +267,7 @@ static void hex(char *out, const void *p, size_t n)
 
 static int say_error(const struct wire_msg *m)
 {
-	long st = 125;
+	long st = EXIT_STOCKADE;
 	(void)wire_get_long(m, "status", 0, 255, &st);
 	const char *msg = wire_get(m, "message"), *hint = wire_get(m, "hint");
 	log_error("%s", msg ? msg : "the session refused the command");
@@ -294,7 +294,7 @@ static int exec_verb(const struct options *o, const char *dir)
 {
 	int sock = session_connect(dir, o->session_id, NULL, false);
 	if (sock < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	struct terminal term;
 	bool tty = terminal_plan(&term);
@@ -351,7 +351,7 @@ static int exec_verb(const struct options *o, const char *dir)
 		if (report < 0) {
 			log_error("cannot write the report '%s': %s", o->report, strerror(-report));
 			close(sock);
-			return 125;
+			return EXIT_STOCKADE;
 		}
 		wire_add(&out, "report", "1");
 		fds[n_fds++] = report;
@@ -373,7 +373,7 @@ static int exec_verb(const struct options *o, const char *dir)
 		if (r == -EMSGSIZE)
 			log_hint("the environment and the arguments together must stay under 256 KiB");
 		close(sock);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	int status = -1;
 	while (status < 0) {
@@ -415,7 +415,7 @@ static int exec_verb(const struct options *o, const char *dir)
 		r = wire_recv(sock, &m, in, WIRE_MAX_FDS, &n_in);
 		if (r < 0) {
 			log_error("the session ended before the command did");
-			status = 125;
+			status = EXIT_STOCKADE;
 			break;
 		}
 		if (streq(m.type, "started")) {
@@ -432,7 +432,7 @@ static int exec_verb(const struct options *o, const char *dir)
 			if (tty && term.master >= 0 && term.child.controlling)
 				suspend(sock, &term);
 		} else if (streq(m.type, "exit")) {
-			long st = 125;
+			long st = EXIT_STOCKADE;
 			(void)wire_get_long(&m, "status", 0, 255, &st);
 			status = (int)st;
 		} else if (streq(m.type, "error")) {
@@ -458,7 +458,7 @@ static int list_verb(const char *dir)
 	DIR *d = opendir(dir);
 	if (!d) {
 		log_error("cannot list the sessions in '%s': %m", dir);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	bool any = false;
 	struct dirent *de;
@@ -486,14 +486,14 @@ static int list_verb(const char *dir)
 		close(fd);
 	}
 	closedir(d);
-	return fflush(stdout) == 0 ? 0 : 125;
+	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }
 
 static int stop_verb(const char *dir, const char *id)
 {
 	int fd = session_connect(dir, id, NULL, false);
 	if (fd < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	struct wire_out o = { 0 };
 	wire_begin(&o, "stop");
 	int r = wire_send(fd, &o, NULL, 0);
@@ -509,7 +509,7 @@ static int stop_verb(const char *dir, const char *id)
 		wire_msg_free(&m);
 	}
 	close(fd);
-	return r < 0 ? 125 : 0;
+	return r < 0 ? EXIT_STOCKADE : 0;
 }
 
 int session_verb(const struct options *o, unsigned long long start_us, session_run_fn run)
@@ -518,7 +518,7 @@ int session_verb(const struct options *o, unsigned long long start_us, session_r
 		return start(o, start_us, run);
 	_cleanup_free_ char *dir = NULL;
 	if (sessions_dir(&dir) < 0)
-		return 125;
+		return EXIT_STOCKADE;
 	switch (o->command) {
 	case CMD_SESSION_EXEC:
 		return exec_verb(o, dir);
@@ -527,6 +527,6 @@ int session_verb(const struct options *o, unsigned long long start_us, session_r
 	case CMD_SESSION_STOP:
 		return stop_verb(dir, o->session_id);
 	default:
-		return 125;
+		return EXIT_STOCKADE;
 	}
 }

@@ -96,7 +96,7 @@ int why_verb(const struct policy *p, const struct rule *extra, size_t n_extra, c
 	}
 	if (str_has_control(target)) {
 		log_error("cannot answer for '%s': a path with a control character", target);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *path = target_path(p, target);
 	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
@@ -119,7 +119,7 @@ int why_in_run(const char *file, const char *target)
 	if (e < 0) {
 		log_error("cannot read the run's policy '%s' (%s): %s", file, POLICY_CARRIED_ENV, strerror(-e));
 		log_hint("unset " POLICY_CARRIED_ENV " to ask outside a run");
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	struct policy p;
 	enum backend backend;
@@ -127,7 +127,7 @@ int why_in_run(const char *file, const char *target)
 	if (strlen(text) != len || policy_uncarry(text, &p, &backend, &line) < 0) {
 		log_error("cannot read the run's policy '%s' (%s), line %u: not a policy stockade wrote", file,
 			  POLICY_CARRIED_ENV, line);
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *vfile = str_visible(file);
 	printf("inside a run (%s backend): answered from the run's own policy, %s\n", backend_name(backend), vfile);

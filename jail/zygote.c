@@ -108,38 +108,38 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 	 * the pty's slave where the caller had a terminal. */
 	for (int fd = 0; fd <= 2; fd++)
 		if ((size_t)fd < n_fds && fds[fd] >= 0 && dup2(fds[fd], fd) < 0)
-			_exit(125);
+			_exit(EXIT_STOCKADE);
 	if (setsid() < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	if (slave >= 0) {
 		for (int fd = 0; fd <= 2; fd++)
 			if ((tc->tty_fds & (1u << fd)) && dup2(slave, fd) < 0)
-				_exit(125);
+				_exit(EXIT_STOCKADE);
 		if (tc->controlling && ioctl(0, TIOCSCTTY, 0) < 0)
-			_exit(125);
+			_exit(EXIT_STOCKADE);
 	}
 	const char *cwd = wire_get(m, "cwd");
 	if (!cwd || chdir(cwd) < 0) {
 		say(2, "enter the working directory", cwd ? cwd : "?", cwd ? errno : EINVAL);
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	}
 	int r = narrow(m, fds, n_fds);
 	if (r < 0) {
 		say(2, "narrow the command with a Landlock layer of its own", "--hide, --read, --net", -r);
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	}
 	char **argv = wire_get_all(m, "arg");
 	environ = wire_get_all(m, "env");
 	if (!argv[0]) {
 		dprintf(2, "stockade: cannot run a command with no words\n");
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	}
 	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
 	int e = errno;
 	say(2, "run", argv[0], e);
-	_exit(e == ENOENT ? 127 : 126);
+	_exit(exit_exec_failed(e));
 }
 
 static void answer(int sock, const char *type, long id, const char *key, long value, const int *fds, size_t n)
@@ -182,7 +182,7 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 		if (r < 0) {
 			if (n_fds > 2)
 				say(fds[2], "open a terminal for the command", "/dev/ptmx", -r);
-			answer(sock, "exit", id, "status", 125 << 8, NULL, 0);
+			answer(sock, "exit", id, "status", EXIT_STOCKADE << 8, NULL, 0);
 			return;
 		}
 	}
@@ -198,7 +198,7 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 	if (pid < 0) {
 		if (n_fds > 2)
 			say(fds[2], "fork", "the command", errno);
-		answer(sock, "exit", id, "status", 125 << 8, NULL, 0);
+		answer(sock, "exit", id, "status", EXIT_STOCKADE << 8, NULL, 0);
 	} else {
 		*run = xgrow(*run, *n_run, sizeof(**run));
 		(*run)[(*n_run)++] = (struct running){ .id = id, .pid = pid };
@@ -216,7 +216,7 @@ _Noreturn void zygote_main(const struct child *c)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sig_fd < 0)
-		_exit(125);
+		_exit(EXIT_STOCKADE);
 	int sock = c->requests;
 	/* Ready: stockade sees EOF on the error pipe. */
 	close(c->err_fd);

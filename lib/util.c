@@ -9,7 +9,7 @@ _Noreturn void out_of_memory(void)
 {
 	static const char msg[] = "stockade: out of memory\n";
 	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	_exit(125);
+	_exit(EXIT_STOCKADE);
 }
 
 void *xmalloc(size_t n)

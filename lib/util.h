@@ -68,9 +68,28 @@ static inline bool str_empty(const char *s)
 	return !s || !*s;
 }
 
-/* Allocation failure ends stockade with exit 125: a half-built policy is
- * never applied. */
-/* Says so and exits 125: what the x-functions do when memory runs out. */
+/* The statuses stockade ends with besides the command's own (stockade.1,
+ * EXIT STATUS; 128+N: signal N ended the command). */
+enum {
+	/* The command ran, and the guard could not undo all it changed in
+	 * the trust hand-offs: what is left is said, and the next run names
+	 * it. Not the command's 0, whatever the command's status was (the
+	 * report keeps the command's own). */
+	EXIT_UNDO_FAILED = 122,
+	EXIT_STOCKADE = 125,	/* stockade failed or refused (said), and the command did not run */
+	EXIT_CANNOT_RUN = 126,	/* the command is not executable */
+	EXIT_NOT_FOUND = 127,	/* the command was not found */
+};
+
+/* 127 or 126, as a shell says: the program's exec failed with err. */
+static inline int exit_exec_failed(int err)
+{
+	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}
+
+/* Allocation failure ends stockade with EXIT_STOCKADE: a half-built
+ * policy is never applied. Says so and exits: what the x-functions do
+ * when memory runs out. */
 _Noreturn void out_of_memory(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -45,7 +45,7 @@ int seatbelt_run(const struct seatbelt_plan *pl, const char *run_dir, const char
 	if (e < 0) {
 		*ret_err = -e;
 		*ret_what = "write the Seatbelt profile";
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	size_t argc = strv_length(argv);
 	_cleanup_free_ char **args = xcalloc(argc + 4, sizeof(*args));
@@ -63,7 +63,7 @@ int seatbelt_run(const struct seatbelt_plan *pl, const char *run_dir, const char
 	if (pid < 0) {
 		*ret_err = errno;
 		*ret_what = "fork";
-		return 125;
+		return EXIT_STOCKADE;
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
@@ -80,7 +80,7 @@ int seatbelt_run(const struct seatbelt_plan *pl, const char *run_dir, const char
 		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
 			close(fd);
 		execve(SANDBOX_EXEC, args, envp);
-		_exit(errno == ENOENT ? 127 : 126);
+		_exit(exit_exec_failed(errno));
 	}
 	setpgid(pid, pid);
 	group = pid;
@@ -110,6 +110,6 @@ int seatbelt_run(const struct seatbelt_plan *pl, const char *run_dir, const char
 		sigaction(forwarded[i], &old[i], NULL);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_STOCKADE;
 }
 #endif
