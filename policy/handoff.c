@@ -489,7 +489,10 @@ static void add_hooks_path(struct discover *d, const char *worktree, const char 
  * (an include is a config of its own, read the same way). */
 static void add_config(struct discover *d, const char *rel, const char *worktree, unsigned depth)
 {
-	if (depth > INCLUDE_DEPTH_MAX || !follow_once(d, &d->followed, rel))
+	/* once for each working tree it is read for: a relative hooksPath
+	 * is that tree's */
+	_cleanup_free_ char *key = xstrcat3(rel, "\n", worktree);
+	if (depth > INCLUDE_DEPTH_MAX || !follow_once(d, &d->followed, key))
 		return;
 	size_t len = 0;
 	_cleanup_free_ char *text = read_known(d, rel, GITCONFIG_MAX, &len);
@@ -537,6 +540,37 @@ static char *pointer_target(struct discover *d, const char *rel, bool gitfile)
 }
 
 static void add_gitdir(struct discover *d, const char *gitdir, const char *worktree, unsigned depth);
+
+/* A directory a git setting names (absolute, or relative to base) as a
+ * path below the workspace, "" for the workspace itself, or NULL
+ * outside it. */
+static char *dir_in_workspace(const struct discover *d, const char *base, const char *value)
+{
+	char *rel = below_workspace(d, base, value);
+	if (rel)
+		return rel;
+	_cleanup_free_ char *dir = value[0] == '/' ? NULL : path_join(d->o->workspace, base);
+	_cleanup_free_ char *joined = dir ? path_join(dir, value) : xstrdup(value);
+	_cleanup_free_ char *abs = path_normalize(joined);
+	return abs && streq(abs, d->o->workspace) ? xstrdup("") : NULL;
+}
+
+/* The working tree a git directory's config names (core.worktree,
+ * relative to the git directory as git reads it: a submodule's
+ * ../../../lib), when it lies in the workspace; NULL otherwise. */
+static char *config_worktree(struct discover *d, const char *gitdir)
+{
+	_cleanup_free_ char *config = path_join(gitdir, "config");
+	size_t len = 0;
+	_cleanup_free_ char *text = read_known(d, config, GITCONFIG_MAX, &len);
+	struct gitconfig c;
+	if (!text || gitconfig_parse(text, len, &c, NULL) < 0)
+		return NULL;
+	const char *v = gitconfig_get(&c, "core", "worktree");
+	char *wt = str_empty(v) ? NULL : dir_in_workspace(d, gitdir, v);
+	gitconfig_free(&c);
+	return wt;
+}
 
 /* modules/: each directory that holds a HEAD is a submodule's git
  * directory; the others are the folders of a name with slashes. */
@@ -595,10 +629,17 @@ static void add_worktrees(struct discover *d, const char *dir, unsigned depth)
  * hooksPath (NULL when not known: the git directory's parent). */
 static void add_gitdir(struct discover *d, const char *gitdir, const char *worktree, unsigned depth)
 {
-	if (depth > MODULES_DEPTH_MAX || !follow_once(d, &d->gitdirs, gitdir))
+	if (depth > MODULES_DEPTH_MAX)
 		return;
-	_cleanup_free_ char *parent = worktree ? NULL : path_parent(gitdir, NULL);
-	const char *wt = worktree ? worktree : parent ? parent : "";
+	/* Where git runs with it, for a relative hooksPath: the working
+	 * tree it was reached from, and the one its config names (a
+	 * submodule's core.worktree); with neither, its parent. */
+	_cleanup_free_ char *named = config_worktree(d, gitdir);
+	_cleanup_free_ char *parent = worktree || named ? NULL : path_parent(gitdir, NULL);
+	const char *wt = worktree ? worktree : named ? named : parent ? parent : "";
+	_cleanup_free_ char *key = xstrcat3(gitdir, "\n", wt);
+	if (!follow_once(d, &d->gitdirs, key))
+		return;
 	for (size_t i = 0; i < handoff_table_len; i++)
 		if (handoff_table[i].place == HANDOFF_IN_GITDIR)
 			handoffs_add(&d->roots, path_join(gitdir, handoff_table[i].name), handoff_table[i].kind);
@@ -606,6 +647,10 @@ static void add_gitdir(struct discover *d, const char *gitdir, const char *workt
 	_cleanup_free_ char *config_wt = path_join(gitdir, "config.worktree");
 	add_config(d, config, wt, 0);
 	add_config(d, config_wt, wt, 0);
+	if (named && !streq(named, wt)) {
+		add_config(d, config, named, 0);
+		add_config(d, config_wt, named, 0);
+	}
 
 	/* commondir redirects config and hooks to the common directory; one
 	 * that leaves the workspace is the guard's to set aside */

@@ -232,6 +232,30 @@ git -C "$W/super/sub" status >/dev/null 2>&1
 pwned submodule && fail "THREATS 26, 60: submodule: nothing planted runs at 'git submodule update --init' outside" ||
 	pass "THREATS 26, 60: submodule: nothing planted runs at 'git submodule update --init' outside"
 
+# A submodule whose hooks folder is relative (husky's core.hooksPath =
+# .husky in the submodule): git runs them from the submodule's working
+# tree, sub/.husky, named by the core.worktree git wrote into
+# .git/modules/sub/config. A hook planted there runs at the next commit
+# in the submodule outside.
+plant_husky() {
+	mkdir -p "$1/.husky" &&
+		printf '#!/bin/sh\n"%s" submodule-husky\n' "$EVIL" >"$1/.husky/pre-commit" &&
+		chmod +x "$1/.husky/pre-commit"
+}
+husky_super() {
+	fresh_repo "$1"
+	git -C "$1" -c protocol.file.allow=always submodule add -q "$T/subsrc" sub
+	git -C "$1" commit -q -m sub
+	git -C "$1/sub" config core.hooksPath .husky
+}
+husky_super "$T/ctl/husky"
+plant_husky "$T/ctl/husky/sub"
+control_vector submodule-husky "$T/ctl/husky/sub" commit -q --allow-empty -m x
+husky_super "$W/husky"
+in_jail -C "$W/husky" -- bash -c "$(declare -f plant_husky); EVIL='$EVIL'; plant_husky sub; touch '$M/started-husky'" >/dev/null 2>&1
+started "$M/started-husky" "planting a hook in a submodule's relative hooksPath"
+after_vector submodule-husky "$W/husky/sub" commit -q --allow-empty -m x
+
 # A file an include names inside the workspace.
 fresh_repo "$W/inc"
 printf '[user]\n\tname = from-include\n' >"$W/inc/shared.gitconfig"

@@ -280,6 +280,43 @@ static void test_submodules(void)
 	tree_end();
 }
 
+static void test_submodule_hooks_path(void)
+{
+	/* A submodule's relative hooksPath is its own working tree's (husky
+	 * in a submodule): git runs lib/.husky/pre-commit, named by the
+	 * core.worktree git wrote into the submodule's config. It was
+	 * taken as .git/modules/.husky, and lib/.husky went unguarded. */
+	begin("handoff-modules-hooks");
+	gitdir_at(".git");
+	gitdir_at(".git/modules/lib");
+	put(".git/modules/lib/config", "[core]\n\tworktree = ../../../lib\n\thooksPath = .husky\n");
+	put("lib/.git", "gitdir: ../.git/modules/lib\n");
+	check("a submodule's relative hooksPath, by its core.worktree",
+	      GITDIR(".git") GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	tree_end();
+
+	/* No core.worktree: the working tree its .git file is in. */
+	begin("handoff-modules-hooks");
+	gitdir_at(".git");
+	gitdir_at(".git/modules/lib");
+	put(".git/modules/lib/config", "[core]\n\thooksPath = .husky\n");
+	put("lib/.git", "gitdir: ../.git/modules/lib\n");
+	check("a submodule's relative hooksPath, by its .git file",
+	      GITDIR(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	tree_end();
+
+	/* A core.worktree outside the workspace names nothing there; the
+	 * .git file's tree still counts. */
+	begin("handoff-modules-hooks");
+	gitdir_at(".git");
+	gitdir_at(".git/modules/lib");
+	put(".git/modules/lib/config", "[core]\n\tworktree = /tmp\n\thooksPath = .husky\n");
+	put("lib/.git", "gitdir: ../.git/modules/lib\n");
+	check("a core.worktree outside the workspace",
+	      GITDIR(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	tree_end();
+}
+
 static void test_nested(void)
 {
 	begin("handoff-nested");
@@ -634,6 +671,7 @@ int main(void)
 	test_gitfile();
 	test_worktree();
 	test_submodules();
+	test_submodule_hooks_path();
 	test_nested();
 	test_symlinks();
 	test_depth();
