@@ -102,13 +102,11 @@ static void test_cgroup_given(void)
 	_cleanup_free_ char *memory_events = path_join(run, "memory.events");
 	is_str(l.pids_events, pids_events, "refused forks are read from its pids.events");
 	is_str(l.memory_events, memory_events, "OOM kills from its memory.events");
-	_cleanup_free_ char *pids = text_of(files[0][0] == '/' ? files[0] : tree_at(files[0]));
 	_cleanup_free_ char *pmax = tree_at(files[0]), *mmax = tree_at(files[1]), *smax = tree_at(files[2]);
 	_cleanup_free_ char *pt = text_of(pmax), *mt = text_of(mmax), *st = text_of(smax);
 	is_str(pt, "4096", "pids.max: 4096 written");
 	is_str(mt, "536870912", "memory.max: the bytes written");
 	is_str(st, "0", "memory.swap.max: 0 (no swapping past the limit)");
-	(void)pids;
 
 	ok(!exists(dead_limits), "swept: stockade-limits-DEADPID-N, its process gone");
 	ok(!exists(dead_run), "swept: stockade-DEADPID-N, its process gone");
@@ -131,6 +129,17 @@ static void test_cgroup_given(void)
 	ok(fd >= 0 && write_all(fd, "low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\n", 35) == 0, "memory.events: one OOM kill");
 	if (fd >= 0)
 		close(fd);
+	/* log_note's lines go to stderr, outside the TAP stream. */
+	limits_after(&l, &p, &rep);
+	is_int(rep.n_denials, 2, "limits_after: two denials, the forks and the OOM kill");
+	if (rep.n_denials == 2) {
+		const struct denial *d = &rep.denials[0], *m = &rep.denials[1];
+		is_str(d->what, "processes: the limit of 4096 (default: limits), 3 fork(s)", "the forks: what");
+		is_str(d->fix, "--max-procs 8192", "the forks: the fix doubles the limit");
+		is_str(d->rule, "at most 4096 processes (cgroup pids.max)", "the forks: the rule and its mechanism");
+		is_str(m->what, "memory: the limit (default: limits), 1 process(es) killed", "the OOM kill: what (oom_kill, not oom)");
+		is_str(m->fix, "--memory 1024M", "the OOM kill: the fix doubles the limit, in MiB");
+	}
 	report_free(&rep);
 	limits_release(&l);
 	policy_free(&p);
@@ -428,7 +437,6 @@ static void test_view(void)
 
 	/* A group made for the run (named, never made here): shown whole, in
 	 * place of the files of the group it shares with stockade. */
-	struct statfs_probe { int dummy; };
 	const char *mount = NULL;
 	static const char *const mounts[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup/pids", "/sys/fs/cgroup" };
 	for (size_t i = 0; i < ARRAY_SIZE(mounts) && !mount; i++) {
