@@ -313,8 +313,9 @@ static pid_t start_threads(uid_t uid, int n_threads, int *ret_fd)
 		if (geteuid() == 0 && uid != 0) {
 			if (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
 				_exit(1);
-			/* A process that changed its credentials is not
-			 * dumpable: its /proc entries would be root's. */
+			/* Where the kernel makes a process that changed its
+			 * credentials undumpable, its /proc entries are
+			 * root's: dumpable again, so they are the uid's. */
 			prctl(PR_SET_DUMPABLE, 1);
 		}
 		pthread_t t;

@@ -39,6 +39,9 @@ static void policy_in_tree(struct policy *p)
 	p->workspace = tree_at("ws");
 	p->cache_dir = tree_at("cache/stockade");
 	p->state_dir = tree_at("state/stockade");
+	/* The caller's environment, as the policy's build begins it. */
+	static char *const caller[] = { (char *)"PATH=/usr/bin:/bin", (char *)"TMP=/var/tmp", NULL };
+	env_begin(&p->env, caller, NULL, 0);
 }
 
 static const struct rule *rule_at(const struct places *pl, const char *path)
@@ -150,6 +153,9 @@ static void test_plan_landlock(void)
 	ok(pl.sweep && pl.populate_home, "landlock: sweeps, and links in the home");
 	is_str(env_get(pl.env.envp, "HOME"), home, "landlock: HOME points at it");
 	is_str(env_get(pl.env.envp, "TMPDIR"), tmp, "landlock: TMPDIR points at it");
+	is_str(env_get(pl.env.envp, "TMP"), tmp, "landlock: TMP, set by the caller, points at it too");
+	is_str(env_get(pl.env.envp, "PATH"), "/usr/bin:/bin", "landlock: the rest of the caller's environment kept");
+	ok(!env_get(pl.env.envp, "XDG_RUNTIME_DIR"), "landlock: XDG_RUNTIME_DIR unset (the host's is not the jail's)");
 	_cleanup_free_ char *cfg = path_join(home, ".config");
 	is_str(env_get(pl.env.envp, "XDG_CONFIG_HOME"), cfg, "landlock: XDG_CONFIG_HOME is under the home");
 
