@@ -128,7 +128,8 @@ void env_copy(struct env *dst, const struct env *src)
 {
 	size_t n = strv_length(src->envp);
 	*dst = (struct env){ .envp = xcalloc(n + 1, sizeof(char *)) };
-	memcpy(dst->envp, src->envp, n * sizeof(char *));
+	if (n)
+		memcpy(dst->envp, src->envp, n * sizeof(char *));
 	for (size_t i = 0; i < src->n_changes; i++)
 		record(dst, src->changes[i].name, src->changes[i].value, src->changes[i].why);
 }
