@@ -643,8 +643,9 @@ static void test_is_handoff(void)
 	begin("handoff-is");
 	gitdir_at(".git");
 	gitdir_at("sub/.git");
-	struct handoffs h;
-	if (!is_int(discover(&(struct handoff_scan){ .workspace = tree_base }, &h), 0, "discovered, for what is a hand-off"))
+	struct handoffs h = { 0 };
+	int r = discover(&(struct handoff_scan){ .workspace = tree_base }, &h);
+	if (!is_int(r, 0, "discovered, for what is a hand-off"))
 		return;
 	static const char *const yes[] = {
 		".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/config", ".git/config.worktree", ".git/info/attributes",

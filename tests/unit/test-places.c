@@ -279,7 +279,8 @@ static void test_make_remove(void)
 
 	struct places_failure f;
 	int r = places_make(&pl, &p, &f);
-	if (!is_int(r, 0, "places_make"))
+	is_int(r, 0, "places_make");
+	if (r != 0)
 		diag("fault %d err %d path %s", f.fault, f.err, f.path ? f.path : "-");
 	places_failure_free(&f);
 	is_int(pl.n_notes, 0, "nothing to note: base held nothing of killed runs");
