@@ -257,6 +257,26 @@ static char *split_host(const char *spec, const char **ret_rest)
 	return host;
 }
 
+/* An IPv6 address given bare before the port (::1:8080), whose colons
+ * cannot be told from the port's: the text before the last colon, or
+ * (with a jail port after it) before the one before. */
+static bool bare_ipv6_host(const char *spec, bool jail_port)
+{
+	if (spec[0] == '[')
+		return false;
+	_cleanup_free_ char *head = xstrdup(spec);
+	for (int i = 0; i < (jail_port ? 2 : 1); i++) {
+		char *colon = strrchr(head, ':');
+		if (!colon)
+			return false;
+		*colon = '\0';
+		struct in6_addr a;
+		if (inet_pton(AF_INET6, head, &a) == 1)
+			return true;
+	}
+	return false;
+}
+
 int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *ret, const char **ret_why)
 {
 	*ret = (struct net_grant){ .kind = kind };
@@ -269,6 +289,10 @@ int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *re
 		}
 		ret->path = xstrdup(spec + 5);
 		return 0;
+	}
+	if (bare_ipv6_host(spec, kind == GRANT_PUBLISH)) {
+		*ret_why = "an IPv6 address goes in brackets: [::1]:PORT";
+		return -EINVAL;
 	}
 	const char *rest = NULL;
 	_cleanup_free_ char *host = NULL;

@@ -66,6 +66,7 @@ static void test_parse(void)
 
 #define USE_PUBLISH "use [HOST_ADDR:]PORT[:JAIL_PORT], ports 1 to 65535"
 #define USE_CONNECT "use HOST:PORT or unix:PATH, ports 1 to 65535"
+#define BRACKETS "an IPv6 address goes in brackets: [::1]:PORT"
 #define NUMERIC "the host must be a numeric address or localhost"
 	static const struct {
 		enum grant_kind kind;
@@ -83,12 +84,15 @@ static void test_parse(void)
 		{ GRANT_PUBLISH, "127.0.0.1:", USE_PUBLISH },
 		{ GRANT_PUBLISH, "[::1]8080", USE_PUBLISH },
 		{ GRANT_PUBLISH, "[::1", USE_PUBLISH },
-		{ GRANT_PUBLISH, "::1:8080", USE_PUBLISH },
+		{ GRANT_PUBLISH, "::1:8080", BRACKETS },
+		{ GRANT_PUBLISH, "::1:8080:80", BRACKETS },
 		{ GRANT_PUBLISH, "unix:/x", USE_PUBLISH },
 		{ GRANT_PUBLISH, "example.com:80", NUMERIC },
 		{ GRANT_PUBLISH, "[example.com]:80", NUMERIC },
 		{ GRANT_PUBLISH, "1.2.3.4.5:80", NUMERIC },
 		{ GRANT_CONNECT, "5432", USE_CONNECT },
+		{ GRANT_CONNECT, "::1:5432", BRACKETS },
+		{ GRANT_CONNECT, "fe80::1:5432", BRACKETS },
 		{ GRANT_CONNECT, "127.0.0.1:0", USE_CONNECT },
 		{ GRANT_CONNECT, "127.0.0.1:70000", USE_CONNECT },
 		{ GRANT_CONNECT, "127.0.0.1:80:81", USE_CONNECT },
