@@ -929,17 +929,26 @@ static int run_namespaces(struct run *r)
 		.finish = keeper_finish,
 		.data = &kept,
 	};
-	if (init_pidfd < 0 || (e = keeper_begin(&r->keeper, &duty)) < 0) {
+	/*     Where init waits for a second go before it starts the command
+	 *     (loopback's way out), the keeper is forked while init builds
+	 *     the root, and is there before that go all the same. */
+	bool keeper_first = !c.join_go;
+	if (init_pidfd < 0 || (keeper_first && (e = keeper_begin(&r->keeper, &duty)) < 0)) {
 		log_error("cannot start stockade's keeper: %s", strerror(init_pidfd < 0 ? errno : -e));
 		kill_and_reap(pid);
 		goto out;
 	}
-	phase_mark("keeper_begin");
 	if (child_go(ln.sock[0], -1) < 0) {
 		log_error("cannot start the jail's init: %m");
 		kill_and_reap(pid);
 		goto out;
 	}
+	if (!keeper_first && (e = keeper_begin(&r->keeper, &duty)) < 0) {
+		log_error("cannot start stockade's keeper: %s", strerror(-e));
+		kill_and_reap(pid);
+		goto out;
+	}
+	phase_mark("keeper_begin");
 	/* 8. While init builds the root, and before it starts the command
 	 *    on a second go: the way out that leads nowhere, made through the
 	 *    sockets init hands over first. Then
