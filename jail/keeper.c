@@ -18,6 +18,10 @@
 #include "lib/util.h"
 #include "supervise/supervise.h"
 
+/* The keepers let go by keeper_end, for keeper_reap. */
+static pid_t *let_go;
+static size_t n_let_go;
+
 /* What stockade sends: the run ended whole. (The supervisor's records of
  * what it made in /tmp start with SUPERVISE_TMP_RECORD.) */
 #define KEEPER_DONE 'D'
@@ -265,7 +269,22 @@ void keeper_end(struct keeper *k)
 	char done = KEEPER_DONE;
 	(void)send(k->sock, &done, 1, MSG_NOSIGNAL);
 	close(k->sock);
-	while (!k->settled && waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (k->settled) {
+		let_go = xgrow(let_go, n_let_go, sizeof(*let_go));
+		let_go[n_let_go++] = k->pid;
+	} else {
+		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	*k = (struct keeper)KEEPER_INIT;
+}
+
+void keeper_reap(void)
+{
+	for (size_t i = 0; i < n_let_go; i++)
+		while (waitpid(let_go[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	free(let_go);
+	let_go = NULL;
+	n_let_go = 0;
 }

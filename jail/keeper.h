@@ -84,11 +84,15 @@ static inline void keeper_settled(struct keeper *k)
 {
 	k->settled = true;
 }
-/* The run ended whole: the keeper goes. Stockade waits for it only when
- * it still has processes to kill (a run given up before the command's
- * status came); a settled keeper's exit is its own, and its zombie is
- * stockade's until stockade exits, moments later. */
+/* The run ended whole: the keeper goes. Stockade waits for it at once
+ * only when it still has processes to kill (a run given up before the
+ * command's status came); a settled keeper exits while stockade writes
+ * the report and frees, and keeper_reap waits for it last. */
 void keeper_end(struct keeper *k);
+/* The keepers keeper_end let go, reaped: the last thing stockade does,
+ * so that no zombie of its is left to whatever adopts it (an init that
+ * reaps late, an agent's subreaper). */
+void keeper_reap(void);
 
 /* Kills every process this one, as subreaper, holds as a child or will,
  * and reaps them: the run's cgroup at once where there is one, the group

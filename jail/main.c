@@ -9,6 +9,7 @@
 #include "jail/explain.h"
 #include "jail/fit.h"
 #include "jail/ignored.h"
+#include "jail/keeper.h"
 #include "jail/quarantine.h"
 #include "jail/reported.h"
 #include "jail/run.h"
@@ -278,6 +279,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	options_free(&o);
+	keeper_reap();
 	phase_mark("main_end");
 	return status;
 }

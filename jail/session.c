@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "jail/holder.h"
+#include "jail/keeper.h"
 #include "jail/say.h"
 #include "jail/terminal.h"
 #include "lib/fd.h"
@@ -221,6 +222,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		int st = run(o, start_us, h);
 		holder_finish(h);
 		holder_free(h);
+		keeper_reap();
 		_exit(st == EXIT_STOCKADE ? EXIT_STOCKADE : 0);
 	}
 	close(lfd);
