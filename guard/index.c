@@ -25,7 +25,7 @@
 #include "lib/util.h"
 
 #define INDEX_MAGIC "stockade guard index\n"
-#define INDEX_VERSION 2
+#define INDEX_VERSION 3	/* 3: bare git directories */
 /* Paths stay well under PATH_MAX, for fstatat and openat from the top. */
 #define INDEX_PATH_MAX 3072
 
@@ -268,6 +268,7 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 		rf->lister->opened(rf->lister->data, fd, rel);
 	_cleanup_strv_ char **subdirs = strv_new();
 	uint8_t git = 0;
+	struct bare_probe bare = { 0 };
 	struct dir_iter it = { .fd = fd, .buf = rf->buf };
 	const dir_entry *de;
 	int err;
@@ -284,7 +285,10 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 			git = type ? type : DT_UNKNOWN;
 		else if (type == DT_DIR)
 			strv_add(&subdirs, de->d_name);
+		bare_probe_see(&bare, de->d_name, type);
 	}
+	if (!git && bare_probe_is(&bare))
+		git = HANDOFF_REPO_BARE;
 	if (err < 0) {
 		strv_add(&rf->out->unsearchable, *rel ? rel : ".");
 	} else {
@@ -528,6 +532,8 @@ bool index_regit(struct index *ix, int wfd, const char *rel)
 	_cleanup_close_ int fd = open_nofollow(wfd, *rel ? rel : ".", O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	struct stat st;
 	uint8_t git = fd >= 0 && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint8_t)IFTODT(st.st_mode) : 0;
+	if (!git && fd >= 0 && handoff_dir_is_bare(fd))
+		git = HANDOFF_REPO_BARE;
 	if (git == d->git)
 		return false;
 	d->git = git;

@@ -314,6 +314,13 @@ static void event(struct watch *w, const struct inotify_event *ev)
 			strv_add(&w->regit, e->path);
 		return;
 	}
+	/* what makes a directory a bare git directory (git init --bare),
+	 * or no longer one: looked at again as a `.git` is */
+	if ((e->flags & WATCH_TREE) && structural &&
+	    (streq(ev->name, "HEAD") || streq(ev->name, "objects") || streq(ev->name, "refs"))) {
+		w->seen = true;
+		strv_add(&w->regit, e->path);
+	}
 	_cleanup_free_ char *p = path_join(e->path, ev->name);
 	if ((e->flags & WATCH_TREE) && structural && (ev->mask & IN_ISDIR)) {
 		strv_add(&w->rescan, p);

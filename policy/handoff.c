@@ -257,6 +257,8 @@ static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned de
 	struct dir_iter it = { .fd = dfd, .buf = w->bufs[depth] };
 	const dir_entry *de;
 	int err;
+	bool dotgit = false;
+	struct bare_probe bare = { 0 };
 	while ((de = dir_next(&it, &err))) {
 		const char *name = de->d_name;
 		unsigned char type = de->d_type;
@@ -269,8 +271,10 @@ static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned de
 		}
 		if (streq(name, ".git")) {
 			handoff_repos_add(w->out, rel, type);
+			dotgit = true;
 			continue;
 		}
+		bare_probe_see(&bare, name, type);
 		if (type != DT_DIR)
 			continue;
 		_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -284,7 +288,17 @@ static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned de
 		if (walk_repos(w, cfd, crel, depth + 1) < 0)
 			note_path(&w->out->unsearchable, crel);
 	}
+	if (!dotgit && bare_probe_is(&bare))
+		handoff_repos_add(w->out, rel, HANDOFF_REPO_BARE);
 	return err;
+}
+
+bool handoff_dir_is_bare(int dfd)
+{
+	struct stat st;
+	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       fstatat(dfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(dfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
 int handoff_repos_walk(int wfd, struct handoff_repos *ret)
@@ -665,13 +679,19 @@ static void add_gitdir(struct discover *d, const char *gitdir, const char *workt
 }
 
 /* A repository whose working tree is `worktree`, with a `.git` entry of
- * the given d_type. */
+ * the given d_type; or, HANDOFF_REPO_BARE, the bare git directory
+ * `worktree` is. */
 static void add_repo(struct discover *d, const char *worktree, unsigned char type)
 {
 	_cleanup_free_ char *dotgit = path_join(worktree, ".git");
-	/* ~/.gitconfig's hooksPath, relative to each working tree */
+	/* ~/.gitconfig's hooksPath, relative to each working tree (a bare
+	 * repository's: the git directory, where its hooks run) */
 	if (d->global_hooks)
 		add_hooks_path(d, worktree, d->global_hooks);
+	if (type == HANDOFF_REPO_BARE) {
+		add_gitdir(d, worktree, worktree, 0);
+		return;
+	}
 	if (type == DT_DIR) {
 		add_gitdir(d, dotgit, worktree, 0);
 		return;

@@ -21,8 +21,10 @@
  * too when that lies inside the workspace. Nothing here writes anything. */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 struct parent_cache;
 
@@ -70,8 +72,38 @@ struct handoffs {
  * hands them in, so that a repeat run does not walk the tree. */
 struct handoff_repo {
 	char *worktree;		/* relative to the workspace ("" at the top) */
-	unsigned char type;	/* the `.git` entry's: DT_DIR, DT_REG, DT_LNK, ... */
+	unsigned char type;	/* the `.git` entry's: DT_DIR, DT_REG, DT_LNK, ...; or HANDOFF_REPO_BARE */
 };
+
+/* The type of a repository whose directory is itself a bare git
+ * directory (no `.git` in it; its HEAD, objects/ and refs/): git runs its
+ * hooks, and reads its config, when something is pushed to it. Not a
+ * d_type. */
+#define HANDOFF_REPO_BARE 0x80
+
+/* What a directory's listing says of it being a bare git directory: a
+ * HEAD file, and objects/ and refs/ directories. */
+struct bare_probe {
+	bool head, objects, refs;
+};
+
+static inline void bare_probe_see(struct bare_probe *b, const char *name, unsigned char d_type)
+{
+	if (d_type == DT_REG && strcmp(name, "HEAD") == 0)
+		b->head = true;
+	else if (d_type == DT_DIR && strcmp(name, "objects") == 0)
+		b->objects = true;
+	else if (d_type == DT_DIR && strcmp(name, "refs") == 0)
+		b->refs = true;
+}
+
+static inline bool bare_probe_is(const struct bare_probe *b)
+{
+	return b->head && b->objects && b->refs;
+}
+
+/* The same, of a directory opened at dfd (through no symlink). */
+bool handoff_dir_is_bare(int dfd);
 
 struct handoff_repos {
 	struct handoff_repo *v;
@@ -80,7 +112,7 @@ struct handoff_repos {
 };
 
 /* Walks the whole workspace (opened for reading at wfd) for `.git`
- * entries, never following a symlink. */
+ * entries and bare git directories, never following a symlink. */
 int handoff_repos_walk(int wfd, struct handoff_repos *ret);
 void handoff_repos_add(struct handoff_repos *r, const char *worktree, unsigned char type);
 void handoff_repos_free(struct handoff_repos *r);

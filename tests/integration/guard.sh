@@ -256,6 +256,29 @@ in_jail -C "$W/husky" -- bash -c "$(declare -f plant_husky); EVIL='$EVIL'; plant
 started "$M/started-husky" "planting a hook in a submodule's relative hooksPath"
 after_vector submodule-husky "$W/husky/sub" commit -q --allow-empty -m x
 
+# A bare repository in the workspace (a local remote a test suite pushes
+# to): git runs its hooks when something is pushed to it, outside too.
+plant_bare() {
+	printf '#!/bin/sh\n"%s" bare\n' "$EVIL" >"$1/hooks/pre-receive" && chmod +x "$1/hooks/pre-receive"
+}
+fresh_repo "$T/pusher"
+git init -q --bare "$T/ctl/remote.git"
+plant_bare "$T/ctl/remote.git"
+control_vector bare "$T/pusher" push -q "$T/ctl/remote.git" HEAD:refs/heads/main
+mkdir -p "$W/bare"
+git init -q --bare "$W/bare/remote.git"
+in_jail -C "$W/bare" -- bash -c "$(declare -f plant_bare); EVIL='$EVIL'; plant_bare remote.git 2>/dev/null; touch '$M/started-bare'" >/dev/null 2>&1
+started "$M/started-bare" "planting a hook in a bare repository of the workspace"
+git -C "$T/pusher" commit -q --allow-empty -m again
+after_vector bare "$T/pusher" push -q "$W/bare/remote.git" HEAD:refs/heads/main
+# one made in the jail, pushed to there, works outside as it is
+out=$(in_jail --read "$T/pusher" -C "$W/bare" -- sh -c "git init -q --bare made.git && git -C '$T/pusher' push -q '$W/bare/made.git' HEAD:refs/heads/main && touch '$M/started-made'" 2>&1)
+started "$M/started-made" "git init --bare and a push in the jail"
+[ "$(git -C "$W/bare/made.git" rev-parse --is-bare-repository 2>/dev/null)" = true ] &&
+	git -C "$W/bare/made.git" rev-parse -q --verify refs/heads/main >/dev/null &&
+	pass "a bare repository made in the jail works outside, its push kept" ||
+	{ fail "a bare repository made in the jail works outside, its push kept"; diag "$out"; }
+
 # A file an include names inside the workspace.
 fresh_repo "$W/inc"
 printf '[user]\n\tname = from-include\n' >"$W/inc/shared.gitconfig"

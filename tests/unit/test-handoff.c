@@ -280,6 +280,35 @@ static void test_submodules(void)
 	tree_end();
 }
 
+static void test_bare(void)
+{
+	/* A bare repository is a git directory of its own (HEAD, objects/,
+	 * refs/, no .git): its hooks run at a push to it. */
+	begin("handoff-bare");
+	put("remote.git/HEAD", "ref: refs/heads/main\n");
+	tree_dir("remote.git/objects");
+	tree_dir("remote.git/refs");
+	put("remote.git/config", "[core]\n\tbare = true\n\thooksPath = myhooks\n");
+	/* not one: a HEAD alone, or objects/ without refs/ */
+	put("notes/HEAD", "x\n");
+	tree_dir("half/objects");
+	put("half/HEAD", "ref: refs/heads/main\n");
+	check("a bare repository in the workspace",
+	      GITDIR(".git") GITDIR("remote.git") "hooks remote.git/myhooks\n");
+	struct handoff_repos walked;
+	_cleanup_close_ int wfd = open(tree_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (is_int(handoff_repos_walk(wfd, &walked), 0, "bare: walked")) {
+		ok(walked.n == 1 && streq(walked.v[0].worktree, "remote.git") && walked.v[0].type == HANDOFF_REPO_BARE,
+		   "bare: the walk finds it as bare");
+		handoff_repos_free(&walked);
+	}
+	_cleanup_close_ int bfd = open(tree_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int rfd = openat(bfd, "remote.git", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int hfd = openat(bfd, "half", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ok(handoff_dir_is_bare(rfd) && !handoff_dir_is_bare(hfd), "handoff_dir_is_bare: remote.git is, half is not");
+	tree_end();
+}
+
 static void test_submodule_hooks_path(void)
 {
 	/* A submodule's relative hooksPath is its own working tree's (husky
@@ -673,6 +702,7 @@ int main(void)
 	test_worktree();
 	test_submodules();
 	test_submodule_hooks_path();
+	test_bare();
 	test_nested();
 	test_symlinks();
 	test_depth();
