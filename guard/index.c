@@ -25,7 +25,7 @@
 #include "lib/util.h"
 
 #define INDEX_MAGIC "stockade guard index\n"
-#define INDEX_VERSION 3	/* 3: bare git directories */
+#define INDEX_VERSION 4	/* 4: bare git directories, .hg and .jj beside .git */
 /* Paths stay well under PATH_MAX, for fstatat and openat from the top. */
 #define INDEX_PATH_MAX 3072
 
@@ -252,7 +252,22 @@ static void index_copy_push(struct index *ix, const struct index_dir *d)
 
 static void refresh_dir(struct refresh *rf, const char *rel, const struct index_dir *old, unsigned depth);
 
-/* What a directory holds now: its subdirectories, and its `.git`. */
+/* A directory's repositories in the one byte the index keeps of them:
+ * the d_type of its `.git` with INDEX_DOTGIT (a d_type may be 0), and the
+ * flags of a bare git directory, a `.hg` and a `.jj` (handoff.h). */
+#define INDEX_DOTGIT 0x10
+#define INDEX_DOTGIT_TYPE 0x0f
+_Static_assert(((HANDOFF_REPO_BARE | HANDOFF_REPO_HG | HANDOFF_REPO_JJ) & (INDEX_DOTGIT | INDEX_DOTGIT_TYPE)) == 0,
+	       "the index's repository byte: the flags apart from the .git entry's");
+
+static uint8_t repos_byte(bool dotgit, uint8_t type, bool bare, uint8_t vcs)
+{
+	if (dotgit)
+		return (uint8_t)(INDEX_DOTGIT | (type & INDEX_DOTGIT_TYPE) | vcs);
+	return (uint8_t)((bare ? HANDOFF_REPO_BARE : 0) | vcs);
+}
+
+/* What a directory holds now: its subdirectories, and its repositories. */
 static void list_dir(struct refresh *rf, const char *rel, const struct stat *st, unsigned depth)
 {
 	mode_t restore = 0;
@@ -267,7 +282,8 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 	if (rf->lister)
 		rf->lister->opened(rf->lister->data, fd, rel);
 	_cleanup_strv_ char **subdirs = strv_new();
-	uint8_t git = 0;
+	uint8_t git = 0, vcs = 0;
+	bool dotgit = false;
 	struct bare_probe bare = { 0 };
 	struct dir_iter it = { .fd = fd, .buf = rf->buf };
 	const dir_entry *de;
@@ -281,14 +297,16 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 			type = S_ISDIR(cst.st_mode) ? DT_DIR : S_ISREG(cst.st_mode) ? DT_REG
 			       : S_ISLNK(cst.st_mode) ? DT_LNK : DT_UNKNOWN;
 		}
-		if (streq(de->d_name, ".git"))
-			git = type ? type : DT_UNKNOWN;
-		else if (type == DT_DIR)
+		if (streq(de->d_name, ".git")) {
+			git = type;
+			dotgit = true;
+		} else if (type == DT_DIR) {
 			strv_add(&subdirs, de->d_name);
+		}
+		vcs |= handoff_vcs_dir(de->d_name, type);
 		bare_probe_see(&bare, de->d_name, type);
 	}
-	if (!git && bare_probe_is(&bare))
-		git = HANDOFF_REPO_BARE;
+	git = repos_byte(dotgit, git, bare_probe_is(&bare), vcs);
 	if (err < 0) {
 		strv_add(&rf->out->unsearchable, *rel ? rel : ".");
 	} else {
@@ -531,9 +549,13 @@ bool index_regit(struct index *ix, int wfd, const char *rel)
 	 * find from that directory counts */
 	_cleanup_close_ int fd = open_nofollow(wfd, *rel ? rel : ".", O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	struct stat st;
-	uint8_t git = fd >= 0 && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 ? (uint8_t)IFTODT(st.st_mode) : 0;
-	if (!git && fd >= 0 && handoff_dir_is_bare(fd))
-		git = HANDOFF_REPO_BARE;
+	bool dotgit = fd >= 0 && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
+	uint8_t type = dotgit ? (uint8_t)IFTODT(st.st_mode) : 0, vcs = 0;
+	if (fd >= 0 && fstatat(fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		vcs |= handoff_vcs_dir(".hg", (uint8_t)IFTODT(st.st_mode));
+	if (fd >= 0 && fstatat(fd, ".jj", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		vcs |= handoff_vcs_dir(".jj", (uint8_t)IFTODT(st.st_mode));
+	uint8_t git = repos_byte(dotgit, type, !dotgit && fd >= 0 && handoff_dir_is_bare(fd), vcs);
 	if (git == d->git)
 		return false;
 	d->git = git;
@@ -543,9 +565,15 @@ bool index_regit(struct index *ix, int wfd, const char *rel)
 void index_repos(const struct index *ix, struct handoff_repos *ret)
 {
 	*ret = (struct handoff_repos){ 0 };
-	for (size_t i = 0; i < ix->n; i++)
-		if (ix->v[i].git)
-			handoff_repos_add(ret, ix->v[i].path, ix->v[i].git);
+	for (size_t i = 0; i < ix->n; i++) {
+		uint8_t g = ix->v[i].git;
+		if (g & INDEX_DOTGIT)
+			handoff_repos_add(ret, ix->v[i].path, g & INDEX_DOTGIT_TYPE);
+		static const uint8_t flags[] = { HANDOFF_REPO_BARE, HANDOFF_REPO_HG, HANDOFF_REPO_JJ };
+		for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
+			if (g & flags[k])
+				handoff_repos_add(ret, ix->v[i].path, flags[k]);
+	}
 	for (size_t i = 0; ix->unsearchable && ix->unsearchable[i]; i++)
 		strv_add(&ret->unsearchable, ix->unsearchable[i]);
 }

@@ -163,7 +163,7 @@ struct index_dir {
 	char *path;		/* relative to the workspace, "" for the top */
 	uint64_t dev, ino;
 	int64_t ctime_ns;
-	uint8_t git;		/* DT_* of its `.git` entry, 0 when none */
+	uint8_t git;		/* its repositories (index.c's repos_byte): its `.git` entry's DT_*, a bare git directory, .hg, .jj; 0 when none */
 	size_t nsub;		/* descendants, which follow it */
 };
 

@@ -315,9 +315,11 @@ static void event(struct watch *w, const struct inotify_event *ev)
 		return;
 	}
 	/* what makes a directory a bare git directory (git init --bare),
-	 * or no longer one: looked at again as a `.git` is */
+	 * or another system's repository (hg init, jj init), or no longer
+	 * one: looked at again as a `.git` is */
 	if ((e->flags & WATCH_TREE) && structural &&
-	    (streq(ev->name, "HEAD") || streq(ev->name, "objects") || streq(ev->name, "refs"))) {
+	    (streq(ev->name, "HEAD") || streq(ev->name, "objects") || streq(ev->name, "refs") || streq(ev->name, ".hg") ||
+	     streq(ev->name, ".jj"))) {
 		w->seen = true;
 		strv_add(&w->regit, e->path);
 	}

@@ -274,6 +274,11 @@ static int walk_repos(struct repo_walk *w, int dfd, const char *rel, unsigned de
 			dotgit = true;
 			continue;
 		}
+		unsigned char vcs = handoff_vcs_dir(name, type);
+		if (vcs) {
+			handoff_repos_add(w->out, rel, vcs);
+			continue;
+		}
 		bare_probe_see(&bare, name, type);
 		if (type != DT_DIR)
 			continue;
@@ -678,12 +683,26 @@ static void add_gitdir(struct discover *d, const char *gitdir, const char *workt
 	add_modules(d, modules, depth);
 }
 
+/* A Mercurial or Jujutsu repository at `worktree`: the config of its own
+ * that runs programs. (Mercurial's %include of another file is not
+ * followed: a file it names is guarded only where it is a hand-off
+ * otherwise.) */
+static void add_vcs(struct discover *d, const char *worktree, unsigned char type)
+{
+	const char *config = type == HANDOFF_REPO_HG ? ".hg/hgrc" : ".jj/repo/config.toml";
+	handoffs_add(&d->roots, path_join(worktree, config), HANDOFF_TREE);
+}
+
 /* A repository whose working tree is `worktree`, with a `.git` entry of
  * the given d_type; or, HANDOFF_REPO_BARE, the bare git directory
  * `worktree` is. */
 static void add_repo(struct discover *d, const char *worktree, unsigned char type)
 {
 	_cleanup_free_ char *dotgit = path_join(worktree, ".git");
+	if (type == HANDOFF_REPO_HG || type == HANDOFF_REPO_JJ) {
+		add_vcs(d, worktree, type);
+		return;
+	}
 	/* ~/.gitconfig's hooksPath, relative to each working tree (a bare
 	 * repository's: the git directory, where its hooks run) */
 	if (d->global_hooks)
@@ -903,8 +922,9 @@ int handoffs_discover(const struct handoff_scan *o, int wfd, struct parent_cache
 	if (r == 0) {
 		bool top = false;
 		for (size_t i = 0; i < repos->n; i++) {
-			add_repo(&d, repos->v[i].worktree, repos->v[i].type);
-			top |= str_empty(repos->v[i].worktree);
+			unsigned char type = repos->v[i].type;
+			add_repo(&d, repos->v[i].worktree, type);
+			top |= str_empty(repos->v[i].worktree) && type != HANDOFF_REPO_HG && type != HANDOFF_REPO_JJ;
 		}
 		/* .git/hooks and .git/config are hand-offs before `git init` */
 		if (!top) {

@@ -80,6 +80,20 @@ struct handoff_repo {
  * hooks, and reads its config, when something is pushed to it. Not a
  * d_type. */
 #define HANDOFF_REPO_BARE 0x80
+/* Other version control systems' repositories, whose own config runs
+ * programs at their commands outside: Mercurial's (a `.hg` directory:
+ * .hg/hgrc's [hooks] and [extensions]) and Jujutsu's (a `.jj` directory:
+ * .jj/repo/config.toml's tools, pager and editor). Not d_types. */
+#define HANDOFF_REPO_HG 0x40
+#define HANDOFF_REPO_JJ 0x20
+/* What a directory entry's name makes of its directory: HANDOFF_REPO_HG,
+ * HANDOFF_REPO_JJ, or 0. */
+static inline unsigned char handoff_vcs_dir(const char *name, unsigned char d_type)
+{
+	if (d_type != DT_DIR)
+		return 0;
+	return strcmp(name, ".hg") == 0 ? HANDOFF_REPO_HG : strcmp(name, ".jj") == 0 ? HANDOFF_REPO_JJ : 0;
+}
 
 /* What a directory's listing says of it being a bare git directory: a
  * HEAD file, and objects/ and refs/ directories. */

@@ -279,6 +279,42 @@ started "$M/started-made" "git init --bare and a push in the jail"
 	pass "a bare repository made in the jail works outside, its push kept" ||
 	{ fail "a bare repository made in the jail works outside, its push kept"; diag "$out"; }
 
+# Mercurial's own config runs programs at its commands: .hg/hgrc's
+# [hooks], at the top of the workspace and in a repository below it.
+if command -v hg >/dev/null; then
+	export HGUSER=t
+	plant_hg() {
+		printf '[hooks]\npre-commit = "%s" hg\n' "$EVIL" >>"$1/.hg/hgrc"
+	}
+	hg_repo() {
+		mkdir -p "$1" && hg init "$1" && echo a >"$1/a" && hg -R "$1" add -q "$1/a" && hg -R "$1" commit -q -m a
+	}
+	# hg_commit DIR: a commit there, outside, as the user would.
+	hg_commit() {
+		echo more >>"$1/a" && hg -R "$1" commit -q -m more >/dev/null 2>&1
+	}
+	hg_repo "$T/ctl/hg"
+	plant_hg "$T/ctl/hg"
+	rm -f "$T/pwned-hg"
+	hg_commit "$T/ctl/hg"
+	pwned hg && pass "THREATS 60 control: outside the jail, hg runs what is planted in .hg/hgrc" ||
+		fail "THREATS 60 control: outside the jail, hg runs what is planted in .hg/hgrc"
+	for at in top below; do
+		ws="$W/hg-$at"
+		repo=$ws
+		[ $at = below ] && repo=$ws/sub
+		hg_repo "$repo"
+		in_jail -C "$ws" -- bash -c "$(declare -f plant_hg); EVIL='$EVIL'; plant_hg '$repo' 2>/dev/null; touch '$M/started-hg'" >/dev/null 2>&1
+		started "$M/started-hg" "planting [hooks] in .hg/hgrc ($at)"
+		rm -f "$T/pwned-hg"
+		hg_commit "$repo"
+		pwned hg && fail "THREATS 60: hg ($at): what the run planted in .hg/hgrc does not run at 'hg commit' outside" ||
+			pass "THREATS 60: hg ($at): what the run planted in .hg/hgrc does not run at 'hg commit' outside"
+	done
+else
+	skip "no hg here (Debian's mercurial)"
+fi
+
 # A file an include names inside the workspace.
 fresh_repo "$W/inc"
 printf '[user]\n\tname = from-include\n' >"$W/inc/shared.gitconfig"

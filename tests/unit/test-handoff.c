@@ -295,7 +295,7 @@ static void test_bare(void)
 	put("half/HEAD", "ref: refs/heads/main\n");
 	check("a bare repository in the workspace",
 	      GITDIR(".git") GITDIR("remote.git") "hooks remote.git/myhooks\n");
-	struct handoff_repos walked;
+	struct handoff_repos walked = { 0 };
 	_cleanup_close_ int wfd = open(tree_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (is_int(handoff_repos_walk(wfd, &walked), 0, "bare: walked")) {
 		ok(walked.n == 1 && streq(walked.v[0].worktree, "remote.git") && walked.v[0].type == HANDOFF_REPO_BARE,
@@ -306,6 +306,28 @@ static void test_bare(void)
 	_cleanup_close_ int rfd = openat(bfd, "remote.git", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int hfd = openat(bfd, "half", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ok(handoff_dir_is_bare(rfd) && !handoff_dir_is_bare(hfd), "handoff_dir_is_bare: remote.git is, half is not");
+	tree_end();
+}
+
+static void test_other_vcs(void)
+{
+	/* Mercurial's and Jujutsu's repositories: their own config runs
+	 * programs ([hooks] in .hg/hgrc; tools in .jj/repo/config.toml). A
+	 * .hg at the top is no git repository there: .git's rows stay. */
+	begin("handoff-vcs");
+	tree_dir(".hg/store");
+	tree_dir("sub/.hg");
+	tree_dir("tool/.jj/repo");
+	put("notes/.hg", "a file, not a repository\n");
+	check("Mercurial and Jujutsu repositories",
+	      GITDIR(".git") "tree .hg/hgrc\ntree sub/.hg/hgrc\ntree tool/.jj/repo/config.toml\n");
+	tree_end();
+
+	/* beside a .git (hg-git, jj colocated): both */
+	begin("handoff-vcs");
+	gitdir_at(".git");
+	tree_dir(".jj/repo");
+	check("a .jj beside a .git", GITDIR(".git") "tree .jj/repo/config.toml\n");
 	tree_end();
 }
 
@@ -703,6 +725,7 @@ int main(void)
 	test_submodules();
 	test_submodule_hooks_path();
 	test_bare();
+	test_other_vcs();
 	test_nested();
 	test_symlinks();
 	test_depth();
