@@ -683,14 +683,47 @@ static void add_gitdir(struct discover *d, const char *gitdir, const char *workt
 	add_modules(d, modules, depth);
 }
 
+/* A Mercurial config: itself, and each file a `%include` line names
+ * inside the workspace (relative to the config's folder, as hg reads
+ * it), read the same way. */
+static void add_hgrc(struct discover *d, const char *rel, unsigned depth)
+{
+	if (depth > INCLUDE_DEPTH_MAX || !follow_once(d, &d->followed, rel))
+		return;
+	handoffs_add(&d->roots, xstrdup(rel), HANDOFF_TREE);
+	size_t len = 0;
+	_cleanup_free_ char *text = read_known(d, rel, GITCONFIG_MAX, &len);
+	if (!text)
+		return;
+	const char *name;
+	_cleanup_free_ char *dir = path_parent(rel, &name);
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "%include", 8) != 0 || (line[8] != ' ' && line[8] != '\t'))
+			continue;
+		char *v = line + 8 + strspn(line + 8, " \t");
+		size_t n = strlen(v);
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+			v[--n] = '\0';
+		_cleanup_free_ char *x = n ? expand_tilde(d, v) : NULL;
+		_cleanup_free_ char *inc = x ? below_workspace(d, dir, x) : NULL;
+		if (inc && handoff_relpath_valid(inc) == 0)
+			add_hgrc(d, inc, depth + 1);
+	}
+}
+
 /* A Mercurial or Jujutsu repository at `worktree`: the config of its own
- * that runs programs. (Mercurial's %include of another file is not
- * followed: a file it names is guarded only where it is a hand-off
- * otherwise.) */
+ * that runs programs. */
 static void add_vcs(struct discover *d, const char *worktree, unsigned char type)
 {
-	const char *config = type == HANDOFF_REPO_HG ? ".hg/hgrc" : ".jj/repo/config.toml";
-	handoffs_add(&d->roots, path_join(worktree, config), HANDOFF_TREE);
+	if (type == HANDOFF_REPO_HG) {
+		_cleanup_free_ char *hgrc = path_join(worktree, ".hg/hgrc");
+		add_hgrc(d, hgrc, 0);
+		return;
+	}
+	handoffs_add(&d->roots, path_join(worktree, ".jj/repo/config.toml"), HANDOFF_TREE);
 }
 
 /* A repository whose working tree is `worktree`, with a `.git` entry of

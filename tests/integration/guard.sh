@@ -299,6 +299,24 @@ if command -v hg >/dev/null; then
 	hg_commit "$T/ctl/hg"
 	pwned hg && pass "THREATS 60 control: outside the jail, hg runs what is planted in .hg/hgrc" ||
 		fail "THREATS 60 control: outside the jail, hg runs what is planted in .hg/hgrc"
+	# a file the user's own .hg/hgrc includes from the workspace
+	hg_repo "$T/ctl/hginc"
+	printf '%%include ../shared.rc\n' >>"$T/ctl/hginc/.hg/hgrc"
+	printf '[ui]\n' >"$T/ctl/hginc/shared.rc"
+	printf '[hooks]\npre-commit = "%s" hg\n' "$EVIL" >>"$T/ctl/hginc/shared.rc"
+	rm -f "$T/pwned-hg"
+	hg_commit "$T/ctl/hginc"
+	pwned hg && pass "THREATS 60 control: outside the jail, hg runs what is planted in a file .hg/hgrc includes" ||
+		fail "THREATS 60 control: outside the jail, hg runs what is planted in a file .hg/hgrc includes"
+	hg_repo "$W/hginc"
+	printf '%%include ../shared.rc\n' >>"$W/hginc/.hg/hgrc"
+	printf '[ui]\n' >"$W/hginc/shared.rc"
+	in_jail -C "$W/hginc" -- sh -c "printf '[hooks]\npre-commit = \"%s\" hg\n' '$EVIL' >>shared.rc 2>/dev/null; touch '$M/started-hginc'" >/dev/null 2>&1
+	started "$M/started-hginc" "planting [hooks] in a file .hg/hgrc includes"
+	rm -f "$T/pwned-hg"
+	hg_commit "$W/hginc"
+	pwned hg && fail "THREATS 60: hg include: what the run planted in a file .hg/hgrc includes does not run at 'hg commit' outside" ||
+		pass "THREATS 60: hg include: what the run planted in a file .hg/hgrc includes does not run at 'hg commit' outside"
 	for at in top below; do
 		ws="$W/hg-$at"
 		repo=$ws

@@ -323,6 +323,17 @@ static void test_other_vcs(void)
 	      GITDIR(".git") "tree .hg/hgrc\ntree sub/.hg/hgrc\ntree tool/.jj/repo/config.toml\n");
 	tree_end();
 
+	/* the files an hgrc's %include names inside the workspace, and
+	 * theirs; one outside, or ~user's, is not the workspace's */
+	begin("handoff-vcs");
+	tree_dir(".hg/store");
+	put(".hg/hgrc", "[ui]\nusername = t\n%include ../shared.rc\n%include   /etc/mercurial/hgrc  \n%includex x\n");
+	put("shared.rc", "%include conf/more.rc\r\n");
+	put("conf/more.rc", "[hooks]\n");
+	check("an hgrc's %include, and theirs",
+	      GITDIR(".git") "tree .hg/hgrc\ntree conf/more.rc\ntree shared.rc\n");
+	tree_end();
+
 	/* beside a .git (hg-git, jj colocated): both */
 	begin("handoff-vcs");
 	gitdir_at(".git");
