@@ -31,7 +31,7 @@ enum conf_kind {
 };
 
 struct conf_entry {
-	const char *key;	/* from conf_keys: lives forever */
+	const char *key;	/* a layer_keys row's name: lives forever */
 	char *value;
 	unsigned line;
 };
@@ -64,10 +64,9 @@ struct conf_error {
 	char *msg;		/* what is wrong, and what is allowed */
 };
 
-/* The sections and keys the loader accepts, NULL-terminated: the set
- * stockade.5 documents (a test compares the two). */
+/* The sections the loader accepts, NULL-terminated; its keys are
+ * policy/keys.h's. The set stockade.5 documents (a test compares the two). */
 extern const char *const conf_section_names[];
-extern const char *const conf_keys[];
 
 /* Parses text (len bytes, which need not end in NUL) as the file at path,
  * every value checked. Pure. 0, or -EINVAL with *err set. */

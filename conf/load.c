@@ -17,47 +17,9 @@
 #include "lib/sha256.h"
 #include "lib/util.h"
 #include "policy/allow.h"
+#include "policy/keys.h"
 
 const char *const conf_section_names[] = { "sandbox", "profile", "command", NULL };
-
-enum value_kind {
-	VALUE_NET,
-	VALUE_MODE,
-	VALUE_BACKEND,
-	VALUE_BOOL,
-	VALUE_PATHS,
-	VALUE_PATH,
-	VALUE_ENV,
-	VALUE_NAMES,
-	VALUE_PROCS,
-	VALUE_SIZE,
-	VALUE_ALLOW,
-};
-
-static const struct key_row {
-	const char *key;
-	enum value_kind kind;
-	const char *allowed;
-} key_table[] = {
-	{ "network", VALUE_NET, "off, loopback, allow or on" },
-	{ "allow", VALUE_ALLOW, "host names (NAME, *.NAME, NAME:PORT) or lists (@npm, @pypi, @crates, @go, @github), "
-				"separated by commas" },
-	{ "read", VALUE_PATHS, "paths, separated by commas" },
-	{ "write", VALUE_PATHS, "paths, separated by commas" },
-	{ "hide", VALUE_PATHS, "paths, separated by commas" },
-	{ "env", VALUE_ENV, "NAME or NAME=VALUE, separated by commas" },
-	{ "unset", VALUE_NAMES, "variable names, separated by commas" },
-	{ "home", VALUE_PATH, "one path" },
-	{ "hide-ignored", VALUE_BOOL, "true or false" },
-	{ "mode", VALUE_MODE, "auto, required or off" },
-	{ "backend", VALUE_BACKEND, "auto, namespaces, landlock or seatbelt" },
-	{ "max-procs", VALUE_PROCS, "a number of processes from 2 to 4194304" },
-	{ "memory", VALUE_SIZE, "a size (512M, 4G) or a share of memory (50%)" },
-	{ "tmp-size", VALUE_SIZE, "a size (512M, 4G) or a share of memory (50%)" },
-};
-
-const char *const conf_keys[] = { "network", "allow", "read", "write", "hide", "env", "unset", "home",
-				  "hide-ignored", "mode", "backend", "max-procs", "memory", "tmp-size", NULL };
 
 /* The longest line, in bytes, without its end. */
 #define CONF_MAX_LINE 4096
@@ -232,24 +194,6 @@ static char *next_line(char *str, int num, void *stream)
 	return str;
 }
 
-static const struct key_row *find_key(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(key_table); i++)
-		if (streq(key_table[i].key, name))
-			return &key_table[i];
-	return NULL;
-}
-
-static bool valid_env_name(const char *s, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '=' || (unsigned char)s[i] < 0x21 || s[i] == 0x7f || s[i] == ',')
-			return false;
-	return true;
-}
-
 /* The items of a comma-separated list, blanks around each taken away;
  * NULL when one is empty. */
 static char **split_list(const char *value)
@@ -276,66 +220,30 @@ static char **split_list(const char *value)
 	}
 }
 
-/* NULL when value suits the key, or what is wrong. */
-static char *check_value(const struct key_row *k, const char *value)
+/* What the key's setter takes: each item of a list, or the value whole;
+ * NULL when an item of a list is empty. */
+static char **key_items(const struct layer_key *k, const char *value)
 {
-	enum net_mode net;
-	enum run_mode mode;
-	enum backend backend;
-	unsigned long procs;
-	struct size_spec size;
-	switch (k->kind) {
-	case VALUE_NET:
-		return net_mode_from_name(value, &net) < 0 ? xstrdup("use off, loopback, allow or on") : NULL;
-	case VALUE_MODE:
-		return run_mode_from_name(value, &mode) < 0 ? xstrdup("use auto, required or off") : NULL;
-	case VALUE_BACKEND:
-		return backend_from_name(value, &backend) < 0
-			       ? xstrdup("use auto, namespaces, landlock or seatbelt")
-			       : NULL;
-	case VALUE_BOOL:
-		return streq(value, "true") || streq(value, "false") ? NULL : xstrdup("use true or false");
-	case VALUE_PATH:
-		if (str_empty(value))
-			return xstrdup("use one path");
-		return str_has_control(value) ? xstrdup("the path has a control character") : NULL;
-	case VALUE_PROCS:
-		return max_procs_parse(value, &procs) < 0 ? xasprintf("use %s", k->allowed) : NULL;
-	case VALUE_SIZE:
-		return size_spec_parse(value, &size) < 0 ? xasprintf("use %s", k->allowed) : NULL;
-	case VALUE_PATHS:
-	case VALUE_ENV:
-	case VALUE_NAMES:
-	case VALUE_ALLOW:
-		break;
-	}
-	_cleanup_strv_ char **items = split_list(value);
+	if (k->list)
+		return split_list(value);
+	char **v = strv_new();
+	strv_push(&v, xstrdup(value));
+	return v;
+}
+
+/* NULL when value suits the key, or what is wrong: the key's own setter
+ * tried on a layer of its own. */
+static char *check_value(const struct layer_key *k, const char *value)
+{
+	_cleanup_strv_ char **items = key_items(k, value);
 	if (!items)
 		return xasprintf("an empty item: use %s", k->allowed);
-	for (size_t i = 0; items[i]; i++) {
-		const char *it = items[i];
-		if (k->kind == VALUE_PATHS && str_has_control(it))
-			return xasprintf("'%s': the path has a control character", it);
-		if (k->kind == VALUE_ENV) {
-			const char *eq = strchr(it, '=');
-			if (!valid_env_name(it, eq ? (size_t)(eq - it) : strlen(it)))
-				return xasprintf("'%s': use NAME or NAME=VALUE", it);
-			if (str_has_control(it))
-				return xasprintf("'%s': the value has a control character", it);
-		}
-		if (k->kind == VALUE_NAMES && !valid_env_name(it, strlen(it)))
-			return xasprintf("'%s': use a variable name", it);
-		if (k->kind == VALUE_ALLOW) {
-			struct allow_entry *v = NULL;
-			size_t n = 0;
-			const char *why = NULL;
-			int r = allow_parse(it, (struct source){ 0 }, &v, &n, &why);
-			allow_entries_free(v, n);
-			if (r < 0)
-				return xasprintf("'%s': %s", it, why);
-		}
-	}
-	return NULL;
+	struct layer scratch = { 0 };
+	char *why = NULL;
+	for (size_t i = 0; items[i] && !why; i++)
+		(void)layer_key_set(k, &scratch, items[i], (struct source){ 0 }, &why);
+	layer_free(&scratch);
+	return why;
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -346,18 +254,18 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (!ps->cur)
 		return set_error(ps, ps->line, name,
 				 xstrdup("a key before any section: put it under [sandbox], [profile NAME] or [command \"WORDS\"]"));
-	const struct key_row *k = find_key(name);
+	const struct layer_key *k = layer_key_find(name);
 	if (!k) {
 		struct text t = { 0 };
-		for (size_t i = 0; conf_keys[i]; i++) {
-			text_adds(&t, i ? ", " : "");
-			text_adds(&t, conf_keys[i]);
+		for (const struct layer_key *o = layer_keys; o->name; o++) {
+			text_adds(&t, o == layer_keys ? "" : ", ");
+			text_adds(&t, o->name);
 		}
 		_cleanup_free_ char *keys = text_take(&t);
 		return set_error(ps, ps->line, name, xasprintf("unknown key: the keys are %s", keys));
 	}
 	for (size_t i = 0; i < ps->cur->n; i++)
-		if (ps->cur->v[i].key == k->key)
+		if (ps->cur->v[i].key == k->name)
 			return set_error(ps, ps->line, name,
 					 xasprintf("the key again in this section: it is set at line %u already; one value "
 						   "(a list, separated by commas) per key",
@@ -366,7 +274,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (wrong)
 		return set_error(ps, ps->line, name, xasprintf("invalid value '%s': %s", value, wrong));
 	ps->cur->v = xgrow(ps->cur->v, ps->cur->n, sizeof(*ps->cur->v));
-	ps->cur->v[ps->cur->n++] = (struct conf_entry){ .key = k->key, .value = xstrdup(value), .line = ps->line };
+	ps->cur->v[ps->cur->n++] = (struct conf_entry){ .key = k->name, .value = xstrdup(value), .line = ps->line };
 	return 1;
 }
 
@@ -553,79 +461,16 @@ void conf_section_layer(const struct conf_file *f, const struct conf_section *s,
 	for (size_t i = 0; i < s->n; i++) {
 		const struct conf_entry *e = &s->v[i];
 		struct source src = { .kind = SOURCE_FILE, .file = f->path, .line = e->line, .key = e->key };
-		const struct key_row *k = find_key(e->key);
+		const struct layer_key *k = layer_key_find(e->key);
 		if (!k)
 			continue;	/* the loader took only known keys */
-		switch (k->kind) {
-		case VALUE_NET:
-			(void)net_mode_from_name(e->value, &l->net);
-			l->net_set = true;
-			l->net_source = src;
-			break;
-		case VALUE_MODE:
-			(void)run_mode_from_name(e->value, &l->mode);
-			l->mode_set = true;
-			l->mode_source = src;
-			break;
-		case VALUE_BACKEND:
-			(void)backend_from_name(e->value, &l->backend);
-			l->backend_set = true;
-			l->backend_source = src;
-			break;
-		case VALUE_BOOL:
-			l->hide_ignored_set = true;
-			l->hide_ignored = streq(e->value, "true");
-			l->hide_ignored_source = src;
-			break;
-		case VALUE_PATH:
-			free(l->home);
-			l->home = xstrdup(e->value);
-			l->home_source = src;
-			break;
-		case VALUE_PROCS:
-			(void)max_procs_parse(e->value, &l->max_procs);
-			l->max_procs_source = src;
-			break;
-		case VALUE_SIZE:
-			if (streq(e->key, "memory")) {
-				(void)size_spec_parse(e->value, &l->memory);
-				l->memory_source = src;
-			} else {
-				(void)size_spec_parse(e->value, &l->tmp_size);
-				l->tmp_size_source = src;
-			}
-			break;
-		case VALUE_PATHS: {
-			enum access a = streq(e->key, "read") ? ACCESS_READ : streq(e->key, "write") ? ACCESS_WRITE : ACCESS_HIDE;
-			_cleanup_strv_ char **items = split_list(e->value);
-			for (size_t j = 0; items && items[j]; j++)
-				layer_add_rule(l, items[j], a, src);
-			break;
+		_cleanup_strv_ char **items = key_items(k, e->value);
+		for (size_t j = 0; items && items[j]; j++) {
+			_cleanup_free_ char *why = NULL;
+			(void)layer_key_set(k, l, items[j], src, &why);	/* checked at loading */
 		}
-		case VALUE_ALLOW: {
-			_cleanup_strv_ char **items = split_list(e->value);
-			const char *why;
-			for (size_t j = 0; items && items[j]; j++)
-				(void)layer_add_allow(l, items[j], src, &why);
+		if (streq(k->name, "allow"))
 			allow_source = src;
-			break;
-		}
-		case VALUE_ENV:
-		case VALUE_NAMES: {
-			_cleanup_strv_ char **items = split_list(e->value);
-			for (size_t j = 0; items && items[j]; j++) {
-				if (k->kind == VALUE_NAMES) {
-					layer_add_env(l, ENV_UNSET, items[j], NULL, src);
-					continue;
-				}
-				char *eq = strchr(items[j], '=');
-				if (eq)
-					*eq = '\0';
-				layer_add_env(l, eq ? ENV_SET : ENV_PASS, items[j], eq ? eq + 1 : NULL, src);
-			}
-			break;
-		}
-		}
 	}
 	/* The allow list sets its mode, where the section sets none. */
 	if (l->n_allow && !l->net_set) {

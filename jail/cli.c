@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "lib/util.h"
+#include "policy/keys.h"
 
 enum {
 	OPT_READ = 0x100,
@@ -130,16 +131,6 @@ void cli_usage(FILE *f)
 	      f);
 }
 
-static bool valid_env_name(const char *s, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '=' || (unsigned char)s[i] < 0x21 || s[i] == 0x7f)
-			return false;
-	return true;
-}
-
 /* "30m", "2h", "90s", "600" (seconds), "0" (never). */
 int session_parse_idle(const char *s, unsigned *ret)
 {
@@ -195,6 +186,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	o->idle_s = SESSION_IDLE_DEFAULT;
 	/* What a command of a session may not be given alone: anything that
 	 * would make its jail another. */
+/* An option of a stockade.ini key's meaning, through the key's setter. */
+#define SET_KEY(key, opt)                                                                  \
+	do {                                                                               \
+		_cleanup_free_ char *why = NULL;                                           \
+		if (layer_key_set(layer_key_find(key), l, optarg, SOURCE_OPTION_OF(opt), &why) < 0) \
+			USAGE_ERROR("invalid %s '%s': %s", opt, optarg, why);              \
+	} while (0)
+
 #define SESSION_ONLY(opt) \
 	do { \
 		if (!o->session_refused) \
@@ -234,10 +233,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			layer_add_rule(l, optarg, ACCESS_HIDE, SOURCE_OPTION_OF("--hide"));
 			break;
 		case OPT_NET:
-			if (net_mode_from_name(optarg, &l->net) < 0)
-				USAGE_ERROR("invalid --net '%s': use off, loopback, allow or on", optarg);
-			l->net_set = true;
-			l->net_source = SOURCE_OPTION_OF("--net");
+			SET_KEY("network", "--net");
 			net_given = true;
 			break;
 		case OPT_ALLOW: {
@@ -257,22 +253,16 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		}
 		case OPT_BACKEND:
 			SESSION_ONLY("--backend");
-			if (backend_from_name(optarg, &l->backend) < 0)
-				USAGE_ERROR("invalid --backend '%s': use auto, namespaces, landlock or seatbelt", optarg);
-			l->backend_set = true;
-			l->backend_source = SOURCE_OPTION_OF("--backend");
+			SET_KEY("backend", "--backend");
 			break;
 		case OPT_MODE:
 			SESSION_ONLY("--mode");
-			if (run_mode_from_name(optarg, &l->mode) < 0)
-				USAGE_ERROR("invalid --mode '%s': use auto, required or off", optarg);
-			l->mode_set = true;
-			l->mode_source = SOURCE_OPTION_OF("--mode");
+			SET_KEY("mode", "--mode");
 			break;
 		case OPT_ENV: {
 			const char *eq = strchr(optarg, '=');
 			size_t n = eq ? (size_t)(eq - optarg) : strlen(optarg);
-			if (!valid_env_name(optarg, n))
+			if (!env_name_valid(optarg, n))
 				USAGE_ERROR("invalid --env '%s': use NAME or NAME=VALUE", optarg);
 			_cleanup_free_ char *name = xstrndup(optarg, n);
 			if (!eq)
@@ -281,15 +271,13 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		}
 		case OPT_UNSET:
-			if (!valid_env_name(optarg, strlen(optarg)))
+			if (!env_name_valid(optarg, strlen(optarg)))
 				USAGE_ERROR("invalid --unset '%s': use a variable name", optarg);
 			layer_add_env(l, ENV_UNSET, optarg, NULL, SOURCE_OPTION_OF("--unset"));
 			break;
 		case OPT_HOME:
 			SESSION_ONLY("--home");
-			free(l->home);
-			l->home = xstrdup(optarg);
-			l->home_source = SOURCE_OPTION_OF("--home");
+			SET_KEY("home", "--home");
 			break;
 		case OPT_HIDE_IGNORED:
 			SESSION_ONLY("--hide-ignored");
@@ -300,21 +288,15 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			break;
 		case OPT_MAX_PROCS:
 			SESSION_ONLY("--max-procs");
-			if (max_procs_parse(optarg, &l->max_procs) < 0)
-				USAGE_ERROR("invalid --max-procs '%s': use a number of processes from 2 to 4194304", optarg);
-			l->max_procs_source = SOURCE_OPTION_OF("--max-procs");
+			SET_KEY("max-procs", "--max-procs");
 			break;
 		case OPT_MEMORY:
 			SESSION_ONLY("--memory");
-			if (size_spec_parse(optarg, &l->memory) < 0)
-				USAGE_ERROR("invalid --memory '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
-			l->memory_source = SOURCE_OPTION_OF("--memory");
+			SET_KEY("memory", "--memory");
 			break;
 		case OPT_TMP_SIZE:
 			SESSION_ONLY("--tmp-size");
-			if (size_spec_parse(optarg, &l->tmp_size) < 0)
-				USAGE_ERROR("invalid --tmp-size '%s': use a size (512M, 4G) or a share of memory (50%%)", optarg);
-			l->tmp_size_source = SOURCE_OPTION_OF("--tmp-size");
+			SET_KEY("tmp-size", "--tmp-size");
 			break;
 		case OPT_REPORT:
 			free(o->report);

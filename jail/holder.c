@@ -24,6 +24,7 @@
 #include "lib/wire.h"
 #include "policy/allow.h"
 #include "policy/env.h"
+#include "policy/keys.h"
 #include "policy/report.h"
 
 #define MAX_CLIENTS 128
@@ -436,12 +437,7 @@ static bool sections(const struct holder *h, struct hold_client *c, char *const 
 			}
 		}
 		/* What a session settles once, for all its commands. */
-		const struct source *other = l->n_grants ? &l->grants[0].source : l->home ? &l->home_source
-					     : l->backend_set ? &l->backend_source : l->mode_set ? &l->mode_source
-					     : l->hide_ignored_set ? &l->hide_ignored_source
-					     : l->max_procs ? &l->max_procs_source
-					     : (l->memory.bytes || l->memory.percent) ? &l->memory_source
-					     : (l->tmp_size.bytes || l->tmp_size.percent) ? &l->tmp_size_source : NULL;
+		const struct source *other = l->n_grants ? &l->grants[0].source : layer_session_setting(l);
 		if (ok && other) {
 			_cleanup_free_ char *who = where(other);
 			_cleanup_free_ char *msg = xasprintf("cannot apply %s to one command of the session: a session settles "

@@ -8,6 +8,7 @@
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/util.h"
+#include "policy/keys.h"
 #include "tests/tree.h"
 
 static char *home, *ws;
@@ -488,15 +489,17 @@ static void test_manual(void)
 				text_addc(&t, k[i]);
 		strv_push(&documented, text_take(&t));
 	}
-	size_t n_keys = strv_length((char **)conf_keys);
+	size_t n_keys = 0;
+	for (const struct layer_key *k = layer_keys; k->name; k++)
+		n_keys++;
 	bool same = strv_length(documented) == n_keys;
-	for (size_t i = 0; conf_keys[i]; i++)
-		if (!strv_contains(documented, conf_keys[i])) {
-			diag("the loader's key '%s' is not in stockade.5", conf_keys[i]);
+	for (const struct layer_key *k = layer_keys; k->name; k++)
+		if (!strv_contains(documented, k->name)) {
+			diag("the loader's key '%s' is not in stockade.5", k->name);
 			same = false;
 		}
 	for (size_t i = 0; documented[i]; i++)
-		if (!strv_contains((char **)conf_keys, documented[i])) {
+		if (!layer_key_find(documented[i])) {
 			diag("stockade.5 documents '%s', which the loader does not accept", documented[i]);
 			same = false;
 		}
@@ -509,6 +512,71 @@ static void test_manual(void)
 		all = strstr(sections, want) || strstr(sections, want_arg);
 	}
 	ok(all, "stockade.5's SECTIONS names every section the loader accepts");
+}
+
+/* Every key through its own row: a good value is taken, set where the
+ * row says, and a bad one refused with what the key allows; the keys a
+ * session settles once say where a layer set them, and no other does. */
+static void test_keys(void)
+{
+	static const struct {
+		const char *key, *good, *bad;
+		bool per_session;
+	} cases[] = {
+		{ "network", "loopback", "lan", false },
+		{ "allow", "registry.npmjs.org", "*", false },
+		{ "read", "docs", "a\tb", false },
+		{ "write", "out", "a\nb", false },
+		{ "hide", ".env", "a\x01", false },
+		{ "env", "FOO=1", "=1", false },
+		{ "unset", "FOO", "A=B", false },
+		{ "home", "/tmp/h", "", true },
+		{ "hide-ignored", "false", "yes", true },
+		{ "mode", "required", "strict", true },
+		{ "backend", "landlock", "docker", true },
+		{ "max-procs", "64", "1", true },
+		{ "memory", "4G", "4Q", true },
+		{ "tmp-size", "50%", "0%", true },
+	};
+	size_t rows = 0;
+	for (const struct layer_key *k = layer_keys; k->name; k++)
+		rows++;
+	ok(rows == ARRAY_SIZE(cases), "every key has a case here (%zu rows)", rows);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct layer_key *k = layer_key_find(cases[i].key);
+		if (!k) {
+			ok(false, "%s: a row", cases[i].key);
+			continue;
+		}
+		struct layer l = { 0 };
+		struct source src = { .kind = SOURCE_FILE, .file = "/w/stockade.ini", .line = 7, .key = k->name };
+		char *why = NULL;
+		ok(layer_key_set(k, &l, cases[i].good, src, &why) == 0 && !why, "%s = %s is taken", k->name,
+		   cases[i].good);
+		const struct source *at = layer_session_setting(&l);
+		ok(cases[i].per_session ? at && at->line == 7 && streq(at->key, k->name) : at == NULL,
+		   "%s: %s", k->name, cases[i].per_session ? "a session settles it once, and says where" : "an exec may narrow it");
+		free(why);
+		why = NULL;
+		struct layer bad = { 0 };
+		int r = layer_key_set(k, &bad, cases[i].bad, src, &why);
+		ok(r == -EINVAL && why && (k->list ? strstr(why, "'") != NULL : strncmp(why, "use ", 4) == 0),
+		   "%s: a bad value is refused, saying what is allowed", k->name);
+		if (!why || k->list)
+			diag("%s", why ? "(an item named)" : "(nothing said)");
+		else
+			diag("%s", why);
+		free(why);
+		layer_free(&bad);
+		layer_free(&l);
+	}
+	/* Two keys of one shape are two rows, each setting its own field. */
+	struct layer l = { 0 };
+	char *why = NULL;
+	(void)layer_key_set(layer_key_find("memory"), &l, "1G", (struct source){ 0 }, &why);
+	(void)layer_key_set(layer_key_find("tmp-size"), &l, "2G", (struct source){ 0 }, &why);
+	ok(l.memory.bytes == 1ull << 30 && l.tmp_size.bytes == 2ull << 30, "memory and tmp-size set their own fields");
+	layer_free(&l);
 }
 
 int main(void)
@@ -525,6 +593,7 @@ int main(void)
 	test_trust();
 	test_find();
 	test_manual();
+	test_keys();
 	tree_end();
 	free(home);
 	free(ws);
