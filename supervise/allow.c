@@ -145,12 +145,6 @@ static const struct sv_resolved *resolved_of(const struct supervisor *sv, int fd
 	return NULL;
 }
 
-static void go_on(struct supervisor *sv, uint64_t id)
-{
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
 static bool same_address(const struct sockaddr_storage *a, socklen_t al, const struct sockaddr_storage *b, socklen_t bl)
 {
 	if (a->ss_family != b->ss_family)
@@ -236,7 +230,7 @@ void sv_recvfrom(struct supervisor *sv, const struct seccomp_notif *req)
 	int flags = (int)req->data.args[3];
 	/* An error queue's messages: the kernel's, as made. */
 	if (flags & MSG_ERRQUEUE) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	int fd = sv_caller_fd(sv, req, (int)req->data.args[0]);
@@ -246,13 +240,13 @@ void sv_recvfrom(struct supervisor *sv, const struct seccomp_notif *req)
 		if (errno == EBADF)
 			sv_respond(sv, req->id, EBADF);
 		else if (errno != ESRCH)
-			go_on(sv, req->id);
+			sv_continue(sv, req->id);
 		return;
 	}
 	const struct sv_resolved *rs = resolved_of(sv, fd);
 	if (!rs) {
 		close(fd);
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	uint64_t args[6];

@@ -57,14 +57,6 @@ void sv_files_free(struct supervisor *sv)
 	sv->n_made_inodes = 0;
 }
 
-/* The call as made, to the kernel and Landlock: nothing of it was
- * decided here. */
-static void go_on(struct supervisor *sv, uint64_t id)
-{
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
 static bool made(const struct supervisor *sv, const struct stat *st)
 {
 	for (size_t i = 0; i < sv->n_made_inodes; i++)
@@ -184,13 +176,13 @@ static void do_open(struct supervisor *sv, const struct seccomp_notif *req)
 	struct open_call c;
 	pid_t pid = (pid_t)req->pid;
 	if (!open_call_of(req, &c)) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	_cleanup_free_ char *raw = supervise_read_path(pid, c.path);
 	_cleanup_free_ char *path = raw ? supervise_path_of(pid, c.dirfd, raw) : NULL;
 	if (!path) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	name_hidden(sv, path);
@@ -201,7 +193,7 @@ static void do_open(struct supervisor *sv, const struct seccomp_notif *req)
 	/* O_TMPFILE names the directory itself; anything else, a name in
 	 * one. openat2's resolve flags are the kernel's to honour. */
 	if (c.resolve || (tmpfile ? !ours(sv, path) : !split(path, &dir, &name) || !ours(sv, dir))) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	_cleanup_close_ int dfd = open_dir(tmpfile ? path : dir);
@@ -212,7 +204,7 @@ static void do_open(struct supervisor *sv, const struct seccomp_notif *req)
 	 * is the kernel's ENOENT. */
 	if (dfd < 0 || (exists && (!S_ISREG(st.st_mode) || !made(sv, &st))) ||
 	    (!exists && !tmpfile && (!(flags & O_CREAT) || !writable(sv, path)))) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	if (!sv_id_valid(sv, req->id))
@@ -295,7 +287,7 @@ static void do_make(struct supervisor *sv, const struct seccomp_notif *req)
 	_cleanup_free_ char *parent = NULL;
 	const char *name = NULL;
 	if (!path || (target_at && !target) || !split(path, &parent, &name) || !ours(sv, parent)) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	if (!writable(sv, path)) {
@@ -367,7 +359,7 @@ static void do_remove(struct supervisor *sv, const struct seccomp_notif *req)
 	_cleanup_free_ char *parent = NULL;
 	const char *name = NULL;
 	if (!path || !split(path, &parent, &name) || !ours(sv, parent)) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	_cleanup_close_ int dfd = open_dir(parent);
@@ -444,7 +436,7 @@ static void do_move(struct supervisor *sv, const struct seccomp_notif *req)
 	_cleanup_free_ char *from_dir = NULL, *to_dir = NULL;
 	if (!from || !to || !split(from, &from_dir, &m.from) || !split(to, &to_dir, &m.to) ||
 	    (!ours(sv, from_dir) && !ours(sv, to_dir))) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	_cleanup_close_ int fd1 = open_dir(from_dir), fd2 = open_dir(to_dir);
@@ -503,7 +495,7 @@ static void do_truncate(struct supervisor *sv, const struct seccomp_notif *req)
 	struct stat st;
 	_cleanup_close_ int dfd = path && split(path, &dir, &name) && ours(sv, dir) ? open_dir(dir) : -1;
 	if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || !made(sv, &st)) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	if (!sv_id_valid(sv, req->id))

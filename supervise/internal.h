@@ -225,6 +225,8 @@ bool sv_tmp_remove_stale_socket(struct supervisor *sv, const char *name);
 /* ---- shared by supervise.c and send.c ---- */
 
 void sv_respond(struct supervisor *sv, uint64_t id, int err);
+/* The call goes on to the kernel as made: the kernel and Landlock decide. */
+void sv_continue(struct supervisor *sv, uint64_t id);
 void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val);
 bool sv_id_valid(const struct supervisor *sv, uint64_t id);
 void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err);

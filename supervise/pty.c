@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "lib/util.h"
-#include "seccomp/seccomp.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441
@@ -136,7 +135,7 @@ bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *r
 	 * else named goes on as made, for Landlock to decide. */
 	_cleanup_close_ int at = run_pty_named(sv, req);
 	if (at < 0 || !sv_id_valid(sv, req->id)) {
-		seccomp_listener_continue(sv->listener, req->id);
+		sv_continue(sv, req->id);
 		return true;
 	}
 	char again[40];

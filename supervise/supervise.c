@@ -33,10 +33,10 @@ static void respond(struct supervisor *sv, uint64_t id, int err)
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
-/* A call that names another process, checked: it goes on to the kernel
- * with the registers it was made with (nothing of it is read again from
- * the command's memory). */
-static void go_on(struct supervisor *sv, uint64_t id)
+/* A call that goes on to the kernel as made, with the registers it was
+ * made with (nothing of it is read again from the command's memory):
+ * what the kernel and Landlock decide. */
+void sv_continue(struct supervisor *sv, uint64_t id)
 {
 	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
@@ -894,7 +894,7 @@ static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req
 		     (level == IPPROTO_IPV6 && (name == IPV6_RTHDR || name == IPV6_2292RTHDR_ || name == IPV6_2292PKTOPTIONS_));
 	bool cork = (level == IPPROTO_UDP || level == IPPROTO_UDPLITE) && name == UDP_CORK;
 	if (!route && !cork) {
-		go_on(sv, req->id);
+		sv_continue(sv, req->id);
 		return;
 	}
 	if (route)
@@ -936,7 +936,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 					    "none: no option allows it (stockade.1, other processes)");
 			respond(sv, req->id, err);
 		} else
-			go_on(sv, req->id);
+			sv_continue(sv, req->id);
 		return;
 	}
 	const char *kind = nr == SYS_connect ? "connect" : nr == SYS_bind ? "bind" : nr == SYS_listen ? "listen" : "send";

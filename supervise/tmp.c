@@ -162,7 +162,7 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
 	 * the command make it, and it is not removed after the run. The path
 	 * was the caller's own: it was alive all along. */
 	if (!name || policy_allows_with(sv->p, sv->places, sv->n_places, PATH_OP_WRITE, path) ||
-	    ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+	    !sv_id_valid(sv, req->id))
 		return false;
 	/* Only what these two opens mean: read and write, exclusive, never
 	 * following a link; O_CLOEXEC is the command's descriptor's. */
