@@ -17,7 +17,7 @@
 #include "lib/sha256.h"
 #include "lib/util.h"
 #include "policy/allow.h"
-#include "policy/keys.h"
+#include "policy/layer.h"
 
 const char *const conf_section_names[] = { "sandbox", "profile", "command", NULL };
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "lib/util.h"
-#include "policy/keys.h"
+#include "policy/layer.h"
 
 enum {
 	OPT_READ = 0x100,

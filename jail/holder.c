@@ -24,7 +24,7 @@
 #include "lib/wire.h"
 #include "policy/allow.h"
 #include "policy/env.h"
-#include "policy/keys.h"
+#include "policy/layer.h"
 #include "policy/report.h"
 
 #define MAX_CLIENTS 128

@@ -15,67 +15,6 @@
 #include "policy/handoff.h"
 #include "policy/steer.h"
 
-void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source)
-{
-	l->rules = xgrow(l->rules, l->n_rules, sizeof(*l->rules));
-	l->rules[l->n_rules++] = (struct layer_rule){ .path = xstrdup(path), .access = a, .source = source };
-}
-
-void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
-		   struct source source)
-{
-	l->env_ops = xgrow(l->env_ops, l->n_env_ops, sizeof(*l->env_ops));
-	l->env_ops[l->n_env_ops++] = (struct env_op){
-		.kind = kind,
-		.name = xstrdup(name),
-		.value = value ? xstrdup(value) : NULL,
-		.source = source,
-	};
-}
-
-int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
-		    const char **ret_why)
-{
-	struct net_grant g;
-	int r = net_grant_parse(kind, spec, &g, ret_why);
-	if (r < 0)
-		return r;
-	g.source = source;
-	/* A socket file: readable where it lies, which is what both backends
-	 * need to reach it (the namespace jail binds it, the supervisor
-	 * checks the grant). */
-	if (g.kind == GRANT_CONNECT_UNIX)
-		layer_add_rule(l, g.path, ACCESS_READ, source);
-	l->grants = xgrow(l->grants, l->n_grants, sizeof(*l->grants));
-	l->grants[l->n_grants++] = g;
-	return 0;
-}
-
-int layer_add_allow(struct layer *l, const char *item, struct source source, const char **ret_why)
-{
-	return allow_parse(item, source, &l->allow, &l->n_allow, ret_why);
-}
-
-void layer_free(struct layer *l)
-{
-	allow_entries_free(l->allow, l->n_allow);
-	for (size_t i = 0; i < l->n_grants; i++)
-		net_grant_free(&l->grants[i]);
-	free(l->grants);
-	for (size_t i = 0; i < l->n_rules; i++)
-		free(l->rules[i].path);
-	free(l->rules);
-	for (size_t i = 0; i < l->n_env_ops; i++) {
-		free(l->env_ops[i].name);
-		free(l->env_ops[i].value);
-	}
-	free(l->env_ops);
-	free(l->dir);
-	free(l->workspace);
-	free(l->home);
-	*l = (struct layer){ 0 };
-}
-
 void policy_failure_free(struct policy_failure *f)
 {
 	free(f->path);

@@ -9,63 +9,8 @@
 #include <stddef.h>
 
 #include "policy/env.h"
+#include "policy/layer.h"
 #include "policy/policy.h"
-
-struct layer_rule {
-	char *path;		/* as written: absolute, "~/...", or relative to the layer's folder */
-	enum access access;
-	struct source source;
-};
-
-/* One source of settings. What it does not set, it leaves as the layers
- * before it said. */
-struct layer {
-	char *dir;		/* relative paths resolve against it; NULL: the current directory */
-	char *workspace;	/* set only by the command line */
-	struct source workspace_source;
-	bool net_set;
-	enum net_mode net;
-	struct source net_source;
-	bool backend_set;
-	enum backend backend;
-	struct source backend_source;
-	bool mode_set;
-	enum run_mode mode;
-	struct source mode_source;
-	bool hide_ignored_set;
-	bool hide_ignored;	/* hide what git ignores in the workspace */
-	struct source hide_ignored_source;
-	/* A file nobody trusted: what it widens beyond the layers before it
-	 * is not applied but named (policy.widenings), and the run refused. */
-	bool needs_trust;
-	char *home;		/* a home kept across runs */
-	struct source home_source;
-	unsigned long max_procs;	/* 0: not set */
-	struct size_spec memory, tmp_size;	/* all 0: not set */
-	struct source max_procs_source, memory_source, tmp_size_source;
-	struct layer_rule *rules;
-	size_t n_rules;
-	struct env_op *env_ops;
-	size_t n_env_ops;
-	struct net_grant *grants;	/* --publish, --connect: added to every other layer's */
-	size_t n_grants;
-	/* allow, --allow: the names network allow reaches, added to every
-	 * other layer's (policy/allow.h) */
-	struct allow_entry *allow;
-	size_t n_allow;
-};
-
-/* Parses and adds a --publish or --connect value; -EINVAL with the reason
- * in *ret_why. */
-int layer_add_grant(struct layer *l, enum grant_kind kind, const char *spec, struct source source,
-		    const char **ret_why);
-/* Parses and adds an allow item (a name, *.NAME, NAME:PORT or a list
- * such as @npm); -EINVAL with the reason in *ret_why. */
-int layer_add_allow(struct layer *l, const char *item, struct source source, const char **ret_why);
-void layer_add_rule(struct layer *l, const char *path, enum access a, struct source source);
-void layer_add_env(struct layer *l, enum env_op_kind kind, const char *name, const char *value,
-		   struct source source);
-void layer_free(struct layer *l);
 
 /* What stopped a policy from being built. */
 enum policy_fault {

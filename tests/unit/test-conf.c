@@ -8,7 +8,7 @@
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/util.h"
-#include "policy/keys.h"
+#include "policy/layer.h"
 #include "tests/tree.h"
 
 static char *home, *ws;
