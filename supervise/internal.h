@@ -222,13 +222,19 @@ void sv_tmp_remove_made(struct supervisor *sv);
  * unlink). True when removed. */
 bool sv_tmp_remove_stale_socket(struct supervisor *sv, const char *name);
 
-/* ---- shared by supervise.c and send.c ---- */
+/* ---- the notification (notif.c): every answer goes through here ---- */
 
+/* Answered with err (0: success), as the kernel would for the call. */
 void sv_respond(struct supervisor *sv, uint64_t id, int err);
 /* The call goes on to the kernel as made: the kernel and Landlock decide. */
 void sv_continue(struct supervisor *sv, uint64_t id);
+/* A call carried out, answered with what it returned. */
 void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val);
+/* The caller still waits (nothing reused its id). */
 bool sv_id_valid(const struct supervisor *sv, uint64_t id);
+
+/* ---- shared by supervise.c and send.c ---- */
+
 void sv_refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err);
 /* Names a datagram held back (UDP_CORK, MSG_MORE), which the caller refuses. */
 void sv_refuse_held_back(struct supervisor *sv, const char *kind, const char *what);
@@ -246,6 +252,12 @@ bool sv_names_socket_file(const struct net_addr *a);
 /* The caller's descriptor n, as stockade's own (pidfd_getfd), the
  * notification checked still valid after: -1 with errno. */
 int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n);
+/* The same in two steps, for a caller that reads the call's memory in
+ * between: the caller's pidfd (kept: stockade's, not to be closed; -1),
+ * then its descriptor n, which the caller checks sv_id_valid after. */
+int sv_caller_pidfd(struct supervisor *sv, pid_t tid, bool *ret_kept);
+int sv_take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, int *pidfd);
+void sv_pidfds_free(struct supervisor *sv);
 /* Is the socket a datagram one (SOCK_DGRAM)? */
 bool sv_is_datagram(int fd);
 

@@ -9,7 +9,6 @@
 #include <net/if.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -18,56 +17,12 @@
 #include "lib/util.h"
 #include "policy/allow.h"
 
-/* ---- answering ---- */
-
-static void respond(struct supervisor *sv, uint64_t id, int err)
-{
-	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0, .val = 0 };
-	/* A sendmmsg that sent some messages before this refusal returns
-	 * their count, as the kernel's does (__sys_sendmmsg): the errno is
-	 * the answer only when the first message fails. Every refusal's
-	 * report is made as usual; only its answer changes. */
-	if (err && sv->mmsg_sent > 0 && id == sv->mmsg_id)
-		r = (struct seccomp_notif_resp){ .id = id, .val = sv->mmsg_sent };
-	/* ENOENT: the caller is gone (killed while it waited). */
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
-/* A call that goes on to the kernel as made, with the registers it was
- * made with (nothing of it is read again from the command's memory):
- * what the kernel and Landlock decide. */
-void sv_continue(struct supervisor *sv, uint64_t id)
-{
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
-static bool id_valid(const struct supervisor *sv, uint64_t id)
-{
-	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-void sv_respond(struct supervisor *sv, uint64_t id, int err)
-{
-	respond(sv, id, err);
-}
-
-/* A call carried out, answered with what it returned (a send's count). */
-void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val)
-{
-	struct seccomp_notif_resp r = { .id = id, .error = 0, .val = val };
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
-bool sv_id_valid(const struct supervisor *sv, uint64_t id)
-{
-	return id_valid(sv, id);
-}
+/* ---- refusing ---- */
 
 static void refuse(struct supervisor *sv, uint64_t id, const char *kind, const char *what, int err)
 {
 	report_denial(sv->rep, kind, what, strerrorname_np(err) ? strerrorname_np(err) : "?");
-	respond(sv, id, err);
+	sv_respond(sv, id, err);
 }
 
 /* A refusal of the network mode's or of the squatting rule, with the rule,
@@ -140,7 +95,7 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		fix = xstrdup(ALLOW_NET_FIX);
 	}
 	report_denial_ruled(sv->rep, kind, what, errname, rule, source, fix);
-	respond(sv, id, err);
+	sv_respond(sv, id, err);
 }
 
 /* A socket file no socket of the run is bound to: the user's tmux,
@@ -151,7 +106,7 @@ static void refuse_socket_file(struct supervisor *sv, uint64_t id, const struct 
 	report_denial_ruled(sv->rep, "connect", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
 			    "a Unix socket file is reached only when a socket of the run is bound to it",
 			    "built in: the supervisor (landlock backend)", fix);
-	respond(sv, id, err);
+	sv_respond(sv, id, err);
 }
 
 /* connect or bind, carried out by stockade on its copy of the command's
@@ -226,7 +181,7 @@ static void finish(struct supervisor *sv, struct pending *pd, int err)
 	close(pd->fd);
 	if (pd->pinned >= 0)
 		close(pd->pinned);
-	respond(sv, pd->id, connect_answer(pd->deadline != 0, pd->flags, err));
+	sv_respond(sv, pd->id, connect_answer(pd->deadline != 0, pd->flags, err));
 }
 
 /* How long a TCP handshake the kernel did not make within the call may
@@ -295,7 +250,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 {
 	int flags = fcntl(*fd, F_GETFL);
 	if (flags < 0) {
-		respond(sv, id, errno);
+		sv_respond(sv, id, errno);
 		return;
 	}
 	bool blocking = !(flags & O_NONBLOCK);
@@ -357,7 +312,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		(void)fcntl(*fd, F_SETFL, flags);
 	close(*fd);
 	*fd = -1;
-	respond(sv, id, connect_answer(inet, flags, err));
+	sv_respond(sv, id, connect_answer(inet, flags, err));
 }
 
 void sv_start_relayed_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *to,
@@ -479,7 +434,7 @@ bool sv_decided(struct supervisor *sv, uint64_t id, const struct sv_query *q, in
 	else if (v.outcome == SV_REFUSE)
 		refuse(sv, id, kind, what, v.err);
 	else if (v.outcome == SV_ANSWER)
-		respond(sv, id, v.err);
+		sv_respond(sv, id, v.err);
 	return v.outcome == SV_ALLOW;
 }
 
@@ -588,7 +543,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 			/* A UDP connect never waits. The port it was given
 			 * (an autobind) is the run's: replies come there. */
 			int err = as_command(sv, connect, *fd, ss, len);
-			respond(sv, id, err);
+			sv_respond(sv, id, err);
 			if (!err)
 				sv_remember_bound(sv, *fd);
 			return;
@@ -613,7 +568,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len)
 {
 	int err = as_command(sv, bind, fd, addr, len);
-	respond(sv, id, err);
+	sv_respond(sv, id, err);
 	return err;
 }
 
@@ -720,7 +675,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 	else if (strlen("/proc/self/fd/") + strlen(n) + 1 + strlen(name) < sizeof(un.sun_path))
 		stpcpy(stpcpy(stpcpy(stpcpy(un.sun_path, "/proc/self/fd/"), n), "/"), name);
 	else {
-		respond(sv, id, ENAMETOOLONG);
+		sv_respond(sv, id, ENAMETOOLONG);
 		return;
 	}
 	int err = bind_named(sv, fd, in_dir, &un);
@@ -735,7 +690,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		if (v.in_host_tmp && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			sv_tmp_remember(sv, name, st.st_dev, st.st_ino);
 	}
-	respond(sv, id, err);
+	sv_respond(sv, id, err);
 }
 
 static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
@@ -743,7 +698,7 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
-		respond(sv, id, errno);
+		sv_respond(sv, id, errno);
 		return;
 	}
 	struct net_addr a;
@@ -764,115 +719,10 @@ static void do_listen(struct supervisor *sv, uint64_t id, int fd, int backlog)
 		}
 	}
 	int r = listen(fd, backlog);
-	respond(sv, id, r < 0 ? errno : 0);
+	sv_respond(sv, id, r < 0 ? errno : 0);
 	/* Bound by listen() itself: its listener is the run's own. */
 	if (r == 0 && v.on_loopback)
 		sv_remember_bound(sv, fd);
-}
-
-/* ---- the notification ---- */
-
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
-/* The thread group of a thread, from /proc/TID/status; 0 when it cannot
- * be read (the thread is gone). */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], num[21], line[256];
-	stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(num, (uint64_t)tid)), "/status");
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	pid_t tgid = 0;
-	while (f && !tgid && fgets(line, sizeof(line), f))
-		if (strncmp(line, "Tgid:", 5) == 0)
-			tgid = (pid_t)strtol(line + 5, NULL, 10);
-	return tgid;
-}
-
-/* A new pidfd for the caller of a notification, which names a thread:
- * any thread of the run may bind or connect, not only a process's main
- * one (tornado's resolver threads, a Java server). A thread's own pidfd
- * where the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its
- * thread group, found through /proc. */
-static int open_pidfd(pid_t tid)
-{
-	/* A process's main thread, the usual caller: its group's pidfd. */
-	int fd = (int)syscall(SYS_pidfd_open, tid, 0);
-	if (fd >= 0 || errno == ESRCH)
-		return fd;
-	/* Another thread: its own pidfd (6.9), or its group's. */
-	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-	if (fd >= 0 || errno == ESRCH)
-		return fd;
-	pid_t tgid = tgid_of(tid);
-	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
-}
-
-/* The caller's pidfd, kept for its next call (a server connects and binds
- * again and again): stockade's, not to be closed; -1. *ret_kept says it
- * was kept from before. A kept pidfd names the process it was opened
- * for, never another that got its id later: once that one has been
- * reaped, the pidfd reaches nothing (ESRCH), and the caller's id is only
- * its own while it waits. */
-static int caller_pidfd(struct supervisor *sv, pid_t tid, bool *ret_kept)
-{
-	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
-	*ret_kept = slot->tid == tid;
-	if (*ret_kept)
-		return slot->fd;
-	int fd = open_pidfd(tid);
-	if (fd < 0)
-		return -1;
-	if (slot->tid)
-		close(slot->fd);
-	*slot = (struct sv_pidfd){ .tid = tid, .fd = fd };
-	return fd;
-}
-
-static void forget_pidfd(struct supervisor *sv, pid_t tid)
-{
-	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
-	if (slot->tid != tid)
-		return;
-	close(slot->fd);
-	slot->tid = 0;
-}
-
-/* The caller's descriptor n, as stockade's own, through its pidfd (from
- * caller_pidfd, before the notification was last checked valid). When a
- * kept pidfd's process is gone (ESRCH), the caller is another process
- * that has its id now: its new pidfd is checked to be the caller's (the
- * notification still valid once it is open). */
-static int take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, int *pidfd)
-{
-	int fd = (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
-	if (fd >= 0 || !kept || errno != ESRCH)
-		return fd;
-	forget_pidfd(sv, tid);
-	*pidfd = caller_pidfd(sv, tid, &kept);
-	if (*pidfd < 0 || !id_valid(sv, id)) {
-		errno = ESRCH;
-		return -1;
-	}
-	return (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
-}
-
-int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n)
-{
-	bool kept;
-	int pidfd = caller_pidfd(sv, (pid_t)req->pid, &kept);
-	if (pidfd < 0)
-		return -1;
-	int fd = take_fd(sv, req->id, (pid_t)req->pid, kept, n, &pidfd);
-	/* Still waiting: the pidfd, opened since the notification came,
-	 * names the caller and no process that took its id after it. */
-	if (fd >= 0 && !id_valid(sv, req->id)) {
-		close(fd);
-		errno = ESRCH;
-		return -1;
-	}
-	return fd;
 }
 
 static bool is_send(int nr)
@@ -904,7 +754,7 @@ static void do_setsockopt(struct supervisor *sv, const struct seccomp_notif *req
 				    ALLOW_NET_FIX);
 	else
 		sv_refuse_held_back(sv, "setsockopt", "UDP_CORK");
-	respond(sv, req->id, EPERM);
+	sv_respond(sv, req->id, EPERM);
 }
 
 bool supervisor_handles(const struct supervisor *sv, int nr)
@@ -934,7 +784,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 					    "a call that names a process goes on only for a process of the run",
 					    "built in: the supervisor (landlock backend)",
 					    "none: no option allows it (stockade.1, other processes)");
-			respond(sv, req->id, err);
+			sv_respond(sv, req->id, err);
 		} else
 			sv_continue(sv, req->id);
 		return;
@@ -947,9 +797,9 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	 * the address is read too: the caller was alive all along, so the
 	 * pid was not reused in between and the memory read was its own. */
 	bool kept;
-	int pidfd = caller_pidfd(sv, pid, &kept);
+	int pidfd = sv_caller_pidfd(sv, pid, &kept);
 	if (pidfd < 0) {
-		respond(sv, id, SV_REFUSED);
+		sv_respond(sv, id, SV_REFUSED);
 		return;
 	}
 	struct sockaddr_storage ss = { 0 };
@@ -958,7 +808,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 		/* The address, copied once; every decision is on this copy. */
 		len = (socklen_t)req->data.args[2];
 		if (len > sizeof(ss)) {
-			respond(sv, id, EINVAL);
+			sv_respond(sv, id, EINVAL);
 			return;
 		}
 		if (len > 0) {
@@ -966,22 +816,22 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 			struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
 			ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 			if (n != (ssize_t)len) {
-				respond(sv, id, n < 0 && errno == EFAULT ? EFAULT : SV_REFUSED);
+				sv_respond(sv, id, n < 0 && errno == EFAULT ? EFAULT : SV_REFUSED);
 				return;
 			}
 		}
 	}
-	if (!id_valid(sv, id))
+	if (!sv_id_valid(sv, id))
 		return;
-	_cleanup_close_ int fd = take_fd(sv, id, pid, kept, (int)req->data.args[0], &pidfd);
+	_cleanup_close_ int fd = sv_take_fd(sv, id, pid, kept, (int)req->data.args[0], &pidfd);
 	if (fd < 0) {
 		if (errno == EBADF) {
-			respond(sv, id, EBADF);
+			sv_respond(sv, id, EBADF);
 			return;
 		}
 		if (errno == ESRCH) {
 			/* The caller is gone: nobody waits for an answer. */
-			respond(sv, id, SV_REFUSED);
+			sv_respond(sv, id, SV_REFUSED);
 			return;
 		}
 		/* Yama, or a kernel without pidfd_getfd: stockade cannot act
@@ -1011,7 +861,7 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 	struct net_addr a;
 	int r = net_addr_parse(&ss, len, &a);
 	if (r < 0) {
-		respond(sv, id, -r);
+		sv_respond(sv, id, -r);
 		return;
 	}
 	if (nr == SYS_connect)
@@ -1067,7 +917,7 @@ static bool pending_ready(struct supervisor *sv, struct pending *pd, short reven
 			err = ECONNREFUSED;
 		else
 			err = as_command(sv, connect, pd->fd, &pd->addr, pd->len);
-		if (err == EAGAIN && id_valid(sv, pd->id))
+		if (err == EAGAIN && sv_id_valid(sv, pd->id))
 			return false;	/* still no room: on the next round */
 		finish(sv, pd, err);
 		return true;
@@ -1180,9 +1030,7 @@ void supervisor_free(struct supervisor *sv)
 	free(sv->reuseport);
 	cap_free(sv->caps_acting);
 	cap_free(sv->caps_own);
-	for (size_t i = 0; i < ARRAY_SIZE(sv->pidfds); i++)
-		if (sv->pidfds[i].tid)
-			close(sv->pidfds[i].fd);
+	sv_pidfds_free(sv);
 	free(sv->abstracts);
 	free(sv->unix_bound);
 	sv_holds_free(sv);

@@ -1,0 +1,160 @@
+/* The notification as the supervisor holds it: answered, let go on,
+ * checked still waiting, and its caller's descriptors taken through the
+ * caller's pidfd (kept for its next call). Every answer the supervisor
+ * gives goes through here. */
+#include "supervise/internal.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "lib/util.h"
+
+/* ---- answering ---- */
+
+void sv_respond(struct supervisor *sv, uint64_t id, int err)
+{
+	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0, .val = 0 };
+	/* A sendmmsg that sent some messages before this refusal returns
+	 * their count, as the kernel's does (__sys_sendmmsg): the errno is
+	 * the answer only when the first message fails. Every refusal's
+	 * report is made as usual; only its answer changes. */
+	if (err && sv->mmsg_sent > 0 && id == sv->mmsg_id)
+		r = (struct seccomp_notif_resp){ .id = id, .val = sv->mmsg_sent };
+	/* ENOENT: the caller is gone (killed while it waited). */
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+/* A call that goes on to the kernel as made, with the registers it was
+ * made with (nothing of it is read again from the command's memory):
+ * what the kernel and Landlock decide. */
+void sv_continue(struct supervisor *sv, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+/* A call carried out, answered with what it returned (a send's count). */
+void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val)
+{
+	struct seccomp_notif_resp r = { .id = id, .error = 0, .val = val };
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+bool sv_id_valid(const struct supervisor *sv, uint64_t id)
+{
+	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* ---- the caller ---- */
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* The thread group of a thread, from /proc/TID/status; 0 when it cannot
+ * be read (the thread is gone). */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], num[21], line[256];
+	stpcpy(stpcpy(stpcpy(path, "/proc/"), fmt_u64(num, (uint64_t)tid)), "/status");
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && !tgid && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Tgid:", 5) == 0)
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+	return tgid;
+}
+
+/* A new pidfd for the caller of a notification, which names a thread:
+ * any thread of the run may bind or connect, not only a process's main
+ * one (tornado's resolver threads, a Java server). A thread's own pidfd
+ * where the kernel has PIDFD_THREAD (6.9); before that, the pidfd of its
+ * thread group, found through /proc. */
+static int open_pidfd(pid_t tid)
+{
+	/* A process's main thread, the usual caller: its group's pidfd. */
+	int fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	/* Another thread: its own pidfd (6.9), or its group's. */
+	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd >= 0 || errno == ESRCH)
+		return fd;
+	pid_t tgid = tgid_of(tid);
+	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
+/* The caller's pidfd, kept for its next call (a server connects and binds
+ * again and again): stockade's, not to be closed; -1. *ret_kept says it
+ * was kept from before. A kept pidfd names the process it was opened
+ * for, never another that got its id later: once that one has been
+ * reaped, the pidfd reaches nothing (ESRCH), and the caller's id is only
+ * its own while it waits. */
+int sv_caller_pidfd(struct supervisor *sv, pid_t tid, bool *ret_kept)
+{
+	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
+	*ret_kept = slot->tid == tid;
+	if (*ret_kept)
+		return slot->fd;
+	int fd = open_pidfd(tid);
+	if (fd < 0)
+		return -1;
+	if (slot->tid)
+		close(slot->fd);
+	*slot = (struct sv_pidfd){ .tid = tid, .fd = fd };
+	return fd;
+}
+
+void sv_pidfds_free(struct supervisor *sv)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sv->pidfds); i++)
+		if (sv->pidfds[i].tid)
+			close(sv->pidfds[i].fd);
+}
+
+static void forget_pidfd(struct supervisor *sv, pid_t tid)
+{
+	struct sv_pidfd *slot = &sv->pidfds[(unsigned)tid % ARRAY_SIZE(sv->pidfds)];
+	if (slot->tid != tid)
+		return;
+	close(slot->fd);
+	slot->tid = 0;
+}
+
+/* The caller's descriptor n, as stockade's own, through its pidfd (from
+ * sv_caller_pidfd, before the notification was last checked valid). When a
+ * kept pidfd's process is gone (ESRCH), the caller is another process
+ * that has its id now: its new pidfd is checked to be the caller's (the
+ * notification still valid once it is open). */
+int sv_take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, int *pidfd)
+{
+	int fd = (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
+	if (fd >= 0 || !kept || errno != ESRCH)
+		return fd;
+	forget_pidfd(sv, tid);
+	*pidfd = sv_caller_pidfd(sv, tid, &kept);
+	if (*pidfd < 0 || !sv_id_valid(sv, id)) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
+}
+
+int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n)
+{
+	bool kept;
+	int pidfd = sv_caller_pidfd(sv, (pid_t)req->pid, &kept);
+	if (pidfd < 0)
+		return -1;
+	int fd = sv_take_fd(sv, req->id, (pid_t)req->pid, kept, n, &pidfd);
+	/* Still waiting: the pidfd, opened since the notification came,
+	 * names the caller and no process that took its id after it. */
+	if (fd >= 0 && !sv_id_valid(sv, req->id)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
