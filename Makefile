@@ -76,7 +76,7 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 PROBE_SRCS := $(wildcard tests/helpers/probe/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(HELPER_SRCS)) $(BUILD)/tests/probe
 
-.PHONY: all tests check check-macos regen-golden asan bench fuzz install uninstall analyze clean
+.PHONY: all tests check check-macos check-layout regen-golden asan bench fuzz install uninstall analyze clean
 
 all: stockade
 
@@ -163,7 +163,12 @@ regen-golden: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do STOCKADE_REGEN_GOLDEN=1 $$t >/dev/null || exit 1; done
 	@git status --short tests/golden
 
-check: tests check-macos
+# The rooms kept apart: no mechanism includes another, or jail/; no file
+# above 1,200 lines (tools/check-layout says which ceilings it holds).
+check-layout:
+	@tools/check-layout .
+
+check: tests check-macos check-layout
 	@BUILD=$(BUILD) STOCKADE=$(abspath $(BUILD)/stockade) tests/run-tests.sh
 
 asan:
