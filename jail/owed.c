@@ -15,14 +15,13 @@
 #include "jail/say.h"
 #include "lib/path.h"
 #include "lib/util.h"
-#include "seccomp/seccomp.h"
 
 /* A connect to a socket file in the namespace jail: one that is not in
  * the jail (ENOENT there, what no rule brings in) where the host has a
  * socket (the user's database, its Docker) is named with the option
  * that gives that one socket. Looked up in the jail's own root, through
  * /proc; it decides nothing: the mounts do. */
-void owed_watch_connect(int listener, const struct seccomp_notif *req, const struct policy *p, struct report *rep)
+void owed_watch_connect(const struct seccomp_notif *req, const struct policy *p, struct report *rep)
 {
 	_cleanup_free_ char *path = p ? supervise_unix_connect_path(req) : NULL;
 	char root[64];
@@ -38,7 +37,6 @@ void owed_watch_connect(int listener, const struct seccomp_notif *req, const str
 				    "the rules bring in",
 				    "built in: the mounts (namespace jail)", fix);
 	}
-	seccomp_listener_continue(listener, req->id);
 }
 
 /* What the run wrote where it goes with the run, counted and said once

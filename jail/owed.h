@@ -10,8 +10,9 @@
 
 /* The namespace jail's listener: a connect the filter shows it (every one
  * but an inet connect) to a socket file the jail does not have, where the
- * host has one, is named with --connect unix:PATH; it goes on as made. */
-void owed_watch_connect(int listener, const struct seccomp_notif *req, const struct policy *p, struct report *rep);
+ * host has one, is named with --connect unix:PATH (it goes on as made:
+ * the caller lets it). */
+void owed_watch_connect(const struct seccomp_notif *req, const struct policy *p, struct report *rep);
 /* Once every process of the run is gone: what it wrote in its fresh home
  * and /tmp (the namespace jail's one tmpfs, shared: -1 none), or its home,
  * TMPDIR and what the supervisor made in the host's /tmp (the landlock

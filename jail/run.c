@@ -26,6 +26,7 @@
 #include "jail/ids.h"
 #include "jail/keeper.h"
 #include "jail/limits.h"
+#include "jail/notify.h"
 #include "jail/owed.h"
 #include "jail/plan.h"
 #include "jail/say.h"
@@ -137,119 +138,6 @@ static void kill_and_reap(pid_t pid)
 		;
 }
 
-/* One notification: the supervisor's to decide, or a refusal of the
- * filter's, recorded and answered with the table's errno. */
-/* What the namespace jail watches: the trust hand-offs it binds
- * read-only, against which a rename is named. */
-struct watch {
-	const struct policy *policy;
-	const char *workspace;
-	char **bound;
-	const char *run_dir;	/* the landlock backend's: its home and tmp, which may lie in /dev/shm */
-};
-
-static void watch_rename(int listener, const struct seccomp_notif *req, const struct watch *w, struct report *rep)
-{
-	_cleanup_free_ char *oldp = NULL, *newp = NULL;
-	if (w && w->bound && w->bound[0] && supervise_rename_paths(req, &oldp, &newp) == 0) {
-		const char *hit = NULL;
-		for (size_t i = 0; !hit && w->bound[i]; i++)
-			hit = path_is_beneath(newp, w->bound[i]) ? newp : path_is_beneath(oldp, w->bound[i]) ? oldp : NULL;
-		if (hit)
-			say_handoff_refused(w->workspace, hit, rep);
-	}
-	/* the kernel's bind decides */
-	seccomp_listener_continue(listener, req->id);
-}
-
-/* The hand-offs the mount plan binds read-only. */
-static char **bound_handoffs(const struct plan *pl, const struct policy *p)
-{
-	char **v = strv_new();
-	for (size_t i = 0; i < pl->mounts.n_entries; i++) {
-		const struct mount_entry *m = &pl->mounts.entries[i];
-		if (m->kind != MOUNT_BIND || !(m->flags & MOUNT_READONLY))
-			continue;
-		const struct rule *h = supervise_rename_handoff(p, m->target);
-		if (h && streq(h->path, m->target))
-			strv_add(&v, m->target);
-	}
-	return v;
-}
-
-static void serve_listener(int listener, const struct seccomp_plan *plan, struct supervisor *sv,
-			   const struct watch *w, struct report *rep, bool *ret_broken)
-{
-	struct seccomp_notif req;
-	int r = seccomp_listener_recv(listener, &req);
-	if (r < 0) {
-		/* ENOENT: the caller was killed while waiting. */
-		if (r != -ENOENT && r != -EINTR)
-			*ret_broken = true;
-		return;
-	}
-	/* tmpfile() and mkstemp() in the host's /tmp: made by the
-	 * supervisor, as Landlock gives the command nothing there. */
-	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_makes_in_tmp(sv, &req))
-		return;
-	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_opens_pty_peer(sv, &req))
-		return;
-	if (plan->backend == BACKEND_LANDLOCK && sv && supervisor_reopens_pty(sv, &req))
-		return;
-	/* What is new in a carved directory the command may write. */
-	if (plan->supervise_files && sv && supervisor_files(sv, &req))
-		return;
-	if (plan->supervise_files && !sv && seccomp_files_call(req.data.nr) &&
-	    !supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
-		/* before the supervisor: the command's process, up to its exec */
-		seccomp_listener_continue(listener, req.id);
-		return;
-	}
-	if (plan->backend == BACKEND_LANDLOCK && supervise_is_shm_open(req.data.nr, (const uint64_t *)req.data.args)) {
-		_cleanup_free_ char *shm = NULL;
-		/* An open in the run's own home or tmp (in /dev/shm when
-		 * TMPDIR is not set) is Landlock's to allow, and no refusal. */
-		if (supervise_shm_path(&req, &shm) && !(w && w->run_dir && path_is_beneath(shm, w->run_dir)))
-			report_denial_ruled(rep, "shm", shm, "EACCES",
-					    "the host's /dev/shm is not the run's on the landlock backend: POSIX semaphores and "
-					    "shared memory (Python's multiprocessing) are refused there",
-					    "built in: the landlock backend's filesystem rules",
-					    "none on this backend, where the host's /dev/shm is shared with your other programs: "
-					    "the namespace jail gives the run one of its own (stockade doctor says why it is not "
-					    "used here)");
-		/* Landlock decides */
-		seccomp_listener_continue(listener, req.id);
-		return;
-	}
-	if (plan->backend == BACKEND_NAMESPACES && supervise_is_rename(req.data.nr)) {
-		watch_rename(listener, &req, w, rep);
-		return;
-	}
-	if (plan->backend == BACKEND_NAMESPACES && req.data.nr == SYS_connect) {
-		owed_watch_connect(listener, &req, w ? w->policy : NULL, rep);
-		return;
-	}
-	if (sv && supervisor_handles(sv, req.data.nr)) {
-		supervisor_handle(sv, &req);
-		return;
-	}
-	const struct sc_rule *rule = NULL;
-	int err = seccomp_answer(plan, req.data.nr, (const uint64_t *)req.data.args, &rule);
-	seccomp_listener_answer(listener, req.id, err);
-	const char *name = rule ? rule->name : seccomp_syscall_name(req.data.nr);
-	/* A terminal request is named: the list refuses many. */
-	char ioctl_what[48];
-	if (rule && streq(rule->name, "ioctl")) {
-		snprintf(ioctl_what, sizeof(ioctl_what), "ioctl %s", seccomp_ioctl_name((uint32_t)req.data.args[1]));
-		name = ioctl_what;
-	}
-	const char *why = rule ? seccomp_why(rule) : NULL;
-	_cleanup_free_ char *what = xstrcat3("refused by the system call table: ", why ? why : "not on the allowlist", "");
-	const char *fix = seccomp_fix(rule, plan->net, req.data.nr, (const uint64_t *)req.data.args);
-	report_denial_ruled(rep, "syscall", name, strerrorname_np(err) ? strerrorname_np(err) : "?", what,
-			    "built in: the seccomp allowlist", fix ? fix : "none: no option allows it (stockade.1, BACKENDS)");
-}
-
 /* The command's process as stockade holds it while it runs. */
 struct process {
 	pid_t pid;		/* the jail's init, or the command itself */
@@ -331,6 +219,8 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 {
 	pid_t self = getpid();
 	int status = -1;
+	struct notify nt;
+	notify_init(&nt, pr->listener, sc, pr->super, pr->watch, rep);
 	/* The process may have ended before the signalfd saw SIGCHLD: look
 	 * once before waiting for the signal. */
 	bool stopped = false;
@@ -408,7 +298,7 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
 			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
 		if (fds[1].revents & POLLIN)
-			serve_listener(pr->listener, sc, pr->super, pr->watch, rep, broken);
+			*broken |= notif_serve(&nt.svc) < 0;
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
 			/* Every filtered process is gone. */
 			close(pr->listener);
@@ -485,8 +375,9 @@ static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc
 		if (fds[0].revents)
 			break;
 		if (fds[1].revents & POLLIN) {
-			bool broken = false;
-			serve_listener(listener, sc, NULL, NULL, rep, &broken);
+			struct notify nt;
+			notify_init(&nt, listener, sc, NULL, NULL, rep);
+			(void)notif_serve(&nt.svc);
 		} else if (fds[1].revents) {
 			listener = -1;
 		}
@@ -1004,7 +895,7 @@ static int run_namespaces(struct run *r)
 	 *     everything the command left. */
 	if (listener >= 0)
 		seccomp_listener_sync(listener);
-	bound = bound_handoffs(&pl, p);
+	bound = notify_bound_handoffs(&pl, p);
 	struct watch w = { .policy = p, .workspace = p->workspace, .bound = bound };
 	/* network allow: the relay answers the responder. */
 	allowing_take_responder(&al, &responder);

@@ -87,27 +87,6 @@ void seccomp_listener_sync(int listener)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 }
 
-int seccomp_listener_recv(int listener, struct seccomp_notif *req)
-{
-	memset(req, 0, sizeof(*req));
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
-		return -errno;
-	return 0;
-}
-
-void seccomp_listener_answer(int listener, uint64_t id, int err)
-{
-	struct seccomp_notif_resp resp = { .id = id, .error = err ? -err : 0 };
-	/* ENOENT: the caller is gone (killed while it waited). */
-	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
-void seccomp_listener_continue(int listener, uint64_t id)
-{
-	struct seccomp_notif_resp resp = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-}
-
 void seccomp_describe(const struct seccomp_plan *plan, struct report *rep)
 {
 	report_enforced(rep, plan->no_listener ? "seccomp: an allowlist, refusals answered in the filter (a parent's "

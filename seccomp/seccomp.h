@@ -214,16 +214,9 @@ int seccomp_load_no_inet(void);
  * be had, and whether its wait is killable. */
 int seccomp_probe_listener(bool *ret_killable);
 
-/* The listener: synchronous wake-ups where the kernel has them, one
- * notification taken (-errno: ENOENT when its caller is gone), and one
- * answered with err (0: the call succeeds, as carried out for it). */
+/* The listener: synchronous wake-ups where the kernel has them. It is
+ * read and answered by supervise/'s notification service alone. */
 void seccomp_listener_sync(int listener);
-int seccomp_listener_recv(int listener, struct seccomp_notif *req);
-/* Lets the call go on to the kernel as made: only for a call watched,
- * never one decided (its arguments may have changed since they were
- * read). */
-void seccomp_listener_continue(int listener, uint64_t id);
-void seccomp_listener_answer(int listener, uint64_t id, int err);
 
 /* What the filter enforces, into the report. */
 void seccomp_describe(const struct seccomp_plan *plan, struct report *rep);

@@ -1,9 +1,15 @@
-/* The notification as the supervisor holds it: answered, let go on,
- * checked still waiting, and its caller's descriptors taken through the
- * caller's pidfd (kept for its next call). Every answer the supervisor
- * gives goes through here. */
+/* The notification service: the one place a run's listener is read and
+ * answered. Each notification goes to the first family that takes it;
+ * the family says what to answer (an errno, or go on to the kernel), or
+ * that it answered itself (a call carried out, a descriptor handed over)
+ * or holds the call while a connect is in progress. The supervisor's
+ * families are here; a run adds its own (what it watches, and the
+ * filter's table last). And the notification as the supervisor holds
+ * it: checked still waiting, its caller's descriptors taken through the
+ * caller's pidfd (kept for its next call). */
 #include "supervise/internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
@@ -11,19 +17,106 @@
 
 #include "lib/util.h"
 
-/* ---- answering ---- */
+/* ---- the service ---- */
+
+void notif_answer(int listener, uint64_t id, int err)
+{
+	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0 };
+	/* ENOENT: the caller is gone (killed while it waited). */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+void notif_continue(int listener, uint64_t id)
+{
+	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+void notif_service_init(struct notif_service *s, int listener)
+{
+	*s = (struct notif_service){ .listener = listener };
+}
+
+void notif_service_add(struct notif_service *s, const char *name, notif_take_fn take, void *data)
+{
+	/* A run's families are fixed in number: one more is a bug of ours. */
+	if (s->n == ARRAY_SIZE(s->families))
+		abort();
+	s->families[s->n++] = (struct notif_family){ .name = name, .take = take, .data = data };
+}
+
+static enum notif_outcome take_tmp(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	return supervisor_makes_in_tmp(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
+}
+
+static enum notif_outcome take_pty(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	return supervisor_opens_pty_peer(data, req) || supervisor_reopens_pty(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
+}
+
+static enum notif_outcome take_files(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	return supervisor_files(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
+}
+
+static enum notif_outcome take_net(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	struct supervisor *sv = data;
+	if (!supervisor_handles(sv, req->data.nr))
+		return NOTIF_NOT_MINE;
+	supervisor_handle(sv, req);
+	return NOTIF_DONE;
+}
+
+void notif_service_add_supervisor(struct notif_service *s, struct supervisor *sv, bool files)
+{
+	notif_service_add(s, "tmp", take_tmp, sv);
+	notif_service_add(s, "pty", take_pty, sv);
+	if (files)
+		notif_service_add(s, "files", take_files, sv);
+	notif_service_add(s, "net", take_net, sv);
+}
+
+int notif_serve(struct notif_service *s)
+{
+	struct seccomp_notif req;
+	memset(&req, 0, sizeof(req));
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		/* ENOENT: the caller was killed while waiting. */
+		return errno == ENOENT || errno == EINTR ? 0 : -errno;
+	for (size_t i = 0; i < s->n; i++) {
+		int err = 0;
+		switch (s->families[i].take(s->families[i].data, &req, &err)) {
+		case NOTIF_NOT_MINE:
+			continue;
+		case NOTIF_ANSWER:
+			notif_answer(s->listener, req.id, err);
+			return 0;
+		case NOTIF_CONTINUE:
+			notif_continue(s->listener, req.id);
+			return 0;
+		case NOTIF_DONE:
+			return 0;
+		}
+	}
+	/* No family took it: a call nothing here knows. */
+	notif_answer(s->listener, req.id, ENOSYS);
+	return 0;
+}
+
+/* ---- the supervisor's answers ---- */
 
 void sv_respond(struct supervisor *sv, uint64_t id, int err)
 {
-	struct seccomp_notif_resp r = { .id = id, .error = err ? -err : 0, .val = 0 };
 	/* A sendmmsg that sent some messages before this refusal returns
 	 * their count, as the kernel's does (__sys_sendmmsg): the errno is
 	 * the answer only when the first message fails. Every refusal's
 	 * report is made as usual; only its answer changes. */
 	if (err && sv->mmsg_sent > 0 && id == sv->mmsg_id)
-		r = (struct seccomp_notif_resp){ .id = id, .val = sv->mmsg_sent };
-	/* ENOENT: the caller is gone (killed while it waited). */
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+		sv_respond_value(sv, id, sv->mmsg_sent);
+	else
+		notif_answer(sv->listener, id, err);
 }
 
 /* A call that goes on to the kernel as made, with the registers it was
@@ -31,8 +124,7 @@ void sv_respond(struct supervisor *sv, uint64_t id, int err)
  * what the kernel and Landlock decide. */
 void sv_continue(struct supervisor *sv, uint64_t id)
 {
-	struct seccomp_notif_resp r = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	notif_continue(sv->listener, id);
 }
 
 /* A call carried out, answered with what it returned (a send's count). */

@@ -219,6 +219,47 @@ struct sv_relay {
 	const char *(*name_of)(void *data, const struct net_addr *a);
 };
 
+/* ---- the notification service (notif.c): the one reader of a run's
+ * listener ---- */
+
+/* What a family did with a notification. */
+enum notif_outcome {
+	NOTIF_NOT_MINE,		/* the next family's */
+	NOTIF_ANSWER,		/* the service answers with *ret_err (0: success) */
+	NOTIF_CONTINUE,		/* the service lets it go on to the kernel as made */
+	NOTIF_DONE,		/* the family answered it, or holds it pending */
+};
+
+typedef enum notif_outcome (*notif_take_fn)(void *data, const struct seccomp_notif *req, int *ret_err);
+
+struct notif_family {
+	const char *name;
+	notif_take_fn take;
+	void *data;
+};
+
+struct notif_service {
+	int listener;
+	struct notif_family families[10];
+	size_t n;
+};
+
+void notif_service_init(struct notif_service *s, int listener);
+/* Adds a family, asked after those added before. */
+void notif_service_add(struct notif_service *s, const char *name, notif_take_fn take, void *data);
+/* The supervisor's families: the host's /tmp, ptys, what is new in the
+ * carved directories (files: supervise_files), and the network. */
+void notif_service_add_supervisor(struct notif_service *s, struct supervisor *sv, bool files);
+/* Reads one notification and gives it to the first family that takes it
+ * (none: ENOSYS). 0, or -errno when the listener is broken. */
+int notif_serve(struct notif_service *s);
+/* Answers with err (0: the call succeeds, as carried out for it). */
+void notif_answer(int listener, uint64_t id, int err);
+/* Lets the call go on to the kernel as made: only for a call watched,
+ * never one decided (its arguments may have changed since they were
+ * read). */
+void notif_continue(int listener, uint64_t id);
+
 /* places: the backend's own (its fresh home and tmp), writable like the
  * policy's grants. p and places must outlive the supervisor. */
 struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
