@@ -25,7 +25,7 @@
 #include "lib/util.h"
 
 #define INDEX_MAGIC "stockade guard index\n"
-#define INDEX_VERSION 4	/* 4: bare git directories, .hg and .jj beside .git */
+#define INDEX_VERSION 5	/* 4: bare git directories, .hg and .jj beside .git; 5: not walked into */
 /* Paths stay well under PATH_MAX, for fstatat and openat from the top. */
 #define INDEX_PATH_MAX 3072
 
@@ -300,10 +300,13 @@ static void list_dir(struct refresh *rf, const char *rel, const struct stat *st,
 		if (streq(de->d_name, ".git")) {
 			git = type;
 			dotgit = true;
+		} else if (handoff_vcs_dir(de->d_name, type)) {
+			/* .hg or .jj: its hand-offs are the policy's to find, as
+			 * .git's are; its store is not walked */
+			vcs |= handoff_vcs_dir(de->d_name, type);
 		} else if (type == DT_DIR) {
 			strv_add(&subdirs, de->d_name);
 		}
-		vcs |= handoff_vcs_dir(de->d_name, type);
 		bare_probe_see(&bare, de->d_name, type);
 	}
 	git = repos_byte(dotgit, git, bare_probe_is(&bare), vcs);

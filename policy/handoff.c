@@ -719,8 +719,22 @@ static void add_hgrc(struct discover *d, const char *rel, unsigned depth)
 static void add_vcs(struct discover *d, const char *worktree, unsigned char type)
 {
 	if (type == HANDOFF_REPO_HG) {
-		_cleanup_free_ char *hgrc = path_join(worktree, ".hg/hgrc");
-		add_hgrc(d, hgrc, 0);
+		/* hg reads .hg/hgrc, then .hg/hgrc-not-shared; and, in a share
+		 * (`hg share`), the source's hgrc first, the .hg folder its
+		 * sharedpath names. A sharedpath the run made or changed would
+		 * send hg to an hgrc of its own: the file is kept as it is. */
+		static const char *const own[] = { ".hg/hgrc", ".hg/hgrc-not-shared" };
+		for (size_t i = 0; i < ARRAY_SIZE(own); i++) {
+			_cleanup_free_ char *rc = path_join(worktree, own[i]);
+			add_hgrc(d, rc, 0);
+		}
+		char *sharedpath = path_join(worktree, ".hg/sharedpath");
+		_cleanup_free_ char *source = pointer_target(d, sharedpath, false);
+		handoffs_add(&d->roots, sharedpath, HANDOFF_TREE);
+		if (source) {
+			_cleanup_free_ char *rc = path_join(source, "hgrc");
+			add_hgrc(d, rc, 0);
+		}
 		return;
 	}
 	handoffs_add(&d->roots, path_join(worktree, ".jj/repo/config.toml"), HANDOFF_TREE);

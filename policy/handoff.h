@@ -82,7 +82,8 @@ struct handoff_repo {
 #define HANDOFF_REPO_BARE 0x80
 /* Other version control systems' repositories, whose own config runs
  * programs at their commands outside: Mercurial's (a `.hg` directory:
- * .hg/hgrc's [hooks] and [extensions]) and Jujutsu's (a `.jj` directory:
+ * .hg/hgrc's and .hg/hgrc-not-shared's [hooks] and [extensions], and a
+ * share's sharedpath with the source's hgrc) and Jujutsu's (a `.jj` directory:
  * .jj/repo/config.toml's tools, pager and editor). Not d_types. */
 #define HANDOFF_REPO_HG 0x40
 #define HANDOFF_REPO_JJ 0x20

@@ -329,6 +329,40 @@ if command -v hg >/dev/null; then
 		pwned hg && fail "THREATS 60: hg ($at): what the run planted in .hg/hgrc does not run at 'hg commit' outside" ||
 			pass "THREATS 60: hg ($at): what the run planted in .hg/hgrc does not run at 'hg commit' outside"
 	done
+	# hg reads .hg/hgrc-not-shared after .hg/hgrc; and a share's
+	# source's hgrc, where .hg/sharedpath points (a run that makes one
+	# sends hg to an hgrc of its own)
+	plant_hgns() {
+		printf '[hooks]\npre-commit = "%s" hg\n' "$EVIL" >"$1/.hg/hgrc-not-shared"
+	}
+	plant_share() {
+		cp -r "$1/.hg" "$1/stuff" && printf '[hooks]\npre-commit = "%s" hg\n' "$EVIL" >"$1/stuff/hgrc" &&
+			echo "$1/stuff" >"$1/.hg/sharedpath" && echo shared >>"$1/.hg/requires"
+	}
+	for way in hgns share; do
+		hg_repo "$T/ctl/hg-$way"
+		"plant_$way" "$T/ctl/hg-$way"
+		rm -f "$T/pwned-hg"
+		hg_commit "$T/ctl/hg-$way"
+		pwned hg && pass "THREATS 60 control: outside the jail, hg runs what plant_$way planted" ||
+			fail "THREATS 60 control: outside the jail, hg runs what plant_$way planted"
+		hg_repo "$W/hg-$way"
+		in_jail -C "$W/hg-$way" -- bash -c "$(declare -f "plant_$way"); EVIL='$EVIL'; plant_$way '$W/hg-$way' 2>/dev/null; touch '$M/started-hg-$way'" >/dev/null 2>&1
+		started "$M/started-hg-$way" "plant_$way in the jail"
+		rm -f "$T/pwned-hg"
+		hg_commit "$W/hg-$way"
+		pwned hg && fail "THREATS 60: hg: what plant_$way planted does not run at 'hg commit' outside" ||
+			pass "THREATS 60: hg: what plant_$way planted does not run at 'hg commit' outside"
+	done
+	# a share made outside, its source in the workspace: hg works in it
+	# after a run, and a commit there in the jail is kept
+	hg_repo "$W/hg-src"
+	hg --config extensions.share= share -q "$W/hg-src" "$W/hg-shared" >/dev/null 2>&1
+	out=$(in_jail -C "$W" -- sh -c "cd hg-shared && echo b >b && hg add -q b && hg commit -q -m b && touch '$M/started-hg-shared'" 2>&1)
+	started "$M/started-hg-shared" "hg commit in a share"
+	[ "$(hg -R "$W/hg-shared" log -r . -T '{desc}' 2>/dev/null)" = b ] && hg_commit "$W/hg-shared" &&
+		pass "hg: a share works in the jail and after, its commit kept" ||
+		{ fail "hg: a share works in the jail and after, its commit kept"; diag "$out"; }
 else
 	skip "no hg here (Debian's mercurial)"
 fi

@@ -1163,6 +1163,7 @@ static void test_index(void)
 	put(ws, "x/.git/HEAD", "ref: refs/heads/main\n");
 	put(ws, "a-b/file", "x\n");
 	put(ws, "a.b/y/file", "x\n");
+	put(ws, "m/.hg/store/data/d/f.i", "x\n");
 	_cleanup_close_ int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -1170,12 +1171,13 @@ static void test_index(void)
 	bool changed = false;
 	is_int(index_refresh(wfd, ws, NULL, NULL, &ix, &changed), 0, "a first refresh lists the tree");
 	ok(changed, "and says it changed");
-	/* "", a, a-b, a.b, a.b/y, a/b, a/b/c, x: a git directory itself is
-	 * not walked (its objects are no repositories) */
-	is_int(ix.n, 8, "every directory once, none inside .git (%zu)", ix.n);
+	/* "", a, a-b, a.b, a.b/y, a/b, a/b/c, m, x: a git directory itself
+	 * is not walked (its objects are no repositories), nor a .hg's store */
+	is_int(ix.n, 9, "every directory once, none inside .git or .hg (%zu)", ix.n);
 	struct handoff_repos repos;
 	index_repos(&ix, &repos);
-	ok(repos.n == 1 && repos_have(&repos, "x"), "the one repository, by its working tree");
+	ok(repos.n == 2 && repos_have(&repos, "x") && repos_have(&repos, "m"),
+	   "the two repositories, git's and Mercurial's, by their working trees");
 	handoff_repos_free(&repos);
 	bool sorted = true;
 	for (size_t i = 1; i < ix.n; i++)

@@ -320,7 +320,8 @@ static void test_other_vcs(void)
 	tree_dir("tool/.jj/repo");
 	put("notes/.hg", "a file, not a repository\n");
 	check("Mercurial and Jujutsu repositories",
-	      GITDIR(".git") "tree .hg/hgrc\ntree sub/.hg/hgrc\ntree tool/.jj/repo/config.toml\n");
+	      GITDIR(".git") "tree .hg/hgrc\ntree .hg/hgrc-not-shared\ntree .hg/sharedpath\ntree sub/.hg/hgrc\n"
+			     "tree sub/.hg/hgrc-not-shared\ntree sub/.hg/sharedpath\ntree tool/.jj/repo/config.toml\n");
 	tree_end();
 
 	/* the files an hgrc's %include names inside the workspace, and
@@ -331,7 +332,23 @@ static void test_other_vcs(void)
 	put("shared.rc", "%include conf/more.rc\r\n");
 	put("conf/more.rc", "[hooks]\n");
 	check("an hgrc's %include, and theirs",
-	      GITDIR(".git") "tree .hg/hgrc\ntree conf/more.rc\ntree shared.rc\n");
+	      GITDIR(".git") "tree .hg/hgrc\ntree .hg/hgrc-not-shared\ntree .hg/sharedpath\ntree conf/more.rc\n"
+			     "tree shared.rc\n");
+	tree_end();
+
+	/* a share (hg share): hg reads its source's hgrc first, in the .hg
+	 * folder its sharedpath names (absolute, or relative to .hg with
+	 * relshared); one outside the workspace is not the workspace's */
+	begin("handoff-vcs");
+	tree_dir("a/.hg");
+	tree_dir("src-store");
+	put("a/.hg/sharedpath", "../../src-store\n");
+	tree_dir("b/.hg");
+	put("b/.hg/sharedpath", "/etc\n");
+	check("a share's sharedpath, and the source's hgrc it names",
+	      GITDIR(".git") "tree a/.hg/hgrc\ntree a/.hg/hgrc-not-shared\ntree a/.hg/sharedpath\n"
+			     "tree b/.hg/hgrc\ntree b/.hg/hgrc-not-shared\ntree b/.hg/sharedpath\n"
+			     "tree src-store/hgrc\n");
 	tree_end();
 
 	/* beside a .git (hg-git, jj colocated): both */
