@@ -47,8 +47,10 @@ void explain_print_head(FILE *f, const struct policy *p, enum backend backend, c
 		lim->tmp_size.bytes ? " bytes" : "% of memory", tmp_src);
 }
 
-void explain_print_rules(FILE *f, const struct policy *p, const struct rule *places, size_t n_places)
+void explain_print_rules(FILE *f, const struct policy *p)
 {
+	const struct rule *places = p->places ? p->places->v : NULL;
+	size_t n_places = p->places ? p->places->n : 0;
 	fputs("path rules (the deepest wins; on one path hide > protect > read > write):\n", f);
 	for (size_t i = 0; i < p->n_rules; i++)
 		print_rule(f, p, &p->rules[i]);
@@ -131,8 +133,10 @@ static void summarise(FILE *f, const struct rule *v, size_t n)
 	}
 }
 
-void explain_print_rules_summary(FILE *f, const struct policy *p, const struct rule *places, size_t n_places)
+void explain_print_rules_summary(FILE *f, const struct policy *p)
 {
+	const struct rule *places = p->places ? p->places->v : NULL;
+	size_t n_places = p->places ? p->places->n : 0;
 	fprintf(f, "path rules: %zu (the deepest wins; explain -v lists each, with the mounts, Landlock rules and "
 		   "seccomp filter):\n", p->n_rules);
 	summarise(f, p->rules, p->n_rules);
@@ -159,8 +163,7 @@ static void json_rules(FILE *f, const char *name, const struct rule *v, size_t n
 }
 
 void explain_json_policy(FILE *f, const struct policy *p, enum backend backend, const char *why, const char *home,
-			 const char *tmpdir, const struct rule *places, size_t n_places, const struct env *env,
-			 const struct report *rep)
+			 const char *tmpdir, const struct env *env, const struct report *rep)
 {
 	fputs("  \"workspace\": ", f);
 	json_string(f, p->workspace);
@@ -219,7 +222,7 @@ void explain_json_policy(FILE *f, const struct policy *p, enum backend backend, 
 		lim->max_procs, (unsigned long long)lim->memory.bytes, lim->memory.percent,
 		(unsigned long long)lim->tmp_size.bytes, lim->tmp_size.percent);
 	json_rules(f, "rules", p->rules, p->n_rules);
-	json_rules(f, "places", places, n_places);
+	json_rules(f, "places", p->places ? p->places->v : NULL, p->places ? p->places->n : 0);
 	fputs(",\n  \"environment_changes\": [", f);
 	for (size_t i = 0; i < env->n_changes; i++) {
 		const struct env_change *c = &env->changes[i];

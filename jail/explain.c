@@ -8,7 +8,7 @@
 void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
 {
 	explain_print_head(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir);
-	explain_print_rules(f, p, pl->places.rules, pl->places.n_rules);
+	explain_print_rules(f, p);
 	if (pl->backend == BACKEND_NAMESPACES)
 		mount_plan_print(f, &pl->mounts);
 	if (pl->backend != BACKEND_NONE) {
@@ -23,7 +23,7 @@ void explain_print(FILE *f, const struct policy *p, const struct plan *pl, const
 void explain_summary(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
 {
 	explain_print_head(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir);
-	explain_print_rules_summary(f, p, pl->places.rules, pl->places.n_rules);
+	explain_print_rules_summary(f, p);
 	fprintf(f, "plans: %zu mounts, %zu Landlock rules, %zu seccomp rows; %zu environment changes (explain -v)\n",
 		pl->backend == BACKEND_NAMESPACES ? pl->mounts.n_entries : 0, pl->landlock.n_rules, pl->seccomp.n_rules,
 		pl->places.env.n_changes);
@@ -64,8 +64,7 @@ static void print_seccomp(FILE *f, const void *plan)
 void explain_json(FILE *f, const struct policy *p, const struct plan *pl, const char *why, const struct report *rep)
 {
 	fputs("{\n", f);
-	explain_json_policy(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir, pl->places.rules,
-			    pl->places.n_rules, &pl->places.env, rep);
+	explain_json_policy(f, p, pl->backend, why, pl->places.home, pl->places.tmpdir, &pl->places.env, rep);
 	if (pl->backend == BACKEND_NAMESPACES)
 		json_plan(f, "mounts", print_mounts, &pl->mounts);
 	if (pl->backend != BACKEND_NONE) {

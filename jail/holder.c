@@ -280,7 +280,7 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 		refuse(c->fd, EXIT_STOCKADE, msg, NULL);
 		return false;
 	}
-	enum effect had = policy_effect_with(p, h->pl->rules, h->pl->n_rules, canon);
+	enum effect had = policy_effect(p, canon);
 	if (streq(key, "write")) {
 		if (had == EFFECT_WRITE)
 			return true;	/* the session's already */
@@ -468,7 +468,7 @@ static int narrowing_ruleset(const struct narrowed *nw, int *ret)
 		policy_add_rule(&p, nw->read[i], ACCESS_READ, 0, SOURCE_OPTION_OF("--read"), "--read");
 	policy_sort(&p);
 	struct landlock_plan plan;
-	int r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+	int r = landlock_plan(&p, landlock_abi(), 0, &plan);
 	if (r == 0) {
 		plan.scoped = 0;
 		const char *failing = NULL;

@@ -73,7 +73,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 	} else if (add_handoffs(&p) < 0) {
 		/* said */
 	} else if (o->command == CMD_WHY) {
-		status = why_verb(&p, NULL, 0, o->why_target);
+		status = why_verb(&p, o->why_target);
 	} else if (p.mode == MODE_OFF) {
 		log_error("--mode off is not built on macOS yet");
 	} else if (o->command == CMD_EXPLAIN) {

@@ -94,7 +94,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		const char *ignored_why = NULL;
 		struct places pl;
 		places_plan(&p, fit_choose(&p, &wh, &ignored_why), environ, &pl);
-		int st = add_listed_handoffs(&p) < 0 ? EXIT_STOCKADE : why_verb(&p, pl.rules, pl.n_rules, o->why_target);
+		int st = add_listed_handoffs(&p) < 0 ? EXIT_STOCKADE : why_verb(&p, o->why_target);
 		places_remove(&pl);
 		policy_free(&p);
 		config_free(&rc);

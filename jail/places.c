@@ -56,8 +56,8 @@ static char *run_base(char *const *environ, uid_t uid)
 
 static void add_place(struct places *pl, const char *path, unsigned flags, const char *origin)
 {
-	pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
-	pl->rules[pl->n_rules++] = (struct rule){
+	pl->rules.v = xgrow(pl->rules.v, pl->rules.n, sizeof(*pl->rules.v));
+	pl->rules.v[pl->rules.n++] = (struct rule){
 		.path = xstrdup(path),
 		.access = ACCESS_WRITE,
 		.flags = RULE_FRESH | flags,
@@ -339,8 +339,8 @@ static void sweep(struct places *pl, int base_fd, uid_t uid)
 static void add_policy_file(struct places *pl, const char *path)
 {
 	pl->policy_file = xstrdup(path);
-	pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
-	pl->rules[pl->n_rules++] = (struct rule){
+	pl->rules.v = xgrow(pl->rules.v, pl->rules.n, sizeof(*pl->rules.v));
+	pl->rules.v[pl->rules.n++] = (struct rule){
 		.path = xstrdup(path),
 		.access = ACCESS_READ,
 		.flags = RULE_CARRIED | RULE_SYSTEM,
@@ -361,12 +361,12 @@ void places_add_terminal(struct places *pl, const char *slave)
 void places_view_cgroups(struct places *pl, const struct policy *p, char *const *made, size_t n_made)
 {
 	for (size_t i = pl->cgroup_at; i < pl->cgroup_at + pl->n_cgroup; i++) {
-		free(pl->rules[i].path);
-		free(pl->rules[i].origin);
+		free(pl->rules.v[i].path);
+		free(pl->rules.v[i].origin);
 	}
-	memmove(pl->rules + pl->cgroup_at, pl->rules + pl->cgroup_at + pl->n_cgroup,
-		(pl->n_rules - pl->cgroup_at - pl->n_cgroup) * sizeof(*pl->rules));
-	pl->n_rules -= pl->n_cgroup;
+	memmove(pl->rules.v + pl->cgroup_at, pl->rules.v + pl->cgroup_at + pl->n_cgroup,
+		(pl->rules.n - pl->cgroup_at - pl->n_cgroup) * sizeof(*pl->rules.v));
+	pl->rules.n -= pl->n_cgroup;
 	pl->n_cgroup = 0;
 	/* Only a read of the whole tree is narrowed (as the namespace jail
 	 * mounts its own in place of it): a deeper rule of the user's is
@@ -376,10 +376,10 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 		return;
 	struct cgroup_view v;
 	cgroup_view(made, n_made, &v);
-	pl->cgroup_at = pl->n_rules;
+	pl->cgroup_at = pl->rules.n;
 	pl->n_cgroup = 1 + v.n_paths;
-	pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
-	pl->rules[pl->n_rules++] = (struct rule){
+	pl->rules.v = xgrow(pl->rules.v, pl->rules.n, sizeof(*pl->rules.v));
+	pl->rules.v[pl->rules.n++] = (struct rule){
 		.path = xstrdup(CGROUP_TREE),
 		.access = ACCESS_HIDE,
 		.flags = RULE_SYSTEM,
@@ -388,8 +388,8 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 	};
 	for (size_t i = 0; i < v.n_paths; i++) {
 		char *path = TAKE_PTR(v.paths[i].path);
-		pl->rules = xgrow(pl->rules, pl->n_rules, sizeof(*pl->rules));
-		pl->rules[pl->n_rules++] = (struct rule){
+		pl->rules.v = xgrow(pl->rules.v, pl->rules.n, sizeof(*pl->rules.v));
+		pl->rules.v[pl->rules.n++] = (struct rule){
 			.path = path,
 			.access = ACCESS_READ,
 			.flags = RULE_SYSTEM,
@@ -400,10 +400,12 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 	cgroup_view_free(&v);
 }
 
-void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret)
+void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
-	*ret = (struct places){ .lock_fd = -1, .backend = backend };
+	*ret = (struct places){ .lock_fd = -1, .backend = backend, .policy = p };
 	struct places *pl = ret;
+	/* part of the policy from now on, until places_remove */
+	p->places = &pl->rules;
 	/* A name of the run's own, chosen now so that the plan names the
 	 * paths it grants before they exist; the folder it goes in is
 	 * private, so nobody else can have taken it. */
@@ -459,7 +461,7 @@ void places_plan(const struct policy *p, enum backend backend, char *const *envi
 /* The landlock backend's copy of the run's policy, read-only. */
 static int write_policy_file(const struct places *pl, const struct policy *p)
 {
-	_cleanup_free_ char *text = policy_carry(p, pl->rules, pl->n_rules, pl->backend);
+	_cleanup_free_ char *text = policy_carry(p, pl->backend);
 	_cleanup_close_ int fd = open(pl->policy_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd < 0)
 		return -errno;
@@ -496,9 +498,9 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 	r = make_run_dir(pl, base_fd);
 	if (r < 0)
 		return fail(f, PLACES_RUN_DIR, -r, pl->run_dir);
-	for (size_t i = 0; i < pl->n_rules; i++) {
-		const char *dir = pl->rules[i].path;
-		if (!(pl->rules[i].flags & RULE_CARRIED) && path_is_beneath(dir, pl->run_dir) && mkdir(dir, 0700) < 0)
+	for (size_t i = 0; i < pl->rules.n; i++) {
+		const char *dir = pl->rules.v[i].path;
+		if (!(pl->rules.v[i].flags & RULE_CARRIED) && path_is_beneath(dir, pl->run_dir) && mkdir(dir, 0700) < 0)
 			return fail(f, PLACES_MKDIR, errno, dir);
 	}
 	if (pl->policy_file && pl->backend != BACKEND_NAMESPACES && (r = write_policy_file(pl, p)) < 0)
@@ -584,11 +586,13 @@ void places_remove(struct places *pl)
 		free(pl->notes[i].path);
 	free(pl->notes);
 	free(pl->base);
-	for (size_t i = 0; i < pl->n_rules; i++) {
-		free(pl->rules[i].path);
-		free(pl->rules[i].origin);
+	for (size_t i = 0; i < pl->rules.n; i++) {
+		free(pl->rules.v[i].path);
+		free(pl->rules.v[i].origin);
 	}
-	free(pl->rules);
+	free(pl->rules.v);
+	if (pl->policy && pl->policy->places == &pl->rules)
+		pl->policy->places = NULL;
 	env_free(&pl->env);
 	free(pl->home);
 	free(pl->tmpdir);

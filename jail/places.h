@@ -34,8 +34,8 @@ struct places {
 	bool populate_home;	/* the fresh home gets links to what the policy reads there */
 	enum backend backend;
 	char *policy_file;	/* the run's policy as the jail carries it (STOCKADE_POLICY), or NULL */
-	struct rule *rules;	/* the places' own grants, for the backend's plans */
-	size_t n_rules;
+	struct rule_list rules;	/* the places' own grants: the policy's places (policy.h) */
+	struct policy *policy;	/* the policy they are part of, from places_plan to places_remove */
 	size_t cgroup_at, n_cgroup;	/* those of them that are the cgroup view, in rules */
 	struct env env;		/* the policy's environment, pointing at them */
 };
@@ -61,8 +61,9 @@ struct places_failure {
  * where the new root is mounted; the home (unless kept) and /tmp are tmpfs
  * at their own paths, and the jail's devpts and /dev/shm are its own. For
  * the landlock backend (and --mode off): a fresh home and tmp under the
- * run directory, on a tmpfs unless TMPDIR says otherwise. */
-void places_plan(const struct policy *p, enum backend backend, char *const *environ, struct places *ret);
+ * run directory, on a tmpfs unless TMPDIR says otherwise. They are part
+ * of p from now on (p->places), until places_remove: ret must not move. */
+void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret);
 /* The landlock backend: the slave of the run's own pty, on the host's
  * devpts, granted by path (a program reopens its terminal by name). */
 void places_add_terminal(struct places *pl, const char *slave);
@@ -102,6 +103,7 @@ struct written {
 void places_count_written(int dirfd, const char *prefix, char *const *skip, struct written *ret);
 void written_free(struct written *w);
 
-/* Removes the run directory and frees pl. */
+/* Removes the run directory and frees pl, which is no part of its policy
+ * any more. */
 void places_remove(struct places *pl);
 void places_failure_free(struct places_failure *f);

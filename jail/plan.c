@@ -27,7 +27,7 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 	 * stockade makes the rest). */
 	pl->seccomp.supervise_files = pl->backend == BACKEND_LANDLOCK && h->landlock_abi >= 3 &&
 				      !pl->seccomp.no_listener && seccomp_can_supervise_files() &&
-				      landlock_carves_writable(p, pl->places.rules, pl->places.n_rules);
+				      landlock_carves_writable(p);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 
@@ -35,9 +35,9 @@ void plan_mounts(struct plan *pl, const struct policy *p)
 {
 	if (pl->backend != BACKEND_NAMESPACES)
 		return;
-	mount_plan(p, pl->places.rules, pl->places.n_rules, &pl->mounts);
+	mount_plan(p, &pl->mounts);
 	if (pl->places.policy_file) {
-		_cleanup_free_ char *text = policy_carry(p, pl->places.rules, pl->places.n_rules, pl->backend);
+		_cleanup_free_ char *text = policy_carry(p, pl->backend);
 		mount_plan_add_text(&pl->mounts, pl->places.policy_file, text, "default: the run's own policy (stockade why)");
 	}
 	/* Name lookups go to the jail's own responder (netns/): with no
@@ -61,7 +61,7 @@ int plan_landlock(struct plan *pl, const struct policy *p, const struct host *h)
 	 * on loopback, and the run's own servers work. */
 	if (pl->seccomp.no_listener && h->netns_loopback_only && p->net == NET_LOOPBACK)
 		flags |= LANDLOCK_PLAN_TCP_TO_NETNS;
-	return landlock_plan(p, pl->places.rules, pl->places.n_rules, h->landlock_abi, flags, &pl->landlock);
+	return landlock_plan(p, h->landlock_abi, flags, &pl->landlock);
 }
 
 void plan_free(struct plan *pl)

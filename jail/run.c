@@ -657,7 +657,7 @@ static void keeper_finish(void *data, int command_status)
 
 static int run_namespaces(struct run *r)
 {
-	const struct policy *p = r->p;
+	struct policy *p = r->p;
 	struct report *rep = r->rep;
 	_cleanup_strv_ char **bound = NULL;
 	struct plan pl;
@@ -962,7 +962,7 @@ out:
 
 static int run_landlock(struct run *r)
 {
-	const struct policy *p = r->p;
+	struct policy *p = r->p;
 	struct report *rep = r->rep;
 	struct plan pl;
 	struct signals sg = { .fd = -1 };
@@ -1208,7 +1208,7 @@ static int run_landlock(struct run *r)
 		pr.holder = r->holder;
 	}
 	if (pr.listener >= 0) {
-		pr.super = supervisor_new(p, pl.places.rules, pl.places.n_rules, pr.listener, rep);
+		pr.super = supervisor_new(p, pr.listener, rep);
 		supervisor_set_root(pr.super, r->keeper.pid);
 		supervisor_record_tmp(pr.super, keeper_record_fd(&r->keeper));
 	}

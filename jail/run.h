@@ -13,7 +13,7 @@
 #include "policy/report.h"
 
 struct run {
-	const struct policy *p;
+	struct policy *p;	/* the places a backend plans become part of it */
 	const struct host *h;
 	char *const *environ;
 	enum backend backend;	/* namespaces, landlock, or none (--mode off) */

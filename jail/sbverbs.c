@@ -21,27 +21,33 @@ struct sb_places {
 	char *run_dir;
 	char *home;
 	char *tmpdir;
-	struct rule rules[2];
-	size_t n_rules;
+	struct rule v[2];
+	struct rule_list rules;	/* over v: the policy's places, until places_done */
+	struct policy *policy;
 	struct env env;
 };
 
-static void places_for(const struct policy *p, char *const *environ, const char *run_dir, struct sb_places *pl)
+/* Part of p from now on (p->places), until places_done: pl must not move. */
+static void places_for(struct policy *p, char *const *environ, const char *run_dir, struct sb_places *pl)
 {
-	*pl = (struct sb_places){ .run_dir = xstrdup(run_dir) };
+	*pl = (struct sb_places){ .run_dir = xstrdup(run_dir), .policy = p };
+	pl->rules.v = pl->v;
+	p->places = &pl->rules;
 	pl->tmpdir = path_join(run_dir, "tmp");
 	pl->home = p->home ? xstrdup(p->home) : path_join(run_dir, "home");
-	pl->rules[pl->n_rules++] = (struct rule){ .path = pl->tmpdir, .access = ACCESS_WRITE, .flags = RULE_FRESH,
-						  .origin = (char *)"private tmp (TMPDIR)" };
+	pl->v[pl->rules.n++] = (struct rule){ .path = pl->tmpdir, .access = ACCESS_WRITE, .flags = RULE_FRESH,
+					      .origin = (char *)"private tmp (TMPDIR)" };
 	if (!p->home)
-		pl->rules[pl->n_rules++] = (struct rule){ .path = pl->home, .access = ACCESS_WRITE, .flags = RULE_FRESH,
-							  .origin = (char *)"fresh home" };
+		pl->v[pl->rules.n++] = (struct rule){ .path = pl->home, .access = ACCESS_WRITE, .flags = RULE_FRESH,
+						      .origin = (char *)"fresh home" };
 	env_copy(&pl->env, &p->env);
 	env_point_into_jail(&pl->env, pl->home, pl->tmpdir, p->cwd, p->env_decided);
 }
 
 static void places_done(struct sb_places *pl)
 {
+	if (pl->policy->places == &pl->rules)
+		pl->policy->places = NULL;
 	free(pl->run_dir);
 	free(pl->home);
 	free(pl->tmpdir);
@@ -55,9 +61,9 @@ static char *run_template(char *const *environ)
 	return path_join(base, "stockade-run-XXXXXX");
 }
 
-static int plan_or_say(const struct policy *p, const struct sb_places *pl, struct seatbelt_plan *sp)
+static int plan_or_say(const struct policy *p, struct seatbelt_plan *sp)
 {
-	int e = seatbelt_plan(p, pl->rules, pl->n_rules, sp);
+	int e = seatbelt_plan(p, sp);
 	if (e == -EINVAL) {
 		/* Its control characters escaped by the line itself (\n). */
 		log_error("cannot write the path '%s' in a Seatbelt profile: it holds a control character", sp->bad_path);
@@ -67,20 +73,20 @@ static int plan_or_say(const struct policy *p, const struct sb_places *pl, struc
 	return e;
 }
 
-int sbverb_explain(const struct policy *p, char *const *environ, const char *why)
+int sbverb_explain(struct policy *p, char *const *environ, const char *why)
 {
 	_cleanup_free_ char *tmpl = run_template(environ);
 	struct sb_places pl;
 	places_for(p, environ, tmpl, &pl);
 	struct seatbelt_plan sp;
 	int status = EXIT_STOCKADE;
-	if (plan_or_say(p, &pl, &sp) < 0)
+	if (plan_or_say(p, &sp) < 0)
 		goto out;
 	struct report rep;
 	report_init(&rep);
 	seatbelt_describe(p, &rep);
 	explain_print_head(stdout, p, BACKEND_SEATBELT, why, pl.home, pl.tmpdir);
-	explain_print_rules(stdout, p, pl.rules, pl.n_rules);
+	explain_print_rules(stdout, p);
 	seatbelt_plan_print(stdout, &sp);
 	explain_print_env(stdout, &pl.env);
 	explain_print_report(stdout, &rep);
@@ -151,7 +157,7 @@ static void remove_at(int dfd, const char *name)
 	unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
-int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
+int sbverb_run(struct policy *p, char *const *environ, struct report *rep)
 {
 	_cleanup_free_ char *tmpl = run_template(environ);
 	if (!mkdtemp(tmpl)) {
@@ -174,7 +180,7 @@ int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
 		log_error("cannot use --home '%s': %s", p->home, say_private_reason(-e, "not a private directory of yours"));
 		goto out;
 	}
-	if (plan_or_say(p, &pl, &sp) < 0)
+	if (plan_or_say(p, &sp) < 0)
 		goto out;
 	seatbelt_describe(p, rep);
 	int err = 0;
@@ -202,7 +208,7 @@ out:
 	return status;
 }
 #else
-int sbverb_run(const struct policy *p, char *const *environ, struct report *rep)
+int sbverb_run(struct policy *p, char *const *environ, struct report *rep)
 {
 	rep->backend = backend_name(BACKEND_SEATBELT);
 	rep->network = net_mode_name(p->net);

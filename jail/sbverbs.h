@@ -11,10 +11,10 @@
 
 /* Prints the policy and its profile; 0, or 125 when a path cannot be
  * written in SBPL (said). */
-int sbverb_explain(const struct policy *p, char *const *environ, const char *why);
+int sbverb_explain(struct policy *p, char *const *environ, const char *why);
 /* Runs the command under the profile on macOS; elsewhere says that it
  * needs macOS and returns 125. The exit status stockade ends with. */
-int sbverb_run(const struct policy *p, char *const *environ, struct report *rep);
+int sbverb_run(struct policy *p, char *const *environ, struct report *rep);
 /* stockade doctor on macOS: what sandbox-exec enforces there and what it
  * does not. */
 int sbverb_doctor(bool json, FILE *f);

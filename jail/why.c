@@ -76,7 +76,7 @@ static void fix_for_real(const char *path, enum why_want want, struct why *w)
 			   want == WANT_WRITE ? "write" : "read", at);
 }
 
-int why_verb(const struct policy *p, const struct rule *extra, size_t n_extra, const char *target)
+int why_verb(const struct policy *p, const char *target)
 {
 	struct why w;
 	if (str_has_prefix(target, "unix:")) {
@@ -100,11 +100,11 @@ int why_verb(const struct policy *p, const struct rule *extra, size_t n_extra, c
 	}
 	_cleanup_free_ char *path = target_path(p, target);
 	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
-	why_path(p, extra, n_extra, path, WANT_READ, &w);
+	why_path(p, path, WANT_READ, &w);
 	fix_for_real(path, WANT_READ, &w);
 	print_one(rh, &w);
 	why_free(&w);
-	why_path(p, extra, n_extra, path, WANT_WRITE, &w);
+	why_path(p, path, WANT_WRITE, &w);
 	fix_for_real(path, WANT_WRITE, &w);
 	print_one(wh, &w);
 	why_free(&w);
@@ -131,7 +131,7 @@ int why_in_run(const char *file, const char *target)
 	}
 	_cleanup_free_ char *vfile = str_visible(file);
 	printf("inside a run (%s backend): answered from the run's own policy, %s\n", backend_name(backend), vfile);
-	int st = why_verb(&p, NULL, 0, target);
+	int st = why_verb(&p, target);
 	policy_free(&p);
 	return st;
 }

@@ -87,7 +87,7 @@ static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
 	if (any) {
 		policy_sort(&p);
 		struct landlock_plan plan;
-		r = landlock_plan(&p, NULL, 0, landlock_abi(), 0, &plan);
+		r = landlock_plan(&p, landlock_abi(), 0, &plan);
 		if (r == 0) {
 			plan.scoped = 0;
 			const char *failing = NULL;

@@ -338,8 +338,7 @@ static int visit(struct planner *pl, const char *path, enum effect inherited,
 	return 0;
 }
 
-int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
-		  struct landlock_plan *ret)
+int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret)
 {
 	*ret = (struct landlock_plan){ .abi = abi, .flags = flags };
 	if (abi <= 0)
@@ -351,10 +350,13 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	 * without carve-outs hidden and protected paths are someone else's
 	 * too. */
 	struct policy view = *p;
-	view.rules = xcalloc(p->n_rules + n_extra, sizeof(*view.rules));
+	view.rules = xcalloc(policy_n_all(p), sizeof(*view.rules));
 	view.n_rules = 0;
-	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
-		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
+	view.places = NULL;
+	/* an index of its own, never the policy's */
+	view.by_path = NULL;
+	for (size_t i = 0; i < policy_n_all(p); i++) {
+		const struct rule *r = policy_rule_at(p, i);
 		if (r->flags & RULE_HANDOFF)
 			continue;
 		if ((flags & LANDLOCK_PLAN_NO_CARVE) &&
@@ -421,6 +423,7 @@ int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_ext
 	}
 	free(pl.nodes);
 	free(view.rules);
+	free(view.by_path);
 	if (r < 0) {
 		landlock_plan_free(ret);
 		return r;
@@ -452,10 +455,10 @@ void landlock_plan_free(struct landlock_plan *plan)
 	plan->carved = NULL;
 }
 
-bool landlock_carves_writable(const struct policy *p, const struct rule *extra, size_t n_extra)
+bool landlock_carves_writable(const struct policy *p)
 {
-	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
-		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
+	for (size_t i = 0; i < policy_n_all(p); i++) {
+		const struct rule *r = policy_rule_at(p, i);
 		if (r->access == ACCESS_WRITE || (r->flags & RULE_HANDOFF) || streq(r->path, "/"))
 			continue;
 		_cleanup_free_ char *parent = xstrdup(r->path);
@@ -465,8 +468,8 @@ bool landlock_carves_writable(const struct policy *p, const struct rule *extra, 
 		else
 			*slash = '\0';
 		struct stat st;
-		if (policy_effect_with(p, extra, n_extra, parent) == EFFECT_WRITE &&
-		    policy_effect_with(p, extra, n_extra, r->path) != EFFECT_WRITE && lstat(r->path, &st) == 0 &&
+		if (policy_effect(p, parent) == EFFECT_WRITE && policy_effect(p, r->path) != EFFECT_WRITE &&
+		    lstat(r->path, &st) == 0 &&
 		    !S_ISLNK(st.st_mode))
 			return true;
 	}

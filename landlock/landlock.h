@@ -57,16 +57,15 @@ struct landlock_plan {
  * only its loopback, and no supervisor to bind and connect for it. */
 #define LANDLOCK_PLAN_TCP_TO_NETNS (1u << 2)
 
-/* The rules of the policy and of extra (the backend's own places:
- * RULE_FRESH), rendered for abi. */
-int landlock_plan(const struct policy *p, const struct rule *extra, size_t n_extra, int abi, unsigned flags,
-		  struct landlock_plan *ret);
+/* The rules of the policy and of its places (RULE_FRESH), rendered for
+ * abi. */
+int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlock_plan *ret);
 void landlock_plan_free(struct landlock_plan *plan);
 /* Whether a plan of this policy would carve a directory the policy lets
  * the command write (a hide, read or protect in it, on something that
  * exists): the run then needs the supervisor to make what is new there.
  * Asked before the plan is made, by the rules alone. */
-bool landlock_carves_writable(const struct policy *p, const struct rule *extra, size_t n_extra);
+bool landlock_carves_writable(const struct policy *p);
 void landlock_plan_print(FILE *f, const struct landlock_plan *plan);
 
 /* What Landlock of this ABI (0: none) enforces of the policy, and what it

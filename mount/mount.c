@@ -130,31 +130,14 @@ static bool beneath_special(const char *path)
 	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/dev");
 }
 
-/* The policy's rules and the jail's own places (extra), as one. */
-struct rules {
-	const struct policy *p;
-	const struct rule *extra;
-	size_t n_extra;
-};
-
-static const struct rule *rule_for(const struct rules *rs, const char *path)
-{
-	return policy_rule_for_with(rs->p, rs->extra, rs->n_extra, path);
-}
-
-static enum effect effect_of(const struct rules *rs, const char *path)
-{
-	return policy_effect_with(rs->p, rs->extra, rs->n_extra, path);
-}
-
 /* What the jail has at path before this rule's own mount: the mount of the
  * nearest rule above it. */
-static const struct rule *enclosing(const struct rules *rs, const char *path)
+static const struct rule *enclosing(const struct policy *p, const char *path)
 {
 	if (streq(path, "/"))
 		return NULL;
 	_cleanup_free_ char *parent = path_parent(path, NULL);
-	return rule_for(rs, parent);
+	return policy_rule_for(p, parent);
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -166,11 +149,10 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(x->target, y->target);
 }
 
-int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret)
+int mount_plan(const struct policy *p, struct mount_plan *ret)
 {
 	*ret = (struct mount_plan){ .workspace = p->workspace ? xstrdup(p->workspace) : NULL };
 	struct mount_plan *plan = ret;
-	const struct rules rs = { p, extra, n_extra };
 
 	add(plan, MOUNT_PROC, 0, NULL, "/proc", NULL, "the jail's own /proc");
 	add(plan, MOUNT_TMPFS, 0, NULL, "/dev", "mode=0755,size=64k,nr_inodes=64", "a minimal /dev");
@@ -188,10 +170,10 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/1", "/dev/stdout", NULL, "a minimal /dev");
 	add(plan, MOUNT_SYMLINK, 0, "/proc/self/fd/2", "/dev/stderr", NULL, "a minimal /dev");
 
-	for (size_t i = 0; i < p->n_rules + n_extra; i++) {
-		const struct rule *r = i < p->n_rules ? &p->rules[i] : &extra[i - p->n_rules];
+	for (size_t i = 0; i < policy_n_all(p); i++) {
+		const struct rule *r = policy_rule_at(p, i);
 		/* Only the winner on each path is rendered. */
-		const struct rule *w = rule_for(&rs, r->path);
+		const struct rule *w = policy_rule_for(p, r->path);
 		if (w != r)
 			continue;
 		if (r->flags & RULE_DEVICE) {
@@ -209,7 +191,7 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 			add_cgroup_tree(plan, r->origin);
 			continue;
 		}
-		if (path_is_beneath(r->path, "/sys/fs/cgroup") && policy_effect_with(p, extra, n_extra, "/sys/fs/cgroup") == EFFECT_READ)
+		if (path_is_beneath(r->path, "/sys/fs/cgroup") && policy_effect(p, "/sys/fs/cgroup") == EFFECT_READ)
 			continue;
 		if (r->flags & RULE_FRESH) {
 			add(plan, MOUNT_TMPFS, MOUNT_SHARED, NULL, r->path, streq(r->path, "/tmp") ? "mode=1777" : "mode=0700",
@@ -222,8 +204,8 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 			continue;
 		unsigned file = S_ISDIR(st.st_mode) ? 0 : MOUNT_FILE;
 		unsigned beneath = (r->flags & RULE_BENEATH) ? MOUNT_BENEATH : 0;
-		const struct rule *outer = enclosing(&rs, r->path);
-		enum effect around = outer ? effect_of(&rs, outer->path) : EFFECT_NONE;
+		const struct rule *outer = enclosing(p, r->path);
+		enum effect around = outer ? policy_effect(p, outer->path) : EFFECT_NONE;
 		bool outer_fresh = outer && (outer->flags & RULE_FRESH);
 
 		switch (r->access) {
@@ -231,7 +213,7 @@ int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra,
 		case ACCESS_WRITE: {
 			if (S_ISLNK(st.st_mode))
 				break;
-			enum effect e = effect_of(&rs, r->path);
+			enum effect e = policy_effect(p, r->path);
 			/* The same host tree already bound around it: nothing
 			 * to add. A fresh tmpfs around it holds nothing. */
 			if (!outer_fresh && around == e)

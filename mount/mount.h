@@ -47,10 +47,10 @@ struct mount_plan {
 	char *shared_options;	/* the one tmpfs of the home, /tmp and /dev/shm: its size */
 };
 
-/* The new root for the policy and the jail's own places (extra, with
- * RULE_FRESH: its tmpfs home and /tmp). Reads which paths exist and what
- * they are; changes nothing. */
-int mount_plan(const struct policy *p, const struct rule *extra, size_t n_extra, struct mount_plan *ret);
+/* The new root for the policy and its places (RULE_FRESH: the jail's
+ * tmpfs home and /tmp). Reads which paths exist and what they are;
+ * changes nothing. */
+int mount_plan(const struct policy *p, struct mount_plan *ret);
 void mount_plan_free(struct mount_plan *plan);
 /* Covers a regular file the plan binds with an empty read-only one (the
  * jail's resolver configuration, for the name responder). A symlink or a

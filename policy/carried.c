@@ -39,7 +39,7 @@ static void put_rule(FILE *f, const struct rule *r)
 	fputc('\n', f);
 }
 
-char *policy_carry(const struct policy *p, const struct rule *extra, size_t n_extra, enum backend backend)
+char *policy_carry(const struct policy *p, enum backend backend)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -79,10 +79,8 @@ char *policy_carry(const struct policy *p, const struct rule *extra, size_t n_ex
 		put_source(f, &a->source);
 		fputc('\n', f);
 	}
-	for (size_t i = 0; i < p->n_rules; i++)
-		put_rule(f, &p->rules[i]);
-	for (size_t i = 0; i < n_extra; i++)
-		put_rule(f, &extra[i]);
+	for (size_t i = 0; i < policy_n_all(p); i++)
+		put_rule(f, policy_rule_at(p, i));
 	if (fclose(f) != 0)
 		out_of_memory();
 	return text;

@@ -19,8 +19,8 @@
 
 #include "policy/policy.h"
 
-/* The text of p with the backend's own places (extra). */
-char *policy_carry(const struct policy *p, const struct rule *extra, size_t n_extra, enum backend backend);
+/* The text of p, its places among its rules. */
+char *policy_carry(const struct policy *p, enum backend backend);
 
 /* The policy back from that text: every rule the run had (its places
  * among them, flagged RULE_FRESH). 0, or -EINVAL with the line that is

@@ -654,25 +654,23 @@ static enum effect effect(const struct rule_set *s, const char *path)
 	return wider == EFFECT_WRITE ? EFFECT_READ : wider;
 }
 
+/* The policy's rules and its places', as one. */
+static struct rule_set set_of(const struct policy *p)
+{
+	return (struct rule_set){ p->rules, p->n_rules, p->places ? p->places->v : NULL, p->places ? p->places->n : 0,
+				  rules_by_path(p) };
+}
+
 const struct rule *policy_rule_for(const struct policy *p, const char *path)
 {
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
+	const struct rule_set s = set_of(p);
+	return rule_for(&s, path);
 }
 
 enum effect policy_effect(const struct policy *p, const char *path)
 {
-	return effect(&(struct rule_set){ p->rules, p->n_rules, NULL, 0, rules_by_path(p) }, path);
-}
-
-const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
-					const char *path)
-{
-	return rule_for(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
-}
-
-enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path)
-{
-	return effect(&(struct rule_set){ p->rules, p->n_rules, extra, n_extra, rules_by_path(p) }, path);
+	const struct rule_set s = set_of(p);
+	return effect(&s, path);
 }
 
 static const char *const path_op_names[] = {
@@ -699,10 +697,9 @@ static bool kept_at_or_beneath(const struct rule_set *s, const char *path)
 	return false;
 }
 
-bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
-			const char *path)
+bool policy_allows(const struct policy *p, enum path_op op, const char *path)
 {
-	const struct rule_set s = { p->rules, p->n_rules, extra, n_extra, rules_by_path(p) };
+	const struct rule_set s = set_of(p);
 	enum effect e = effect(&s, path);
 	switch (op) {
 	case PATH_OP_READ:

@@ -186,6 +186,12 @@ struct settings_file {
 	char *standing;
 };
 
+/* Rules kept apart from the policy's own (a backend's places). */
+struct rule_list {
+	struct rule *v;
+	size_t n;
+};
+
 struct policy {
 	char *workspace;	/* canonical; written */
 	char *cwd;		/* where the command starts */
@@ -226,6 +232,12 @@ struct policy {
 
 	struct rule *rules;
 	size_t n_rules;
+	/* The backend's places (its fresh home and tmp, the run directory:
+	 * jail/places.h), once planned: grants like the rules, never
+	 * enumerated, which every question below takes into account and
+	 * every plan renders. The places' own list, which they grow and
+	 * free: set while they exist; NULL before and after. */
+	const struct rule_list *places;
 
 	char **argv;		/* the command */
 	char *program;		/* argv[0] resolved on the jail's PATH, canonical: what the policy grants */
@@ -309,16 +321,23 @@ struct rule *policy_add_rule(struct policy *p, const char *path, enum access a, 
  * as git's): no search for the same rule among the others. */
 void policy_add_rule_new(struct policy *p, const char *path, enum access a, struct source source);
 
-/* The rule that decides path: the deepest rule at or above it, ties going
- * to the stronger access. NULL when no rule covers it. */
+/* Every rule of the run: the policy's, then its places' (i below
+ * policy_n_all). */
+static inline size_t policy_n_all(const struct policy *p)
+{
+	return p->n_rules + (p->places ? p->places->n : 0);
+}
+static inline const struct rule *policy_rule_at(const struct policy *p, size_t i)
+{
+	return i < p->n_rules ? &p->rules[i] : &p->places->v[i - p->n_rules];
+}
+
+/* The rule that decides path (the places' too): the deepest rule at or
+ * above it, ties going to the stronger access. NULL when no rule covers
+ * it. */
 const struct rule *policy_rule_for(const struct policy *p, const char *path);
 /* What path ends up with. */
 enum effect policy_effect(const struct policy *p, const char *path);
-/* The same for the policy with more rules (a backend's own places: extra),
- * looked through as one without a copy. */
-const struct rule *policy_rule_for_with(const struct policy *p, const struct rule *extra, size_t n_extra,
-					const char *path);
-enum effect policy_effect_with(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path);
 /* One operation on a path, as a backend meets it. */
 enum path_op {
 	PATH_OP_READ,		/* read a file, list a directory */
@@ -329,15 +348,13 @@ enum path_op {
 	PATH_OP_BIND,		/* make a Unix socket there */
 };
 const char *path_op_name(enum path_op op);
-/* Whether the policy (with a backend's own rules, extra) lets a command do
- * op on path: the one answer each backend's rendering must give. Read and
+/* Whether the policy (its places too) lets a command do op on path: the one answer each backend's rendering must give. Read and
  * exec need read, write and bind need write, connect needs either (as the
  * supervisor decides it), and moving a path needs write and no hide or
  * protect rule at or beneath it: a folder renamed aside must not carry a
  * secret out, nor take a trust hand-off from under its rule (as a bind
  * in the namespace jail makes the rename fail). */
-bool policy_allows_with(const struct policy *p, const struct rule *extra, size_t n_extra, enum path_op op,
-			const char *path);
+bool policy_allows(const struct policy *p, enum path_op op, const char *path);
 /* True when some rule lies strictly beneath path. */
 bool policy_has_rule_beneath(const struct policy *p, const char *path);
 

@@ -31,12 +31,11 @@ static char *fix_of(const char *option, const char *key, const char *path)
 	return xstrcat3(opt, ", or in stockade.ini: ", ini);
 }
 
-void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path, enum why_want want,
-	      struct why *ret)
+void why_path(const struct policy *p, const char *path, enum why_want want, struct why *ret)
 {
 	*ret = (struct why){ 0 };
-	const struct rule *r = policy_rule_for_with(p, extra, n_extra, path);
-	enum effect e = policy_effect_with(p, extra, n_extra, path);
+	const struct rule *r = policy_rule_for(p, path);
+	enum effect e = policy_effect(p, path);
 	ret->allowed = want == WANT_READ ? e != EFFECT_NONE : e == EFFECT_WRITE;
 	if (r) {
 		ret->rule = rule_text(r);

@@ -24,9 +24,8 @@ struct why {
 };
 
 /* A path the command wants to read or write (absolute, canonical where
- * it exists), under the policy and a backend's own places (extra). */
-void why_path(const struct policy *p, const struct rule *extra, size_t n_extra, const char *path, enum why_want want,
-	      struct why *ret);
+ * it exists), under the policy and its places. */
+void why_path(const struct policy *p, const char *path, enum why_want want, struct why *ret);
 
 /* A TCP connection to HOST:PORT ([v6]:PORT, a literal or localhost): what
  * the network mode says. -EINVAL when target cannot be read as one. */

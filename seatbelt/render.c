@@ -205,9 +205,11 @@ static int add_ancestor_metadata(struct render *r, const struct rule *const *v, 
 	return e ? -EINVAL : 0;
 }
 
-int seatbelt_plan(const struct policy *p, const struct rule *places, size_t n_places, struct seatbelt_plan *ret)
+int seatbelt_plan(const struct policy *p, struct seatbelt_plan *ret)
 {
 	*ret = (struct seatbelt_plan){ 0 };
+	const struct rule *places = p->places ? p->places->v : NULL;
+	size_t n_places = p->places ? p->places->n : 0;
 	size_t n_base;
 	const struct seatbelt_base_path *base = seatbelt_base_paths(&n_base);
 	ret->rules = xcalloc(n_places + n_base + 1, sizeof(*ret->rules));

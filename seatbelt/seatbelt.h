@@ -20,18 +20,18 @@
 
 struct seatbelt_plan {
 	char *profile;		/* the SBPL text */
-	/* The rules rendered beside the policy's: the places given, then
-	 * the base's own path grants. policy_allows_with(p, rules, n_rules,
-	 * ...) is what the profile must answer. */
+	/* The rules rendered beside the policy's: its places, then the
+	 * base's own path grants. policy_allows() of the policy with these
+	 * for its places is what the profile must answer. */
 	struct rule *rules;
 	size_t n_rules;
 	char *bad_path;		/* on -EINVAL: the path SBPL cannot express */
 };
 
-/* Renders p (with the backend's places: the fresh home and tmp) as a
+/* Renders p (with its places: the fresh home and tmp) as a
  * profile. -EINVAL when a path holds a control character: the path is in
  * ret->bad_path, and no profile is made (a rule is never dropped). */
-int seatbelt_plan(const struct policy *p, const struct rule *places, size_t n_places, struct seatbelt_plan *ret);
+int seatbelt_plan(const struct policy *p, struct seatbelt_plan *ret);
 void seatbelt_plan_free(struct seatbelt_plan *pl);
 
 /* The macOS spellings of path, besides itself: "/private/tmp/x" for

@@ -94,16 +94,16 @@ static bool split(const char *path, char **ret_dir, const char **ret_name)
  * Landlock grants as the tree around it and the guard keeps. */
 static bool writable(const struct supervisor *sv, const char *path)
 {
-	const struct rule *r = policy_rule_for_with(sv->p, sv->places, sv->n_places, path);
+	const struct rule *r = policy_rule_for(sv->p, path);
 	if (r && (r->flags & RULE_HANDOFF))
 		return true;
-	return policy_effect_with(sv->p, sv->places, sv->n_places, path) == EFFECT_WRITE;
+	return policy_effect(sv->p, path) == EFFECT_WRITE;
 }
 
 /* An open of a hidden path: named with its rule (Landlock refuses it). */
 static void name_hidden(struct supervisor *sv, const char *path)
 {
-	const struct rule *r = policy_rule_for_with(sv->p, sv->places, sv->n_places, path);
+	const struct rule *r = policy_rule_for(sv->p, path);
 	if (!r || r->access != ACCESS_HIDE)
 		return;
 	_cleanup_free_ char *src = r->source.kind == SOURCE_DEFAULT ? xstrcat3("built in: ", r->origin ? r->origin : "default", "")

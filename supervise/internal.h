@@ -96,8 +96,6 @@ struct sv_hold {
 
 struct supervisor {
 	const struct policy *p;
-	const struct rule *places;
-	size_t n_places;
 	int listener;
 	struct report *rep;
 	struct mnl_socket *diag;

@@ -476,8 +476,6 @@ struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, cons
 		.call = call,
 		.net = sv->p->net,
 		.policy = sv->p,
-		.places = sv->places,
-		.n_places = sv->n_places,
 		.addr = *a,
 	};
 }
@@ -493,7 +491,7 @@ static bool fixed_above(const struct supervisor *sv, const char *dir)
 		char *parent = path_parent(up, &name);
 		free(up);
 		up = parent;
-		if (!up || !*up || policy_allows_with(sv->p, sv->places, sv->n_places, PATH_OP_WRITE, up))
+		if (!up || !*up || policy_allows(sv->p, PATH_OP_WRITE, up))
 			return false;
 	}
 	return true;
@@ -975,13 +973,10 @@ void supervisor_set_root(struct supervisor *sv, pid_t root)
 	sv->root = root;
 }
 
-struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
-				  struct report *rep)
+struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	sv->p = p;
-	sv->places = places;
-	sv->n_places = n_places;
 	sv->listener = listener;
 	sv->rep = rep;
 	sv->record_fd = -1;

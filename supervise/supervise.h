@@ -130,9 +130,7 @@ struct sv_facts {
 struct sv_query {
 	enum sv_call call;
 	enum net_mode net;
-	const struct policy *policy;
-	const struct rule *places;	/* the backend's own places, with the policy's rules */
-	size_t n_places;
+	const struct policy *policy;	/* its places among its rules */
 	/* connect and bind: the address given; listen: where the socket is
 	 * bound. */
 	struct net_addr addr;
@@ -260,10 +258,9 @@ void notif_answer(int listener, uint64_t id, int err);
  * read). */
 void notif_continue(int listener, uint64_t id);
 
-/* places: the backend's own (its fresh home and tmp), writable like the
- * policy's grants. p and places must outlive the supervisor. */
-struct supervisor *supervisor_new(const struct policy *p, const struct rule *places, size_t n_places, int listener,
-				  struct report *rep);
+/* p, with its places (the backend's fresh home and tmp, writable like
+ * its grants), must outlive the supervisor. */
+struct supervisor *supervisor_new(const struct policy *p, int listener, struct report *rep);
 void supervisor_free(struct supervisor *sv);
 
 /* Is this system call the supervisor's to decide? */

@@ -161,7 +161,7 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
 	/* Where the policy itself grants /tmp (--write /tmp), Landlock lets
 	 * the command make it, and it is not removed after the run. The path
 	 * was the caller's own: it was alive all along. */
-	if (!name || policy_allows_with(sv->p, sv->places, sv->n_places, PATH_OP_WRITE, path) ||
+	if (!name || policy_allows(sv->p, PATH_OP_WRITE, path) ||
 	    !sv_id_valid(sv, req->id))
 		return false;
 	/* Only what these two opens mean: read and write, exclusive, never

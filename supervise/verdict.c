@@ -9,7 +9,7 @@
 /* The policy's one answer, as every backend asks it (policy.h). */
 static bool allows(const struct sv_query *q, enum path_op op, const char *path)
 {
-	return policy_allows_with(q->policy, q->places, q->n_places, op, path);
+	return policy_allows(q->policy, op, path);
 }
 
 static struct sv_verdict allow(void)

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	for (int run = 0; run < 7; run++) {
 		struct landlock_plan plan;
 		unsigned long long t = now_usec();
-		if (landlock_plan(&p, NULL, 0, abi, 0, &plan) < 0) {
+		if (landlock_plan(&p, abi, 0, &plan) < 0) {
 			fprintf(stderr, "bench-plan: planning failed\n");
 			return 1;
 		}

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	policy_sort(&p);
 	struct landlock_plan plan;
-	if (landlock_plan(&p, NULL, 0, 7, 0, &plan) == 0) {
+	if (landlock_plan(&p, 7, 0, &plan) == 0) {
 		for (size_t i = 0; i < plan.n_rules; i++)
 			if (plan.rules[i].access & ~landlock_handled_fs(7))
 				abort();

@@ -51,7 +51,9 @@ static void test_round_trip(void)
 	struct policy p, back;
 	struct rule place;
 	sample(&p, &place);
-	_cleanup_free_ char *text = policy_carry(&p, &place, 1, BACKEND_NAMESPACES);
+	const struct rule_list places = { &place, 1 };
+	p.places = &places;
+	_cleanup_free_ char *text = policy_carry(&p, BACKEND_NAMESPACES);
 	enum backend backend;
 	unsigned line;
 	is_int(policy_uncarry(text, &back, &backend, &line), 0, "the carried policy reads back");
@@ -86,8 +88,8 @@ static void test_round_trip(void)
 	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
 		for (int want = WANT_READ; want <= WANT_WRITE; want++) {
 			struct why a, b;
-			why_path(&p, &place, 1, paths[i], (enum why_want)want, &a);
-			why_path(&back, NULL, 0, paths[i], (enum why_want)want, &b);
+			why_path(&p, paths[i], (enum why_want)want, &a);
+			why_path(&back, paths[i], (enum why_want)want, &b);
 			bool eq = a.allowed == b.allowed && streq(a.what, b.what) && streq(a.source, b.source) &&
 				  (a.rule ? b.rule && streq(a.rule, b.rule) : !b.rule) &&
 				  (a.fix ? b.fix && streq(a.fix, b.fix) : !b.fix);

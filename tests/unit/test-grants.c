@@ -466,7 +466,7 @@ static void run_case(const struct grant_case *c)
 		if (target) {
 			_cleanup_free_ char *t = target_path(target);
 			struct why w;
-			why_path(&p, NULL, 0, t, WANT_READ, &w);
+			why_path(&p, t, WANT_READ, &w);
 			if (!ok(w.allowed == c->allowed, "%s: %s %s", c->name, c->allowed ? "read" : "not read", t))
 				diag("%s (%s)", w.rule ? w.rule : "no rule", w.source);
 			if (says) {

@@ -267,7 +267,7 @@ static void test_workspace_a(void)
 	struct policy p;
 	policy_a(&p);
 	struct landlock_plan plan;
-	int r = landlock_plan(&p, NULL, 0, abi, 0, &plan);
+	int r = landlock_plan(&p, abi, 0, &plan);
 	is_int(r, 0, "(a) plan succeeds");
 	const uint64_t rd = FS(READ_DIR);
 	const struct want want[] = {
@@ -327,7 +327,7 @@ static void test_hide_deep(void)
 	add(&p, "b", ACCESS_WRITE, 0, "ws");
 	add(&p, "b/a/b/secret", ACCESS_HIDE, 0, "secret");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(b) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(b) plan succeeds");
 	const struct want want[] = {
 		{ "b", rd, true, true, "ws" },
 		{ "b/a/a_file", write_file_rights(abi), false, true, "ws" },
@@ -353,7 +353,7 @@ static void test_hide_deep(void)
 	policy_init(&p);
 	add(&p, "b2", ACCESS_WRITE, 0, "ws");
 	add(&p, "b2/vault", ACCESS_HIDE, 0, "vault");
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(b2) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(b2) plan succeeds");
 	const struct want want2[] = {
 		{ "b2", rd, true, true, "ws" },
 		{ "b2/x", write_file_rights(abi), false, true, "ws" },
@@ -385,7 +385,7 @@ static void test_read_tree(void)
 	add(&p, "cargo", ACCESS_READ, RULE_SYSTEM, "toolchain ~/.cargo");
 	add(&p, "cargo/credentials.toml", ACCESS_HIDE, RULE_SYSTEM, "default: credentials");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(c) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(c) plan succeeds");
 	const struct want want[] = {
 		{ "cargo", rd, true, true, "toolchain ~/.cargo" },
 		{ "cargo/bin", read_dir_rights(abi) & ~rd, true, true, "toolchain ~/.cargo" },
@@ -411,7 +411,7 @@ static void test_read_tree(void)
 	add(&p, "n", ACCESS_READ, 0, "read n");
 	add(&p, "n/w", ACCESS_WRITE, 0, "write n/w");
 	add(&p, "n/w/s", ACCESS_HIDE, 0, "hide n/w/s");
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(nested) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(nested) plan succeeds");
 	const struct want want2[] = {
 		{ "n", rd, true, true, "read n" },
 		{ "n/other", read_file_rights(abi), false, true, "read n" },
@@ -458,7 +458,7 @@ static void test_handoffs(void)
 	struct landlock_plan plan;
 
 	policy_d(&p, false);
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(d) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(d) plan succeeds");
 	const struct want want[] = { { "d", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(d) hand-offs only", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(d) hand-offs cause no enumeration");
@@ -466,7 +466,7 @@ static void test_handoffs(void)
 	policy_free(&p);
 
 	policy_d(&p, true);
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(d+hide) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(d+hide) plan succeeds");
 	const struct want want2[] = {
 		{ "d", rd, true, true, "ws" },
 		{ "d/.git", write_dir_rights(abi) & ~rd, true, true, "ws" },
@@ -488,7 +488,7 @@ static void test_no_carve(void)
 	struct landlock_plan plan;
 
 	policy_d(&p, true);
-	is_int(landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e) no-carve plan succeeds");
+	is_int(landlock_plan(&p, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e) no-carve plan succeeds");
 	const struct want want[] = { { "d", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(e) no-carve, hide and hand-offs", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(e) no-carve: hide ignored, nothing enumerated");
@@ -500,7 +500,7 @@ static void test_no_carve(void)
 	 * read-only. Enumerating here would stop the command from creating
 	 * files at the top of its workspace in the namespaces backend. */
 	policy_a(&p);
-	is_int(landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e2) no-carve plan succeeds");
+	is_int(landlock_plan(&p, abi, LANDLOCK_PLAN_NO_CARVE, &plan), 0, "(e2) no-carve plan succeeds");
 	is_int(plan.n_enumerated, 0, "(e2) no-carve: a read under a write causes no enumeration");
 	const struct landlock_rule *ws = find_rule(&plan, "a");
 	ok(ws && ws->access == write_dir_rights(abi) && !ws->carve,
@@ -528,7 +528,7 @@ static void test_missing(void)
 	add(&p, "f/file/notadir", ACCESS_HIDE, 0, "--hide file/notadir");
 	add(&p, "nonexistent-tree", ACCESS_READ, 0, "--read nonexistent");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(f) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(f) plan succeeds");
 	const struct want want[] = { { "f", write_dir_rights(abi), true, false, "ws" } };
 	check_rules("(f) missing targets", &plan, want, ARRAY_SIZE(want));
 	is_int(plan.n_enumerated, 0, "(f) missing hide targets cause no enumeration");
@@ -548,7 +548,7 @@ static void test_abi_capping(void)
 		int abi = abis[i];
 		struct landlock_plan plan;
 		p.net = NET_LOOPBACK;
-		if (!is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(g) abi %d: plan succeeds", abi))
+		if (!is_int(landlock_plan(&p, abi, 0, &plan), 0, "(g) abi %d: plan succeeds", abi))
 			continue;
 		is_int(plan.abi, abi, "(g) abi %d: the plan records its ABI", abi);
 		is_int(plan.handled_fs, handled_rights(abi), "(g) abi %d: handled fs", abi);
@@ -577,7 +577,7 @@ static void test_abi_capping(void)
 		static const enum net_mode nets[] = { NET_OFF, NET_LOOPBACK, NET_ON };
 		for (size_t m = 0; m < ARRAY_SIZE(nets); m++) {
 			p.net = nets[m];
-			if (landlock_plan(&p, NULL, 0, abi, 0, &plan) < 0)
+			if (landlock_plan(&p, abi, 0, &plan) < 0)
 				continue;
 			uint64_t want = abi >= 4 && nets[m] != NET_ON
 						? LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP
@@ -587,7 +587,7 @@ static void test_abi_capping(void)
 			landlock_plan_free(&plan);
 			/* A nested run with TCP left to a loopback-only network
 			 * namespace handles none. */
-			if (landlock_plan(&p, NULL, 0, abi, LANDLOCK_PLAN_TCP_TO_NETNS, &plan) < 0)
+			if (landlock_plan(&p, abi, LANDLOCK_PLAN_TCP_TO_NETNS, &plan) < 0)
 				continue;
 			is_int(plan.handled_net, 0, "(g) abi %d, net %s, TCP to the network namespace: handled net none", abi,
 			       net_mode_name(nets[m]));
@@ -595,7 +595,7 @@ static void test_abi_capping(void)
 		}
 	}
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, NULL, 0, 0, 0, &plan), -EOPNOTSUPP, "abi 0: -EOPNOTSUPP");
+	is_int(landlock_plan(&p, 0, 0, &plan), -EOPNOTSUPP, "abi 0: -EOPNOTSUPP");
 	is_int(plan.n_rules, 0, "abi 0: no rules");
 	policy_free(&p);
 }
@@ -625,7 +625,7 @@ static void test_procfs(void)
 	policy_add_rule(&p, "/proc", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "system");
 	policy_add_rule(&p, "/proc/kallsyms", ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "hide kallsyms");
 	struct landlock_plan plan;
-	is_int(landlock_plan(&p, NULL, 0, abi, 0, &plan), 0, "(proc) plan succeeds");
+	is_int(landlock_plan(&p, abi, 0, &plan), 0, "(proc) plan succeeds");
 	bool transient = false, kallsyms = false, sys = false, self = false;
 	for (size_t i = 0; i < plan.n_rules; i++) {
 		const char *path = plan.rules[i].path;
@@ -711,7 +711,7 @@ static void time_plan(const char *what, const struct policy *p, size_t want_rule
 	for (int round = 0; round < rounds; round++) {
 		struct landlock_plan plan;
 		unsigned long long t0 = now_usec();
-		int r = landlock_plan(p, NULL, 0, 6, 0, &plan);
+		int r = landlock_plan(p, 6, 0, &plan);
 		unsigned long long t = now_usec() - t0;
 		if (r < 0) {
 			planned = false;

@@ -110,8 +110,10 @@ static void test_plan(void)
 		{ .path = (char *)"/dev/pts", .access = ACCESS_WRITE, .flags = RULE_FRESH | RULE_DEVICE,
 		  .origin = (char *)"the jail's devpts" },
 	};
+	const struct rule_list list = { places, ARRAY_SIZE(places) };
+	p.places = &list;
 	struct mount_plan plan;
-	is_int(mount_plan(&p, places, ARRAY_SIZE(places), &plan), 0, "mount_plan");
+	is_int(mount_plan(&p, &plan), 0, "mount_plan");
 
 	expect(&plan, "/proc", MOUNT_PROC, 0, "the jail's own /proc, never the host's");
 	expect(&plan, "/dev", MOUNT_TMPFS, 0, "a minimal /dev on a tmpfs");
@@ -211,7 +213,7 @@ static void test_vanished_handoff(void)
 	add(&p, "v/ws/.vscode", ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH);
 	policy_sort(&p);
 	struct mount_plan plan;
-	is_int(mount_plan(&p, NULL, 0, &plan), 0, "mount_plan with a hand-off");
+	is_int(mount_plan(&p, &plan), 0, "mount_plan with a hand-off");
 	/* Only the tree's binds: a procfs needs a pid namespace of its own. */
 	size_t kept = 0;
 	for (size_t i = 0; i < plan.n_entries; i++) {

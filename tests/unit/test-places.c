@@ -47,11 +47,11 @@ static void policy_in_tree(struct policy *p)
 static const struct rule *rule_at(const struct places *pl, const char *path)
 {
 	const struct rule *found = NULL;
-	for (size_t i = 0; i < pl->n_rules; i++)
-		if (streq(pl->rules[i].path, path)) {
+	for (size_t i = 0; i < pl->rules.n; i++)
+		if (streq(pl->rules.v[i].path, path)) {
 			if (found)
 				return NULL;
-			found = &pl->rules[i];
+			found = &pl->rules.v[i];
 		}
 	return found;
 }
@@ -104,7 +104,7 @@ static void test_plan_namespaces(void)
 	   pl.run_dir);
 	is_str(pl.tmpdir, "/tmp", "namespaces: TMPDIR is /tmp, the jail's own tmpfs");
 	is_str(pl.home, p.user_home, "namespaces: the fresh home is at the user's home path");
-	is_int(pl.n_rules, 5, "namespaces: /tmp, the home, /dev/pts, /dev/shm and the policy");
+	is_int(pl.rules.n, 5, "namespaces: /tmp, the home, /dev/pts, /dev/shm and the policy");
 	expect_rule(&pl, "/tmp", ACCESS_WRITE, RULE_FRESH, "a fresh /tmp, writable");
 	expect_rule(&pl, p.user_home, ACCESS_WRITE, RULE_FRESH, "a fresh home, writable");
 	expect_rule(&pl, "/dev/pts", ACCESS_WRITE, RULE_FRESH | RULE_SYSTEM | RULE_DEVICE, "the jail's devpts, a device");
@@ -123,7 +123,7 @@ static void test_plan_namespaces(void)
 	p.home = tree_at("kept");
 	places_plan(&p, BACKEND_NAMESPACES, env, &pl);
 	is_str(pl.home, p.home, "namespaces --home: HOME is the kept home");
-	ok(!rule_at(&pl, p.home) && !rule_at(&pl, p.user_home) && pl.n_rules == 4,
+	ok(!rule_at(&pl, p.home) && !rule_at(&pl, p.user_home) && pl.rules.n == 4,
 	   "namespaces --home: no fresh home among the places");
 	places_remove(&pl);
 	policy_free(&p);
@@ -144,7 +144,7 @@ static void test_plan_landlock(void)
 	_cleanup_free_ char *policy = path_join(pl.run_dir, "policy");
 	is_str(pl.tmpdir, tmp, "landlock: TMPDIR is run_dir/tmp");
 	is_str(pl.home, home, "landlock: the fresh home is run_dir/home");
-	is_int(pl.n_rules, 4, "landlock: tmp, home, /dev/ptmx and the policy (no cgroup view without a read of it)");
+	is_int(pl.rules.n, 4, "landlock: tmp, home, /dev/ptmx and the policy (no cgroup view without a read of it)");
 	expect_rule(&pl, tmp, ACCESS_WRITE, RULE_FRESH, "the private tmp, writable");
 	expect_rule(&pl, home, ACCESS_WRITE, RULE_FRESH, "the fresh home, writable");
 	expect_rule(&pl, "/dev/ptmx", ACCESS_WRITE, RULE_FRESH | RULE_SYSTEM | RULE_DEVICE, "new ptys of the run's own");
@@ -161,27 +161,27 @@ static void test_plan_landlock(void)
 
 	places_add_terminal(&pl, "/dev/pts/7");
 	expect_rule(&pl, "/dev/pts/7", ACCESS_WRITE, RULE_FRESH | RULE_SYSTEM | RULE_DEVICE, "the run's terminal, by path");
-	is_int(pl.n_rules, 5, "the terminal adds one rule");
+	is_int(pl.rules.n, 5, "the terminal adds one rule");
 	places_remove(&pl);
 
 	/* With the whole cgroup tree read: hidden, and a view of it read. */
 	policy_add_rule(&p, "/sys/fs/cgroup", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "test");
 	policy_sort(&p);
 	places_plan(&p, BACKEND_LANDLOCK, env, &pl);
-	ok(pl.n_cgroup >= 1 && pl.cgroup_at + pl.n_cgroup == pl.n_rules - 1, "landlock: the cgroup view's rules, in one run (%zu)",
+	ok(pl.n_cgroup >= 1 && pl.cgroup_at + pl.n_cgroup == pl.rules.n - 1, "landlock: the cgroup view's rules, in one run (%zu)",
 	   pl.n_cgroup);
 	if (pl.n_cgroup >= 1) {
-		const struct rule *r = &pl.rules[pl.cgroup_at];
+		const struct rule *r = &pl.rules.v[pl.cgroup_at];
 		ok(streq(r->path, "/sys/fs/cgroup") && r->access == ACCESS_HIDE && r->flags == RULE_SYSTEM,
 		   "landlock: the tree itself hidden");
 		bool reads = true;
 		for (size_t i = pl.cgroup_at + 1; i < pl.cgroup_at + pl.n_cgroup; i++)
-			reads = reads && pl.rules[i].access == ACCESS_READ && path_is_beneath(pl.rules[i].path, "/sys/fs/cgroup");
+			reads = reads && pl.rules.v[i].access == ACCESS_READ && path_is_beneath(pl.rules.v[i].path, "/sys/fs/cgroup");
 		ok(reads, "landlock: the rest of the view reads beneath it");
 	}
-	size_t before = pl.n_rules;
+	size_t before = pl.rules.n;
 	places_view_cgroups(&pl, &p, NULL, 0);
-	is_int(pl.n_rules, before, "places_view_cgroups again: replaces the view, adds nothing");
+	is_int(pl.rules.n, before, "places_view_cgroups again: replaces the view, adds nothing");
 	places_remove(&pl);
 	policy_free(&p);
 }
@@ -197,7 +197,7 @@ static void test_plan_off(void)
 	places_plan(&p, BACKEND_NONE, env, &pl);
 	_cleanup_free_ char *home = path_join(pl.run_dir, "home");
 	_cleanup_free_ char *tmp = path_join(pl.run_dir, "tmp");
-	is_int(pl.n_rules, 2, "--mode off: tmp and home only");
+	is_int(pl.rules.n, 2, "--mode off: tmp and home only");
 	expect_rule(&pl, tmp, ACCESS_WRITE, RULE_FRESH, "--mode off: a private tmp");
 	expect_rule(&pl, home, ACCESS_WRITE, RULE_FRESH, "--mode off: a fresh home");
 	ok(pl.sweep && !pl.populate_home && !pl.policy_file, "--mode off: sweeps, no links, no policy file");
@@ -347,7 +347,8 @@ static void test_make_remove(void)
 	ok(exists(base) && exists(sibling) && is_dir_mode(other, 0755), "places_remove: base and what else is in it stay");
 	ok(exists(real_gitconfig), "places_remove: the real home's files, linked from the fresh one, stay");
 	ok(is_dir_mode(p.cache_dir, 0700), "places_remove: stockade's cache stays");
-	ok(pl.rules == NULL && pl.n_rules == 0 && pl.run_dir == NULL, "places_remove: the places forgotten");
+	ok(pl.rules.v == NULL && pl.rules.n == 0 && pl.run_dir == NULL && p.places == NULL,
+	   "places_remove: the places forgotten, by the policy too");
 	policy_free(&p);
 }
 

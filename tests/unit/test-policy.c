@@ -465,7 +465,11 @@ static void test_index(void)
 			checked++;
 			if (want != got && !(want && got && streq(want->path, got->path) && want->access == got->access))
 				wrong++;
-			const struct rule *w2 = policy_rule_for_with(&p, extra, ARRAY_SIZE(extra), paths[i]);
+			/* the same with places beside the rules */
+			const struct rule_list places = { extra, ARRAY_SIZE(extra) };
+			p.places = &places;
+			const struct rule *w2 = policy_rule_for(&p, paths[i]);
+			p.places = NULL;
 			const struct rule *e = linear_rule_for(extra, ARRAY_SIZE(extra), paths[i]);
 			const struct rule *want2 = !e ? want : !want ? e
 						: strlen(e->path) > strlen(want->path) ||

@@ -2,7 +2,7 @@
  * defaults' shape, deep carve-outs, hostile paths); control characters
  * refused, naming the path; and for every golden policy thousands of
  * sampled questions (an operation on a path) answered by evaluating the
- * profile (tests/sbpl.h) the same as policy_allows_with() answers them.
+ * profile (tests/sbpl.h) the same as policy_allows() answers them.
  * Nothing here runs sandbox-exec: that needs a Mac. */
 #include "seatbelt/seatbelt.h"
 
@@ -71,7 +71,7 @@ static void hostile_policy(struct policy *p)
 	add(p, "/Users/u/dotfiles (old)", ACCESS_WRITE, "--write on the command line; (deny default)\n(allow default)");
 }
 
-static const struct rule places[] = {
+static struct rule places[] = {
 	{ .path = (char *)"/private/var/folders/xy/T/stockade-run-XXXXXX/tmp", .access = ACCESS_WRITE,
 	  .origin = (char *)"private tmp (TMPDIR)" },
 	{ .path = (char *)"/private/var/folders/xy/T/stockade-run-XXXXXX/home", .access = ACCESS_WRITE,
@@ -167,7 +167,7 @@ static void agree(const struct policy *p, const struct seatbelt_plan *pl, const 
 			    streq(paths[i], "/private/var/run/mDNSResponder"))
 				continue;
 			struct sbq q = { .op = questions[k].sbpl, .kind = questions[k].kind, .arg = paths[i] };
-			bool want = policy_allows_with(&all, NULL, 0, questions[k].op, paths[i]);
+			bool want = policy_allows(&all, questions[k].op, paths[i]);
 			bool got = sbpl_allows(&e, &q);
 			asked++;
 			if (want != got && wrong++ < 10)
@@ -185,12 +185,17 @@ static void check(struct policy *p, const char *golden)
 {
 	policy_sort(p);
 	struct seatbelt_plan pl;
-	if (!is_int(seatbelt_plan(p, places, ARRAY_SIZE(places), &pl), 0, "%s: rendered", golden))
+	const struct rule_list list = { places, ARRAY_SIZE(places) };
+	p->places = &list;
+	if (!is_int(seatbelt_plan(p, &pl), 0, "%s: rendered", golden)) {
+		p->places = NULL;
 		return;
+	}
 	_cleanup_free_ char *name = xstrcat3("tests/golden/", golden, "");
 	golden_check(name, pl.profile, strlen(pl.profile), golden);
 	agree(p, &pl, golden);
 	seatbelt_plan_free(&pl);
+	p->places = NULL;
 }
 
 /* Answers the profile must give whatever the policy: what is not a path. */
@@ -236,7 +241,7 @@ static void test_non_paths(void)
 		policy_sort(&p);
 		struct seatbelt_plan pl;
 		struct sbpl e;
-		if (seatbelt_plan(&p, NULL, 0, &pl) == 0 && sbpl_load(&e, pl.profile) == 0) {
+		if (seatbelt_plan(&p, &pl) == 0 && sbpl_load(&e, pl.profile) == 0) {
 			struct sbq q = { .op = cases[i].op, .kind = cases[i].kind, .arg = cases[i].arg };
 			is_int(sbpl_allows(&e, &q), cases[i].allow, "net %s: %s %s is %s", net_mode_name(cases[i].net),
 			       cases[i].op, cases[i].arg, cases[i].allow ? "allowed" : "denied");
@@ -257,7 +262,7 @@ static void test_refused(void)
 		base_policy(&p, NET_LOOPBACK);
 		add(&p, bad[i], ACCESS_HIDE, "--hide on the command line");
 		struct seatbelt_plan pl;
-		is_int(seatbelt_plan(&p, NULL, 0, &pl), -EINVAL, "a control character is refused (%zu)", i);
+		is_int(seatbelt_plan(&p, &pl), -EINVAL, "a control character is refused (%zu)", i);
 		ok(pl.bad_path && streq(pl.bad_path, bad[i]) && !pl.profile, "the refusal names the path, and no profile is made");
 		seatbelt_plan_free(&pl);
 		policy_free(&p);
@@ -267,7 +272,10 @@ static void test_refused(void)
 	base_policy(&p, NET_LOOPBACK);
 	struct rule odd = { .path = (char *)"/private/tmp/x\ny", .access = ACCESS_WRITE, .origin = (char *)"fresh home" };
 	struct seatbelt_plan pl;
-	is_int(seatbelt_plan(&p, &odd, 1, &pl), -EINVAL, "a place with a newline is refused too");
+	const struct rule_list one = { &odd, 1 };
+	p.places = &one;
+	is_int(seatbelt_plan(&p, &pl), -EINVAL, "a place with a newline is refused too");
+	p.places = NULL;
 	seatbelt_plan_free(&pl);
 	policy_free(&p);
 }
@@ -340,9 +348,12 @@ static void test_built(void)
 			policy_add_handoffs(&p, p.workspace, handoffs);
 		policy_sort(&p);
 		struct seatbelt_plan pl;
-		if (is_int(seatbelt_plan(&p, places, ARRAY_SIZE(places), &pl), 0, "built: rendered"))
+		const struct rule_list list = { places, ARRAY_SIZE(places) };
+		p.places = &list;
+		if (is_int(seatbelt_plan(&p, &pl), 0, "built: rendered"))
 			agree(&p, &pl, "built");
 		seatbelt_plan_free(&pl);
+		p.places = NULL;
 	}
 	policy_failure_free(&f);
 	policy_free(&p);

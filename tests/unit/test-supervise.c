@@ -414,8 +414,8 @@ static void test_verdicts(void)
 	struct sv_query q = { .call = SV_BIND, .net = NET_LOOPBACK, .policy = &p, .addr = addr_of("unix:/run/stockade/tmp/s"),
 			      .path_real = "/run/stockade/tmp", .path_name = "s" };
 	ok(supervise_verdict(&q, &facts).outcome == SV_REFUSE, "bind in the jail's tmp, the places left out: refused");
-	q.places = &tmp;
-	q.n_places = 1;
+	const struct rule_list places = { &tmp, 1 };
+	p.places = &places;
 	ok(supervise_verdict(&q, &facts).outcome == SV_ALLOW, "bind in the jail's tmp, with the places: allowed");
 	q.call = SV_CONNECT;
 	q.path_real = "/run/stockade/tmp/s";
