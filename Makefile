@@ -51,11 +51,11 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(INIH_RUNTIME) $(CFLAGS)
 RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
 ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
-MODULES := lib policy conf landlock mount netns seccomp supervise relay guard seatbelt jail
+MODULES := lib policy handoff conf landlock mount netns seccomp supervise relay guard seatbelt jail
 # What macOS builds: lib/, policy/, seatbelt/ and jail/'s verbs that are
 # no Linux mechanism, with jail/main-macos.c for a main (make check-macos
 # holds them to it on Linux).
-MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c lib/sha256.c $(wildcard policy/*.c) $(wildcard conf/*.c) \
+MACOS_SRCS := lib/util.c lib/path.c lib/log.c lib/fd.c lib/fs.c lib/sha256.c $(wildcard policy/*.c) $(wildcard handoff/*.c) $(wildcard conf/*.c) \
 	$(wildcard seatbelt/*.c) jail/cli.c jail/config.c jail/reported.c jail/explain-policy.c jail/say-policy.c jail/sbverbs.c jail/why.c jail/main-macos.c
 # jail/main-macos.c is macOS's main.
 SRCS := $(filter-out jail/main-macos.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))

@@ -7,14 +7,12 @@
 #include <sys/types.h>
 
 #include "guard/guard.h"
-#include "policy/handoff.h"
+#include "handoff/handoff.h"
 
 struct index;
 
 #define FILE_CAP_DEFAULT ((size_t)1 << 20)
 #define TOTAL_CAP_DEFAULT ((size_t)32 << 20)
-/* Every level holds a descriptor: well below RLIMIT_NOFILE. */
-#define WALK_DEPTH_MAX 256
 
 enum entry_type {
 	ENTRY_REG = 1,

@@ -14,7 +14,7 @@
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
-#include "policy/gitconfig.h"
+#include "handoff/gitconfig.h"
 
 /* A config larger than this is not vetted: it is set aside whole. */
 #define CONFIG_VET_MAX ((size_t)4 << 20)

@@ -14,7 +14,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/build.h"
-#include "policy/handoff.h"
+#include "handoff/handoff.h"
 #include "policy/report.h"
 
 extern char **environ;

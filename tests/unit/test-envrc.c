@@ -3,7 +3,7 @@
  * shell's quoting, escapes, comments, separators, compound commands and
  * here-documents, $PWD, ~, PATH-like assignments, and the words only the
  * shell could work out, which come back unresolved. */
-#include "policy/envrc.h"
+#include "handoff/envrc.h"
 
 #include "lib/util.h"
 #include "tests/tap.h"

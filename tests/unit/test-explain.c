@@ -74,7 +74,7 @@ static int rule_cmp(const void *a, const void *b)
 	return strcmp(((const struct landlock_rule *)a)->path, ((const struct landlock_rule *)b)->path);
 }
 
-static void check(const struct policy *p, enum backend backend, const char *why, const char *golden)
+static void check(struct policy *p, enum backend backend, const char *why, const char *golden)
 {
 	static const struct host host = { .landlock_abi = 7, .yama = -1 };
 	_cleanup_free_ char *tmpdir = xstrcat3("TMPDIR=", tree_base, "/run");

@@ -5,7 +5,7 @@
  * settings dropped, removed or reordered ones restored, and the result
  * read back (by this parser and by git) as base's settings with now's
  * inert ones. */
-#include "policy/gitconfig.h"
+#include "handoff/gitconfig.h"
 
 #include <sys/wait.h>
 

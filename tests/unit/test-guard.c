@@ -6,8 +6,7 @@
  * diag on a large synthetic workspace. */
 #include "guard/guard.h"
 #include "guard/internal.h"
-#include "policy/handoff.h"
-#include "policy/handoff.h"
+#include "handoff/handoff.h"
 
 #include <dirent.h>
 #include <fcntl.h>

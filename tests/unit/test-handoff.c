@@ -7,7 +7,7 @@
  * directory as the workspace; then the small public helpers: which hook
  * runs, what a `.git` file says, which relative paths are valid, what
  * passes for a git directory, and how a set is normalised. */
-#include "policy/handoff.h"
+#include "handoff/handoff.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
 #include "tests/tap.h"
 #include "tests/tree.h"
 #include "policy/build.h"
-#include "policy/handoff.h"
+#include "handoff/handoff.h"
 
 static void add(struct policy *p, const char *path, enum access a, const char *origin)
 {

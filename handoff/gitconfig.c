@@ -1,4 +1,4 @@
-#include "policy/gitconfig.h"
+#include "handoff/gitconfig.h"
 
 #include <strings.h>
 

@@ -1,4 +1,4 @@
-#include "policy/envrc.h"
+#include "handoff/envrc.h"
 
 #include "lib/util.h"
 
