@@ -8,12 +8,12 @@
  * `commondir` file names, when they lie inside the workspace; a linked
  * worktree's `worktrees/NAME`; a submodule's `modules/NAME`. Of each: the
  * config and config.worktree (a change keeps only inert settings, see
- * policy/gitconfig.h), the hooks directory, info/attributes, commondir,
+ * handoff/gitconfig.h), the hooks directory, info/attributes, commondir,
  * and the `.git` file itself. Also the core.hooksPath directory those
  * configs and ~/.gitconfig name, and the files an include names inside
  * the workspace (read here, never by running git). At the top: stockade's
  * own configuration, editor and agent settings, and `.envrc` with the
- * files it sources, loads or puts on a PATH (policy/envrc.h).
+ * files it sources, loads or puts on a PATH (handoff/envrc.h).
  *
  * Each is opened beneath the workspace without following a symlink: one
  * that is a symlink is kept as the symlink, and what it points at is kept
