@@ -9,8 +9,8 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include "jail/cgroup.h"
-#include "jail/limits.h"
+#include "limits/cgroup.h"
+#include "limits/limits.h"
 #include "jail/ids.h"
 #include "policy/report.h"
 #include "seccomp/seccomp.h"

@@ -18,14 +18,14 @@
 #include <sys/wait.h>
 #include <termios.h>
 
-#include "jail/cgroup.h"
+#include "limits/cgroup.h"
 #include "jail/child.h"
 #include "jail/allow.h"
 #include "jail/forwards.h"
 #include "jail/holder.h"
 #include "jail/ids.h"
 #include "jail/keeper.h"
-#include "jail/limits.h"
+#include "limits/limits.h"
 #include "jail/notify.h"
 #include "jail/owed.h"
 #include "jail/plan.h"

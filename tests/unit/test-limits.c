@@ -8,8 +8,8 @@
  * backend, an outer run's lower one, never root's. limits_user_tasks
  * counts threads. The cgroup view of this process's groups is read, and
  * changes nothing. */
-#include "jail/cgroup.h"
-#include "jail/limits.h"
+#include "limits/cgroup.h"
+#include "limits/limits.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "jail/cgroup.h"
+#include "limits/cgroup.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -48,28 +48,35 @@ static char *cgroup2_mount(void)
 	return found;
 }
 
-static char *own_cgroup(void)
+char *cgroup_own(const char *name)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
-	if (!f)
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, "/proc/self/cgroup", 1 << 16, &text, NULL) < 0)
 		return NULL;
-	char *line = NULL;
-	size_t n = 0;
-	char *found = NULL;
-	while (!found && getline(&line, &n, f) > 0) {
-		if (!str_has_prefix(line, "0::"))
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *a = strchr(line, ':');
+		char *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
 			continue;
-		line[strcspn(line, "\n")] = '\0';
-		found = xstrdup(line + 3);
+		*b = '\0';
+		/* "4:memory:/x" or "8:pids:/x"; several controllers may share a line */
+		bool match = !*name ? streq(line, "0") && a[1] == '\0' : false;
+		for (char *save = NULL, *c = *name ? strtok_r(a + 1, ",", &save) : NULL; c && !match;
+		     c = strtok_r(NULL, ",", &save))
+			match = streq(c, name);
+		if (match)
+			return xstrdup(b + 1);
 	}
-	free(line);
-	return found;
+	return NULL;
 }
 
 int cgroup_create(struct run_cgroup *cg)
 {
 	_cleanup_free_ char *mount = cgroup2_mount();
-	_cleanup_free_ char *own = own_cgroup();
+	_cleanup_free_ char *own = cgroup_own("");
 	if (!mount || !own)
 		return -ENOENT;
 	_cleanup_free_ char *parent = path_join(mount, own);

@@ -1,4 +1,4 @@
-#include "jail/limits.h"
+#include "limits/limits.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "limits/cgroup.h"
 
 static uint64_t host_memory(void)
 {
@@ -26,33 +27,6 @@ static bool is_fs(const char *path, unsigned long magic)
 {
 	struct statfs sfs;
 	return statfs(path, &sfs) == 0 && (unsigned long)sfs.f_type == magic;
-}
-
-/* The group of this process in the hierarchy named name ("" for v2's
- * "0::"), from /proc/self/cgroup. */
-static char *own_group(const char *name)
-{
-	_cleanup_free_ char *text = NULL;
-	if (read_file_at(AT_FDCWD, "/proc/self/cgroup", 1 << 16, &text, NULL) < 0)
-		return NULL;
-	for (char *line = text, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *a = strchr(line, ':');
-		char *b = a ? strchr(a + 1, ':') : NULL;
-		if (!b)
-			continue;
-		*b = '\0';
-		/* "4:memory:/x" or "8:pids:/x"; several controllers may share a line */
-		bool match = !*name ? streq(line, "0") && a[1] == '\0' : false;
-		for (char *save = NULL, *c = *name ? strtok_r(a + 1, ",", &save) : NULL; c && !match;
-		     c = strtok_r(NULL, ",", &save))
-			match = streq(c, name);
-		if (match)
-			return xstrdup(b + 1);
-	}
-	return NULL;
 }
 
 static int write_text(const char *dir, const char *file, const char *text)
@@ -103,7 +77,7 @@ static bool make_group(struct run_limits *l, const char *mount, const char *cont
 {
 	if (l->n_dirs == ARRAY_SIZE(l->dirs))
 		return false;
-	_cleanup_free_ char *own = own_group(controller);
+	_cleanup_free_ char *own = cgroup_own(controller);
 	if (!own)
 		return false;
 	_cleanup_free_ char *parent = path_join(mount, own);

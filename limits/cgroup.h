@@ -15,6 +15,10 @@ struct run_cgroup {
 
 #define RUN_CGROUP_INIT { .dir_fd = -1, .procs_fd = -1 }
 
+/* This process's group in the hierarchy named name (a v1 controller,
+ * or "" for v2's "0::"), from /proc/self/cgroup; NULL when it has none. */
+char *cgroup_own(const char *name);
+
 /* Creates the run's cgroup beneath stockade's own; -errno when the host
  * does not delegate one (the caller names the gap). */
 int cgroup_create(struct run_cgroup *cg);
