@@ -677,7 +677,20 @@ static void add_vcs(struct discover *d, const char *worktree, unsigned char type
 		}
 		return;
 	}
-	handoffs_add(&d->roots, path_join(worktree, ".jj/repo/config.toml"), HANDOFF_TREE);
+	/* jj reads .jj/repo/config.toml; in a second workspace (jj
+	 * workspace add) .jj/repo is a file naming the first one's repo
+	 * folder (relative to .jj), whose config.toml it reads instead. Such
+	 * a file is kept as it is: one a run put in place of the folder would
+	 * send jj to a config of its own. */
+	_cleanup_free_ char *repo = path_join(worktree, ".jj/repo");
+	if (entry_type(d, repo) != DT_REG) {
+		handoffs_add(&d->roots, path_join(repo, "config.toml"), HANDOFF_TREE);
+		return;
+	}
+	_cleanup_free_ char *target = pointer_target(d, repo, false);
+	handoffs_add(&d->roots, xstrdup(repo), HANDOFF_TREE);
+	if (target)
+		handoffs_add(&d->roots, path_join(target, "config.toml"), HANDOFF_TREE);
 }
 
 /* A repository whose working tree is `worktree`, with a `.git` entry of

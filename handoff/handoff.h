@@ -63,7 +63,8 @@ struct handoff_repo {
  * programs at their commands outside: Mercurial's (a `.hg` directory:
  * .hg/hgrc's and .hg/hgrc-not-shared's [hooks] and [extensions], and a
  * share's sharedpath with the source's hgrc) and Jujutsu's (a `.jj` directory:
- * .jj/repo/config.toml's tools, pager and editor). Not d_types. */
+ * .jj/repo/config.toml's tools, pager and editor; a second workspace's
+ * .jj/repo file with the config of the repo it names). Not d_types. */
 #define HANDOFF_REPO_HG 0x40
 #define HANDOFF_REPO_JJ 0x20
 /* What a directory entry's name makes of its directory: HANDOFF_REPO_HG,

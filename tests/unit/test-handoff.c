@@ -351,6 +351,20 @@ static void test_other_vcs(void)
 			     "tree src-store/hgrc\n");
 	tree_end();
 
+	/* a second jj workspace: .jj/repo is a file naming the first one's
+	 * repo folder (relative to .jj, or absolute); its config.toml is
+	 * what jj reads. One naming a folder outside the workspace is not
+	 * the workspace's. */
+	begin("handoff-vcs");
+	tree_dir("main/.jj/repo");
+	tree_dir("second/.jj");
+	put("second/.jj/repo", "../../main/.jj/repo");
+	tree_dir("far/.jj");
+	put("far/.jj/repo", "/elsewhere/.jj/repo\n");
+	check("a second jj workspace's .jj/repo file, and the config of the repo it names",
+	      GITDIR(".git") "tree far/.jj/repo\ntree main/.jj/repo/config.toml\ntree second/.jj/repo\n");
+	tree_end();
+
 	/* beside a .git (hg-git, jj colocated): both */
 	begin("handoff-vcs");
 	gitdir_at(".git");
