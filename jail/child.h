@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "forward/forward.h"
 #include "jail/terminal.h"
 #include "landlock/landlock.h"
 #include "mount/mount.h"
@@ -41,15 +42,6 @@ struct child_error {
 	char path[512];
 };
 
-struct child_listen {
-	struct sockaddr_storage addr;
-	socklen_t len;
-	bool add_address;	/* not loopback: made the jail's own first */
-};
-
-/* How many sockets of the jail's network init makes for --publish at a
- * time (jail/forwards.c keeps them until connections come). */
-#define FACTORY_BATCH 8
 
 struct child {
 	/* What runs, and where. */

@@ -21,7 +21,7 @@
 #include "limits/cgroup.h"
 #include "jail/child.h"
 #include "jail/allow.h"
-#include "jail/forwards.h"
+#include "forward/forward.h"
 #include "jail/holder.h"
 #include "jail/ids.h"
 #include "jail/keeper.h"
@@ -719,7 +719,7 @@ static int run_namespaces(struct run *r)
 	}
 	/* 5b. --publish's listeners on the host, and what --connect binds
 	 *     inside. */
-	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES, rep) < 0 || allowing_begin(&al, p, rep) < 0)
+	if (forwards_begin(&fwd, p, BACKEND_NAMESPACES) < 0 || allowing_begin(&al, p, rep) < 0)
 		goto out;
 	phase_mark("signals_forwards");
 	/* 6. The jail's init, cloned into new namespaces; it waits for go.
@@ -1033,7 +1033,7 @@ static int run_landlock(struct run *r)
 		log_hint("give --allow to the outer run instead");
 		goto out;
 	}
-	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK, rep) < 0 || (jail && allowing_begin(&al, p, rep) < 0))
+	if (forwards_begin(&fwd, p, BACKEND_LANDLOCK) < 0 || (jail && allowing_begin(&al, p, rep) < 0))
 		goto out;
 	/* 2c. The run's own pty, from the host's devpts, its slave alone
 	 *     granted; after the cgroup's watcher and --publish's factory,

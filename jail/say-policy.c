@@ -254,4 +254,11 @@ void say_skipped(const struct policy *p, struct report *rep)
 				      at);
 		}
 	}
+	for (size_t i = 0; i < p->n_grants; i++) {
+		const struct net_grant *g = &p->grants[i];
+		if (g->kind != GRANT_PUBLISH || net_grant_on_loopback(g))
+			continue;
+		_cleanup_free_ char *text = net_grant_text(g);
+		say_note_once(p, rep, "--publish %s: reachable from other hosts on the network, as asked", text);
+	}
 }

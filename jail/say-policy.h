@@ -8,8 +8,9 @@ void say_policy_failure(const struct policy_failure *f);
 #include "lib/util.h"
 #include "policy/report.h"
 
-/* The hide targets that did not exist and the credentials a rule of
- * yours lifted, one note each, said once (say_note_once). */
+/* The hide targets that did not exist, the credentials a rule of yours
+ * lifted and the --publish that other hosts reach, one note each, said
+ * once (say_note_once). */
 void say_skipped(const struct policy *p, struct report *rep);
 
 /* A note that comes of the host or the settings and would be the same

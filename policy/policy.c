@@ -339,6 +339,22 @@ void net_grant_free(struct net_grant *g)
 	*g = (struct net_grant){ 0 };
 }
 
+bool net_grant_on_loopback(const struct net_grant *g)
+{
+	unsigned char a[16];
+	if (!g->host)
+		return false;
+	if (streq(g->host, "localhost"))
+		return true;
+	if (inet_pton(AF_INET, g->host, a) == 1)
+		return a[0] == 127;
+	if (inet_pton(AF_INET6, g->host, a) != 1)
+		return false;
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const unsigned char one[16] = { [15] = 1 };
+	return memcmp(a, one, 16) == 0 || (memcmp(a, mapped, 12) == 0 && a[12] == 127);
+}
+
 char *net_grant_text(const struct net_grant *g)
 {
 	if (g->kind == GRANT_CONNECT_UNIX)

@@ -118,6 +118,9 @@ int net_grant_parse(enum grant_kind kind, const char *spec, struct net_grant *re
 void net_grant_free(struct net_grant *g);
 /* "127.0.0.1:8080 -> jail port 80", "localhost:5432", "unix:/run/pg.sock". */
 char *net_grant_text(const struct net_grant *g);
+/* A grant's host is localhost or a loopback address (127/8, ::1, an
+ * IPv4-mapped 127/8): only this host reaches it. */
+bool net_grant_on_loopback(const struct net_grant *g);
 
 struct env_change {
 	char *name;

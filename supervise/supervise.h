@@ -22,56 +22,12 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "lib/netaddr.h"
 #include "policy/policy.h"
 #include "policy/report.h"
 
 struct seccomp_notif;
 
-/* ---- socket addresses, as the supervisor sees them: parsed from the
- * bytes copied out of the command's memory, classified, printed. Pure. */
-
-struct net_addr {
-	int family;		/* AF_INET, AF_INET6, AF_UNIX, AF_UNSPEC, or another */
-	union {
-		struct in_addr v4;
-		struct in6_addr v6;
-	};
-	unsigned short port;	/* host order */
-	unsigned scope;		/* IPv6 scope id */
-	bool abstract;		/* AF_UNIX: an abstract name */
-	bool unnamed;		/* AF_UNIX: no name at all (autobind) */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
-	size_t path_len;	/* bytes of path (an abstract name may hold NULs) */
-};
-
-/* Parses len bytes of a sockaddr; -EINVAL when they cannot be one of the
- * family they claim (the kernel would refuse them too), -EAFNOSUPPORT for
- * an empty buffer. */
-int net_addr_parse(const void *buf, size_t len, struct net_addr *ret);
-
-/* An IPv4-mapped or -compatible IPv6 address becomes the IPv4 address it
- * carries, so that every spelling of 127.0.0.1 gets the same verdict. */
-void net_addr_unmap(struct net_addr *a);
-
-bool net_addr_is_loopback(const struct net_addr *a);	/* 127/8, ::1 */
-bool net_addr_is_wildcard(const struct net_addr *a);	/* 0.0.0.0, :: */
-/* 0.0.0.0 and :: become the loopback of their family: where a connect or
- * a datagram to them goes. */
-void net_addr_wildcard_to_loopback(struct net_addr *a);
-bool net_addr_same_ip(const struct net_addr *a, const struct net_addr *b);
-
-/* "127.0.0.1:5432", "[::1]:80", "unix:/run/docker.sock", "unix:@name". */
-void net_addr_format(const struct net_addr *a, char *buf, size_t size);
-/* An inet address as a sockaddr: its length, or 0 for another family. */
-socklen_t net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage *ss);
-/* A numeric address and a port ("localhost" is 127.0.0.1): 0 or -EINVAL. */
-int net_addr_from_text(const char *host, unsigned short port, struct net_addr *ret);
-
-/* Where a non-blocking connect of TCP socket fd that answered EINPROGRESS
- * stands, asked once: 0 made, EINPROGRESS still under way, or the error
- * it ended with. On loopback the handshake is over by the time connect
- * returns, as a rule, and one TCP_INFO says so. */
-int net_connect_outcome(int fd);
 
 /* ---- the verdict: an address, the policy and what can be found out
  * about the address, to allow or refuse. Pure: every fact comes from the
@@ -321,28 +277,6 @@ struct supervise_tmp_record {
  * ino): 0, -ESTALE (another file now), or -errno. */
 int supervise_tmp_remove(const char *name, dev_t dev, ino_t ino);
 
-/* ---- forwards (forward.c): --publish and --connect ---- */
-
-struct forward;
-/* A non-blocking socket of family, made where the forward's target is
- * (the jail's network namespace, or here): the descriptor or -errno. */
-typedef int (*forward_socket_fn)(void *data, int family);
-struct forward *forward_new(void);
-void forward_free(struct forward *fw);
-/* A socket made here (for a target in stockade's own network). */
-int forward_socket_here(void *data, int family);
-/* Listens here on a (IPv6 alone for an IPv6 address): the descriptor or
- * -errno. */
-int forward_listen_here(const struct net_addr *a);
-/* A loopback target refused on its family's loopback is tried on the
- * other's (a server on [::1] alone, or 127.0.0.1 alone). */
-#define FORWARD_EITHER_LOOPBACK (1u << 0)
-/* Each connection listen_fd accepts is carried to target, through a
- * socket make_socket gives. The forward owns listen_fd. */
-void forward_add(struct forward *fw, int listen_fd, const struct net_addr *target, unsigned flags,
-		 forward_socket_fn make_socket, void *data);
-size_t forward_pollfds(const struct forward *fw, struct pollfd *fds, size_t max);
-void forward_ready(struct forward *fw, const struct pollfd *fds, size_t n);
 
 /* ---- renames in the namespace jail, watched (renames.c) ---- */
 

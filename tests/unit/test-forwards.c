@@ -6,7 +6,7 @@
  * 127.0.0.1 alone: bytes both ways, each side's end carried to the other,
  * a target nobody listens on closing the client, the connection gone
  * once both ends are. */
-#include "jail/forwards.h"
+#include "forward/forward.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -170,8 +170,6 @@ static void add_grant(struct policy *p, enum grant_kind kind, const char *spec)
 
 static void test_begin(void)
 {
-	struct report rep;
-	report_init(&rep);
 	struct policy p;
 	struct forwards f;
 	char spec[64];
@@ -182,7 +180,7 @@ static void test_begin(void)
 	policy_init(&p);
 	snprintf(spec, sizeof(spec), "%u", port);
 	add_grant(&p, GRANT_PUBLISH, spec);
-	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK, &rep), 0, "landlock --publish PORT: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), 0, "landlock --publish PORT: 0");
 	ok(!f.fw && f.pool.sock == -1 && f.factory_child == -1 && f.n_listens == 0, "landlock --publish PORT: nothing to forward");
 	int c = connect_to(port);
 	is_int(c, -ECONNREFUSED, "landlock --publish PORT: no listener of stockade's on it");
@@ -195,7 +193,7 @@ static void test_begin(void)
 	policy_init(&p);
 	snprintf(spec, sizeof(spec), "127.0.0.1:%u:%u", port, other);
 	add_grant(&p, GRANT_PUBLISH, spec);
-	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK, &rep), 0, "landlock --publish PORT:JAIL_PORT: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), 0, "landlock --publish PORT:JAIL_PORT: 0");
 	ok(f.fw != NULL && f.pool.sock == -1, "landlock --publish PORT:JAIL_PORT: a forward, no socket factory");
 	struct pollfd fds[8];
 	is_int(f.fw ? forward_pollfds(f.fw, fds, ARRAY_SIZE(fds)) : 0, 1, "one listener polled");
@@ -217,7 +215,7 @@ static void test_begin(void)
 	policy_init(&p);
 	snprintf(spec, sizeof(spec), "%u:%u", taken, other);
 	add_grant(&p, GRANT_PUBLISH, spec);
-	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK, &rep), -1, "--publish on a port in use: -1");
+	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), -1, "--publish on a port in use: -1");
 	forwards_end(&f);
 	close(busy);
 	policy_free(&p);
@@ -227,7 +225,7 @@ static void test_begin(void)
 	policy_init(&p);
 	snprintf(spec, sizeof(spec), "%u", port);
 	add_grant(&p, GRANT_PUBLISH, spec);
-	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES, &rep), 0, "namespaces --publish PORT: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES), 0, "namespaces --publish PORT: 0");
 	ok(f.fw != NULL && f.pool.sock >= 0 && f.factory_child >= 0, "namespaces --publish: a forward, and the factory's socket pair");
 	c = connect_to(port);
 	ok(c >= 0, "namespaces --publish PORT: the host listens on it");
@@ -245,7 +243,7 @@ static void test_begin(void)
 	add_grant(&p, GRANT_CONNECT, "10.9.8.7:80");
 	add_grant(&p, GRANT_CONNECT, "localhost:6379");
 	add_grant(&p, GRANT_CONNECT, "unix:/run/x.sock");
-	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES, &rep), 0, "namespaces --connect: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES), 0, "namespaces --connect: 0");
 	is_int(f.n_listens, 3, "namespaces --connect: three listeners for init to bind (not the unix one)");
 	ok(!f.fw, "no forward until init sends them");
 	if (f.n_listens == 3) {
@@ -266,24 +264,23 @@ static void test_begin(void)
 
 	/* The same on the landlock backend, or with --net on: nothing to
 	 * bind, the host's network is the run's. */
-	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK, &rep), 0, "landlock --connect: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), 0, "landlock --connect: 0");
 	is_int(f.n_listens, 0, "landlock --connect: nothing to bind");
 	forwards_end(&f);
 	p.net = NET_ON;
-	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES, &rep), 0, "namespaces --net on --connect: 0");
+	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES), 0, "namespaces --net on --connect: 0");
 	is_int(f.n_listens, 0, "--net on: nothing to bind");
 	forwards_end(&f);
 	p.net = NET_OFF;
-	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES, &rep), -1, "--connect with the network off: refused");
+	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES), -1, "--connect with the network off: refused");
 	forwards_end(&f);
 	policy_free(&p);
 
 	policy_init(&p);
 	add_grant(&p, GRANT_CONNECT, "0.0.0.0:80");
-	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES, &rep), -1, "--connect 0.0.0.0:80 in the namespace jail: refused");
+	is_int(forwards_begin(&f, &p, BACKEND_NAMESPACES), -1, "--connect 0.0.0.0:80 in the namespace jail: refused");
 	forwards_end(&f);
 	policy_free(&p);
-	report_free(&rep);
 }
 
 /* ---- the forward, running in a thread of its own ---- */

@@ -412,6 +412,28 @@ static void test_grants(void)
 	}
 }
 
+/* Which published hosts only this host reaches. */
+static void test_grant_loopback(void)
+{
+	static const struct {
+		const char *host;
+		bool loopback;
+	} rows[] = {
+		{ "127.0.0.1", true }, { "127.1.2.3", true }, { "::1", true }, { "::ffff:127.0.0.1", true },
+		{ "0.0.0.0", false }, { "::", false }, { "10.203.0.1", false }, { "fd00::1", false },
+		{ "::ffff:10.0.0.1", false }, { "128.0.0.1", false }, { "localhost", true },
+	};
+	bool all = true;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct net_grant g = { .kind = GRANT_PUBLISH, .host = (char *)rows[i].host, .port = 80 };
+		if (net_grant_on_loopback(&g) != rows[i].loopback) {
+			diag("%s: %s", rows[i].host, rows[i].loopback ? "loopback, said not" : "not loopback, said it is");
+			all = false;
+		}
+	}
+	ok(all, "net_grant_on_loopback: localhost, 127/8, ::1 and a mapped 127/8 only (%zu hosts)", ARRAY_SIZE(rows));
+}
+
 /* A policy of many rules is looked up through an index by path: the
  * same answers as reading every rule, for every path, before and after a
  * sort and an added rule. */
@@ -500,5 +522,6 @@ int main(void)
 	test_sort();
 	test_names();
 	test_index();
+	test_grant_loopback();
 	return tap_done();
 }

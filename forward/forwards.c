@@ -1,11 +1,10 @@
-#include "jail/forwards.h"
+#include "forward/forward.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "jail/say-policy.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -55,8 +54,7 @@ static int socket_from_init(void *data, int family)
 	return fd;
 }
 
-static int add_publish(struct forwards *f, const struct policy *p, const struct net_grant *g, enum backend backend,
-		       struct report *rep)
+static int add_publish(struct forwards *f, const struct net_grant *g, enum backend backend)
 {
 	_cleanup_free_ char *text = net_grant_text(g);
 	struct net_addr host, target;
@@ -67,8 +65,6 @@ static int add_publish(struct forwards *f, const struct policy *p, const struct 
 	/* The run's listener, on the loopback of the family asked for: a
 	 * server on 0.0.0.0, :: or 127.0.0.1 takes 127.0.0.1. */
 	net_addr_from_text(host.family == AF_INET6 ? "::1" : "127.0.0.1", g->jail_port, &target);
-	if (!net_addr_is_loopback(&host))
-		say_note_once(p, rep, "--publish %s: reachable from other hosts on the network, as asked", text);
 	/* The landlock backend shares the host's loopback: a listener of the
 	 * run on that port is the host's already. */
 	if (backend == BACKEND_LANDLOCK && net_addr_is_loopback(&host) && g->port == g->jail_port)
@@ -89,7 +85,7 @@ static int add_publish(struct forwards *f, const struct policy *p, const struct 
 	return 0;
 }
 
-int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend, struct report *rep)
+int forwards_begin(struct forwards *f, const struct policy *p, enum backend backend)
 {
 	*f = (struct forwards){ .pool.sock = -1, .factory_child = -1 };
 	bool publish = false;
@@ -106,7 +102,7 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 	}
 	for (size_t i = 0; i < p->n_grants; i++) {
 		const struct net_grant *g = &p->grants[i];
-		if (g->kind == GRANT_PUBLISH && add_publish(f, p, g, backend, rep) < 0)
+		if (g->kind == GRANT_PUBLISH && add_publish(f, g, backend) < 0)
 			return -1;
 		if (g->kind != GRANT_CONNECT)
 			continue;

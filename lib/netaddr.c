@@ -1,4 +1,4 @@
-#include "supervise/supervise.h"
+#include "lib/netaddr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

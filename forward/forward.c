@@ -6,7 +6,7 @@
  * reaches the host's service. Where the other side's socket comes from is
  * the caller's: a socket made here, or one the jail's init made in the
  * jail's network namespace. Nothing here blocks. */
-#include "supervise/supervise.h"
+#include "forward/forward.h"
 
 #include <fcntl.h>
 #include <unistd.h>
