@@ -182,7 +182,7 @@ int manifest_parse(struct rbuf r, struct baseline *ret)
 		e->hash = rb_u64(&r);
 		e->target = rb_str(&r);
 		e->object = rb_str(&r);
-		if (r.bad || !e->path || handoff_relpath_valid(e->path) < 0 || e->type < ENTRY_REG || e->type > ENTRY_OTHER ||
+		if (r.bad || !e->path || handoff_relpath_shape(e->path) < 0 || e->type < ENTRY_REG || e->type > ENTRY_OTHER ||
 		    entry_type_of(e->mode) != e->type || (e->type == ENTRY_LNK && !e->target) ||
 		    ((e->flags & ENTRY_COPIED) && (!object_name_valid(e->object) || e->type != ENTRY_REG)))
 			goto out_free;

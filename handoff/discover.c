@@ -140,7 +140,12 @@ void handoffs_normalize(struct handoffs *rs)
 
 int handoff_relpath_valid(const char *rel)
 {
-	if (str_empty(rel) || rel[0] == '/' || str_has_control(rel))
+	return str_has_control(rel) ? -EINVAL : handoff_relpath_shape(rel);
+}
+
+int handoff_relpath_shape(const char *rel)
+{
+	if (str_empty(rel) || rel[0] == '/')
 		return -EINVAL;
 	for (const char *p = rel;;) {
 		const char *end = str_chrnul(p, '/');

@@ -152,3 +152,6 @@ bool handoff_gitdir_plausible(int wfd, const char *rel);
 /* A relative path with no empty, "." or ".." component and no control
  * character: -EINVAL otherwise. */
 int handoff_relpath_valid(const char *rel);
+/* The same but for control characters, which a name a run made may hold
+ * (the guard keeps a file of any name beneath a hand-off). */
+int handoff_relpath_shape(const char *rel);
