@@ -57,13 +57,14 @@ char *cgroup_own(const char *name)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
+		/* "ID:CONTROLLERS:PATH": "0::/x" (v2), "4:memory:/x" or
+		 * "8:pids:/x" (v1; several controllers may share a line) */
 		char *a = strchr(line, ':');
 		char *b = a ? strchr(a + 1, ':') : NULL;
 		if (!b)
 			continue;
-		*b = '\0';
-		/* "4:memory:/x" or "8:pids:/x"; several controllers may share a line */
-		bool match = !*name ? streq(line, "0") && a[1] == '\0' : false;
+		*a = *b = '\0';
+		bool match = !*name && streq(line, "0") && !a[1];
 		for (char *save = NULL, *c = *name ? strtok_r(a + 1, ",", &save) : NULL; c && !match;
 		     c = strtok_r(NULL, ",", &save))
 			match = streq(c, name);

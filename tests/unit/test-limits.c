@@ -412,6 +412,43 @@ static void test_cgroup_mechanics(void)
 	ok(cg.dir == NULL && cg.procs_fd == -1, "and forgotten");
 }
 
+/* This process's group in each hierarchy, as /proc/self/cgroup says:
+ * v2's "0::PATH" for "", and each v1 controller's line for its name. */
+static void test_own(void)
+{
+	_cleanup_free_ char *text = text_of("/proc/self/cgroup");
+	if (!ok(text != NULL, "/proc/self/cgroup read"))
+		return;
+	size_t lines = 0, right = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		_cleanup_free_ char *ctrls = xstrndup(a + 1, (size_t)(b - a - 1));
+		const char *want = b + 1;
+		if (str_has_prefix(line, "0::")) {
+			_cleanup_free_ char *got = cgroup_own("");
+			lines++;
+			right += got && streq(got, want);
+			continue;
+		}
+		/* the last controller of the line, looked up by its name */
+		const char *last = strrchr(ctrls, ',') ? strrchr(ctrls, ',') + 1 : ctrls;
+		if (!*last || strchr(last, '='))
+			continue;	/* a named hierarchy (name=systemd) */
+		_cleanup_free_ char *got = cgroup_own(last);
+		lines++;
+		right += got && streq(got, want);
+	}
+	ok(lines > 0 && right == lines, "cgroup_own: each hierarchy's group as /proc/self/cgroup gives it (%zu of %zu)",
+	   right, lines);
+	_cleanup_free_ char *none = cgroup_own("no-such-controller");
+	ok(none == NULL, "cgroup_own: NULL for a hierarchy it is not in");
+}
+
 /* The view of this process's own groups, read from /proc and the mounts
  * as they are: whatever the host's layout, its paths are beneath
  * /sys/fs/cgroup, whole only where made, and never cgroup.procs. */
@@ -519,6 +556,7 @@ int main(void)
 	test_no_cgroup();
 	test_user_tasks();
 	test_cgroup_mechanics();
+	test_own();
 	test_view();
 	tree_end();
 	return tap_done();
