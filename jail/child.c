@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "jail/caps.h"
-#include "limits/limits.h"
+#include "cgroup/limits.h"
 #include "jail/zygote.h"
 #include "lib/fd.h"
 #include "lib/phase.h"

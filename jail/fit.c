@@ -9,8 +9,8 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include "limits/cgroup.h"
-#include "limits/limits.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 #include "jail/ids.h"
 #include "policy/report.h"
 #include "seccomp/seccomp.h"

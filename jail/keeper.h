@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "limits/cgroup.h"
+#include "cgroup/cgroup.h"
 
 /* What the keeper reports before the command's status: it stopped. */
 #define KEEPER_STOPPED (-2)

@@ -9,7 +9,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
-#include "limits/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/path.h"

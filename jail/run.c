@@ -18,14 +18,14 @@
 #include <sys/wait.h>
 #include <termios.h>
 
-#include "limits/cgroup.h"
+#include "cgroup/cgroup.h"
 #include "jail/child.h"
 #include "jail/allow.h"
 #include "forward/forward.h"
 #include "jail/holder.h"
 #include "jail/ids.h"
 #include "jail/keeper.h"
-#include "limits/limits.h"
+#include "cgroup/limits.h"
 #include "jail/notify.h"
 #include "jail/owed.h"
 #include "jail/plan.h"

@@ -8,8 +8,8 @@
  * backend, an outer run's lower one, never root's. limits_user_tasks
  * counts threads. The cgroup view of this process's groups is read, and
  * changes nothing. */
-#include "limits/cgroup.h"
-#include "limits/limits.h"
+#include "cgroup/cgroup.h"
+#include "cgroup/limits.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "limits/limits.h"
+#include "cgroup/limits.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
-#include "limits/cgroup.h"
+#include "cgroup/cgroup.h"
 
 static uint64_t host_memory(void)
 {

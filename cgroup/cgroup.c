@@ -1,4 +1,4 @@
-#include "limits/cgroup.h"
+#include "cgroup/cgroup.h"
 
 #include <dirent.h>
 #include <fcntl.h>
