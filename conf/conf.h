@@ -65,7 +65,7 @@ struct conf_error {
 };
 
 /* The sections the loader accepts, NULL-terminated; its keys are
- * policy/keys.h's. The set stockade.5 documents (a test compares the two). */
+ * policy/layer.h's. The set stockade.5 documents (a test compares the two). */
 extern const char *const conf_section_names[];
 
 /* Parses text (len bytes, which need not end in NUL) as the file at path,

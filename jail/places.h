@@ -68,7 +68,7 @@ void places_plan(struct policy *p, enum backend backend, char *const *environ, s
  * devpts, granted by path (a program reopens its terminal by name). */
 void places_add_terminal(struct places *pl, const char *slave);
 /* The landlock backend's /sys/fs/cgroup, where the policy reads it:
- * the run's own groups alone (cgroup_view() in jail/cgroup.h), as rules
+ * the run's own groups alone (cgroup_view() in cgroup/cgroup.h), as rules
  * of the plan: the tree hidden, the view read. made: the groups stockade
  * made for the run (none before it has made them: its own are shown).
  * Replaces the view given before. */
