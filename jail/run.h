@@ -27,7 +27,7 @@ struct run {
 	 * those of a git directory around it (run_guard_areas) */
 	struct guard *guards[3];
 	size_t n_guards;
-	/* stockade's own limits when the guard began (jail/run.c's
+	/* stockade's own limits when the guard began (jail/run-guard.c's
 	 * own_limits), checked before it ends */
 	struct rlimit own_limits[7];
 	/* the landlock backend's, and the namespace jail's: ends the run
