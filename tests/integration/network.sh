@@ -138,8 +138,14 @@ def one():
         srv.accept()[0].close()
     return pid, st
 first, st1 = one()
-open(w + "/reuse.ready", "w").write(str(first))
+# written whole, then named: the helper never reads it half made
+open(w + "/reuse.ready.tmp", "w").write(str(first))
+os.replace(w + "/reuse.ready.tmp", w + "/reuse.ready")
+end = time.time() + 20
 while not os.path.exists(w + "/reuse.go"):
+    if time.time() > end:
+        print("the helper never said go", flush=True)
+        sys.exit(1)
     time.sleep(0.01)
 second, st2 = one()
 print("pids", first, second, "connects", st1, st2, flush=True)
