@@ -51,7 +51,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(PKG_CFLAGS) $(INIH_RUNTIME) $(CFLAGS)
 RELR := $(shell echo 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs -x c -o /dev/null - >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
 ALL_LDFLAGS = -pie -pthread -Wl,-z,relro,-z,now $(RELR) -Wl,--gc-sections $(LDFLAGS)
 
-MODULES := lib policy handoff conf landlock mount netns seccomp supervise relay guard cgroup forward seatbelt jail
+MODULES := lib policy handoff conf landlock mount netns seccomp supervise guard cgroup forward seatbelt jail
 # What macOS builds: lib/, policy/, seatbelt/ and jail/'s verbs that are
 # no Linux mechanism, with jail/main-macos.c for a main (make check-macos
 # holds them to it on Linux).

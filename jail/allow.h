@@ -1,5 +1,5 @@
 /* Network allow, as each backend carries it out: the relay stockade
- * serves (relay/), the ports the namespace jail's init listens on and
+ * serves (forward/), the ports the namespace jail's init listens on and
  * what it hands over, and the hooks the landlock backend's supervisor
  * calls. A run in another mode makes none of it. */
 #pragma once
@@ -10,7 +10,7 @@
 #include "netns/netns.h"
 #include "policy/policy.h"
 #include "policy/report.h"
-#include "relay/relay.h"
+#include "forward/forward.h"
 #include "supervise/supervise.h"
 
 /* The allowed ports, at most: a port each, 443 and 80 for a name without

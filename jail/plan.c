@@ -5,7 +5,7 @@
 
 #include "lib/util.h"
 #include "netns/netns.h"
-#include "relay/relay.h"
+#include "forward/forward.h"
 #include "supervise/supervise.h"
 
 void plan_init(struct plan *pl, enum backend backend)

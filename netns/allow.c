@@ -1,6 +1,6 @@
 /* Network allow in the namespace jail: every TCP connection to an allowed
  * port lands on a listener of the jail's own network, whatever address it
- * was going to, and stockade (relay/) takes it from there. No netfilter:
+ * was going to, and stockade (forward/) takes it from there. No netfilter:
  * a routing rule per port sends those connections to a table whose one
  * route is local for every address (the kernel's "AnyIP": a local route
  * makes an address the namespace's own), so a listener on 0.0.0.0 or ::

@@ -1,7 +1,7 @@
 /* Network mode allow: the host names a run may reach, each with its port
  * (443 and 80 unless one is given), and the built-in lists of the common
  * registries. Pure: parsing, matching and printing; what reaches them is
- * the relay's (relay/), what the namespace jail and the supervisor hand
+ * the relay's (forward/), what the namespace jail and the supervisor hand
  * it. */
 #pragma once
 

@@ -157,7 +157,7 @@ struct sv_verdict supervise_verdict(const struct sv_query *q, const struct sv_fa
 struct supervisor;
 
 /* Network allow: where the supervisor carries the run's connections out
- * and its name lookups: stockade's relay (relay/), on this host's
+ * and its name lookups: stockade's relay (forward/), on this host's
  * loopback. jail/ wires it; the supervisor knows it by these alone. */
 struct sv_relay {
 	void *data;

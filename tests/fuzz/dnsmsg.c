@@ -1,4 +1,4 @@
-/* libFuzzer: the DNS messages of network allow (relay/dnsmsg.c): the
+/* libFuzzer: the DNS messages of network allow (forward/dnsmsg.c): the
  * run's query and the answer stockade builds for it, on bytes the
  * command shapes, and a name server's response, on bytes a server (or
  * one who forges its datagrams) shapes. Invariants: a query's name is
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer: the reader of a connection's first bytes (relay/sniff.c), a
+/* libFuzzer: the reader of a connection's first bytes (forward/sniff.c), a
  * TLS ClientHello's server name or an HTTP request's Host, on bytes the
  * command shapes. Invariants: the answer is one of its kinds; a name is
  * a NUL-terminated host name as the allow list compares it (lowercase,
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 static void check(const struct relay_sniffed *s, size_t size)
 {

@@ -1,9 +1,9 @@
-/* relay/: the readers of a connection's first bytes (a TLS ClientHello's
+/* forward/ (the relay): the readers of a connection's first bytes (a TLS ClientHello's
  * server name, an HTTP request's Host) against well-formed and hostile
  * input, byte by byte as TCP may deliver it; the DNS messages stockade
  * reads and writes; the addresses a connection never goes to. Pure: no
  * socket. */
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 #include <arpa/inet.h>
 

@@ -5,7 +5,7 @@
  * other name NXDOMAIN at once, recorded with the fix. Nothing the run
  * writes in a query reaches a name server but a name the user allowed,
  * asked for its addresses by stockade's own query. */
-#include "relay/internal.h"
+#include "forward/relay-internal.h"
 
 #include <unistd.h>
 

@@ -16,7 +16,7 @@
  * with the rule and the fix. A server that speaks first (ssh's banner) is
  * reached before the decision when the address alone would allow it: its
  * bytes reach the command while the command's own wait for the decision. */
-#include "relay/internal.h"
+#include "forward/relay-internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * server shape these bytes, so every offset is checked against the
  * message, a compressed name is followed a bounded number of times, and
  * a response is taken only for the very question asked. */
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The relay: its sockets, its one place in stockade's loop, and what it
  * knows of the names it handed out. */
-#include "relay/internal.h"
+#include "forward/relay-internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * holds it, every count bounded, and what a server would read two ways
  * (two server names, two Hosts, an absolute target that says another
  * host, an encrypted ClientHello) is refused rather than guessed at. */
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The relay's internals, shared by its files. */
 #pragma once
 
-#include "relay/relay.h"
+#include "forward/forward.h"
 
 #include "lib/pump.h"
 

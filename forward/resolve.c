@@ -7,7 +7,7 @@
  * with what is left of it. Only A and AAAA questions of allowed names
  * ever leave: nothing the run writes reaches a name server but a name
  * the user allowed. */
-#include "relay/internal.h"
+#include "forward/relay-internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
