@@ -24,6 +24,26 @@ char **notify_bound_handoffs(const struct plan *pl, const struct policy *p)
 	return v;
 }
 
+static bool calls_files(void *data, int nr)
+{
+	return seccomp_files_call(nr);
+}
+
+static bool calls_openat(void *data, int nr)
+{
+	return nr == SYS_openat;
+}
+
+static bool calls_rename(void *data, int nr)
+{
+	return supervise_is_rename(nr);
+}
+
+static bool calls_connect(void *data, int nr)
+{
+	return nr == SYS_connect;
+}
+
 /* The landlock backend before its supervisor: the command's process, up
  * to its exec, opens and makes as it may (Landlock decides). */
 static enum notif_outcome take_early_files(void *data, const struct seccomp_notif *req, int *ret_err)
@@ -114,12 +134,12 @@ void notify_init(struct notify *n, int listener, const struct seccomp_plan *plan
 	if (sv)
 		notif_service_add_supervisor(&n->svc, sv, plan->supervise_files);
 	else if (plan->supervise_files)
-		notif_service_add(&n->svc, "files", take_early_files, n);
+		notif_service_add(&n->svc, "files", calls_files, take_early_files, n);
 	if (plan->backend == BACKEND_LANDLOCK)
-		notif_service_add(&n->svc, "shm", take_shm, n);
+		notif_service_add(&n->svc, "shm", calls_openat, take_shm, n);
 	if (plan->backend == BACKEND_NAMESPACES) {
-		notif_service_add(&n->svc, "renames", take_rename, n);
-		notif_service_add(&n->svc, "connect", take_connect, n);
+		notif_service_add(&n->svc, "renames", calls_rename, take_rename, n);
+		notif_service_add(&n->svc, "connect", calls_connect, take_connect, n);
 	}
-	notif_service_add(&n->svc, "refused", take_refused, n);
+	notif_service_add(&n->svc, "refused", NULL, take_refused, n);
 }

@@ -504,11 +504,10 @@ static void do_truncate(struct supervisor *sv, const struct seccomp_notif *req)
 	sv_respond(sv, req->id, acting(sv, truncate_made, &t));
 }
 
-bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req)
+enum files_call { FILES_NONE, FILES_OPEN, FILES_MAKE, FILES_REMOVE, FILES_MOVE, FILES_TRUNCATE };
+
+static enum files_call files_call(int nr)
 {
-	int nr = req->data.nr;
-	if (!sv->carved)
-		return false;
 	switch (nr) {
 #ifdef SYS_open
 	case SYS_open:
@@ -516,6 +515,50 @@ bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req)
 #endif
 	case SYS_openat:
 	case SYS_openat2:
+		return FILES_OPEN;
+#ifdef SYS_mkdir
+	case SYS_mkdir:
+	case SYS_mknod:
+	case SYS_symlink:
+#endif
+	case SYS_mkdirat:
+	case SYS_mknodat:
+	case SYS_symlinkat:
+		return FILES_MAKE;
+#ifdef SYS_unlink
+	case SYS_unlink:
+	case SYS_rmdir:
+#endif
+	case SYS_unlinkat:
+		return FILES_REMOVE;
+#ifdef SYS_rename
+	case SYS_rename:
+	case SYS_link:
+#endif
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_linkat:
+		return FILES_MOVE;
+	case SYS_truncate:
+		return FILES_TRUNCATE;
+	}
+	return FILES_NONE;
+}
+
+bool supervise_files_call(int nr)
+{
+	return files_call(nr) != FILES_NONE;
+}
+
+bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req)
+{
+	int nr = req->data.nr;
+	if (!sv->carved)
+		return false;
+	switch (files_call(nr)) {
+	case FILES_NONE:
+		return false;
+	case FILES_OPEN:
 		/* the shm watch names its opens; a carved directory is
 		 * never /dev/shm */
 		if (supervise_is_shm_open(nr, (const uint64_t *)req->data.args)) {
@@ -525,33 +568,16 @@ bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req)
 		}
 		do_open(sv, req);
 		return true;
-#ifdef SYS_mkdir
-	case SYS_mkdir:
-	case SYS_mknod:
-	case SYS_symlink:
-#endif
-	case SYS_mkdirat:
-	case SYS_mknodat:
-	case SYS_symlinkat:
+	case FILES_MAKE:
 		do_make(sv, req);
 		return true;
-#ifdef SYS_unlink
-	case SYS_unlink:
-	case SYS_rmdir:
-#endif
-	case SYS_unlinkat:
+	case FILES_REMOVE:
 		do_remove(sv, req);
 		return true;
-#ifdef SYS_rename
-	case SYS_rename:
-	case SYS_link:
-#endif
-	case SYS_renameat:
-	case SYS_renameat2:
-	case SYS_linkat:
+	case FILES_MOVE:
 		do_move(sv, req);
 		return true;
-	case SYS_truncate:
+	case FILES_TRUNCATE:
 		do_truncate(sv, req);
 		return true;
 	}

@@ -1,5 +1,7 @@
 /* The notification service: the one place a run's listener is read and
- * answered. Each notification goes to the first family that takes it;
+ * answered. Each notification goes to the first family that takes it,
+ * of those keyed for its call (a table by call number, each entry
+ * filled the first time its call comes);
  * the family says what to answer (an errno, or go on to the kernel), or
  * that it answered itself (a call carried out, a descriptor handed over)
  * or holds the call while a connect is in progress. The supervisor's
@@ -37,12 +39,37 @@ void notif_service_init(struct notif_service *s, int listener)
 	*s = (struct notif_service){ .listener = listener };
 }
 
-void notif_service_add(struct notif_service *s, const char *name, notif_take_fn take, void *data)
+void notif_service_add(struct notif_service *s, const char *name, notif_calls_fn calls, notif_take_fn take,
+		       void *data)
 {
 	/* A run's families are fixed in number: one more is a bug of ours. */
 	if (s->n == ARRAY_SIZE(s->families))
 		abort();
-	s->families[s->n++] = (struct notif_family){ .name = name, .take = take, .data = data };
+	s->families[s->n++] = (struct notif_family){ .name = name, .calls = calls, .take = take, .data = data };
+	/* Keyed afresh as calls come. */
+	memset(s->by_call, 0, sizeof(s->by_call));
+}
+
+/* The families that may take call nr, a bit each. */
+static unsigned families_of(struct notif_service *s, int nr)
+{
+	unsigned all = (1u << s->n) - 1;
+	if (nr < 0 || nr >= NOTIF_CALLS)
+		return all;
+	uint16_t *key = &s->by_call[nr];
+	if (!(*key & NOTIF_KEYED)) {
+		unsigned m = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->families[i].calls || s->families[i].calls(s->families[i].data, nr))
+				m |= 1u << i;
+		*key = (uint16_t)(m | NOTIF_KEYED);
+	}
+	return *key & all;
+}
+
+static bool calls_openat(void *data, int nr)
+{
+	return nr == SYS_openat;
 }
 
 static enum notif_outcome take_tmp(void *data, const struct seccomp_notif *req, int *ret_err)
@@ -50,14 +77,29 @@ static enum notif_outcome take_tmp(void *data, const struct seccomp_notif *req, 
 	return supervisor_makes_in_tmp(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
 }
 
+static bool calls_pty(void *data, int nr)
+{
+	return nr == SYS_ioctl || nr == SYS_openat;
+}
+
 static enum notif_outcome take_pty(void *data, const struct seccomp_notif *req, int *ret_err)
 {
 	return supervisor_opens_pty_peer(data, req) || supervisor_reopens_pty(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
 }
 
+static bool calls_files(void *data, int nr)
+{
+	return supervise_files_call(nr);
+}
+
 static enum notif_outcome take_files(void *data, const struct seccomp_notif *req, int *ret_err)
 {
 	return supervisor_files(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
+}
+
+static bool calls_net(void *data, int nr)
+{
+	return supervisor_handles(data, nr);
 }
 
 static enum notif_outcome take_net(void *data, const struct seccomp_notif *req, int *ret_err)
@@ -71,11 +113,31 @@ static enum notif_outcome take_net(void *data, const struct seccomp_notif *req, 
 
 void notif_service_add_supervisor(struct notif_service *s, struct supervisor *sv, bool files)
 {
-	notif_service_add(s, "tmp", take_tmp, sv);
-	notif_service_add(s, "pty", take_pty, sv);
+	notif_service_add(s, "tmp", calls_openat, take_tmp, sv);
+	notif_service_add(s, "pty", calls_pty, take_pty, sv);
 	if (files)
-		notif_service_add(s, "files", take_files, sv);
-	notif_service_add(s, "net", take_net, sv);
+		notif_service_add(s, "files", calls_files, take_files, sv);
+	notif_service_add(s, "net", calls_net, take_net, sv);
+}
+
+enum notif_outcome notif_dispatch(struct notif_service *s, const struct seccomp_notif *req, int *ret_err,
+				  const char **ret_family)
+{
+	unsigned mine = families_of(s, req->data.nr);
+	*ret_err = 0;
+	*ret_family = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!(mine & (1u << i)))
+			continue;
+		enum notif_outcome o = s->families[i].take(s->families[i].data, req, ret_err);
+		if (o != NOTIF_NOT_MINE) {
+			*ret_family = s->families[i].name;
+			return o;
+		}
+	}
+	/* No family took it: a call nothing here knows. */
+	*ret_err = ENOSYS;
+	return NOTIF_ANSWER;
 }
 
 int notif_serve(struct notif_service *s)
@@ -85,23 +147,19 @@ int notif_serve(struct notif_service *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		/* ENOENT: the caller was killed while waiting. */
 		return errno == ENOENT || errno == EINTR ? 0 : -errno;
-	for (size_t i = 0; i < s->n; i++) {
-		int err = 0;
-		switch (s->families[i].take(s->families[i].data, &req, &err)) {
-		case NOTIF_NOT_MINE:
-			continue;
-		case NOTIF_ANSWER:
-			notif_answer(s->listener, req.id, err);
-			return 0;
-		case NOTIF_CONTINUE:
-			notif_continue(s->listener, req.id);
-			return 0;
-		case NOTIF_DONE:
-			return 0;
-		}
+	int err;
+	const char *family;
+	switch (notif_dispatch(s, &req, &err, &family)) {
+	case NOTIF_NOT_MINE:
+	case NOTIF_DONE:
+		break;
+	case NOTIF_ANSWER:
+		notif_answer(s->listener, req.id, err);
+		break;
+	case NOTIF_CONTINUE:
+		notif_continue(s->listener, req.id);
+		break;
 	}
-	/* No family took it: a call nothing here knows. */
-	notif_answer(s->listener, req.id, ENOSYS);
 	return 0;
 }
 

@@ -185,28 +185,49 @@ enum notif_outcome {
 };
 
 typedef enum notif_outcome (*notif_take_fn)(void *data, const struct seccomp_notif *req, int *ret_err);
+/* The calls a family may take (by number alone; its take looks at the
+ * arguments): the service's table is keyed by them. */
+typedef bool (*notif_calls_fn)(void *data, int nr);
 
 struct notif_family {
 	const char *name;
+	notif_calls_fn calls;	/* NULL: every call */
 	notif_take_fn take;
 	void *data;
 };
+
+/* The call numbers the table keys; one above them goes to every family
+ * in turn. */
+#define NOTIF_CALLS 512
 
 struct notif_service {
 	int listener;
 	struct notif_family families[10];
 	size_t n;
+	/* For each call number, the families that may take it, a bit each
+	 * in the order they were added; NOTIF_KEYED once it is filled (the
+	 * first time the call comes). */
+	uint16_t by_call[NOTIF_CALLS];
 };
+#define NOTIF_KEYED 0x8000
 
 void notif_service_init(struct notif_service *s, int listener);
-/* Adds a family, asked after those added before. */
-void notif_service_add(struct notif_service *s, const char *name, notif_take_fn take, void *data);
+/* Adds a family, asked after those added before, for the calls calls()
+ * says it may take. */
+void notif_service_add(struct notif_service *s, const char *name, notif_calls_fn calls, notif_take_fn take,
+		       void *data);
 /* The supervisor's families: the host's /tmp, ptys, what is new in the
  * carved directories (files: supervise_files), and the network. */
 void notif_service_add_supervisor(struct notif_service *s, struct supervisor *sv, bool files);
-/* Reads one notification and gives it to the first family that takes it
- * (none: ENOSYS). 0, or -errno when the listener is broken. */
+/* Reads one notification and gives it to the first of the families keyed
+ * for its call that takes it (none: ENOSYS). 0, or -errno when the
+ * listener is broken. */
 int notif_serve(struct notif_service *s);
+/* What notif_serve does with req once read: the outcome of the family
+ * that took it (*ret_family its name), or NOTIF_ANSWER with ENOSYS when
+ * none did (*ret_family NULL). */
+enum notif_outcome notif_dispatch(struct notif_service *s, const struct seccomp_notif *req, int *ret_err,
+				  const char **ret_family);
 /* Answers with err (0: the call succeeds, as carried out for it). */
 void notif_answer(int listener, uint64_t id, int err);
 /* Lets the call go on to the kernel as made: only for a call watched,
@@ -244,6 +265,8 @@ void supervisor_set_carved(struct supervisor *sv, char *const *carved);
  * a carved directory, else let go on; true when answered. False for a
  * call that is not one of those, or an open the shm watch names. */
 bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req);
+/* The calls supervisor_files takes. */
+bool supervise_files_call(int nr);
 /* TIOCGPTPEER on a pty the command made, whose slave Landlock would
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */

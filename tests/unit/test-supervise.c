@@ -7,6 +7,7 @@
 #include "supervise/supervise.h"
 
 #include <arpa/inet.h>
+#include <linux/seccomp.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 
@@ -564,11 +565,99 @@ static void test_process_calls(void)
 	ok(!supervise_process_call(SYS_connect, (uint64_t[6]){ 0 }, &c), "nor is connect");
 }
 
+/* The notification service's table by call: a family is asked only for
+ * the calls it said it may take, in the order the families were added;
+ * the first that takes one decides; a call nobody takes is ENOSYS. */
+struct fake_family {
+	int nr;			/* the only call it may take; -1: every call */
+	enum notif_outcome says;
+	int err;
+	unsigned asked;
+};
+
+static bool fake_calls(void *data, int nr)
+{
+	const struct fake_family *f = data;
+	return f->nr < 0 || f->nr == nr;
+}
+
+static unsigned fake_keyings;
+
+static bool fake_calls_counted(void *data, int nr)
+{
+	fake_keyings++;
+	return fake_calls(data, nr);
+}
+
+static enum notif_outcome fake_take(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	struct fake_family *f = data;
+	f->asked++;
+	*ret_err = f->err;
+	return f->says;
+}
+
+static void test_notif_keyed(void)
+{
+	struct fake_family open_watch = { SYS_openat, NOTIF_CONTINUE, 0, 0 };
+	struct fake_family connect_net = { SYS_connect, NOTIF_NOT_MINE, 0, 0 };
+	struct fake_family connect_done = { SYS_connect, NOTIF_DONE, 0, 0 };
+	struct fake_family refused = { -1, NOTIF_ANSWER, EPERM, 0 };
+	struct notif_service s;
+	notif_service_init(&s, -1);
+	notif_service_add(&s, "open", fake_calls_counted, fake_take, &open_watch);
+	notif_service_add(&s, "net", fake_calls, fake_take, &connect_net);
+	notif_service_add(&s, "connect", fake_calls, fake_take, &connect_done);
+	notif_service_add(&s, "refused", NULL, fake_take, &refused);
+
+	struct seccomp_notif req = { 0 };
+	int err;
+	const char *fam;
+	req.data.nr = SYS_connect;
+	enum notif_outcome o = notif_dispatch(&s, &req, &err, &fam);
+	ok(o == NOTIF_DONE && fam && streq(fam, "connect") && open_watch.asked == 0 && connect_net.asked == 1 &&
+		   refused.asked == 0,
+	   "connect: the open family is never asked, the net family passes, the connect family takes it");
+	req.data.nr = SYS_openat;
+	o = notif_dispatch(&s, &req, &err, &fam);
+	ok(o == NOTIF_CONTINUE && streq(fam, "open") && open_watch.asked == 1 && connect_net.asked == 1 &&
+		   connect_done.asked == 1,
+	   "openat: the open family alone is asked, and lets it go on");
+	req.data.nr = SYS_ptrace;
+	o = notif_dispatch(&s, &req, &err, &fam);
+	ok(o == NOTIF_ANSWER && err == EPERM && streq(fam, "refused") && refused.asked == 1,
+	   "ptrace: only the family of every call is keyed for it, and answers EPERM");
+	unsigned keyings = fake_keyings;
+	for (int i = 0; i < 3; i++)
+		(void)notif_dispatch(&s, &req, &err, &fam);
+	req.data.nr = SYS_openat;
+	(void)notif_dispatch(&s, &req, &err, &fam);
+	ok(fake_keyings == keyings, "a call keyed once is not keyed again (%u keyings)", fake_keyings);
+	ok(open_watch.asked == 2 && refused.asked == 4, "each call asked only its own families");
+
+	/* nobody takes it */
+	struct notif_service none;
+	notif_service_init(&none, -1);
+	notif_service_add(&none, "net", fake_calls, fake_take, &connect_net);
+	req.data.nr = SYS_connect;
+	o = notif_dispatch(&none, &req, &err, &fam);
+	ok(o == NOTIF_ANSWER && err == ENOSYS && fam == NULL, "a call no family takes: ENOSYS");
+	req.data.nr = NOTIF_CALLS + 7;
+	o = notif_dispatch(&none, &req, &err, &fam);
+	ok(o == NOTIF_ANSWER && err == ENOSYS, "a call above the table's keys goes to every family, then ENOSYS");
+
+	/* the supervisor's own families, keyed by what each takes */
+	ok(supervise_files_call(SYS_openat) && supervise_files_call(SYS_renameat2) && supervise_files_call(SYS_truncate) &&
+		   !supervise_files_call(SYS_connect) && !supervise_files_call(SYS_read),
+	   "the files family is keyed for the calls that open, make, remove, rename or truncate a name");
+}
+
 int main(void)
 {
 	test_parse();
 	test_spellings();
 	test_verdicts();
 	test_process_calls();
+	test_notif_keyed();
 	return tap_done();
 }
