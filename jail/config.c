@@ -41,6 +41,7 @@ void config_free(struct run_config *rc)
 	conf_matches_free(&rc->matches);
 	conf_set_free(&rc->files);
 	free(rc->state_dir);
+	ignored_answer_free(&rc->ignored);
 	*rc = (struct run_config){ 0 };
 }
 
@@ -111,10 +112,12 @@ static int make_layers(const struct run_config *rc, const struct options *o, boo
 	return 0;
 }
 
-static int build(const struct layers *ls, const struct options *o, char *const *environ, struct policy *p)
+static int build(struct run_config *rc, const struct layers *ls, const struct options *o, char *const *environ,
+		 struct policy *p)
 {
 	struct policy_failure pf;
-	int e = policy_build(ls->v, ls->n, o->argv, environ, p, &pf);
+	const struct policy_facts facts = { .ignored = ignored_ask, .data = &rc->ignored };
+	int e = policy_build(ls->v, ls->n, o->argv, environ, &facts, p, &pf);
 	if (e < 0) {
 		say_policy_failure(&pf);
 		policy_failure_free(&pf);
@@ -304,7 +307,7 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 	struct layers ls;
 	if (make_layers(rc, o, false, &ls) < 0)
 		return EXIT_STOCKADE;
-	int e = build(&ls, o, environ, p);
+	int e = build(rc, &ls, o, environ, p);
 	_cleanup_free_ char *own = e == 0 && any_commands(&rc->files) ? own_path(rc, &ls, environ) : NULL;
 	layers_free(&ls);
 	if (e < 0)
@@ -324,7 +327,7 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 		policy_free(p);
 		return EXIT_STOCKADE;
 	}
-	e = build(&ls, o, environ, &with);
+	e = build(rc, &ls, o, environ, &with);
 	layers_free(&ls);
 	if (e < 0) {
 		policy_free(p);

@@ -8,11 +8,14 @@
 
 #include "conf/conf.h"
 #include "jail/cli.h"
+#include "jail/ignored.h"
 
 struct run_config {
 	struct conf_set files;
 	struct conf_matches matches;
 	char *state_dir;
+	/* git's list of what it ignores, a fact of every build of the run */
+	struct ignored_answer ignored;
 };
 
 /* Builds p from the files and the command line. 0, or the exit status

@@ -86,6 +86,15 @@ void say_policy_failure(const struct policy_failure *f)
 	case POLICY_HANDOFFS:
 		log_error("cannot look for trust hand-offs in '%s': %s", path, strerror(f->err));
 		break;
+	case POLICY_IGNORED: {
+		_cleanup_free_ char *set = source_text(&f->source);
+		if (f->err == ENOENT)
+			log_error("cannot hide what git ignores (%s): git is not in /usr/bin or /bin", set);
+		else
+			log_error("cannot ask git what it ignores in '%s' (%s): %s", path, set, strerror(f->err));
+		log_hint("install git (/usr/bin/git), or run without the setting: hide-ignored is asked for by %s", set);
+		break;
+	}
 	case POLICY_SELF_WRITABLE:
 		log_error("refusing to run: stockade itself ('%s') would be writable from the jail", path);
 		log_hint("install stockade outside the workspace (make install), or choose another --workspace");

@@ -13,6 +13,7 @@
 #include "policy/allow.h"
 #include "policy/defaults.h"
 #include "policy/handoff.h"
+#include "policy/ignored.h"
 #include "policy/steer.h"
 
 void policy_failure_free(struct policy_failure *f)
@@ -1095,8 +1096,27 @@ static bool untrusted_env(const struct layer *layers, size_t n)
 	return false;
 }
 
+/* hide-ignored, last: what git ignores is hidden once every rule and the
+ * program are known (the trees the command runs from are kept). */
+static int hide_ignored(struct policy *p, const struct policy_facts *facts, struct policy_failure *f)
+{
+	if (!p->hide_ignored || !facts || !facts->ignored)
+		return 0;
+	const char *list = NULL;
+	size_t len = 0;
+	int r = facts->ignored(facts->data, p->workspace, p->user_home, &list, &len);
+	if (r < 0)
+		return fail(f, POLICY_IGNORED, -r, p->workspace, &p->hide_ignored_source);
+	if (r > 0) {
+		p->ignored.no_tree = true;
+		return 0;
+	}
+	policy_hide_ignored(p, list, len);
+	return 0;
+}
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
-		 struct policy *p, struct policy_failure *f)
+		 const struct policy_facts *facts, struct policy *p, struct policy_failure *f)
 {
 	*f = (struct policy_failure){ 0 };
 	policy_init(p);
@@ -1172,6 +1192,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		/* from here on, what the final policy lets the run write */
 		strv_free(p->writable);
 		p->writable = steer_trees(p);
+		r = hide_ignored(p, facts, f);
 	}
 	env_free(&own);
 	return r;

@@ -34,6 +34,7 @@ enum policy_fault {
 	POLICY_RULE_OVERRULED,		/* a rule of the user's decided on its own path by another (other) */
 	POLICY_RULE_HOLDS_WORKSPACE,	/* a hide at or above the workspace, which the run writes */
 	POLICY_RULE_SPECIAL,		/* a rule beneath /proc or /dev, which the jail makes its own */
+	POLICY_IGNORED,			/* hide-ignored: git could not be asked: err (ENOENT: no git) */
 	POLICY_PATH_STEERED,		/* a settings file's path leads out of a tree the run may write,
 					 * through via (a symlink, or a directory a run could swap), to other */
 };
@@ -65,6 +66,21 @@ int policy_find_state_dir(char *const *environ, char **ret, struct policy_failur
  * than given. */
 void policy_add_handoffs(struct policy *p, const char *base, char *const *rel_paths);
 
+/* What the build is given besides the layers: facts about the world
+ * that only jail/ may find out (by running git), each asked only when
+ * the layers call for it. facts may be NULL: none are known (a test's
+ * build, asking for none). */
+struct policy_facts {
+	/* hide-ignored: the entries git ignores in workspace, as `git
+	 * ls-files --others --ignored --exclude-standard --directory -z`
+	 * lists them (*ret, *ret_len bytes, the callee's: it may keep one
+	 * answer for the builds of one run). 0; 1: the workspace is no
+	 * working tree git reads, nothing ignored; -errno: git could not be
+	 * asked. */
+	int (*ignored)(void *data, const char *workspace, const char *user_home, const char **ret, size_t *ret_len);
+	void *data;
+};
+
 int policy_build(const struct layer *layers, size_t n_layers, char *const *argv, char *const *environ,
-		 struct policy *p, struct policy_failure *ret);
+		 const struct policy_facts *facts, struct policy *p, struct policy_failure *ret);
 void policy_failure_free(struct policy_failure *f);

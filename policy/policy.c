@@ -417,6 +417,8 @@ void policy_free(struct policy *p)
 	}
 	free(p->declined);
 	strv_free(p->conf_handoffs);
+	free(p->ignored.hidden);
+	free(p->ignored.kept);
 	free(p->by_path);
 	for (size_t i = 0; i < p->n_widenings; i++) {
 		free(p->widenings[i].value);

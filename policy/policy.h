@@ -228,6 +228,13 @@ struct policy {
 	struct source mode_source;
 	bool hide_ignored;	/* hide what git ignores in the workspace */
 	struct source hide_ignored_source;
+	/* What hide-ignored did (policy/ignored.h), for jail/ to say. */
+	struct {
+		bool asked;		/* git was asked, and listed */
+		bool no_tree;		/* git said the workspace is no working tree it reads */
+		char *hidden, *kept;	/* the first names of each, "" when none */
+		size_t n_hidden, n_kept;
+	} ignored;
 	/* What layers nobody trusted would widen: the run is refused while
 	 * there is one. */
 	struct widening *widenings;

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ls[1] = (struct layer){ .workspace = xstrdup(ws) };
 			struct policy p;
 			struct policy_failure pf;
-			if (policy_build(ls, 2, NULL, env, &p, &pf) == 0) {
+			if (policy_build(ls, 2, NULL, env, NULL, &p, &pf) == 0) {
 				/* a widened setting leaves every setting of the file unapplied */
 				bool setting = false;
 				for (size_t i = 0; i < p.n_widenings; i++)

@@ -213,7 +213,7 @@ static void test_precedence_and_trust(void)
 	_cleanup_strv_ char **env = environment("/usr/bin:/bin");
 	struct policy p;
 	struct policy_failure pf;
-	is_int(policy_build(layers, 3, NULL, env, &p, &pf), 0, "the user's file, the workspace's, the command line");
+	is_int(policy_build(layers, 3, NULL, env, NULL, &p, &pf), 0, "the user's file, the workspace's, the command line");
 	ok(p.net == NET_OFF && p.net_source.line == 2 && streq(p.net_source.file, ws_path),
 	   "the workspace's network = off narrows the user's on, at once");
 	_cleanup_free_ char *secrets = tree_at("ws/secrets");
@@ -231,7 +231,7 @@ static void test_precedence_and_trust(void)
 	layers[2].net_set = true;
 	layers[2].net = NET_LOOPBACK;
 	layers[2].net_source = SOURCE_OPTION_OF("--net");
-	is_int(policy_build(layers, 3, NULL, env, &p, &pf), 0, "with --net");
+	is_int(policy_build(layers, 3, NULL, env, NULL, &p, &pf), 0, "with --net");
 	ok(p.net == NET_LOOPBACK && p.net_source.kind == SOURCE_OPTION, "the command line wins over both files");
 	policy_free(&p);
 	policy_failure_free(&pf);
@@ -288,7 +288,7 @@ static void test_precedence_and_trust(void)
 		conf_section_layer(&f, &f.v[0], &ls[0]);
 		ls[1] = (struct layer){ .workspace = xstrdup(ws) };
 		tree_dir("home/.config");
-		int r = policy_build(ls, 2, NULL, env, &p, &pf);
+		int r = policy_build(ls, 2, NULL, env, NULL, &p, &pf);
 		bool right = r == 0 && (cases[i].widens ? p.n_widenings == 1 && p.widenings[0].source.line == 2 &&
 								 streq(p.widenings[0].source.key, cases[i].key)
 							 : p.n_widenings == 0);
@@ -299,7 +299,7 @@ static void test_precedence_and_trust(void)
 		policy_failure_free(&pf);
 		/* trusted, the same file widens nothing that is refused */
 		ls[0].needs_trust = false;
-		r = policy_build(ls, 2, NULL, env, &p, &pf);
+		r = policy_build(ls, 2, NULL, env, NULL, &p, &pf);
 		ok(r == 0 && p.n_widenings == 0, "trusted: %s applies", cases[i].what);
 		policy_free(&p);
 		policy_failure_free(&pf);
@@ -312,7 +312,7 @@ static void test_precedence_and_trust(void)
 	struct layer ls[2];
 	conf_section_layer(&f, &f.v[0], &ls[0]);
 	ls[1] = (struct layer){ .workspace = xstrdup(ws) };
-	policy_build(ls, 2, NULL, env, &p, &pf);
+	policy_build(ls, 2, NULL, env, NULL, &p, &pf);
 	ok(p.net == NET_LOOPBACK, "an untrusted network = on is not applied");
 	policy_free(&p);
 	policy_failure_free(&pf);
@@ -346,7 +346,7 @@ static void test_matching(void)
 	_cleanup_strv_ char **env = environment(path_env);
 	struct policy p;
 	struct policy_failure pf;
-	is_int(policy_build(&cli, 1, NULL, env, &p, &pf), 0, "a policy to match against");
+	is_int(policy_build(&cli, 1, NULL, env, NULL, &p, &pf), 0, "a policy to match against");
 
 	struct conf_matches m;
 	char *argv1[] = { "tool", "fetch", "x", NULL };

@@ -95,7 +95,7 @@ static void test_defaults(void)
 	char *argv[] = { "cargo", "build", NULL };
 	struct policy p;
 	struct policy_failure f;
-	int r = policy_build(&cli, 1, argv, env, &p, &f);
+	int r = policy_build(&cli, 1, argv, env, NULL, &p, &f);
 	if (!is_int(r, 0, "policy_build"))
 		diag("fault %d err %d path %s", f.fault, f.err, f.path ? f.path : "-");
 
@@ -185,7 +185,7 @@ static void test_layers(void)
 	_cleanup_strv_ char **env = environment();
 	struct policy p;
 	struct policy_failure f;
-	is_int(policy_build(layers, 2, NULL, env, &p, &f), 0, "two layers build");
+	is_int(policy_build(layers, 2, NULL, env, NULL, &p, &f), 0, "two layers build");
 	ok(p.net == NET_OFF && streq(p.net_source.key, "--net"), "the later layer's network wins, with its source");
 	const struct rule *x = rule_on(&p, "extra", ACCESS_READ);
 	ok(x && x->source.kind == SOURCE_FILE && x->source.line == 3, "a relative path in a layer starts at its folder");
@@ -246,7 +246,7 @@ static void test_failures(void)
 		_cleanup_strv_ char **env = environment();
 		struct policy p;
 		struct policy_failure f;
-		int r = policy_build(&l, 1, NULL, env, &p, &f);
+		int r = policy_build(&l, 1, NULL, env, NULL, &p, &f);
 		if (!ok(r < 0 && f.fault == b->fault && f.err == b->err && f.source.key && streq(f.source.key, b->key) &&
 			(!b->rule || f.access == b->access),
 			"%s: fault %d, errno %d, naming %s", b->what, b->fault, b->err, b->key))

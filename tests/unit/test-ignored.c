@@ -4,7 +4,8 @@
  * ones and what is not ignored stay, a nested .gitignore counts, a
  * symlink and a toolchain's own trees are left alone; a workspace that is
  * no git working tree hides nothing and says so; hide-ignored off asks
- * nothing. */
+ * nothing. git's answer is a fact the build is given (policy_facts):
+ * asked once for every build of a run, and only when hide-ignored is on. */
 #include "jail/ignored.h"
 
 #include <fcntl.h>
@@ -16,6 +17,8 @@
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/build.h"
+#include "policy/ignored.h"
 #include "policy/report.h"
 #include "tests/tap.h"
 #include "tests/tree.h"
@@ -53,6 +56,25 @@ static void policy_for(struct policy *p, bool hide)
 	p->gid = getgid();
 	p->hide_ignored = hide;
 	p->hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
+}
+
+/* What a run does with hide-ignored, on a policy made by hand: git asked
+ * (jail/), its list hidden (the build's last step), the notes said. */
+static int hide(struct policy *p, struct report *rep)
+{
+	int r = 0;
+	if (p->hide_ignored) {
+		struct ignored_answer a = { 0 };
+		const char *list = NULL;
+		size_t len = 0;
+		r = ignored_ask(&a, p->workspace, p->user_home, &list, &len);
+		if (r == 0)
+			policy_hide_ignored(p, list, len);
+		p->ignored.no_tree = r > 0;
+		ignored_answer_free(&a);
+	}
+	ignored_say(p, rep);
+	return r < 0 ? r : 0;
 }
 
 /* The hide rules, relative to the workspace, one a line, in the
@@ -111,7 +133,7 @@ static void test_repository(void)
 	policy_for(&p, true);
 	struct report rep;
 	report_init(&rep);
-	is_int(ignored_hide(&p, &rep), 0, "ignored_hide in a repository");
+	is_int(hide(&p, &rep), 0, "hide-ignored in a repository");
 	_cleanup_free_ char *got = hidden(&p);
 	/* shallow to deep, as the policy sorts: build/ and old/ once, not
 	 * what is in them; only/ not itself, but its log; the symlink,
@@ -141,14 +163,14 @@ static void test_repository(void)
 	policy_for(&p, true);
 	free(p.workspace);
 	p.workspace = path_join(tree_base, "src");
-	is_int(ignored_hide(&p, NULL), 0, "ignored_hide in a subfolder of a repository");
+	is_int(hide(&p, NULL), 0, "hide-ignored in a subfolder of a repository");
 	_cleanup_free_ char *sub = hidden(&p);
 	is_str(sub, "src/gen.c\nsrc/local-only\nsrc/deep/gen.c\n", "a subfolder: what git ignores in it");
 	policy_free(&p);
 
 	/* off: git is not asked, nothing hidden */
 	policy_for(&p, false);
-	is_int(ignored_hide(&p, NULL), 0, "ignored_hide with hide-ignored off");
+	is_int(hide(&p, NULL), 0, "hide-ignored off");
 	is_int(p.n_rules, 0, "hide-ignored off: no rule");
 	policy_free(&p);
 	tree_end();
@@ -163,7 +185,7 @@ static void test_not_a_repository(void)
 	policy_for(&p, true);
 	struct report rep;
 	report_init(&rep);
-	is_int(ignored_hide(&p, &rep), 0, "ignored_hide outside a git working tree: 0");
+	is_int(hide(&p, &rep), 0, "hide-ignored outside a git working tree: 0");
 	is_int(p.n_rules, 0, "outside a git working tree: nothing hidden");
 	_cleanup_free_ char *want = xasprintf(
 		"hide-ignored (--hide-ignored on the command line): '%s' is not a git working tree git will read: nothing hidden",
@@ -175,6 +197,69 @@ static void test_not_a_repository(void)
 	tree_end();
 }
 
+/* The build asks for the fact only when hide-ignored is on, and the
+ * answer is kept for the run's other builds; a git that cannot be asked
+ * fails the build, naming where hide-ignored was set. */
+static unsigned asked;
+static int fake_ignored(void *data, const char *workspace, const char *user_home, const char **ret, size_t *ret_len)
+{
+	asked++;
+	if (data)
+		return -*(int *)data;
+	static const char list[] = "a.log\0build/\0";
+	*ret = list;
+	*ret_len = sizeof(list) - 1;
+	return 0;
+}
+
+static void test_facts(void)
+{
+	tree_begin("ignored-facts");
+	put("a.log", "");
+	put("build/x.o", "");
+	char *env[] = { NULL, NULL };
+	_cleanup_free_ char *home_env = xasprintf("HOME=%s", home);
+	env[0] = home_env;
+	struct layer l = { 0 };
+	l.workspace = xstrdup(tree_base);
+	l.workspace_source = SOURCE_OPTION_OF("--workspace");
+	struct policy_facts facts = { .ignored = fake_ignored };
+	struct policy p;
+	struct policy_failure f;
+	is_int(policy_build(&l, 1, NULL, env, &facts, &p, &f), 0, "a build with hide-ignored off");
+	is_int(asked, 0, "hide-ignored off: the fact is never asked for");
+	policy_free(&p);
+	policy_failure_free(&f);
+
+	l.hide_ignored_set = l.hide_ignored = true;
+	l.hide_ignored_source = SOURCE_OPTION_OF("--hide-ignored");
+	is_int(policy_build(&l, 1, NULL, env, &facts, &p, &f), 0, "a build with hide-ignored on");
+	is_int(asked, 1, "hide-ignored on: asked once");
+	_cleanup_free_ char *joined = path_join(tree_base, "build");
+	const struct rule *hid = policy_rule_for(&p, joined);
+	ok(hid && hid->access == ACCESS_HIDE && p.ignored.n_hidden == 2 && p.ignored.asked,
+	   "what the fact lists is hidden by the build itself");
+	policy_free(&p);
+	policy_failure_free(&f);
+
+	int e = EACCES;
+	facts.data = &e;
+	is_int(policy_build(&l, 1, NULL, env, &facts, &p, &f), -EACCES, "git that cannot be asked fails the build");
+	ok(f.fault == POLICY_IGNORED && f.err == EACCES && f.source.key && streq(f.source.key, "--hide-ignored"),
+	   "the failure names hide-ignored's source");
+	policy_failure_free(&f);
+	layer_free(&l);
+
+	/* the real answer, kept for the run's builds */
+	struct ignored_answer a = { 0 };
+	const char *one = NULL, *two = NULL;
+	size_t n1 = 0, n2 = 0;
+	int r1 = ignored_ask(&a, tree_base, home, &one, &n1), r2 = ignored_ask(&a, tree_base, home, &two, &n2);
+	ok(r1 == 1 && r2 == 1 && one == two && n1 == n2, "git asked once for two builds (no working tree here: 1)");
+	ignored_answer_free(&a);
+	tree_end();
+}
+
 static void test_missing_workspace(void)
 {
 	struct policy p;
@@ -182,7 +267,7 @@ static void test_missing_workspace(void)
 	policy_for(&p, true);
 	free(p.workspace);
 	p.workspace = path_join(tree_base, "gone");
-	is_int(ignored_hide(&p, NULL), 0, "a workspace that does not exist: git fails, 0");
+	is_int(hide(&p, NULL), 0, "a workspace that does not exist: git fails, 0");
 	is_int(p.n_rules, 0, "a workspace that does not exist: nothing hidden");
 	policy_free(&p);
 	tree_end();
@@ -207,6 +292,7 @@ int main(void)
 	test_repository();
 	test_not_a_repository();
 	test_missing_workspace();
+	test_facts();
 	tree_remove(home);
 	free(state);
 	return tap_done();

@@ -341,7 +341,7 @@ static void test_built(void)
 	char *argv[] = { "cargo", "build", NULL };
 	struct policy p;
 	struct policy_failure f;
-	if (is_int(policy_build(&cli, 1, argv, env, &p, &f), 0, "built: the policy of this host")) {
+	if (is_int(policy_build(&cli, 1, argv, env, NULL, &p, &f), 0, "built: the policy of this host")) {
 		_cleanup_strv_ char **handoffs = NULL;
 		struct handoff_scan scan = { .workspace = p.workspace, .user_home = p.user_home };
 		if (is_int(handoffs_list(&scan, &handoffs), 0, "built: the workspace's hand-offs"))
