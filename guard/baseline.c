@@ -469,7 +469,7 @@ int baseline_take(const struct guard_options *o, int wfd, const struct handoff_r
 	};
 	struct handoff_scan scan = guard_scan(o, repos);
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
-	int r = handoffs_discover(&scan, wfd, &parents, &b.roots);
+	int r = o->knows->discover(&scan, wfd, &parents, &b.roots);
 	for (size_t i = 0; r == 0 && b.roots.unguarded && b.roots.unguarded[i]; i++)
 		report_unguarded(rep, b.roots.unguarded[i]);
 	for (size_t i = 0; r == 0 && i < b.roots.n; i++) {

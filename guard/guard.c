@@ -183,6 +183,7 @@ static void options_copy(struct guard_options *dst, const struct guard_options *
 		.file_cap = o->file_cap,
 		.total_cap = o->total_cap,
 		.gitdir_only = o->gitdir_only,
+		.knows = o->knows,
 	};
 	if (o->extra) {
 		char **extra = strv_new();
@@ -248,7 +249,7 @@ static int open_workspace(const struct guard_options *o)
 
 static int options_check(const struct guard_options *o)
 {
-	if (!o || !path_is_absolute(o->workspace) || !path_is_absolute(o->state_dir))
+	if (!o || !o->knows || !path_is_absolute(o->workspace) || !path_is_absolute(o->state_dir))
 		return -EINVAL;
 	for (size_t i = 0; o->extra && o->extra[i]; i++)
 		if (handoff_relpath_valid(o->extra[i]) < 0)
@@ -652,7 +653,7 @@ static int check_watched(struct guard *g, int wfd, struct guard_report *rep, boo
 			guard_set_index(g, &ix);
 	} else if (r == 0) {
 		bool changed = false;
-		r = watch_apply(g->w, wfd, g->o.gitdir_only ? NULL : g->ix, &changed);
+		r = watch_apply(g->w, wfd, g->o.gitdir_only ? NULL : g->ix, g->o.knows, &changed);
 		if (changed)
 			g->have_repos = false;
 	}
@@ -757,7 +758,7 @@ int guard_list_handoffs(const struct guard_options *o, char ***ret)
 	struct handoff_scan scan = guard_scan(o, have ? &repos : NULL);
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
 	struct handoffs found;
-	r = handoffs_discover(&scan, wfd, &parents, &found);
+	r = o->knows->discover(&scan, wfd, &parents, &found);
 	parent_cache_done(&parents);
 	index_free(&ix);
 	handoff_repos_free(&repos);

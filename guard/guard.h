@@ -18,13 +18,44 @@
  * that fails, renamed beside itself to a name nothing reads. Undo never
  * fails open: what it cannot do is named, and the run's cleanup fails.
  *
- * Which paths are hand-offs is the policy's (policy/handoff.h); each is
- * opened beneath the workspace without following a symlink. */
+ * Which paths are hand-offs is the policy's (policy/handoff.h, with the
+ * hand-offs as data); each is opened beneath the workspace without
+ * following a symlink. The look for them on disk and the vetting of a git
+ * config are handoff/'s, which no mechanism includes: the caller hands
+ * them in (struct guard_knowledge; jail/run-guard.c's run_guard_knowledge). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* policy/handoff.h's, and lib/fd.h's parent_cache */
+struct gitconfig_vetted;
+struct gitconfig_where;
+struct handoff_scan;
+struct handoffs;
+struct parent_cache;
+
+/* What the guard asks of hand-offs on disk, and does not look at itself:
+ * the caller's functions (handoff/'s, in one table of jail/'s), so that
+ * the guard includes no other mechanism. The types are policy/handoff.h's. */
+struct guard_knowledge {
+	/* The hand-offs of the workspace opened (for reading) at wfd, sorted,
+	 * each once, none inside another; parents (on wfd) is the caller's
+	 * (handoffs_discover). */
+	int (*discover)(const struct handoff_scan *s, int wfd, struct parent_cache *parents, struct handoffs *ret);
+	/* Whether the directory opened at dfd (through no symlink) is a bare
+	 * git directory (handoff_dir_is_bare). */
+	bool (*dir_is_bare)(int dfd);
+	/* Whether the directory at rel (beneath wfd) is one git would take
+	 * for a git directory (handoff_gitdir_plausible). */
+	bool (*gitdir_plausible)(int wfd, const char *rel);
+	/* `now`, a git config as a run left it, vetted against `base`, the
+	 * same file before the run (NULL when new): 0 and the outcome in
+	 * *ret (freed with gitconfig_vetted_free), or -errno (gitconfig_vet). */
+	int (*config_vet)(const char *base, size_t base_n, const char *now, size_t now_n,
+			  const struct gitconfig_where *w, struct gitconfig_vetted *ret);
+};
 
 struct guard_options {
 	const char *workspace;	/* canonical absolute path */
@@ -41,6 +72,9 @@ struct guard_options {
 	 * run may write (git from a subdirectory): its own hand-offs only,
 	 * and no index (a git directory is no tree to walk) */
 	bool gitdir_only;
+	/* the look for hand-offs on disk and git config vetting (never
+	 * NULL): jail/run-guard.c's run_guard_knowledge */
+	const struct guard_knowledge *knows;
 };
 
 enum guard_change_kind {

@@ -543,7 +543,7 @@ int index_rescan(struct index *ix, int wfd, const char *rel, const struct index_
 	return 0;
 }
 
-bool index_regit(struct index *ix, int wfd, const char *rel)
+bool index_regit(struct index *ix, int wfd, const char *rel, const struct guard_knowledge *knows)
 {
 	struct index_dir *d = index_find(ix, rel);
 	if (!d)
@@ -558,7 +558,7 @@ bool index_regit(struct index *ix, int wfd, const char *rel)
 		vcs |= handoff_vcs_dir(".hg", (uint8_t)IFTODT(st.st_mode));
 	if (fd >= 0 && fstatat(fd, ".jj", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		vcs |= handoff_vcs_dir(".jj", (uint8_t)IFTODT(st.st_mode));
-	uint8_t git = repos_byte(dotgit, type, !dotgit && fd >= 0 && handoff_dir_is_bare(fd), vcs);
+	uint8_t git = repos_byte(dotgit, type, !dotgit && fd >= 0 && knows->dir_is_bare(fd), vcs);
 	if (git == d->git)
 		return false;
 	d->git = git;

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "guard/guard.h"
-#include "handoff/handoff.h"
+#include "policy/handoff.h"
 
 struct index;
 
@@ -192,7 +192,7 @@ int index_refresh(int wfd, const char *workspace, const struct index *old, const
 int index_rescan(struct index *ix, int wfd, const char *rel, const struct index_lister *lister, bool *ret_changed);
 /* The `.git` entry of the directory at rel looked at again: whether it
  * changed. */
-bool index_regit(struct index *ix, int wfd, const char *rel);
+bool index_regit(struct index *ix, int wfd, const char *rel, const struct guard_knowledge *knows);
 /* Directories the refreshes stat'ed, for the tests: a check that looks at
  * what changed and no more leaves it as it was. */
 extern unsigned long index_dirs_stated;
@@ -221,7 +221,7 @@ bool watch_seen(const struct watch *w);
  * they named listed again (and watched), nothing else looked at. ix
  * NULL: there is none (a git directory around the workspace), the
  * events are only about hand-offs. */
-int watch_apply(struct watch *w, int wfd, struct index *ix, bool *ret_changed);
+int watch_apply(struct watch *w, int wfd, struct index *ix, const struct guard_knowledge *knows, bool *ret_changed);
 /* The same after lost events: the index refreshed whole from old (every
  * directory stat'ed), each directory listed watched. */
 int watch_refresh(struct watch *w, int wfd, const char *workspace, const struct index *old, struct index *ret);

@@ -14,7 +14,6 @@
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
-#include "handoff/gitconfig.h"
 
 /* A config larger than this is not vetted: it is set aside whole. */
 #define CONFIG_VET_MAX ((size_t)4 << 20)
@@ -602,7 +601,7 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 	_cleanup_free_ char *first = read_now(dfd, name, CONFIG_VET_MAX, &len0);
 	if (first) {
 		struct gitconfig_vetted v0;
-		if (gitconfig_vet(base, b ? b->fp.size : 0, first, len0, &where, &v0) == 0) {
+		if (u->o->knows->config_vet(base, b ? b->fp.size : 0, first, len0, &where, &v0) == 0) {
 			bool keep = v0.keep;
 			gitconfig_vetted_free(&v0);
 			if (keep)
@@ -631,7 +630,7 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		return;
 	}
 	struct gitconfig_vetted v;
-	if (gitconfig_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
+	if (u->o->knows->config_vet(base, b ? b->fp.size : 0, now, len, &where, &v) < 0) {
 		if (locked)
 			unlinkat(dfd, lock, 0);
 		replace_entry(u, dfd, name, rel, b, 0);
@@ -759,7 +758,7 @@ static void undo_pointer(struct undo *u, int dfd, const char *name, const char *
 	_cleanup_free_ char *dir_abs = parent && *parent ? path_join(u->o->workspace, parent) : xstrdup(u->o->workspace);
 	_cleanup_free_ char *target = pointer_names(dfd, name, dir_abs, &st);
 	if (target && path_is_beneath(target, u->o->workspace) && !streq(target, u->o->workspace) &&
-	    handoff_gitdir_plausible(u->wfd, path_below(target, u->o->workspace)))
+	    u->o->knows->gitdir_plausible(u->wfd, path_below(target, u->o->workspace)))
 		return;
 	/* unchanged from the baseline, it is the user's own (a workspace
 	 * that is a submodule of a repository outside it) */
@@ -947,7 +946,7 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct h
 	scan.known_data = (void *)b;
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
 	struct handoffs found = { 0 };
-	int r = handoffs_discover(&scan, wfd, &parents, &found);
+	int r = o->knows->discover(&scan, wfd, &parents, &found);
 	parent_cache_done(&parents);
 	if (r < 0) {
 		undo_fail(&u, r, NULL);

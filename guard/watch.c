@@ -384,7 +384,7 @@ static void pending_clear(struct watch *w)
 	moves_clear(w);
 }
 
-int watch_apply(struct watch *w, int wfd, struct index *ix, bool *ret_changed)
+int watch_apply(struct watch *w, int wfd, struct index *ix, const struct guard_knowledge *knows, bool *ret_changed)
 {
 	*ret_changed = false;
 	w->overflow = false;
@@ -424,7 +424,7 @@ int watch_apply(struct watch *w, int wfd, struct index *ix, bool *ret_changed)
 		qsort(w->regit, n_regit, sizeof(char *), root_cmp);
 	for (size_t i = 0; i < n_regit; i++)
 		if (i == 0 || !streq(w->regit[i], w->regit[i - 1]))
-			changed |= index_regit(ix, wfd, w->regit[i]);
+			changed |= index_regit(ix, wfd, w->regit[i], knows);
 	pending_clear(w);
 	if (w->error)
 		return w->error;

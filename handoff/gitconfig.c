@@ -809,15 +809,6 @@ static bool vetted_holds(const char *text, size_t n, const struct gitconfig_entr
 	return same;
 }
 
-void gitconfig_vetted_free(struct gitconfig_vetted *v)
-{
-	if (!v)
-		return;
-	free(v->text);
-	strv_free(v->dropped);
-	*v = (struct gitconfig_vetted){ 0 };
-}
-
 static char *copy_bytes(const char *s, size_t n)
 {
 	char *d = xmalloc(n + 1);

@@ -15,11 +15,17 @@
  * value (git before 2.45 reads it as a space, later as itself), and a
  * backslash as the last byte of the file (a continuation into nothing,
  * which would swallow whatever is appended after it). Refusing is safe
- * both ways: a config the run wrote that is refused is undone whole. */
+ * both ways: a config the run wrote that is refused is undone whole.
+ *
+ * What vetting is told (struct gitconfig_where) and hands back (struct
+ * gitconfig_vetted, gitconfig_vetted_free) are policy/handoff.h's: the
+ * guard acts on them, and is handed gitconfig_vet by jail/. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "policy/handoff.h"
 
 struct gitconfig_entry {
 	char *section;		/* lowercased */
@@ -60,15 +66,6 @@ const char *gitconfig_get(const struct gitconfig *c, const char *section, const 
  * names no path: neither is listed. */
 char **gitconfig_includes(const struct gitconfig *c);
 
-/* Where a local repository may lie for a URL naming it to be inert: git
- * push runs receive-pack there, and so its hooks. local_ok(data, path)
- * says whether path (absolute, as written) lies outside everything the
- * run could write. NULL, or a NULL local_ok: no local URL is inert. */
-struct gitconfig_where {
-	bool (*local_ok)(void *data, const char *path);
-	void *data;
-};
-
 /* True when this setting, with this value, cannot make git, or a tool
  * reading the config, run a program (the table in gitconfig.c): most
  * keys are inert whatever their value, remote.*.url and pushurl only
@@ -77,19 +74,6 @@ struct gitconfig_where {
 bool gitconfig_inert(const char *section, const char *subsection, const char *key, const char *value,
 		     const struct gitconfig_where *w);
 
-struct gitconfig_vetted {
-	bool keep;		/* `now` is inert against `base`: leave the file as it is */
-	char *text;		/* otherwise the vetted content to write; NULL: remove
-				 * the file (it is new and does not parse) */
-	size_t n;
-	/* The settings ("section.subsection.key") whose values now differ
-	 * from base's, each once, and so were dropped or restored; when
-	 * `now` does not parse, every setting read before its bad line.
-	 * NULL-terminated, never NULL. */
-	char **dropped;
-	unsigned bad_line;	/* when `now` does not parse: its line; else 0 */
-};
-
 /* Vets `now`, a config as a run left it, against `base`, the same file
  * before the run (NULL when the file is new). Afterwards every setting
  * that is not inert has exactly the values, in order, that it had in
@@ -97,4 +81,3 @@ struct gitconfig_vetted {
  * is in *ret, to be freed with gitconfig_vetted_free) or -errno. */
 int gitconfig_vet(const char *base, size_t base_n, const char *now, size_t now_n, const struct gitconfig_where *w,
 		  struct gitconfig_vetted *ret);
-void gitconfig_vetted_free(struct gitconfig_vetted *v);

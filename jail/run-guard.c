@@ -9,9 +9,18 @@
 #include <poll.h>
 #include <sys/resource.h>
 
+#include "handoff/gitconfig.h"
+#include "handoff/handoff.h"
 #include "jail/say.h"
 #include "lib/log.h"
 #include "lib/util.h"
+
+const struct guard_knowledge run_guard_knowledge = {
+	.discover = handoffs_discover,
+	.dir_is_bare = handoff_dir_is_bare,
+	.gitdir_plausible = handoff_gitdir_plausible,
+	.config_vet = gitconfig_vet,
+};
 
 size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS])
 {
@@ -19,13 +28,14 @@ size_t run_guard_areas(const struct policy *p, char *const *writable, struct gua
 	/* The settings files in effect that lie in the workspace are
 	 * hand-offs too: the next run reads them. */
 	ret[n++] = (struct guard_options){ .workspace = p->workspace, .state_dir = p->state_dir, .user_home = p->user_home,
-					   .writable = writable, .extra = p->conf_handoffs };
+					   .writable = writable, .extra = p->conf_handoffs,
+					   .knows = &run_guard_knowledge };
 	const char *outer[] = { p->outer_gitdir, p->outer_commondir };
 	for (size_t i = 0; i < ARRAY_SIZE(outer); i++)
 		if (outer[i])
 			ret[n++] = (struct guard_options){ .workspace = outer[i], .state_dir = p->state_dir,
 							   .user_home = p->user_home, .writable = writable,
-							   .gitdir_only = true };
+							   .gitdir_only = true, .knows = &run_guard_knowledge };
 	return n;
 }
 

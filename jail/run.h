@@ -46,6 +46,10 @@ struct run {
 /* What the guard keeps: the workspace, and for git from a subdirectory
  * the git directory around it (and a linked worktree's common one). */
 #define RUN_GUARD_AREAS 3
+/* What the guard is handed of hand-offs on disk: handoff/'s look for
+ * them and git config vetting, one table for every area (and for the
+ * tests' and tools/bench-guard's guards). */
+extern const struct guard_knowledge run_guard_knowledge;
 size_t run_guard_areas(const struct policy *p, char *const *writable, struct guard_options ret[RUN_GUARD_AREAS]);
 /* The trees the policy lets the run write (canonical), for the guard. */
 char **run_writable_trees(const struct policy *p);

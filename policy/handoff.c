@@ -1,8 +1,14 @@
-/* The table of trust hand-offs, and what a policy needs of them. */
+/* The table of trust hand-offs, what a policy needs of them, and the
+ * hand-offs as data (sets of them, where the repositories are, a vetted
+ * git config) with the pure helpers over them. */
 #include "policy/handoff.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "lib/compat.h"
+#include "lib/path.h"
 #include "lib/util.h"
 
 const struct handoff_row handoff_table[] = {
@@ -69,4 +75,150 @@ char *handoff_gitfile_target(const char *text, size_t n)
 	while (len && (v[len - 1] == '\r' || v[len - 1] == ' ' || v[len - 1] == '\t'))
 		v[--len] = '\0';
 	return v;
+}
+
+/* ---------------------------------------------------------------------
+ * Sets of hand-offs
+ * ------------------------------------------------------------------ */
+
+void handoffs_add(struct handoffs *rs, char *path, enum handoff_kind kind)
+{
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 32;
+		rs->v = xreallocarray(rs->v, rs->cap, sizeof(*rs->v));
+	}
+	rs->v[rs->n++] = (struct handoff){ .path = path, .kind = kind };
+}
+
+void handoffs_free(struct handoffs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free(rs->v[i].path);
+	free(rs->v);
+	strv_free(rs->unguarded);
+	*rs = (struct handoffs){ 0 };
+}
+
+static int handoff_cmp(const void *a, const void *b)
+{
+	const struct handoff *x = a, *y = b;
+	int c = path_cmp(x->path, y->path);
+	if (c)
+		return c;
+	/* the strictest first: a tree keeps every change */
+	return (int)x->kind - (int)y->kind;
+}
+
+const struct handoff *handoffs_find(const struct handoffs *rs, const char *path)
+{
+	size_t lo = 0, hi = rs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = path_cmp(rs->v[mid].path, path);
+		if (c == 0) {
+			while (mid > 0 && streq(rs->v[mid - 1].path, path))
+				mid--;
+			return &rs->v[mid];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Whether a root above r (a tree, or a hooks directory) already keeps it. */
+static bool handoffs_covered(const struct handoffs *rs, const struct handoff *r)
+{
+	_cleanup_free_ char *prefix = xstrdup(r->path);
+	for (char *slash = strrchr(prefix, '/'); slash; slash = strrchr(prefix, '/')) {
+		*slash = '\0';
+		const struct handoff *a = handoffs_find(rs, prefix);
+		if (!a)
+			continue;
+		if (a->kind == HANDOFF_TREE)
+			return true;
+		/* a hooks directory keeps all but its samples */
+		if (a->kind == HANDOFF_HOOKS && handoff_hook_runs(r->path + strlen(prefix) + 1))
+			return true;
+	}
+	return false;
+}
+
+void handoffs_normalize(struct handoffs *rs)
+{
+	if (!rs->n)
+		return;
+	qsort(rs->v, rs->n, sizeof(*rs->v), handoff_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		/* one entry per path: the strictest kind, sorted first */
+		if (k && streq(rs->v[k - 1].path, rs->v[i].path)) {
+			free(rs->v[i].path);
+			continue;
+		}
+		rs->v[k++] = rs->v[i];
+	}
+	rs->n = k;
+	bool *drop = xcalloc(rs->n, sizeof(bool));
+	for (size_t i = 0; i < rs->n; i++)
+		drop[i] = handoffs_covered(rs, &rs->v[i]);
+	k = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		if (drop[i])
+			free(rs->v[i].path);
+		else
+			rs->v[k++] = rs->v[i];
+	}
+	rs->n = k;
+	free(drop);
+}
+
+int handoff_relpath_valid(const char *rel)
+{
+	return str_has_control(rel) ? -EINVAL : handoff_relpath_shape(rel);
+}
+
+int handoff_relpath_shape(const char *rel)
+{
+	if (str_empty(rel) || rel[0] == '/')
+		return -EINVAL;
+	for (const char *p = rel;;) {
+		const char *end = str_chrnul(p, '/');
+		size_t n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -EINVAL;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Repositories: where they are in the workspace
+ * ------------------------------------------------------------------ */
+
+void handoff_repos_add(struct handoff_repos *r, const char *worktree, unsigned char type)
+{
+	r->v = xgrow(r->v, r->n, sizeof(*r->v));
+	r->v[r->n++] = (struct handoff_repo){ .worktree = xstrdup(worktree), .type = type };
+}
+
+void handoff_repos_free(struct handoff_repos *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i].worktree);
+	free(r->v);
+	strv_free(r->unsearchable);
+	*r = (struct handoff_repos){ 0 };
+}
+
+void gitconfig_vetted_free(struct gitconfig_vetted *v)
+{
+	if (!v)
+		return;
+	free(v->text);
+	strv_free(v->dropped);
+	*v = (struct gitconfig_vetted){ 0 };
 }

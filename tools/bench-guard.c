@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "guard/guard.h"
+#include "jail/run.h"
 #include "lib/fs.h"
 #include "lib/util.h"
 
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 			perror(argv[3 + i]);
 			return 1;
 		}
-		o[i] = (struct guard_options){ .workspace = ws[i], .state_dir = state };
+		o[i] = (struct guard_options){ .workspace = ws[i], .state_dir = state, .knows = &run_guard_knowledge };
 		check_us[i] = xcalloc((size_t)rounds, sizeof(long));
 		again_us[i] = xcalloc((size_t)rounds, sizeof(long));
 		int r = begin(&o[i], &g[i]);

@@ -7,6 +7,7 @@
 #include "guard/guard.h"
 #include "guard/internal.h"
 #include "handoff/handoff.h"
+#include "jail/run.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -174,7 +175,8 @@ static void test_discover(void)
 	put(home, ".gitconfig", "[user]\n\tname = x\n[core]\n\thooksPath = .husky\n");
 
 	char *extra[] = { "tools/run.sh", NULL };
-	struct guard_options o = { .workspace = ws, .state_dir = "/nonexistent", .user_home = home, .extra = extra };
+	struct guard_options o = { .workspace = ws, .state_dir = "/nonexistent", .user_home = home, .extra = extra,
+				   .knows = &run_guard_knowledge };
 	_cleanup_strv_ char **paths = NULL;
 	int r = handoffs_list(&(struct handoff_scan){ .workspace = o.workspace, .user_home = o.user_home, .extra = o.extra }, &paths);
 	is_int(r, 0, "handoffs_list succeeds");
@@ -221,7 +223,7 @@ static void test_discover(void)
 
 	/* The root's .git/hooks and .git/config before `git init`. */
 	_cleanup_free_ char *empty = tmp_dir("empty");
-	struct guard_options o2 = { .workspace = empty, .state_dir = "/nonexistent" };
+	struct guard_options o2 = { .workspace = empty, .state_dir = "/nonexistent", .knows = &run_guard_knowledge };
 	_cleanup_strv_ char **p2 = NULL;
 	is_int(handoffs_list(&(struct handoff_scan){ .workspace = o2.workspace, .user_home = o2.user_home, .extra = o2.extra }, &p2), 0, "handoffs_list on an empty workspace");
 	ok(strv_contains(p2, ".git/hooks") && strv_contains(p2, ".git/config") && strv_contains(p2, ".envrc"),
@@ -263,7 +265,8 @@ static void fixture_init(struct fixture *f, const char *state_parent)
 	put(f->ws, ".envrc", "export A=1\n");
 	put(f->ws, ".idea/workspace.xml", "<project/>\n");
 	put(f->ws, "src/main.c", "int main(void) { return 0; }\n");
-	f->o = (struct guard_options){ .workspace = f->ws, .state_dir = f->state, .user_home = f->home };
+	f->o = (struct guard_options){ .workspace = f->ws, .state_dir = f->state, .user_home = f->home,
+				       .knows = &run_guard_knowledge };
 }
 
 static void fixture_done(struct fixture *f)
@@ -976,7 +979,7 @@ static void test_nothing_written(void)
 	mkdirs(ws, ".vscode");
 	mkdirs(ws, "src");
 	slink(ws, ".envrc", "src/env");
-	struct guard_options o = { .workspace = ws, .state_dir = state };
+	struct guard_options o = { .workspace = ws, .state_dir = state, .knows = &run_guard_knowledge };
 	struct stat before = { 0 }, after = { 0 };
 	_cleanup_free_ char *names_before = NULL, *names_after = NULL, *manifest = NULL;
 	bool all_ok = true;
@@ -1100,7 +1103,7 @@ static void test_timing(void)
 	diag("timing: made 100,000 files and 50 repositories in %s in %.0f ms", shm ? "tmpfs" : "/tmp", ms_since(t0));
 
 	_cleanup_free_ char *state = path_join(state_top, "state");
-	struct guard_options o = { .workspace = ws, .state_dir = state };
+	struct guard_options o = { .workspace = ws, .state_dir = state, .knows = &run_guard_knowledge };
 	struct guard *g = NULL;
 	struct guard_report rep = { 0 };
 	t0 = now_usec();
