@@ -41,7 +41,6 @@ void config_free(struct run_config *rc)
 	conf_matches_free(&rc->matches);
 	conf_set_free(&rc->files);
 	free(rc->state_dir);
-	ignored_answer_free(&rc->ignored);
 	*rc = (struct run_config){ 0 };
 }
 
@@ -116,8 +115,7 @@ static int build(struct run_config *rc, const struct layers *ls, const struct op
 		 struct policy *p)
 {
 	struct policy_failure pf;
-	const struct policy_facts facts = { .ignored = ignored_ask, .data = &rc->ignored };
-	int e = policy_build(ls->v, ls->n, o->argv, environ, &facts, p, &pf);
+	int e = policy_build(ls->v, ls->n, o->argv, environ, rc->facts, p, &pf);
 	if (e < 0) {
 		say_policy_failure(&pf);
 		policy_failure_free(&pf);
@@ -351,9 +349,10 @@ static int build_all(const struct options *o, char *const *environ, struct run_c
 	return 0;
 }
 
-int config_policy(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p)
+int config_policy(const struct options *o, char *const *environ, const struct policy_facts *facts,
+		  struct run_config *rc, struct policy *p)
 {
-	*rc = (struct run_config){ 0 };
+	*rc = (struct run_config){ .facts = facts };
 	policy_init(p);
 	struct policy_failure pf;
 	if (policy_find_state_dir(environ, &rc->state_dir, &pf) < 0) {

@@ -8,19 +8,21 @@
 
 #include "conf/conf.h"
 #include "jail/cli.h"
-#include "jail/ignored.h"
+#include "policy/build.h"
 
 struct run_config {
 	struct conf_set files;
 	struct conf_matches matches;
 	char *state_dir;
-	/* git's list of what it ignores, a fact of every build of the run */
-	struct ignored_answer ignored;
+	/* what the builds are given (policy_facts), the caller's; NULL: none */
+	const struct policy_facts *facts;
 };
 
-/* Builds p from the files and the command line. 0, or the exit status
- * (125) once what failed has been said; p is then freed. */
-int config_policy(const struct options *o, char *const *environ, struct run_config *rc, struct policy *p);
+/* Builds p from the files and the command line, with the facts given
+ * (NULL: none). 0, or the exit status (125) once what failed has been
+ * said; p is then freed. */
+int config_policy(const struct options *o, char *const *environ, const struct policy_facts *facts,
+		  struct run_config *rc, struct policy *p);
 void config_free(struct run_config *rc);
 
 /* A session's command (argv, its caller's environment and PATH after

@@ -61,7 +61,7 @@ static int run_sandboxed(const struct options *o, struct report *rep)
 	int status = EXIT_STOCKADE;
 	/* the same layers as on Linux: the defaults, the settings files
 	 * (stockade.ini, trusted where they widen), the command line */
-	int e = config_policy(o, environ, &rc, &p);
+	int e = config_policy(o, environ, NULL, &rc, &p);
 	if (e) {
 		config_free(&rc);
 		return e;

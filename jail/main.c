@@ -73,7 +73,10 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		return why_in_run(carried, o->why_target);
 	struct policy p;
 	struct run_config rc;
-	int e = config_policy(o, environ, &rc, &p);
+	/* git's list of what it ignores, asked once for the run's builds */
+	_cleanup_(ignored_answer_free) struct ignored_answer ignored = { 0 };
+	const struct policy_facts facts = { .ignored = ignored_ask, .data = &ignored };
+	int e = config_policy(o, environ, &facts, &rc, &p);
 	phase_mark("config_policy");
 	if (e) {
 		config_free(&rc);

@@ -452,7 +452,7 @@ static void run_case(const struct grant_case *c)
 	log_tap_set(tap_line, &said);
 	struct run_config rc;
 	struct policy p;
-	int st = config_policy(&o, env, &rc, &p);
+	int st = config_policy(&o, env, NULL, &rc, &p);
 	log_tap_set(NULL, NULL);
 	_cleanup_free_ char *lines = text_take(&said);
 	_cleanup_free_ char *says = c->says ? expand(c->says) : NULL;
