@@ -51,6 +51,40 @@ out=$(sx "$SID" -- /no/such/program 2>&1)
 st=$?
 [ $st -eq 127 ] && printf '%s' "$out" | grep -q "cannot run '/no/such/program'" &&
 	pass "a missing program gives 127, and says so" || { fail "a missing program gives 127 (got $st)"; diag "$out"; }
+# How the command is started, as a shell would: a file with no #! line
+# runs under /bin/sh; the program is looked for on the command's own
+# PATH; a file that is no program gives 126; the command leads a
+# session of its own (its own process group, which Ctrl-C reaches).
+mkdir -p "$W/bin"
+printf 'echo no-shebang-ran\n' >"$W/bin/plain-script"
+chmod +x "$W/bin/plain-script"
+printf 'data\n' >"$W/bin/not-a-program"
+out=$(sx "$SID" -- "$W/bin/plain-script" 2>&1)
+[ "$out" = no-shebang-ran ] && pass "a script with no #! line runs under /bin/sh, as from a shell" ||
+	{ fail "a script with no #! line runs under /bin/sh"; diag "$out"; }
+out=$(cd "$W" && PATH="$W/bin:$PATH" "$STOCKADE" session exec "$SID" -- plain-script 2>&1)
+[ "$out" = no-shebang-ran ] && pass "the program is found on the command's own PATH" ||
+	{ fail "the program is found on the command's own PATH"; diag "$out"; }
+sx "$SID" -- "$W/bin/not-a-program" >/dev/null 2>&1
+st=$?
+"$W/bin/not-a-program" >/dev/null 2>&1
+[ $st -eq $? ] && [ $st -ne 0 ] && pass "a file of words with no #! line: run by /bin/sh, with the status it gives outside ($st)" ||
+	fail "a file of words with no #! line: the status it gives outside (got $st)"
+chmod -x "$W/bin/not-a-program"
+out=$(sx "$SID" -- "$W/bin/not-a-program" 2>&1)
+st=$?
+[ $st -eq 126 ] && printf '%s' "$out" | grep -q "cannot run" &&
+	pass "a file that may not be run gives 126, and says so" || { fail "a file that may not be run gives 126 (got $st)"; diag "$out"; }
+out=$(sx "$SID" -- sh -c 'ps -o pid=,pgid=,sid= -p $$' 2>&1)
+read -r c_pid c_pgid c_sid <<<"$out"
+[ -n "$c_pid" ] && [ "$c_pid" = "$c_pgid" ] && [ "$c_pid" = "$c_sid" ] &&
+	pass "the command leads a session and a process group of its own" ||
+	{ fail "the command leads a session and a process group of its own"; diag "$out"; }
+out=$(sx "$SID" -- sh -c 'ls -l /proc/self/fd | grep -c -- "->"' 2>&1)
+[ "${out:-99}" -le 4 ] && pass "the command holds no descriptor of stockade's (0 to 2, and ls's own)" ||
+	{ fail "the command holds only its own descriptors (got $out)"; diag "$(sx "$SID" -- ls -l /proc/self/fd 2>&1)"; }
+rm -rf "$W/bin"
+
 # stockade itself in the background (no function around it), so that $!
 # is its pid.
 (cd "$W" && exec "$STOCKADE" session exec "$SID" -- "$PROBE" signals 5) >"$T/sig.out" 2>&1 &
