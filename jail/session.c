@@ -75,9 +75,9 @@ static bool valid_id(const char *id)
 	return true;
 }
 
-/* A connection to the session's socket, said hello to: its fd, or -1
- * (said, unless quiet). */
-static int session_connect(const char *dir, const char *id, struct wire_msg *ret_hello, bool quiet)
+/* A connection to the session's socket, hello said and not yet
+ * answered: its fd, or -1 (said, unless quiet). */
+static int session_dial(const char *dir, const char *id, bool quiet)
 {
 	if (!valid_id(id)) {
 		if (!quiet)
@@ -109,19 +109,33 @@ static int session_connect(const char *dir, const char *id, struct wire_msg *ret
 	wire_add_long(&o, "version", WIRE_VERSION);
 	int r = wire_send(fd, &o, NULL, 0);
 	wire_out_free(&o);
+	if (r < 0) {
+		if (!quiet)
+			log_error("cannot speak to the session '%s': %s", id, strerror(-r));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The session's answer to hello, read: true, or false with fd closed
+ * (said, unless quiet). */
+static bool session_answered(int fd, const char *id, struct wire_msg *ret_hello, bool quiet)
+{
 	struct wire_msg m = { 0 };
 	int fds[WIRE_MAX_FDS];
 	size_t n_fds = 0;
-	if (r == 0)
-		r = wire_recv(fd, &m, fds, WIRE_MAX_FDS, &n_fds);
+	int r = wire_recv(fd, &m, fds, WIRE_MAX_FDS, &n_fds);
 	if (r < 0 || !m.type || !streq(m.type, "hello")) {
 		if (!quiet)
 			log_error("cannot speak to the session '%s': %s", id,
 				  r < 0 ? strerror(-r) : wire_get(&m, "message") ? wire_get(&m, "message") : m.type);
 		if (r == 0)
 			wire_msg_free(&m);
+		for (size_t i = 0; i < n_fds; i++)
+			close(fds[i]);
 		close(fd);
-		return -1;
+		return false;
 	}
 	for (size_t i = 0; i < n_fds; i++)
 		close(fds[i]);
@@ -129,7 +143,15 @@ static int session_connect(const char *dir, const char *id, struct wire_msg *ret
 		*ret_hello = m;
 	else
 		wire_msg_free(&m);
-	return fd;
+	return true;
+}
+
+/* A connection to the session's socket, said hello to and answered: its
+ * fd, or -1 (said, unless quiet). */
+static int session_connect(const char *dir, const char *id, struct wire_msg *ret_hello, bool quiet)
+{
+	int fd = session_dial(dir, id, quiet);
+	return fd >= 0 && session_answered(fd, id, ret_hello, quiet) ? fd : -1;
 }
 
 /* ---- start ---- */
@@ -294,7 +316,10 @@ static void suspend(int sock, struct terminal *t)
 
 static int exec_verb(const struct options *o, const char *dir)
 {
-	int sock = session_connect(dir, o->session_id, NULL, false);
+	/* The command goes right behind the hello, whose answer is read
+	 * after it: one round trip, not two. A session that refuses the
+	 * hello refuses the command too. */
+	int sock = session_dial(dir, o->session_id, false);
 	if (sock < 0)
 		return EXIT_STOCKADE;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -369,12 +394,14 @@ static int exec_verb(const struct options *o, const char *dir)
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	int r = wire_send(sock, &out, fds, n_fds);
 	wire_out_free(&out);
-	if (r < 0) {
+	if (r < 0 || !session_answered(sock, o->session_id, NULL, false)) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		log_error("cannot send the command to the session: %s", strerror(-r));
-		if (r == -EMSGSIZE)
-			log_hint("the environment and the arguments together must stay under 256 KiB");
-		close(sock);
+		if (r < 0) {
+			log_error("cannot send the command to the session: %s", strerror(-r));
+			if (r == -EMSGSIZE)
+				log_hint("the environment and the arguments together must stay under 256 KiB");
+			close(sock);
+		}
 		return EXIT_STOCKADE;
 	}
 	int status = -1;
