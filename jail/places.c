@@ -400,7 +400,7 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 	cgroup_view_free(&v);
 }
 
-void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
+static void plan(struct policy *p, enum backend backend, char *const *environ, bool view_cgroups, struct places *ret)
 {
 	*ret = (struct places){ .lock_fd = -1, .backend = backend, .policy = p };
 	struct places *pl = ret;
@@ -441,7 +441,7 @@ void places_plan(struct policy *p, enum backend backend, char *const *environ, s
 			add_place(pl, "/dev/ptmx", RULE_SYSTEM | RULE_DEVICE, "default: new ptys of the run's own");
 		/* Not the host's whole cgroup tree: the run's own groups (its
 		 * stockade's until the run has groups of its own). */
-		if (backend == BACKEND_LANDLOCK)
+		if (backend == BACKEND_LANDLOCK && view_cgroups)
 			places_view_cgroups(pl, p, NULL, 0);
 		/* The namespace jail's home and /tmp are tmpfs in its own
 		 * mount namespace, gone with it: its run directory is an
@@ -456,6 +456,16 @@ void places_plan(struct policy *p, enum backend backend, char *const *environ, s
 		_cleanup_free_ char *path = path_join(pl->run_dir, "policy");
 		add_policy_file(pl, path);
 	}
+}
+
+void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
+{
+	plan(p, backend, environ, true, ret);
+}
+
+void places_plan_run(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
+{
+	plan(p, backend, environ, false, ret);
 }
 
 /* The landlock backend's copy of the run's policy, read-only. */

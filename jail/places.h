@@ -64,6 +64,10 @@ struct places_failure {
  * run directory, on a tmpfs unless TMPDIR says otherwise. They are part
  * of p from now on (p->places), until places_remove: ret must not move. */
 void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret);
+/* The same for a landlock run that makes its cgroups next, and then
+ * gives the view of them (places_view_cgroups): the tree's listing is
+ * not made twice. */
+void places_plan_run(struct policy *p, enum backend backend, char *const *environ, struct places *ret);
 /* The landlock backend: the slave of the run's own pty, on the host's
  * devpts, granted by path (a program reopens its terminal by name). */
 void places_add_terminal(struct places *pl, const char *slave);

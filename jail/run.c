@@ -891,10 +891,11 @@ static int run_landlock(struct run *r)
 		log_hint("stockade doctor says what this host can enforce; --mode off runs the command without a jail, on purpose");
 		goto out;
 	}
-	/* 1. The places (where the jail's home and tmp go) and the filter:
+	/* 1. The places (where the jail's home and tmp go; its view of
+	 *    /sys/fs/cgroup once its groups are made, in 2.) and the filter:
 	 *    the command's process needs both, and neither depends on the
 	 *    tree. */
-	places_plan(p, pl.backend, r->environ, &pl.places);
+	(jail ? places_plan_run : places_plan)(p, pl.backend, r->environ, &pl.places);
 	phase_mark("places_plan");
 	if (plan_filter_said(r, &pl) < 0)
 		goto out;
