@@ -247,6 +247,7 @@ static void test_facts(void)
 	is_int(policy_build(&l, 1, NULL, env, &facts, &p, &f), -EACCES, "git that cannot be asked fails the build");
 	ok(f.fault == POLICY_IGNORED && f.err == EACCES && f.source.key && streq(f.source.key, "--hide-ignored"),
 	   "the failure names hide-ignored's source");
+	policy_free(&p);
 	policy_failure_free(&f);
 	layer_free(&l);
 
