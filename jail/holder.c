@@ -545,6 +545,9 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		wire_add(&o, "arg", argv[i]);
 	for (size_t i = 0; e.envp && e.envp[i]; i++)
 		wire_add(&o, "env", e.envp[i]);
+	long ign;
+	if (wire_get_long(m, "sigign", 0, 0x7fffffff, &ign) == 0 && ign)
+		wire_add_long(&o, "sigign", ign);
 	static const char *const tty_keys[] = { "tty-fds", "ctty", "rows", "cols", "tio" };
 	for (size_t i = 0; i < ARRAY_SIZE(tty_keys); i++)
 		if (wire_get(m, tty_keys[i]))

@@ -337,6 +337,12 @@ static int exec_verb(const struct options *o, const char *dir)
 	for (size_t i = 0; e.envp[i]; i++)
 		wire_add(&out, "env", e.envp[i]);
 	env_free(&e);
+	/* The signals this caller ignores, which its exec would leave
+	 * ignored (nohup's SIGHUP, a background job's SIGINT and SIGQUIT):
+	 * the command's; every other one is the default. */
+	unsigned long ign = signals_ignored();
+	if (ign)
+		wire_add_long(&out, "sigign", (long)ign);
 	/* What narrows this command's jail: the holder checks that it does. */
 	for (size_t i = 0; i < o->layer.n_rules; i++) {
 		const char *raw = o->layer.rules[i].path, *home = getenv("HOME");

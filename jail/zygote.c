@@ -29,6 +29,22 @@ struct running {
 	pid_t pid;
 };
 
+/* The signals the zygote itself ignores (the holder's SIGHUP and
+ * SIGPIPE, inherited), read once: a plain spawn can leave only these
+ * ignored. */
+static unsigned long own_ignored;
+
+/* The signals the caller ignores (sigign=, bit N-1 for signal N): the
+ * command's ignored ones, as an exec outside would leave them (nohup's
+ * SIGHUP, a background job's SIGINT and SIGQUIT); every other one is
+ * the default, whatever the zygote's are. */
+static unsigned long caller_ignored(const struct wire_msg *m)
+{
+	long v = 0;
+	(void)wire_get_long(m, "sigign", 0, 0x7fffffff, &v);
+	return (unsigned long)v & ~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP));
+}
+
 /* Hex of a struct's bytes, as the client sends the terminal's mode. */
 static bool unhex(const char *s, void *out, size_t n)
 {
@@ -135,6 +151,10 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 		dprintf(2, "stockade: cannot run a command with no words\n");
 		_exit(EXIT_STOCKADE);
 	}
+	unsigned long ign = caller_ignored(m);
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, (ign & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
 	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
@@ -144,10 +164,12 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 }
 
 /* Whether an exec is plain: no terminal of its own, nothing narrowed,
- * the caller's three descriptors. Most of a session's are. */
+ * the caller's three descriptors, no signal ignored that the zygote
+ * does not ignore (a spawn can only reset one to the default). Most of a
+ * session's are. */
 static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds)
 {
-	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0)
+	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (caller_ignored(m) & ~own_ignored))
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->f[i].key;
@@ -188,7 +210,19 @@ static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const 
 	posix_spawn_file_actions_addfchdir_np(&fa, cwd_fd);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	posix_spawnattr_setsigmask(&at, c->exec_mask);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+	/* Every signal the default but those the caller ignores (which the
+	 * zygote ignores too: plain()); one call each in the child, where
+	 * leaving them to the spawn would ask each disposition first. */
+	sigset_t dfl;
+	sigfillset(&dfl);
+	sigdelset(&dfl, SIGKILL);
+	sigdelset(&dfl, SIGSTOP);
+	unsigned long ign = caller_ignored(m);
+	for (int sig = 1; sig < 32; sig++)
+		if (ign & SIGNAL_BIT(sig))
+			sigdelset(&dfl, sig);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	/* The program is looked for on the command's PATH, which the
 	 * spawned child reads from environ (this process is one thread). */
 	char **own = environ;
@@ -295,6 +329,7 @@ _Noreturn void zygote_main(const struct child *c)
 	if (sig_fd < 0)
 		_exit(EXIT_STOCKADE);
 	int sock = c->requests;
+	own_ignored = signals_ignored();
 	/* Ready: stockade sees EOF on the error pipe. */
 	close(c->err_fd);
 	struct running *run = NULL;

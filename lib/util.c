@@ -3,6 +3,7 @@
 #ifdef __linux__
 #include <malloc.h>
 #endif
+#include <signal.h>
 #include <time.h>
 
 _Noreturn void out_of_memory(void)
@@ -309,6 +310,17 @@ unsigned long long now_usec(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+unsigned long signals_ignored(void)
+{
+	unsigned long ign = 0;
+	for (int sig = 1; sig < 32; sig++) {
+		struct sigaction sa;
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			ign |= SIGNAL_BIT(sig);
+	}
+	return ign;
 }
 
 void text_add(struct text *t, const char *s, size_t n)

@@ -163,3 +163,8 @@ bool str_has_control(const char *s);
 
 /* Monotonic clock in microseconds. */
 unsigned long long now_usec(void);
+
+/* The standard signals (1 to 31) this process ignores, bit N-1 for
+ * signal N as /proc's SigIgn: what an exec leaves ignored. */
+#define SIGNAL_BIT(sig) (1UL << ((sig) - 1))
+unsigned long signals_ignored(void);

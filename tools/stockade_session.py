@@ -96,14 +96,21 @@ class Session:
             raise EOFError("the session has ended")
         return decode(data)
 
-    def run(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, timeout=None):
+    def run(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, timeout=None,
+            restore_signals=True):
         """Runs argv in the session. stdin/stdout/stderr: a descriptor to
         hand over, or None for a pipe of this client's (stdin: empty).
-        On timeout the command's group gets SIGKILL."""
+        On timeout the command's group gets SIGKILL. The signals this
+        process ignores stay ignored in the command, as subprocess leaves
+        them (restore_signals: but SIGPIPE and SIGXFSZ, which Python
+        ignores for itself); every other one is the default."""
         env = os.environ if env is None else env
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
         fields += [("env", "%s=%s" % kv) for kv in env.items()]
+        ignored = _ignored(restore_signals)
+        if ignored:
+            fields.append(("sigign", str(ignored)))
         pipes, fds = {}, []
         for n, given in enumerate((stdin, stdout, stderr)):
             if given is not None:
@@ -170,6 +177,22 @@ class Session:
 
     def close(self):
         self.sock.close()
+
+
+def _ignored(restore_signals):
+    """The standard signals this process ignores, bit N-1 for signal N."""
+    mask = 0
+    for sig in range(1, 32):
+        if sig in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        if restore_signals and sig in (signal.SIGPIPE, getattr(signal, "SIGXFSZ", 0)):
+            continue
+        try:
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                mask |= 1 << (sig - 1)
+        except (ValueError, OSError):
+            pass
+    return mask
 
 
 def _now():

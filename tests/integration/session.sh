@@ -85,6 +85,30 @@ out=$(sx "$SID" -- sh -c 'ls -l /proc/self/fd | grep -c -- "->"' 2>&1)
 	{ fail "the command holds only its own descriptors (got $out)"; diag "$(sx "$SID" -- ls -l /proc/self/fd 2>&1)"; }
 rm -rf "$W/bin"
 
+# Signal dispositions, as an exec outside leaves them: what the caller
+# ignores stays ignored (nohup's SIGHUP, a background job's SIGINT and
+# SIGQUIT), every other signal is the default, whatever the holder
+# ignores for itself (SIGHUP and SIGPIPE). The standard signals, 1 to 31:
+# glibc's posix_spawn ignores its own internal 32 and 33, outside too.
+# Each case is run under env's signal options, so that it does not hang
+# on what the test's own caller ignores, with the same program outside
+# as its control.
+std_ign() { local m; m=$(sed -n 's/^SigIgn:[[:space:]]*//p'); printf '%x' $((0x${m:-ffffffff} & 0x7fffffff)); }
+for case in "none:--default-signal" "SIGHUP:--default-signal --ignore-signal=HUP" \
+	"SIGHUP, SIGINT and SIGQUIT:--default-signal --ignore-signal=HUP,INT,QUIT" "SIGTERM and SIGUSR1:--default-signal --ignore-signal=TERM,USR1"; do
+	what=${case%%:*} opts=${case#*:}
+	# shellcheck disable=SC2086
+	outside=$(cd "$W" && env $opts grep SigIgn /proc/self/status | std_ign)
+	# shellcheck disable=SC2086
+	inside=$(cd "$W" && env $opts "$STOCKADE" session exec "$SID" -- grep SigIgn /proc/self/status 2>&1 | std_ign)
+	[ -n "$outside" ] && [ "$inside" = "$outside" ] && pass "a caller ignoring $what: the command ignores the same signals as outside ($outside)" ||
+		fail "a caller ignoring $what: the command ignores the same signals as outside (outside $outside, in the session $inside)"
+done
+outside=$(env --default-signal sh -c 'seq 1 100000 | head -1' 2>&1)
+inside=$(cd "$W" && env --default-signal "$STOCKADE" session exec "$SID" -- sh -c 'seq 1 100000 | head -1' 2>&1)
+[ "$outside" = 1 ] && [ "$inside" = 1 ] && pass "a pipeline's writer dies of SIGPIPE, as outside, without a broken-pipe error" ||
+	{ fail "a pipeline's writer dies of SIGPIPE, as outside"; diag "outside: $outside"; diag "in the session: $inside"; }
+
 # stockade itself in the background (no function around it), so that $!
 # is its pid.
 (cd "$W" && exec "$STOCKADE" session exec "$SID" -- "$PROBE" signals 5) >"$T/sig.out" 2>&1 &
@@ -318,6 +342,23 @@ PY
 )
 [ "$out" = "True True True 125 True" ] && pass "the Python client runs 22 commands on one connection" ||
 	{ fail "the Python client runs 22 commands on one connection"; diag "$out"; }
+# Its commands' ignored signals are subprocess's: the client's own, but
+# SIGPIPE and SIGXFSZ, which Python ignores for itself.
+out=$(cd "$W" && env --default-signal --ignore-signal=HUP PYTHONPATH="$TOOLS" python3 - "$SID" <<'PY' 2>&1
+import subprocess, sys
+from stockade_session import Session
+def std(text):
+    for line in text.decode().splitlines():
+        if line.startswith("SigIgn:"):
+            return int(line.split()[1], 16) & 0x7fffffff
+argv = ["grep", "SigIgn", "/proc/self/status"]
+inside = std(Session(sys.argv[1]).run(argv).stdout)
+outside = std(subprocess.run(argv, stdout=subprocess.PIPE).stdout)
+print(inside == outside == 1, inside, outside)
+PY
+)
+[ "${out%% *}" = True ] && pass "the Python client's commands ignore the signals subprocess's would (SIGHUP here)" ||
+	{ fail "the Python client's commands ignore the signals subprocess's would"; diag "$out"; }
 
 # The README's recipe: an agent's shell tool through conf/examples/agent-shell.
 mkdir -p "$T/bin"
