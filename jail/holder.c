@@ -545,9 +545,18 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		wire_add(&o, "arg", argv[i]);
 	for (size_t i = 0; e.envp && e.envp[i]; i++)
 		wire_add(&o, "env", e.envp[i]);
-	long ign;
+	/* What the command inherits of the caller's, as an exec would (the
+	 * zygote keeps each within the session's). */
+	long ign, mask, nice;
 	if (wire_get_long(m, "sigign", 0, 0x7fffffff, &ign) == 0 && ign)
 		wire_add_long(&o, "sigign", ign);
+	if (wire_get_long(m, "umask", 0, 0777, &mask) == 0)
+		wire_add_long(&o, "umask", mask);
+	if (wire_get_long(m, "nice", -20, 19, &nice) == 0)
+		wire_add_long(&o, "nice", nice);
+	_cleanup_free_ char **lims = wire_get_all(m, "rlimit");
+	for (size_t i = 0; lims[i]; i++)
+		wire_add(&o, "rlimit", lims[i]);
 	static const char *const tty_keys[] = { "tty-fds", "ctty", "rows", "cols", "tio" };
 	for (size_t i = 0; i < ARRAY_SIZE(tty_keys); i++)
 		if (wire_get(m, tty_keys[i]))

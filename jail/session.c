@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -343,6 +344,24 @@ static int exec_verb(const struct options *o, const char *dir)
 	unsigned long ign = signals_ignored();
 	if (ign)
 		wire_add_long(&out, "sigign", (long)ign);
+	/* And what else it would inherit: the umask (a umask 077 keeps the
+	 * command's files private as outside), the limits, the niceness. */
+	mode_t own_umask = umask(0);
+	umask(own_umask);
+	wire_add_long(&out, "umask", (long)own_umask);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0)
+		wire_add_long(&out, "nice", nice);
+	for (int res = 0; res < RLIM_NLIMITS; res++) {
+		struct rlimit rl;
+		char text[64];
+		if (getrlimit(res, &rl) == 0) {
+			snprintf(text, sizeof(text), "%d %llu %llu", res, (unsigned long long)rl.rlim_cur,
+				 (unsigned long long)rl.rlim_max);
+			wire_add(&out, "rlimit", text);
+		}
+	}
 	/* What narrows this command's jail: the holder checks that it does. */
 	for (size_t i = 0; i < o->layer.n_rules; i++) {
 		const char *raw = o->layer.rules[i].path, *home = getenv("HOME");

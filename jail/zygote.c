@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -43,6 +45,64 @@ static unsigned long caller_ignored(const struct wire_msg *m)
 	long v = 0;
 	(void)wire_get_long(m, "sigign", 0, 0x7fffffff, &v);
 	return (unsigned long)v & ~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP));
+}
+
+/* What an exec of the caller's would inherit beside its descriptors and
+ * signals: its umask, resource limits and niceness (umask=, rlimit=,
+ * nice=), each within the session's: no limit above the zygote's hard
+ * one and no niceness below its own, which nothing in the jail could
+ * raise. What the caller did not send is the zygote's. */
+struct inherited {
+	long umask;		/* -1: the zygote's */
+	long nice;		/* the niceness to take, above the zygote's; or none */
+	bool renice;
+	bool limits_differ;	/* from the zygote's: a spawn cannot set them */
+	size_t n_lim;
+	struct {
+		int resource;
+		struct rlimit rl;
+	} lim[RLIM_NLIMITS];
+};
+
+static void inherited_read(const struct wire_msg *m, struct inherited *in)
+{
+	*in = (struct inherited){ .umask = -1 };
+	(void)wire_get_long(m, "umask", 0, 0777, &in->umask);
+	long nice;
+	if (wire_get_long(m, "nice", -20, 19, &nice) == 0) {
+		errno = 0;
+		int own = getpriority(PRIO_PROCESS, 0);
+		in->renice = errno == 0 && nice > own;
+		in->nice = nice;
+	}
+	_cleanup_free_ char **lims = wire_get_all(m, "rlimit");
+	for (size_t i = 0; lims[i] && in->n_lim < ARRAY_SIZE(in->lim); i++) {
+		int res;
+		unsigned long long soft, hard;
+		struct rlimit own;
+		if (sscanf(lims[i], "%d %llu %llu", &res, &soft, &hard) != 3 || res < 0 || res >= RLIM_NLIMITS ||
+		    getrlimit(res, &own) < 0)
+			continue;
+		struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
+		if (rl.rlim_max > own.rlim_max)
+			rl.rlim_max = own.rlim_max;
+		if (rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		in->limits_differ |= rl.rlim_cur != own.rlim_cur || rl.rlim_max != own.rlim_max;
+		in->lim[in->n_lim].resource = res;
+		in->lim[in->n_lim++].rl = rl;
+	}
+}
+
+/* In the forked exec's process, before the program. */
+static void inherited_apply(const struct inherited *in)
+{
+	if (in->umask >= 0)
+		umask((mode_t)in->umask);
+	if (in->renice)
+		(void)setpriority(PRIO_PROCESS, 0, (int)in->nice);
+	for (size_t i = 0; i < in->n_lim; i++)
+		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
 }
 
 /* Hex of a struct's bytes, as the client sends the terminal's mode. */
@@ -119,7 +179,7 @@ static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
 /* In the exec's process: its descriptors, session and terminal, working
  * directory, the narrowing ruleset, then the program. */
 static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m, const int *fds, size_t n_fds,
-				 int slave, const struct terminal_child *tc)
+				 int slave, const struct terminal_child *tc, const struct inherited *in)
 {
 	/* 0 to 2 first, from what came (the caller's own descriptors), then
 	 * the pty's slave where the caller had a terminal. */
@@ -155,6 +215,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 	for (int sig = 1; sig < 32; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, (ign & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
+	inherited_apply(in);
 	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
@@ -165,11 +226,13 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 
 /* Whether an exec is plain: no terminal of its own, nothing narrowed,
  * the caller's three descriptors, no signal ignored that the zygote
- * does not ignore (a spawn can only reset one to the default). Most of a
+ * does not ignore (a spawn can only reset one to the default), the
+ * zygote's limits and niceness (a spawn sets neither). Most of a
  * session's are. */
-static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds)
+static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const struct inherited *in)
 {
-	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (caller_ignored(m) & ~own_ignored))
+	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (caller_ignored(m) & ~own_ignored) ||
+	    in->limits_differ || in->renice)
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->f[i].key;
@@ -186,7 +249,7 @@ static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds)
  * or the negated exit status of what failed, said on the caller's
  * stderr; or 0: a file with no #! line, which a shell would run with
  * /bin/sh as execvp does and posix_spawnp does not (fork it). */
-static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const int *fds)
+static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const int *fds, const struct inherited *in)
 {
 	const char *cwd = wire_get(m, "cwd");
 	_cleanup_close_ int cwd_fd = cwd ? open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -227,8 +290,13 @@ static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const 
 	 * spawned child reads from environ (this process is one thread). */
 	char **own = environ;
 	environ = envp;
+	/* The child takes the umask it starts with from this process (one
+	 * thread). */
+	mode_t own_umask = in->umask >= 0 ? umask((mode_t)in->umask) : 0;
 	pid_t pid;
 	int e = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp);
+	if (in->umask >= 0)
+		umask(own_umask);
 	environ = own;
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -265,7 +333,9 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 	long id;
 	if (wire_get_long(m, "id", 0, LONG_MAX, &id) < 0)
 		return;
-	pid_t spawned = plain(m, fds, n_fds) ? spawn_plain(c, m, fds) : 0;
+	struct inherited in;
+	inherited_read(m, &in);
+	pid_t spawned = plain(m, fds, n_fds, &in) ? spawn_plain(c, m, fds, &in) : 0;
 	if (spawned) {
 		pid_t pid = spawned;
 		if (pid < 0) {
@@ -302,7 +372,7 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 		close(sock);
 		if (master >= 0)
 			close(master);
-		start_exec(c, m, fds, n_fds, slave, &tc);
+		start_exec(c, m, fds, n_fds, slave, &tc, &in);
 	}
 	if (slave >= 0)
 		close(slave);

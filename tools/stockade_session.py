@@ -103,7 +103,9 @@ class Session:
         On timeout the command's group gets SIGKILL. The signals this
         process ignores stay ignored in the command, as subprocess leaves
         them (restore_signals: but SIGPIPE and SIGXFSZ, which Python
-        ignores for itself); every other one is the default."""
+        ignores for itself); every other one is the default. Its umask,
+        resource limits and niceness are this process's, within the
+        session's."""
         env = os.environ if env is None else env
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
@@ -111,6 +113,7 @@ class Session:
         ignored = _ignored(restore_signals)
         if ignored:
             fields.append(("sigign", str(ignored)))
+        fields += _inherited()
         pipes, fds = {}, []
         for n, given in enumerate((stdin, stdout, stderr)):
             if given is not None:
@@ -193,6 +196,24 @@ def _ignored(restore_signals):
         except (ValueError, OSError):
             pass
     return mask
+
+
+def _inherited():
+    """This process's umask, resource limits and niceness, as fields."""
+    mask = os.umask(0)
+    os.umask(mask)
+    fields = [("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
+    try:
+        import resource
+    except ImportError:
+        return fields
+    for res in range(64):
+        try:
+            soft, hard = resource.getrlimit(res)
+        except (ValueError, OSError):
+            break
+        fields.append(("rlimit", "%d %d %d" % (res, soft & (2**64 - 1), hard & (2**64 - 1))))
+    return fields
 
 
 def _now():

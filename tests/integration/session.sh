@@ -109,6 +109,25 @@ inside=$(cd "$W" && env --default-signal "$STOCKADE" session exec "$SID" -- sh -
 [ "$outside" = 1 ] && [ "$inside" = 1 ] && pass "a pipeline's writer dies of SIGPIPE, as outside, without a broken-pipe error" ||
 	{ fail "a pipeline's writer dies of SIGPIPE, as outside"; diag "outside: $outside"; diag "in the session: $inside"; }
 
+# And what else an exec inherits: the caller's umask (files a umask 077
+# caller makes are private, as outside), resource limits and niceness,
+# each within the session's.
+out=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 sh -c 'umask; ulimit -n; touch um.f; stat -c %a um.f; rm -f um.f; cut -d" " -f19 /proc/self/stat' 2>&1 | tr '\n' ' ')
+in=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 "$STOCKADE" session exec "$SID" -- sh -c 'umask; ulimit -n; touch um.f; stat -c %a um.f; rm -f um.f; cut -d" " -f19 /proc/self/stat' 2>&1 | tr '\n' ' ')
+[ "${out%% *}" = 0077 ] && [ "$in" = "$out" ] && pass "the command has the caller's umask, open-files limit and niceness, as outside ($out)" ||
+	fail "the command has the caller's umask, open-files limit and niceness, as outside (outside: $out; in the session: $in)"
+hard=$(ulimit -H -n)
+if [ "$hard" != unlimited ] && [ "$hard" -gt 64 ]; then
+	low=$(cd "$W" && ulimit -n 64 && "$STOCKADE" session start --backend "$TEST_BACKEND" -C "$W" 2>"$T/low.err")
+	[ -n "$low" ] && at_exit "$STOCKADE" session stop "$low"
+	in=$(cd "$W" && "$STOCKADE" session exec "$low" -- sh -c 'ulimit -S -n; ulimit -H -n' 2>&1 | tr '\n' ' ')
+	[ "$in" = "64 64 " ] && pass "a caller's higher limit stays within the session's (64, the caller's $hard)" ||
+		{ fail "a caller's higher limit stays within the session's (got $in)"; diag "$(cat "$T/low.err")"; }
+	[ -n "$low" ] && "$STOCKADE" session stop "$low"
+else
+	fail "a caller's higher limit stays within the session's: this shell's open-files hard limit is $hard"
+fi
+
 # stockade itself in the background (no function around it), so that $!
 # is its pid.
 (cd "$W" && exec "$STOCKADE" session exec "$SID" -- "$PROBE" signals 5) >"$T/sig.out" 2>&1 &
@@ -359,6 +378,17 @@ PY
 )
 [ "${out%% *}" = True ] && pass "the Python client's commands ignore the signals subprocess's would (SIGHUP here)" ||
 	{ fail "the Python client's commands ignore the signals subprocess's would"; diag "$out"; }
+out=$(cd "$W" && umask 027 && ulimit -S -n 200 && PYTHONPATH="$TOOLS" python3 - "$SID" <<'PY' 2>&1
+import subprocess, sys
+from stockade_session import Session
+argv = ["sh", "-c", "umask; ulimit -n"]
+inside = Session(sys.argv[1]).run(argv).stdout
+outside = subprocess.run(argv, stdout=subprocess.PIPE).stdout
+print(inside == outside == b"0027\n200\n", inside, outside)
+PY
+)
+[ "${out%% *}" = True ] && pass "the Python client's commands have its umask and limits, as subprocess's would" ||
+	{ fail "the Python client's commands have its umask and limits, as subprocess's would"; diag "$out"; }
 
 # The README's recipe: an agent's shell tool through conf/examples/agent-shell.
 mkdir -p "$T/bin"
