@@ -547,9 +547,11 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		wire_add(&o, "env", e.envp[i]);
 	/* What the command inherits of the caller's, as an exec would (the
 	 * zygote keeps each within the session's). */
-	long ign, mask, nice;
+	long ign, blocked, mask, nice;
 	if (wire_get_long(m, "sigign", 0, 0x7fffffff, &ign) == 0 && ign)
 		wire_add_long(&o, "sigign", ign);
+	if (wire_get_long(m, "sigblk", 0, 0x7fffffff, &blocked) == 0)
+		wire_add_long(&o, "sigblk", blocked);
 	if (wire_get_long(m, "umask", 0, 0777, &mask) == 0)
 		wire_add_long(&o, "umask", mask);
 	if (wire_get_long(m, "nice", -20, 19, &nice) == 0)

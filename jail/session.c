@@ -344,8 +344,17 @@ static int exec_verb(const struct options *o, const char *dir)
 	unsigned long ign = signals_ignored();
 	if (ign)
 		wire_add_long(&out, "sigign", (long)ign);
-	/* And what else it would inherit: the umask (a umask 077 keeps the
+	/* And what else it would inherit: the signal mask (before this
+	 * blocks what it forwards), the umask (a umask 077 keeps the
 	 * command's files private as outside), the limits, the niceness. */
+	sigset_t blocked;
+	if (sigprocmask(SIG_BLOCK, NULL, &blocked) == 0) {
+		long bits = 0;
+		for (int sig = 1; sig < 32; sig++)
+			if (sigismember(&blocked, sig) == 1)
+				bits |= (long)SIGNAL_BIT(sig);
+		wire_add_long(&out, "sigblk", bits);
+	}
 	mode_t own_umask = umask(0);
 	umask(own_umask);
 	wire_add_long(&out, "umask", (long)own_umask);

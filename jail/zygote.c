@@ -48,11 +48,13 @@ static unsigned long caller_ignored(const struct wire_msg *m)
 }
 
 /* What an exec of the caller's would inherit beside its descriptors and
- * signals: its umask, resource limits and niceness (umask=, rlimit=,
- * nice=), each within the session's: no limit above the zygote's hard
- * one and no niceness below its own, which nothing in the jail could
- * raise. What the caller did not send is the zygote's. */
+ * ignored signals: its signal mask, umask, resource limits and niceness
+ * (sigblk=, umask=, rlimit=, nice=), each within the session's: no limit
+ * above the zygote's hard one and no niceness below its own, which
+ * nothing in the jail could raise. What the caller did not send is the
+ * zygote's. */
 struct inherited {
+	sigset_t mask;		/* the signal mask it starts with */
 	long umask;		/* -1: the zygote's */
 	long nice;		/* the niceness to take, above the zygote's; or none */
 	bool renice;
@@ -64,9 +66,18 @@ struct inherited {
 	} lim[RLIM_NLIMITS];
 };
 
-static void inherited_read(const struct wire_msg *m, struct inherited *in)
+static void inherited_read(const struct child *c, const struct wire_msg *m, struct inherited *in)
 {
 	*in = (struct inherited){ .umask = -1 };
+	in->mask = *c->exec_mask;
+	long blocked;
+	if (wire_get_long(m, "sigblk", 0, 0x7fffffff, &blocked) == 0)
+		for (int sig = 1; sig < 32; sig++) {
+			if (blocked & SIGNAL_BIT(sig))
+				sigaddset(&in->mask, sig);
+			else
+				sigdelset(&in->mask, sig);
+		}
 	(void)wire_get_long(m, "umask", 0, 0777, &in->umask);
 	long nice;
 	if (wire_get_long(m, "nice", -20, 19, &nice) == 0) {
@@ -216,7 +227,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, (ign & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
 	inherited_apply(in);
-	sigprocmask(SIG_SETMASK, c->exec_mask, NULL);
+	sigprocmask(SIG_SETMASK, &in->mask, NULL);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
 	int e = errno;
@@ -272,7 +283,7 @@ static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const 
 		posix_spawn_file_actions_adddup2(&fa, fds[fd], fd);
 	posix_spawn_file_actions_addfchdir_np(&fa, cwd_fd);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_setsigmask(&at, c->exec_mask);
+	posix_spawnattr_setsigmask(&at, &in->mask);
 	/* Every signal the default but those the caller ignores (which the
 	 * zygote ignores too: plain()); one call each in the child, where
 	 * leaving them to the spawn would ask each disposition first. */
@@ -334,7 +345,7 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 	if (wire_get_long(m, "id", 0, LONG_MAX, &id) < 0)
 		return;
 	struct inherited in;
-	inherited_read(m, &in);
+	inherited_read(c, m, &in);
 	pid_t spawned = plain(m, fds, n_fds, &in) ? spawn_plain(c, m, fds, &in) : 0;
 	if (spawned) {
 		pid_t pid = spawned;

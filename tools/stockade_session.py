@@ -103,9 +103,9 @@ class Session:
         On timeout the command's group gets SIGKILL. The signals this
         process ignores stay ignored in the command, as subprocess leaves
         them (restore_signals: but SIGPIPE and SIGXFSZ, which Python
-        ignores for itself); every other one is the default. Its umask,
-        resource limits and niceness are this process's, within the
-        session's."""
+        ignores for itself); every other one is the default. Its signal
+        mask, umask, resource limits and niceness are this process's,
+        within the session's."""
         env = os.environ if env is None else env
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
@@ -199,10 +199,13 @@ def _ignored(restore_signals):
 
 
 def _inherited():
-    """This process's umask, resource limits and niceness, as fields."""
+    """This process's signal mask, umask, resource limits and niceness,
+    as fields."""
     mask = os.umask(0)
     os.umask(mask)
     fields = [("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    fields.append(("sigblk", str(sum(1 << (int(sig) - 1) for sig in blocked if 1 <= int(sig) < 32))))
     try:
         import resource
     except ImportError:

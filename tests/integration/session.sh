@@ -94,6 +94,7 @@ rm -rf "$W/bin"
 # on what the test's own caller ignores, with the same program outside
 # as its control.
 std_ign() { local m; m=$(sed -n 's/^SigIgn:[[:space:]]*//p'); printf '%x' $((0x${m:-ffffffff} & 0x7fffffff)); }
+std_blk() { local m; m=$(sed -n 's/^SigBlk:[[:space:]]*//p'); printf '%x' $((0x${m:-ffffffff} & 0x7fffffff)); }
 for case in "none:--default-signal" "SIGHUP:--default-signal --ignore-signal=HUP" \
 	"SIGHUP, SIGINT and SIGQUIT:--default-signal --ignore-signal=HUP,INT,QUIT" "SIGTERM and SIGUSR1:--default-signal --ignore-signal=TERM,USR1"; do
 	what=${case%%:*} opts=${case#*:}
@@ -109,9 +110,21 @@ inside=$(cd "$W" && env --default-signal "$STOCKADE" session exec "$SID" -- sh -
 [ "$outside" = 1 ] && [ "$inside" = 1 ] && pass "a pipeline's writer dies of SIGPIPE, as outside, without a broken-pipe error" ||
 	{ fail "a pipeline's writer dies of SIGPIPE, as outside"; diag "outside: $outside"; diag "in the session: $inside"; }
 
-# And what else an exec inherits: the caller's umask (files a umask 077
-# caller makes are private, as outside), resource limits and niceness,
-# each within the session's.
+# And what else an exec inherits: the caller's signal mask, umask (files
+# a umask 077 caller makes are private, as outside), resource limits and
+# niceness, each within the session's.
+cat >"$T/blocked.py" <<'PY'
+import signal, subprocess, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1, signal.SIGTERM])
+sys.exit(subprocess.run(sys.argv[1:]).returncode)
+PY
+outside=$(cd "$W" && python3 "$T/blocked.py" grep SigBlk /proc/self/status | std_blk)
+in=$(cd "$W" && python3 "$T/blocked.py" "$STOCKADE" session exec "$SID" -- grep SigBlk /proc/self/status 2>&1 | std_blk)
+plain_outside=$(cd "$W" && grep SigBlk /proc/self/status | std_blk)
+plain=$(cd "$W" && "$STOCKADE" session exec "$SID" -- grep SigBlk /proc/self/status 2>&1 | std_blk)
+[ "$outside" = 4200 ] && [ "$in" = "$outside" ] && [ "$plain" = "$plain_outside" ] &&
+	pass "the command starts with the caller's signal mask (SIGUSR1 and SIGTERM blocked, then this shell's), as outside" ||
+	fail "the command starts with the caller's signal mask, as outside (outside: $outside, $plain_outside; in the session: $in, $plain)"
 out=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 sh -c 'umask; ulimit -n; touch um.f; stat -c %a um.f; rm -f um.f; cut -d" " -f19 /proc/self/stat' 2>&1 | tr '\n' ' ')
 in=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 "$STOCKADE" session exec "$SID" -- sh -c 'umask; ulimit -n; touch um.f; stat -c %a um.f; rm -f um.f; cut -d" " -f19 /proc/self/stat' 2>&1 | tr '\n' ' ')
 [ "${out%% *}" = 0077 ] && [ "$in" = "$out" ] && pass "the command has the caller's umask, open-files limit and niceness, as outside ($out)" ||
