@@ -110,9 +110,21 @@ expect_probe "THREATS 43: sendmmsg with MSG_FASTOPEN is refused" "errno EPERM" -
 refused "THREATS 19: an unknown system call answers ENOSYS" ENOSYS "syscall 1000" -- syscall 1000
 
 # Other architectures: i386 calls through int 0x80 kill the process; x32
-# numbers never reach the kernel's table.
-expect_control "THREATS 36 control: outside, int 0x80 getpid works" -- "$PROBE" int80-getpid
-expect_probe "THREATS 36: an i386 system call kills the command" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" int80-getpid
+# numbers never reach the kernel's table. A host whose kernel gives no
+# 32-bit entry (int 0x80 faults outside too, as in some VMs) has no i386
+# way in: there the command dies of the same fault before any filter, and
+# the filter's own check of the architecture is test-seccomp's (its i386
+# rows, run through the filter as the kernel would).
+"$PROBE" int80-getpid >"$T/int80.out" 2>&1
+int80=$?
+if [ $int80 -eq 139 ] && grep -qx 'probe: started int80-getpid' "$T/int80.out" && ! grep -q '^int80 ' "$T/int80.out"; then
+	pass "THREATS 36 control: outside, int 0x80 faults (SIGSEGV): this host's kernel has no i386 system call entry"
+	expect_probe "THREATS 36: an i386 system call kills the command (here by the host's fault, before any filter)" "signal SIGSEGV" -- \
+		jail --net off -C "$W" -- "$PROBE" int80-getpid
+else
+	expect_control "THREATS 36 control: outside, int 0x80 getpid works" -- "$PROBE" int80-getpid
+	expect_probe "THREATS 36: an i386 system call kills the command" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" int80-getpid
+fi
 expect_probe "THREATS 37: an x32 system call is refused" "signal SIGSYS" -- jail --net off -C "$W" -- "$PROBE" x32-getpid
 
 plan_done
