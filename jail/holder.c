@@ -556,6 +556,8 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		wire_add_long(&o, "umask", mask);
 	if (wire_get_long(m, "nice", -20, 19, &nice) == 0)
 		wire_add_long(&o, "nice", nice);
+	if (wire_get(m, "cpus"))
+		wire_add(&o, "cpus", wire_get(m, "cpus"));
 	_cleanup_free_ char **lims = wire_get_all(m, "rlimit");
 	for (size_t i = 0; lims[i]; i++)
 		wire_add(&o, "rlimit", lims[i]);

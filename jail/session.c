@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/random.h>
@@ -346,7 +347,8 @@ static int exec_verb(const struct options *o, const char *dir)
 		wire_add_long(&out, "sigign", (long)ign);
 	/* And what else it would inherit: the signal mask (before this
 	 * blocks what it forwards), the umask (a umask 077 keeps the
-	 * command's files private as outside), the limits, the niceness. */
+	 * command's files private as outside), the niceness, the CPUs it may
+	 * run on (taskset's), the limits. */
 	sigset_t blocked;
 	if (sigprocmask(SIG_BLOCK, NULL, &blocked) == 0) {
 		long bits = 0;
@@ -362,6 +364,18 @@ static int exec_verb(const struct options *o, const char *dir)
 	int nice = getpriority(PRIO_PROCESS, 0);
 	if (errno == 0)
 		wire_add_long(&out, "nice", nice);
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
+		/* its bytes up to the last CPU set */
+		const unsigned char *b = (const unsigned char *)&cpus;
+		size_t n = sizeof(cpus);
+		while (n > 0 && !b[n - 1])
+			n--;
+		char text[2 * sizeof(cpus) + 1] = "";
+		hex(text, &cpus, n);
+		if (n)
+			wire_add(&out, "cpus", text);
+	}
 	for (int res = 0; res < RLIM_NLIMITS; res++) {
 		struct rlimit rl;
 		char text[64];

@@ -1,9 +1,11 @@
 /* A session's zygote (zygote.h). */
 #include "jail/zygote.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -47,15 +49,42 @@ static unsigned long caller_ignored(const struct wire_msg *m)
 	return (unsigned long)v & ~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP));
 }
 
+/* Hex of at most n bytes, the rest of out zero: false when s is more, or
+ * not hex. */
+static bool unhex_upto(const char *s, void *out, size_t n)
+{
+	size_t len = s ? strlen(s) : 0;
+	if (!s || len % 2 || len > 2 * n)
+		return false;
+	unsigned char *o = out;
+	memset(o, 0, n);
+	for (size_t i = 0; i < len / 2; i++) {
+		unsigned v;
+		if (!isxdigit((unsigned char)s[2 * i]) || !isxdigit((unsigned char)s[2 * i + 1]) ||
+		    sscanf(s + 2 * i, "%2x", &v) != 1)
+			return false;
+		o[i] = (unsigned char)v;
+	}
+	return true;
+}
+
+/* Hex of a struct's bytes, as the client sends the terminal's mode. */
+static bool unhex(const char *s, void *out, size_t n)
+{
+	return s && strlen(s) == 2 * n && unhex_upto(s, out, n);
+}
+
 /* What an exec of the caller's would inherit beside its descriptors and
- * ignored signals: its signal mask, umask, resource limits and niceness
- * (sigblk=, umask=, rlimit=, nice=), each within the session's: no limit
- * above the zygote's hard one and no niceness below its own, which
- * nothing in the jail could raise. What the caller did not send is the
- * zygote's. */
+ * ignored signals: its signal mask, umask, resource limits, niceness and
+ * CPUs (sigblk=, umask=, rlimit=, nice=, cpus=), each within the
+ * session's: no limit above the zygote's hard one, no niceness below its
+ * own, which nothing in the jail could raise, and only CPUs the zygote
+ * may run on. What the caller did not send is the zygote's. */
 struct inherited {
 	sigset_t mask;		/* the signal mask it starts with */
 	long umask;		/* -1: the zygote's */
+	bool set_cpus;		/* the CPUs it may run on: the caller's, of the zygote's */
+	cpu_set_t cpus;
 	long nice;		/* the niceness to take, above the zygote's; or none */
 	bool renice;
 	bool limits_differ;	/* from the zygote's: a spawn cannot set them */
@@ -79,6 +108,12 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 				sigdelset(&in->mask, sig);
 		}
 	(void)wire_get_long(m, "umask", 0, 0777, &in->umask);
+	cpu_set_t own_cpus;
+	if (unhex_upto(wire_get(m, "cpus"), &in->cpus, sizeof(in->cpus)) &&
+	    sched_getaffinity(0, sizeof(own_cpus), &own_cpus) == 0) {
+		CPU_AND(&in->cpus, &in->cpus, &own_cpus);
+		in->set_cpus = CPU_COUNT(&in->cpus) > 0 && !CPU_EQUAL(&in->cpus, &own_cpus);
+	}
 	long nice;
 	if (wire_get_long(m, "nice", -20, 19, &nice) == 0) {
 		errno = 0;
@@ -112,24 +147,12 @@ static void inherited_apply(const struct inherited *in)
 		umask((mode_t)in->umask);
 	if (in->renice)
 		(void)setpriority(PRIO_PROCESS, 0, (int)in->nice);
+	if (in->set_cpus)
+		(void)sched_setaffinity(0, sizeof(in->cpus), &in->cpus);
 	for (size_t i = 0; i < in->n_lim; i++)
 		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
 }
 
-/* Hex of a struct's bytes, as the client sends the terminal's mode. */
-static bool unhex(const char *s, void *out, size_t n)
-{
-	if (!s || strlen(s) != 2 * n)
-		return false;
-	unsigned char *o = out;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return false;
-		o[i] = (unsigned char)v;
-	}
-	return true;
-}
 
 static void say(int fd, const char *what, const char *arg, int err)
 {
@@ -238,12 +261,12 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 /* Whether an exec is plain: no terminal of its own, nothing narrowed,
  * the caller's three descriptors, no signal ignored that the zygote
  * does not ignore (a spawn can only reset one to the default), the
- * zygote's limits and niceness (a spawn sets neither). Most of a
- * session's are. */
+ * zygote's limits, niceness and CPUs (a spawn sets none of them). Most
+ * of a session's are. */
 static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const struct inherited *in)
 {
 	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (caller_ignored(m) & ~own_ignored) ||
-	    in->limits_differ || in->renice)
+	    in->limits_differ || in->renice || in->set_cpus)
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->f[i].key;

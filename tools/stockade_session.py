@@ -104,8 +104,8 @@ class Session:
         process ignores stay ignored in the command, as subprocess leaves
         them (restore_signals: but SIGPIPE and SIGXFSZ, which Python
         ignores for itself); every other one is the default. Its signal
-        mask, umask, resource limits and niceness are this process's,
-        within the session's."""
+        mask, umask, resource limits, niceness and CPUs are this
+        process's, within the session's."""
         env = os.environ if env is None else env
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
@@ -199,11 +199,16 @@ def _ignored(restore_signals):
 
 
 def _inherited():
-    """This process's signal mask, umask, resource limits and niceness,
-    as fields."""
+    """This process's signal mask, umask, resource limits, niceness and
+    CPUs, as fields."""
     mask = os.umask(0)
     os.umask(mask)
     fields = [("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
+    if hasattr(os, "sched_getaffinity"):
+        cpus = os.sched_getaffinity(0)
+        if cpus:
+            bits = sum(1 << c for c in cpus)
+            fields.append(("cpus", bits.to_bytes((max(cpus) + 8) // 8, "little").hex()))
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     fields.append(("sigblk", str(sum(1 << (int(sig) - 1) for sig in blocked if 1 <= int(sig) < 32))))
     try:

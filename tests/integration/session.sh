@@ -129,13 +129,20 @@ out=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 sh -c 'umask; ulimit
 in=$(cd "$W" && umask 077 && ulimit -S -n 256 && nice -n 3 "$STOCKADE" session exec "$SID" -- sh -c 'umask; ulimit -n; touch um.f; stat -c %a um.f; rm -f um.f; cut -d" " -f19 /proc/self/stat' 2>&1 | tr '\n' ' ')
 [ "${out%% *}" = 0077 ] && [ "$in" = "$out" ] && pass "the command has the caller's umask, open-files limit and niceness, as outside ($out)" ||
 	fail "the command has the caller's umask, open-files limit and niceness, as outside (outside: $out; in the session: $in)"
+out=$(taskset -c 0 grep Cpus_allowed_list /proc/self/status 2>&1)
+in=$(cd "$W" && taskset -c 0 "$STOCKADE" session exec "$SID" -- grep Cpus_allowed_list /proc/self/status 2>&1)
+all=$(cd "$W" && "$STOCKADE" session exec "$SID" -- grep Cpus_allowed_list /proc/self/status 2>&1)
+[ "$in" = "$out" ] && [ "$all" = "$(grep Cpus_allowed_list /proc/self/status)" ] &&
+	pass "the command may run on the caller's CPUs (taskset -c 0, then all), as outside" ||
+	fail "the command may run on the caller's CPUs, as outside (outside: $out; in the session: $in, then $all)"
 hard=$(ulimit -H -n)
 if [ "$hard" != unlimited ] && [ "$hard" -gt 64 ]; then
-	low=$(cd "$W" && ulimit -n 64 && "$STOCKADE" session start --backend "$TEST_BACKEND" -C "$W" 2>"$T/low.err")
+	low=$(cd "$W" && ulimit -n 64 && taskset -c 0 "$STOCKADE" session start --backend "$TEST_BACKEND" -C "$W" 2>"$T/low.err")
 	[ -n "$low" ] && at_exit "$STOCKADE" session stop "$low"
-	in=$(cd "$W" && "$STOCKADE" session exec "$low" -- sh -c 'ulimit -S -n; ulimit -H -n' 2>&1 | tr '\n' ' ')
-	[ "$in" = "64 64 " ] && pass "a caller's higher limit stays within the session's (64, the caller's $hard)" ||
-		{ fail "a caller's higher limit stays within the session's (got $in)"; diag "$(cat "$T/low.err")"; }
+	in=$(cd "$W" && "$STOCKADE" session exec "$low" -- sh -c 'ulimit -S -n; ulimit -H -n; grep Cpus_allowed_list /proc/self/status' 2>&1 | tr '\n' ' ')
+	[ "$in" = "64 64 $(printf 'Cpus_allowed_list:\t0') " ] &&
+		pass "a caller's higher limit and wider CPUs stay within the session's (64 and CPU 0; the caller's $hard and all)" ||
+		{ fail "a caller's higher limit and wider CPUs stay within the session's (got $in)"; diag "$(cat "$T/low.err")"; }
 	[ -n "$low" ] && "$STOCKADE" session stop "$low"
 else
 	fail "a caller's higher limit stays within the session's: this shell's open-files hard limit is $hard"
@@ -392,16 +399,17 @@ PY
 [ "${out%% *}" = True ] && pass "the Python client's commands ignore the signals subprocess's would (SIGHUP here)" ||
 	{ fail "the Python client's commands ignore the signals subprocess's would"; diag "$out"; }
 out=$(cd "$W" && umask 027 && ulimit -S -n 200 && PYTHONPATH="$TOOLS" python3 - "$SID" <<'PY' 2>&1
-import subprocess, sys
+import os, subprocess, sys
 from stockade_session import Session
-argv = ["sh", "-c", "umask; ulimit -n"]
+argv = ["sh", "-c", "umask; ulimit -n; grep Cpus_allowed_list /proc/self/status"]
+os.sched_setaffinity(0, {0})
 inside = Session(sys.argv[1]).run(argv).stdout
 outside = subprocess.run(argv, stdout=subprocess.PIPE).stdout
-print(inside == outside == b"0027\n200\n", inside, outside)
+print(inside == outside == b"0027\n200\nCpus_allowed_list:\t0\n", inside, outside)
 PY
 )
-[ "${out%% *}" = True ] && pass "the Python client's commands have its umask and limits, as subprocess's would" ||
-	{ fail "the Python client's commands have its umask and limits, as subprocess's would"; diag "$out"; }
+[ "${out%% *}" = True ] && pass "the Python client's commands have its umask, limits and CPUs, as subprocess's would" ||
+	{ fail "the Python client's commands have its umask, limits and CPUs, as subprocess's would"; diag "$out"; }
 
 # The README's recipe: an agent's shell tool through conf/examples/agent-shell.
 mkdir -p "$T/bin"
