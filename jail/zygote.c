@@ -38,17 +38,6 @@ struct running {
  * ignored. */
 static unsigned long own_ignored;
 
-/* The signals the caller ignores (sigign=, bit N-1 for signal N): the
- * command's ignored ones, as an exec outside would leave them (nohup's
- * SIGHUP, a background job's SIGINT and SIGQUIT); every other one is
- * the default, whatever the zygote's are. */
-static unsigned long caller_ignored(const struct wire_msg *m)
-{
-	long v = 0;
-	(void)wire_get_long(m, "sigign", 0, 0x7fffffff, &v);
-	return (unsigned long)v & ~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP));
-}
-
 /* Hex of at most n bytes, the rest of out zero: false when s is more, or
  * not hex. */
 static bool unhex_upto(const char *s, void *out, size_t n)
@@ -74,13 +63,17 @@ static bool unhex(const char *s, void *out, size_t n)
 	return s && strlen(s) == 2 * n && unhex_upto(s, out, n);
 }
 
-/* What an exec of the caller's would inherit beside its descriptors and
- * ignored signals: its signal mask, umask, resource limits, niceness and
- * CPUs (sigblk=, umask=, rlimit=, nice=, cpus=), each within the
- * session's: no limit above the zygote's hard one, no niceness below its
- * own, which nothing in the jail could raise, and only CPUs the zygote
- * may run on. What the caller did not send is the zygote's. */
+/* What an exec of the caller's would inherit beside its descriptors:
+ * the signals it ignores, its signal mask, umask, resource limits,
+ * niceness and CPUs (sigign=, sigblk=, umask=, rlimit=, nice=, cpus=),
+ * each within the session's: no limit above the zygote's hard one, no
+ * niceness below its own, which nothing in the jail could raise, and
+ * only CPUs the zygote may run on. What the caller did not send is the
+ * zygote's, but the ignored signals: none (nohup's SIGHUP and a
+ * background job's SIGINT and SIGQUIT are the caller's to pass on, the
+ * holder's SIGHUP and SIGPIPE never). */
 struct inherited {
+	unsigned long ignored;	/* bit N-1 for signal N, 1 to 31 */
 	sigset_t mask;		/* the signal mask it starts with */
 	long umask;		/* -1: the zygote's */
 	bool set_cpus;		/* the CPUs it may run on: the caller's, of the zygote's */
@@ -98,6 +91,9 @@ struct inherited {
 static void inherited_read(const struct child *c, const struct wire_msg *m, struct inherited *in)
 {
 	*in = (struct inherited){ .umask = -1 };
+	long ignored = 0;
+	(void)wire_get_long(m, "sigign", 0, 0x7fffffff, &ignored);
+	in->ignored = (unsigned long)ignored & ~(SIGNAL_BIT(SIGKILL) | SIGNAL_BIT(SIGSTOP));
 	in->mask = *c->exec_mask;
 	long blocked;
 	if (wire_get_long(m, "sigblk", 0, 0x7fffffff, &blocked) == 0)
@@ -143,6 +139,10 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 /* In the forked exec's process, before the program. */
 static void inherited_apply(const struct inherited *in)
 {
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, (in->ignored & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
+	sigprocmask(SIG_SETMASK, &in->mask, NULL);
 	if (in->umask >= 0)
 		umask((mode_t)in->umask);
 	if (in->renice)
@@ -152,7 +152,6 @@ static void inherited_apply(const struct inherited *in)
 	for (size_t i = 0; i < in->n_lim; i++)
 		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
 }
-
 
 static void say(int fd, const char *what, const char *arg, int err)
 {
@@ -245,12 +244,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 		dprintf(2, "stockade: cannot run a command with no words\n");
 		_exit(EXIT_STOCKADE);
 	}
-	unsigned long ign = caller_ignored(m);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, (ign & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
 	inherited_apply(in);
-	sigprocmask(SIG_SETMASK, &in->mask, NULL);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
 	int e = errno;
@@ -265,7 +259,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
  * of a session's are. */
 static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const struct inherited *in)
 {
-	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (caller_ignored(m) & ~own_ignored) ||
+	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (in->ignored & ~own_ignored) ||
 	    in->limits_differ || in->renice || in->set_cpus)
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
@@ -283,7 +277,7 @@ static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const 
  * or the negated exit status of what failed, said on the caller's
  * stderr; or 0: a file with no #! line, which a shell would run with
  * /bin/sh as execvp does and posix_spawnp does not (fork it). */
-static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const int *fds, const struct inherited *in)
+static pid_t spawn_plain(const struct wire_msg *m, const int *fds, const struct inherited *in)
 {
 	const char *cwd = wire_get(m, "cwd");
 	_cleanup_close_ int cwd_fd = cwd ? open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -314,9 +308,8 @@ static pid_t spawn_plain(const struct child *c, const struct wire_msg *m, const 
 	sigfillset(&dfl);
 	sigdelset(&dfl, SIGKILL);
 	sigdelset(&dfl, SIGSTOP);
-	unsigned long ign = caller_ignored(m);
 	for (int sig = 1; sig < 32; sig++)
-		if (ign & SIGNAL_BIT(sig))
+		if (in->ignored & SIGNAL_BIT(sig))
 			sigdelset(&dfl, sig);
 	posix_spawnattr_setsigdefault(&at, &dfl);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -369,7 +362,7 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 		return;
 	struct inherited in;
 	inherited_read(c, m, &in);
-	pid_t spawned = plain(m, fds, n_fds, &in) ? spawn_plain(c, m, fds, &in) : 0;
+	pid_t spawned = plain(m, fds, n_fds, &in) ? spawn_plain(m, fds, &in) : 0;
 	if (spawned) {
 		pid_t pid = spawned;
 		if (pid < 0) {
