@@ -33,10 +33,34 @@ struct running {
 	pid_t pid;
 };
 
-/* The signals the zygote itself ignores (the holder's SIGHUP and
- * SIGPIPE, inherited), read once: a plain spawn can leave only these
- * ignored. */
-static unsigned long own_ignored;
+/* The zygote's own, read once as it starts (a syscall in the jail goes
+ * through its filter, and these are asked of every exec): the signals it
+ * ignores (the holder's SIGHUP and SIGPIPE, inherited: a plain spawn can
+ * leave only these ignored), its limits, niceness and CPUs, which a
+ * command's are kept within. A command of the session could lower them
+ * since (prlimit, setpriority and sched_setaffinity on a process of its
+ * own user); a command then asks at most what the session started with,
+ * and the kernel holds each to what the zygote has now. */
+static struct {
+	unsigned long ignored;
+	struct rlimit limits[RLIM_NLIMITS];
+	bool have_limit[RLIM_NLIMITS];
+	int nice;
+	bool have_nice;
+	cpu_set_t cpus;
+	bool have_cpus;
+} own;
+
+static void own_read(void)
+{
+	own.ignored = signals_ignored();
+	for (int res = 0; res < RLIM_NLIMITS; res++)
+		own.have_limit[res] = getrlimit(res, &own.limits[res]) == 0;
+	errno = 0;
+	own.nice = getpriority(PRIO_PROCESS, 0);
+	own.have_nice = errno == 0;
+	own.have_cpus = sched_getaffinity(0, sizeof(own.cpus), &own.cpus) == 0;
+}
 
 /* Hex of at most n bytes, the rest of out zero: false when s is more, or
  * not hex. */
@@ -104,33 +128,29 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 				sigdelset(&in->mask, sig);
 		}
 	(void)wire_get_long(m, "umask", 0, 0777, &in->umask);
-	cpu_set_t own_cpus;
-	if (unhex_upto(wire_get(m, "cpus"), &in->cpus, sizeof(in->cpus)) &&
-	    sched_getaffinity(0, sizeof(own_cpus), &own_cpus) == 0) {
-		CPU_AND(&in->cpus, &in->cpus, &own_cpus);
-		in->set_cpus = CPU_COUNT(&in->cpus) > 0 && !CPU_EQUAL(&in->cpus, &own_cpus);
+	if (own.have_cpus && unhex_upto(wire_get(m, "cpus"), &in->cpus, sizeof(in->cpus))) {
+		CPU_AND(&in->cpus, &in->cpus, &own.cpus);
+		in->set_cpus = CPU_COUNT(&in->cpus) > 0 && !CPU_EQUAL(&in->cpus, &own.cpus);
 	}
 	long nice;
-	if (wire_get_long(m, "nice", -20, 19, &nice) == 0) {
-		errno = 0;
-		int own = getpriority(PRIO_PROCESS, 0);
-		in->renice = errno == 0 && nice > own;
+	if (own.have_nice && wire_get_long(m, "nice", -20, 19, &nice) == 0) {
+		in->renice = nice > own.nice;
 		in->nice = nice;
 	}
 	_cleanup_free_ char **lims = wire_get_all(m, "rlimit");
 	for (size_t i = 0; lims[i] && in->n_lim < ARRAY_SIZE(in->lim); i++) {
 		int res;
 		unsigned long long soft, hard;
-		struct rlimit own;
 		if (sscanf(lims[i], "%d %llu %llu", &res, &soft, &hard) != 3 || res < 0 || res >= RLIM_NLIMITS ||
-		    getrlimit(res, &own) < 0)
+		    !own.have_limit[res])
 			continue;
+		const struct rlimit *held = &own.limits[res];
 		struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
-		if (rl.rlim_max > own.rlim_max)
-			rl.rlim_max = own.rlim_max;
+		if (rl.rlim_max > held->rlim_max)
+			rl.rlim_max = held->rlim_max;
 		if (rl.rlim_cur > rl.rlim_max)
 			rl.rlim_cur = rl.rlim_max;
-		in->limits_differ |= rl.rlim_cur != own.rlim_cur || rl.rlim_max != own.rlim_max;
+		in->limits_differ |= rl.rlim_cur != held->rlim_cur || rl.rlim_max != held->rlim_max;
 		in->lim[in->n_lim].resource = res;
 		in->lim[in->n_lim++].rl = rl;
 	}
@@ -259,7 +279,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
  * of a session's are. */
 static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const struct inherited *in)
 {
-	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (in->ignored & ~own_ignored) ||
+	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (in->ignored & ~own.ignored) ||
 	    in->limits_differ || in->renice || in->set_cpus)
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
@@ -315,7 +335,7 @@ static pid_t spawn_plain(const struct wire_msg *m, const int *fds, const struct 
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	/* The program is looked for on the command's PATH, which the
 	 * spawned child reads from environ (this process is one thread). */
-	char **own = environ;
+	char **own_environ = environ;
 	environ = envp;
 	/* The child takes the umask it starts with from this process (one
 	 * thread). */
@@ -324,7 +344,7 @@ static pid_t spawn_plain(const struct wire_msg *m, const int *fds, const struct 
 	int e = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp);
 	if (in->umask >= 0)
 		umask(own_umask);
-	environ = own;
+	environ = own_environ;
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (e == ENOEXEC)
@@ -426,7 +446,7 @@ _Noreturn void zygote_main(const struct child *c)
 	if (sig_fd < 0)
 		_exit(EXIT_STOCKADE);
 	int sock = c->requests;
-	own_ignored = signals_ignored();
+	own_read();
 	/* Ready: stockade sees EOF on the error pipe. */
 	close(c->err_fd);
 	struct running *run = NULL;

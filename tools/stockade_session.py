@@ -74,6 +74,7 @@ class Session:
     def __init__(self, session_id, path=None):
         self.id = session_id
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._peek = bytearray(1)
         self.sock.connect(path or os.path.join(sessions_dir(), session_id + ".sock"))
         self._send("hello", [("version", str(VERSION))])
         kind, fields = self._recv()
@@ -89,7 +90,11 @@ class Session:
             self.sock.send(data)
 
     def _recv(self):
-        data, fds, _, _ = socket.recv_fds(self.sock, 1 << 18, 4)
+        # The message's length first (a peek with MSG_TRUNC answers it
+        # whole), so that the buffer is the message's: one of 256 KiB for
+        # each message cost more than the rest of a run's reading.
+        n = self.sock.recv_into(self._peek, 0, socket.MSG_PEEK | socket.MSG_TRUNC)
+        data, fds, _, _ = socket.recv_fds(self.sock, max(n, 1), 4)
         for fd in fds:
             os.close(fd)
         if not data:
@@ -110,10 +115,7 @@ class Session:
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
         fields += [("env", "%s=%s" % kv) for kv in env.items()]
-        ignored = _ignored(restore_signals)
-        if ignored:
-            fields.append(("sigign", str(ignored)))
-        fields += _inherited()
+        fields += _inherited(restore_signals)
         pipes, fds = {}, []
         for n, given in enumerate((stdin, stdout, stderr)):
             if given is not None:
@@ -182,35 +184,35 @@ class Session:
         self.sock.close()
 
 
-def _ignored(restore_signals):
-    """The standard signals this process ignores, bit N-1 for signal N."""
-    mask = 0
+def _bit(sig):
+    """Signal sig's bit: N-1 for signal N."""
+    return 1 << (int(sig) - 1)
+
+
+def _inherited(restore_signals):
+    """What an exec of this thread's would inherit beside its descriptors,
+    as fields: the signals it ignores (less SIGPIPE and SIGXFSZ, which
+    Python ignores for itself, with restore_signals, as subprocess), its
+    signal mask, umask, niceness, CPUs and resource limits."""
+    ignored = 0
     for sig in range(1, 32):
-        if sig in (signal.SIGKILL, signal.SIGSTOP):
-            continue
-        if restore_signals and sig in (signal.SIGPIPE, getattr(signal, "SIGXFSZ", 0)):
-            continue
         try:
             if signal.getsignal(sig) == signal.SIG_IGN:
-                mask |= 1 << (sig - 1)
+                ignored |= _bit(sig)
         except (ValueError, OSError):
             pass
-    return mask
-
-
-def _inherited():
-    """This process's signal mask, umask, resource limits, niceness and
-    CPUs, as fields."""
+    if restore_signals:
+        ignored &= ~(_bit(signal.SIGPIPE) | (_bit(signal.SIGXFSZ) if hasattr(signal, "SIGXFSZ") else 0))
+    ignored &= ~(_bit(signal.SIGKILL) | _bit(signal.SIGSTOP))
+    blocked = sum(_bit(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, []) if 1 <= int(sig) < 32)
     mask = os.umask(0)
     os.umask(mask)
-    fields = [("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
-    if hasattr(os, "sched_getaffinity"):
-        cpus = os.sched_getaffinity(0)
-        if cpus:
-            bits = sum(1 << c for c in cpus)
-            fields.append(("cpus", bits.to_bytes((max(cpus) + 8) // 8, "little").hex()))
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-    fields.append(("sigblk", str(sum(1 << (int(sig) - 1) for sig in blocked if 1 <= int(sig) < 32))))
+    fields = [("sigblk", str(blocked)), ("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
+    if ignored:
+        fields.append(("sigign", str(ignored)))
+    bits = sum(1 << c for c in os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    if bits:
+        fields.append(("cpus", bits.to_bytes((bits.bit_length() + 7) // 8, "little").hex()))
     try:
         import resource
     except ImportError:
