@@ -291,6 +291,56 @@ static void hex(char *out, const void *p, size_t n)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/* What an exec of this caller's would inherit beside its descriptors,
+ * for the command (the zygote keeps each within the session's): the
+ * signals it ignores (nohup's SIGHUP, a background job's SIGINT and
+ * SIGQUIT; every other one is the default), its signal mask (read before
+ * this blocks what it forwards), its umask (a umask 077 keeps the
+ * command's files private as outside), niceness, CPUs (taskset's) and
+ * limits. */
+static void add_inherited(struct wire_out *out)
+{
+	unsigned long ign = signals_ignored();
+	if (ign)
+		wire_add_long(out, "sigign", (long)ign);
+	sigset_t blocked;
+	if (sigprocmask(SIG_BLOCK, NULL, &blocked) == 0) {
+		long bits = 0;
+		for (int sig = 1; sig < 32; sig++)
+			if (sigismember(&blocked, sig) == 1)
+				bits |= (long)SIGNAL_BIT(sig);
+		wire_add_long(out, "sigblk", bits);
+	}
+	mode_t own_umask = umask(0);
+	umask(own_umask);
+	wire_add_long(out, "umask", (long)own_umask);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0)
+		wire_add_long(out, "nice", nice);
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
+		/* its bytes up to the last CPU set */
+		const unsigned char *b = (const unsigned char *)&cpus;
+		size_t n = sizeof(cpus);
+		while (n > 0 && !b[n - 1])
+			n--;
+		char text[2 * sizeof(cpus) + 1] = "";
+		hex(text, &cpus, n);
+		if (n)
+			wire_add(out, "cpus", text);
+	}
+	for (int res = 0; res < RLIM_NLIMITS; res++) {
+		struct rlimit rl;
+		char text[64];
+		if (getrlimit(res, &rl) == 0) {
+			snprintf(text, sizeof(text), "%d %llu %llu", res, (unsigned long long)rl.rlim_cur,
+				 (unsigned long long)rl.rlim_max);
+			wire_add(out, "rlimit", text);
+		}
+	}
+}
+
 static int say_error(const struct wire_msg *m)
 {
 	long st = EXIT_STOCKADE;
@@ -339,52 +389,7 @@ static int exec_verb(const struct options *o, const char *dir)
 	for (size_t i = 0; e.envp[i]; i++)
 		wire_add(&out, "env", e.envp[i]);
 	env_free(&e);
-	/* The signals this caller ignores, which its exec would leave
-	 * ignored (nohup's SIGHUP, a background job's SIGINT and SIGQUIT):
-	 * the command's; every other one is the default. */
-	unsigned long ign = signals_ignored();
-	if (ign)
-		wire_add_long(&out, "sigign", (long)ign);
-	/* And what else it would inherit: the signal mask (before this
-	 * blocks what it forwards), the umask (a umask 077 keeps the
-	 * command's files private as outside), the niceness, the CPUs it may
-	 * run on (taskset's), the limits. */
-	sigset_t blocked;
-	if (sigprocmask(SIG_BLOCK, NULL, &blocked) == 0) {
-		long bits = 0;
-		for (int sig = 1; sig < 32; sig++)
-			if (sigismember(&blocked, sig) == 1)
-				bits |= (long)SIGNAL_BIT(sig);
-		wire_add_long(&out, "sigblk", bits);
-	}
-	mode_t own_umask = umask(0);
-	umask(own_umask);
-	wire_add_long(&out, "umask", (long)own_umask);
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0)
-		wire_add_long(&out, "nice", nice);
-	cpu_set_t cpus;
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
-		/* its bytes up to the last CPU set */
-		const unsigned char *b = (const unsigned char *)&cpus;
-		size_t n = sizeof(cpus);
-		while (n > 0 && !b[n - 1])
-			n--;
-		char text[2 * sizeof(cpus) + 1] = "";
-		hex(text, &cpus, n);
-		if (n)
-			wire_add(&out, "cpus", text);
-	}
-	for (int res = 0; res < RLIM_NLIMITS; res++) {
-		struct rlimit rl;
-		char text[64];
-		if (getrlimit(res, &rl) == 0) {
-			snprintf(text, sizeof(text), "%d %llu %llu", res, (unsigned long long)rl.rlim_cur,
-				 (unsigned long long)rl.rlim_max);
-			wire_add(&out, "rlimit", text);
-		}
-	}
+	add_inherited(&out);
 	/* What narrows this command's jail: the holder checks that it does. */
 	for (size_t i = 0; i < o->layer.n_rules; i++) {
 		const char *raw = o->layer.rules[i].path, *home = getenv("HOME");
