@@ -7,10 +7,11 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -43,6 +44,7 @@ struct running {
  * and the kernel holds each to what the zygote has now. */
 static struct {
 	unsigned long ignored;
+	uint64_t handled;	/* bit N-1 for signal N, 1 to 64: a handler of its own */
 	struct rlimit limits[RLIM_NLIMITS];
 	bool have_limit[RLIM_NLIMITS];
 	int nice;
@@ -51,9 +53,24 @@ static struct {
 	bool have_cpus;
 } own;
 
+/* The kernel's struct sigaction, for the signals glibc keeps to itself
+ * (32 and 33), whose handlers a spawned child must not keep either. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
 static void own_read(void)
 {
 	own.ignored = signals_ignored();
+	for (int sig = 1; sig <= 64; sig++) {
+		struct kernel_sigaction ka;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &ka, sizeof(ka.mask)) == 0 && ka.handler != SIG_DFL &&
+		    ka.handler != SIG_IGN)
+			own.handled |= 1ULL << (sig - 1);
+	}
 	for (int res = 0; res < RLIM_NLIMITS; res++)
 		own.have_limit[res] = getrlimit(res, &own.limits[res]) == 0;
 	errno = 0;
@@ -272,15 +289,12 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 	_exit(exit_exec_failed(e));
 }
 
-/* Whether an exec is plain: no terminal of its own, nothing narrowed,
- * the caller's three descriptors, no signal ignored that the zygote
- * does not ignore (a spawn can only reset one to the default), the
- * zygote's limits, niceness and CPUs (a spawn sets none of them). Most
- * of a session's are. */
-static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const struct inherited *in)
+/* Whether an exec can be spawned: no terminal of its own, nothing
+ * narrowed (each needs the fork's own code, and memory of its own), the
+ * caller's three descriptors. Most of a session's are. */
+static bool spawnable(const struct wire_msg *m, size_t n_fds, const int *fds)
 {
-	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || (in->ignored & ~own.ignored) ||
-	    in->limits_differ || in->renice || in->set_cpus)
+	if (n_fds < 3 || fds[0] < 0 || fds[1] < 0 || fds[2] < 0)
 		return false;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *k = m->f[i].key;
@@ -290,14 +304,98 @@ static bool plain(const struct wire_msg *m, const int *fds, size_t n_fds, const 
 	return true;
 }
 
-/* A plain exec, spawned without copying the zygote (posix_spawn's
- * vfork: the child shares the zygote's memory until it execs, so there
- * is no page table to copy and none to tear down at the exec): what
- * start_exec does, as the spawn's attributes and file actions. The pid;
- * or the negated exit status of what failed, said on the caller's
- * stderr; or 0: a file with no #! line, which a shell would run with
- * /bin/sh as execvp does and posix_spawnp does not (fork it). */
-static pid_t spawn_plain(const struct wire_msg *m, const int *fds, const struct inherited *in)
+/* What the spawned child does, and where it failed. */
+struct spawn {
+	const int *fds;
+	int cwd_fd;
+	const struct inherited *in;
+	char **argv;
+	const char *step;	/* the child's: what failed */
+	int err;		/* the child's: its errno */
+};
+
+/* The child of a spawn: it runs on the zygote's memory, with every
+ * signal blocked, until the program replaces it (or it exits), so it
+ * calls nothing that allocates or takes a lock. A signal with a handler
+ * of the zygote's is made the default before any is unblocked: no
+ * handler of the zygote's ever runs here. Then what start_exec does, in
+ * its order, and the caller's signals, limits, niceness and CPUs as
+ * inherited_apply gives them; one call for each that differs from the
+ * zygote's, which the child has now. */
+__attribute__((no_sanitize("address", "undefined"))) static int spawn_child(void *arg)
+{
+	struct spawn *s = arg;
+	const struct inherited *in = s->in;
+	for (int sig = 1; sig <= 64; sig++) {
+		uint64_t bit = 1ULL << (sig - 1);
+		bool ignore = sig < 32 && (in->ignored & SIGNAL_BIT(sig));
+		bool ignored = sig < 32 && (own.ignored & SIGNAL_BIT(sig));
+		if (sig == SIGKILL || sig == SIGSTOP || (!(own.handled & bit) && ignore == ignored))
+			continue;
+		struct kernel_sigaction ka = { .handler = ignore ? SIG_IGN : SIG_DFL };
+		(void)syscall(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
+	}
+	s->step = "give the command its descriptors";
+	for (int fd = 0; fd <= 2; fd++) {
+		/* one that is already in place keeps its close-on-exec flag
+		 * through a dup2 to itself */
+		if (s->fds[fd] == fd ? fcntl(fd, F_SETFD, 0) < 0 : dup2(s->fds[fd], fd) < 0)
+			goto fail;
+	}
+	s->step = "start the command's session";
+	if (setsid() < 0)
+		goto fail;
+	s->step = "enter the working directory";
+	if (fchdir(s->cwd_fd) < 0)
+		goto fail;
+	if (in->umask >= 0)
+		umask((mode_t)in->umask);
+	if (in->renice)
+		(void)setpriority(PRIO_PROCESS, 0, (int)in->nice);
+	if (in->set_cpus)
+		(void)sched_setaffinity(0, sizeof(in->cpus), &in->cpus);
+	for (size_t i = 0; i < in->n_lim; i++)
+		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
+	(void)syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &in->mask, NULL, sizeof(uint64_t));
+	/* on the command's PATH, which execvp reads from environ; a file
+	 * with no #! line is run by /bin/sh, as a shell would */
+	s->step = NULL;
+	execvp(s->argv[0], s->argv);
+fail:
+	s->err = errno;
+	_exit(127);
+}
+
+/* The child's stack: the spawn's, kept for the next (one thread, and the
+ * child is done with it when the clone returns). execvp's own needs are
+ * a path and, for a script, the arguments once more. */
+static void *spawn_stack(size_t argc, size_t *ret_size)
+{
+	static void *stack;
+	static size_t size;
+	size_t need = (argc + 3) * sizeof(char *) + 2 * PATH_MAX + 32 * 1024;
+	need = (need + 4095) & ~(size_t)4095;
+	if (need > size) {
+		if (stack)
+			munmap(stack, size);
+		stack = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		size = stack == MAP_FAILED ? 0 : need;
+		if (stack == MAP_FAILED)
+			stack = NULL;
+	}
+	*ret_size = size;
+	return stack;
+}
+
+/* An exec spawned without copying the zygote (a vfork: the child shares
+ * the zygote's memory until it execs, so there is no page table to copy
+ * and none to tear down at the exec). glibc's posix_spawn would do the
+ * same with two or more calls for every signal in the child, each
+ * through the jail's filter; spawn_child makes one for each the command
+ * must have otherwise, mostly none. The pid, or the negated exit status
+ * of what failed, said on the caller's stderr. */
+static pid_t spawn(const struct wire_msg *m, const int *fds, const struct inherited *in)
 {
 	const char *cwd = wire_get(m, "cwd");
 	_cleanup_close_ int cwd_fd = cwd ? open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -312,44 +410,34 @@ static pid_t spawn_plain(const struct wire_msg *m, const int *fds, const struct 
 		dprintf(fds[2], "stockade: cannot run a command with no words\n");
 		return -EXIT_STOCKADE;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	for (int fd = 0; fd <= 2; fd++)
-		posix_spawn_file_actions_adddup2(&fa, fds[fd], fd);
-	posix_spawn_file_actions_addfchdir_np(&fa, cwd_fd);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_setsigmask(&at, &in->mask);
-	/* Every signal the default but those the caller ignores (which the
-	 * zygote ignores too: plain()); one call each in the child, where
-	 * leaving them to the spawn would ask each disposition first. */
-	sigset_t dfl;
-	sigfillset(&dfl);
-	sigdelset(&dfl, SIGKILL);
-	sigdelset(&dfl, SIGSTOP);
-	for (int sig = 1; sig < 32; sig++)
-		if (in->ignored & SIGNAL_BIT(sig))
-			sigdelset(&dfl, sig);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	/* The program is looked for on the command's PATH, which the
-	 * spawned child reads from environ (this process is one thread). */
+	size_t argc = 0, size;
+	while (argv[argc])
+		argc++;
+	char *stack = spawn_stack(argc, &size);
+	if (!stack) {
+		say(fds[2], "start", argv[0], ENOMEM);
+		return -EXIT_STOCKADE;
+	}
+	struct spawn s = { .fds = fds, .cwd_fd = cwd_fd, .in = in, .argv = argv };
+	uint64_t all = ~0ULL, old;
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof(all));
 	char **own_environ = environ;
 	environ = envp;
-	/* The child takes the umask it starts with from this process (one
-	 * thread). */
-	mode_t own_umask = in->umask >= 0 ? umask((mode_t)in->umask) : 0;
-	pid_t pid;
-	int e = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp);
-	if (in->umask >= 0)
-		umask(own_umask);
+	pid_t pid = clone(spawn_child, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+	int e = pid < 0 ? errno : s.err;
 	environ = own_environ;
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (e == ENOEXEC)
-		return 0;
-	if (e) {
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof(old));
+	if (pid > 0 && s.err)
+		(void)waitpid(pid, NULL, 0);
+	if (pid < 0) {
+		say(fds[2], "start", argv[0], e);
+		return -EXIT_STOCKADE;
+	}
+	if (s.err && s.step) {
+		say(fds[2], s.step, argv[0], e);
+		return -EXIT_STOCKADE;
+	}
+	if (s.err) {
 		say(fds[2], "run", argv[0], e);
 		return -exit_exec_failed(e);
 	}
@@ -382,9 +470,8 @@ static void exec_one(const struct child *c, int sock, const struct wire_msg *m, 
 		return;
 	struct inherited in;
 	inherited_read(c, m, &in);
-	pid_t spawned = plain(m, fds, n_fds, &in) ? spawn_plain(m, fds, &in) : 0;
-	if (spawned) {
-		pid_t pid = spawned;
+	if (spawnable(m, n_fds, fds)) {
+		pid_t pid = spawn(m, fds, &in);
 		if (pid < 0) {
 			answer(sock, "exit", id, "status", (-pid) << 8, NULL, 0);
 			return;
