@@ -926,8 +926,21 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct h
 		.rep = rep,
 		.flags = flags,
 	};
-	for (size_t i = 0; i < b->roots.n; i++)
+	/* The top as it is now, listed once: a root that nothing held at
+	 * the begin, under a name that is not there now, has nothing to
+	 * undo (most roots: the hand-offs a workspace does not have). */
+	struct dir_listing top;
+	(void)dir_listing_read(wfd, "", &top);
+	size_t changes = rep->n_changes;
+	for (size_t i = 0; i < b->roots.n; i++) {
+		const char *path = b->roots.v[i].path;
+		if (!baseline_find(b, path)) {
+			_cleanup_free_ char *first = xstrndup(path, strcspn(path, "/"));
+			if (dir_listing_type(&top, first) == DIR_ABSENT)
+				continue;
+		}
 		undo_root(&u, &b->roots.v[i]);
+	}
 
 	/* deeper than a path can name: what it holds cannot be looked
 	 * through, so it goes whole */
@@ -944,6 +957,9 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct h
 	struct handoff_scan scan = guard_scan(o, repos);
 	scan.known = file_in_baseline;
 	scan.known_data = (void *)b;
+	/* the listing still holds where nothing was undone */
+	if (rep->n_changes == changes && !u.error)
+		scan.top = &top;
 	struct parent_cache parents = PARENT_CACHE_INIT(wfd);
 	struct handoffs found = { 0 };
 	int r = o->knows->discover(&scan, wfd, &parents, &found);
@@ -975,6 +991,7 @@ int undo_all(const struct guard_options *o, int wfd, int statefd, const struct h
 		*ret_roots = v;
 	}
 	handoffs_free(&found);
+	dir_listing_free(&top);
 	quarantine_done(&u.q);
 	*ret_failing = u.error_path;
 	return u.error;

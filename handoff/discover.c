@@ -150,27 +150,16 @@ struct discover {
 	struct parent_cache *parents;	/* the caller's */
 	/* Directories listed once, for what is in them: most hand-offs do
 	 * not exist, and a getdents tells that of all of a directory's at
-	 * once, where a readlink or an open each would ask one by one. */
+	 * once, where a readlink or an open each would ask one by one. The
+	 * top's may be the caller's (o->top). */
 	struct listing {
 		char *dir;
-		struct listed {
-			char *name;
-			unsigned char type;
-		} *v;
-		size_t n;
-		bool failed;
+		struct dir_listing l;
 	} lists[8];
 	size_t n_lists;
 };
 
-#define TYPE_ABSENT 0xff
-
-static int listed_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct listed *)a)->name, ((const struct listed *)b)->name);
-}
-
-/* What lies at rel: a DT_* type, TYPE_ABSENT, or DT_UNKNOWN when that
+/* What lies at rel: a DT_* type, DIR_ABSENT, or DT_UNKNOWN when that
  * cannot be told from a listing of its directory. */
 static unsigned char entry_type(struct discover *d, const char *rel)
 {
@@ -178,6 +167,16 @@ static unsigned char entry_type(struct discover *d, const char *rel)
 	_cleanup_free_ char *dir = path_parent(rel, &name);
 	if (!dir)
 		return DT_UNKNOWN;
+	if (!*dir && d->o->top)
+		return dir_listing_type(d->o->top, name);
+	if (*dir) {
+		/* beneath a name the top does not hold as a directory: nothing
+		 * reached without a symlink, as a listing would find */
+		_cleanup_free_ char *first = xstrndup(dir, strcspn(dir, "/"));
+		unsigned char top = entry_type(d, first);
+		if (top != DT_DIR && top != DT_UNKNOWN)
+			return DIR_ABSENT;
+	}
 	struct listing *l = NULL;
 	for (size_t i = 0; i < d->n_lists && !l; i++)
 		if (streq(d->lists[i].dir, dir))
@@ -186,42 +185,17 @@ static unsigned char entry_type(struct discover *d, const char *rel)
 		if (d->n_lists == ARRAY_SIZE(d->lists))
 			return DT_UNKNOWN;
 		l = &d->lists[d->n_lists++];
-		*l = (struct listing){ .dir = xstrdup(dir) };
-		int fd = *dir ? open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH)
-			      : openat(d->wfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0) {
-			/* nothing reached there without a symlink: nothing in it */
-			int e = *dir ? fd : -errno;
-			l->failed = !errno_is_absent(e);
-			return l->failed ? DT_UNKNOWN : TYPE_ABSENT;
-		}
-		char buf[DIR_BUF];
-		struct dir_iter it = { .fd = fd, .buf = buf };
-		const dir_entry *de;
-		int err;
-		while ((de = dir_next(&it, &err))) {
-			l->v = xgrow(l->v, l->n, sizeof(*l->v));
-			l->v[l->n++] = (struct listed){ .name = xstrdup(de->d_name), .type = de->d_type };
-		}
-		close(fd);
-		l->failed = err < 0;
-		if (l->n)
-			qsort(l->v, l->n, sizeof(*l->v), listed_cmp);
+		l->dir = xstrdup(dir);
+		(void)dir_listing_read(d->wfd, dir, &l->l);
 	}
-	if (l->failed)
-		return DT_UNKNOWN;
-	struct listed key = { .name = (char *)name };
-	const struct listed *hit = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), listed_cmp) : NULL;
-	return hit ? hit->type : TYPE_ABSENT;
+	return dir_listing_type(&l->l, name);
 }
 
 static void listings_free(struct discover *d)
 {
 	for (size_t i = 0; i < d->n_lists; i++) {
 		free(d->lists[i].dir);
-		for (size_t k = 0; k < d->lists[i].n; k++)
-			free(d->lists[i].v[k].name);
-		free(d->lists[i].v);
+		dir_listing_free(&d->lists[i].l);
 	}
 }
 
@@ -407,7 +381,7 @@ static char *config_worktree(struct discover *d, const char *gitdir)
  * directory; the others are the folders of a name with slashes. */
 static void add_modules(struct discover *d, const char *dir, unsigned depth)
 {
-	if (depth > MODULES_DEPTH_MAX || entry_type(d, dir) == TYPE_ABSENT)
+	if (depth > MODULES_DEPTH_MAX || entry_type(d, dir) == DIR_ABSENT)
 		return;
 	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 	_cleanup_strv_ char **names = NULL;
@@ -430,7 +404,7 @@ static void add_modules(struct discover *d, const char *dir, unsigned depth)
  * file says where the worktree is, for a relative hooksPath. */
 static void add_worktrees(struct discover *d, const char *dir, unsigned depth)
 {
-	if (entry_type(d, dir) == TYPE_ABSENT)
+	if (entry_type(d, dir) == DIR_ABSENT)
 		return;
 	_cleanup_close_ int fd = open_nofollow(d->wfd, dir, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH);
 	_cleanup_strv_ char **names = NULL;

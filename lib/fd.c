@@ -366,6 +366,54 @@ static int strcmp_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int listed_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dir_listed *)a)->name, ((const struct dir_listed *)b)->name);
+}
+
+int dir_listing_read(int dirfd, const char *rel, struct dir_listing *ret)
+{
+	*ret = (struct dir_listing){ 0 };
+	int fd = *rel ? open_nofollow(dirfd, rel, O_RDONLY | O_DIRECTORY, 0, OPEN_BENEATH)
+		      : openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!*rel && fd < 0)
+		fd = -errno;
+	if (fd < 0) {
+		ret->failed = !errno_is_absent(fd);
+		return ret->failed ? fd : 0;
+	}
+	char buf[DIR_BUF];
+	struct dir_iter it = { .fd = fd, .buf = buf };
+	const dir_entry *de;
+	int err;
+	while ((de = dir_next(&it, &err))) {
+		ret->v = xgrow(ret->v, ret->n, sizeof(*ret->v));
+		ret->v[ret->n++] = (struct dir_listed){ .name = xstrdup(de->d_name), .type = de->d_type };
+	}
+	close(fd);
+	ret->failed = err < 0;
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), listed_cmp);
+	return err < 0 ? err : 0;
+}
+
+unsigned char dir_listing_type(const struct dir_listing *l, const char *name)
+{
+	if (l->failed)
+		return DT_UNKNOWN;
+	struct dir_listed key = { .name = (char *)name };
+	const struct dir_listed *hit = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), listed_cmp) : NULL;
+	return hit ? hit->type : DIR_ABSENT;
+}
+
+void dir_listing_free(struct dir_listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	*l = (struct dir_listing){ 0 };
+}
+
 int dir_list(int fd, char ***ret)
 {
 	char **v = strv_new();

@@ -84,3 +84,24 @@ struct dir_iter {
 const dir_entry *dir_next(struct dir_iter *it, int *ret_err);
 /* A directory's entry names, sorted. */
 int dir_list(int fd, char ***ret);
+
+/* A directory's entries with their types, read once and sorted: where
+ * most names asked for do not exist, one getdents tells that of all of
+ * them, where a stat each would ask one by one. */
+struct dir_listing {
+	struct dir_listed {
+		char *name;
+		unsigned char type;	/* d_type */
+	} *v;
+	size_t n;
+	bool failed;	/* not read whole: it answers nothing */
+};
+#define DIR_ABSENT 0xff
+/* rel beneath dirfd ("": dirfd itself), never through a symlink. A
+ * directory that nothing reaches without one lists empty; 0, or the
+ * -errno of what failed (then failed). */
+int dir_listing_read(int dirfd, const char *rel, struct dir_listing *ret);
+/* What lies at name: a DT_* type, DIR_ABSENT, or DT_UNKNOWN when the
+ * listing failed. */
+unsigned char dir_listing_type(const struct dir_listing *l, const char *name);
+void dir_listing_free(struct dir_listing *l);

@@ -143,6 +143,8 @@ void handoff_repos_free(struct handoff_repos *r);
 
 /* What a look for a workspace's hand-offs is asked (handoff/handoff.h's
  * handoffs_discover and handoffs_list). */
+struct dir_listing;
+
 struct handoff_scan {
 	const char *workspace;	/* canonical absolute path */
 	const char *user_home;	/* for ~/.gitconfig's core.hooksPath and ~ in includes; may be NULL */
@@ -157,6 +159,9 @@ struct handoff_scan {
 	 * it names must not be swept up as a new hand-off. */
 	bool (*known)(void *data, const char *rel);
 	void *known_data;
+	/* The workspace's top directory as it is now, when the caller has
+	 * just listed it; NULL: listed as needed. */
+	const struct dir_listing *top;
 };
 
 /* Vetting a git config (handoff/gitconfig.h's gitconfig_vet): what it is
