@@ -38,12 +38,15 @@ def sessions_dir():
     return os.path.join(state, "stockade", "sessions")
 
 
-def encode(kind, fields):
+def encode(kind, fields, raw=()):
+    """A message: fields as (key, value) pairs, raw as b"key=value"
+    already made (the environment's, from os.environb)."""
     out = [kind.encode()]
     for key, value in fields:
         if isinstance(value, str):
-            value = value.encode()
+            value = value.encode(errors="surrogateescape")
         out.append(key.encode() + b"=" + value)
+    out.extend(raw)
     return b"\0".join(out) + b"\0"
 
 
@@ -74,7 +77,10 @@ class Session:
     def __init__(self, session_id, path=None):
         self.id = session_id
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._peek = bytearray(1)
+        # one buffer for every message, of the largest one the session
+        # sends: read into, not allocated for each (a 256 KiB bytes
+        # each time cost more than the rest of a run's reading)
+        self._buf = bytearray(256 * 1024)
         self.sock.connect(path or os.path.join(sessions_dir(), session_id + ".sock"))
         self._send("hello", [("version", str(VERSION))])
         kind, fields = self._recv()
@@ -82,24 +88,22 @@ class Session:
             raise RuntimeError("the session refused: %s" % fields.get("message", [kind])[0])
         self.info = {k: v[0] for k, v in fields.items()}
 
-    def _send(self, kind, fields, fds=()):
-        data = encode(kind, fields)
+    def _send(self, kind, fields, fds=(), raw=()):
+        data = encode(kind, fields, raw)
         if fds:
             socket.send_fds(self.sock, [data], list(fds))
         else:
             self.sock.send(data)
 
     def _recv(self):
-        # The message's length first (a peek with MSG_TRUNC answers it
-        # whole), so that the buffer is the message's: one of 256 KiB for
-        # each message cost more than the rest of a run's reading.
-        n = self.sock.recv_into(self._peek, 0, socket.MSG_PEEK | socket.MSG_TRUNC)
-        data, fds, _, _ = socket.recv_fds(self.sock, max(n, 1), 4)
-        for fd in fds:
-            os.close(fd)
-        if not data:
+        n, anc, _, _ = self.sock.recvmsg_into([self._buf], socket.CMSG_SPACE(4 * 4), socket.MSG_CMSG_CLOEXEC)
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                for i in range(0, len(data) - len(data) % 4, 4):
+                    os.close(int.from_bytes(data[i:i + 4], sys.byteorder))
+        if not n:
             raise EOFError("the session has ended")
-        return decode(data)
+        return decode(bytes(self._buf[:n]))
 
     def run(self, argv, cwd=None, env=None, stdin=None, stdout=None, stderr=None, timeout=None,
             restore_signals=True):
@@ -111,11 +115,14 @@ class Session:
         ignores for itself); every other one is the default. Its signal
         mask, umask, resource limits, niceness and CPUs are this
         process's, within the session's."""
-        env = os.environ if env is None else env
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
-        fields += [("env", "%s=%s" % kv) for kv in env.items()]
         fields += _inherited(restore_signals)
+        # the environment as bytes, as it is, where it is this process's
+        if env is None:
+            raw = [b"env=" + k + b"=" + v for k, v in os.environb.items()]
+        else:
+            raw = [("env=%s=%s" % kv).encode(errors="surrogateescape") for kv in env.items()]
         pipes, fds = {}, []
         for n, given in enumerate((stdin, stdout, stderr)):
             if given is not None:
@@ -130,7 +137,7 @@ class Session:
                 fds.append(w)
                 pipes[n] = (r, w)
         try:
-            self._send("exec", fields, fds)
+            self._send("exec", fields, fds, raw)
         finally:
             for n, p in pipes.items():
                 os.close(p if n == 0 else p[1])
