@@ -135,6 +135,8 @@ else
 	who="$(id -un)"
 fi
 
+# BENCH_ONLY=sessions: the sessions' part alone (start-up ends after its own)
+if [ "${BENCH_ONLY:-}" != sessions ]; then
 echo "== start-up: the targets, interleaved ($BENCH_RUNS runs each; as $who$([ ${#as_root[@]} -gt 0 ] && echo ' and as root'))"
 # The floors beside stockade -- true in an empty workspace, each backend:
 # bare true, a launcher that forks, execs and waits, and bwrap with the
@@ -333,6 +335,8 @@ if command -v bwrap >/dev/null; then
 fi
 echo
 
+fi
+
 echo "== sessions: the Nth command of a session, against a fork-exec-wait launcher (coreutils timeout) running true"
 # The client is run from inside the workspace, as an agent's would be;
 # the guard's per-exec cost in a big workspace is measured below.
@@ -358,8 +362,7 @@ for backend in landlock namespaces; do
 	echo "  session exec -- true: median ${s_med} us, p90 ${s_p90} us; timeout true ${t_med} us: $(ratio "$s_med" "$t_med")x   (target: at most 1.2x)"
 	echo "                        $(ratio "$s_med" "$w_med")x the fork-exec-wait floor (${w_med} us)"
 	echo "  memory: the session at rest (holder, keeper, zygote) ${rest} KiB; after $BENCH_RUNS execs ${after} KiB; a client's peak ${s_rss} KiB"
-	if [ $backend = namespaces ]; then
-		out=$(cd "$tmp/ws" && PYTHONPATH="$abs_tools" python3 - "$se" "$BENCH_RUNS" <<'PY'
+	out=$(cd "$tmp/ws" && PYTHONPATH="$abs_tools" python3 - "$se" "$BENCH_RUNS" <<'PY'
 import subprocess, sys, time
 from stockade_session import Session
 s = Session(sys.argv[1])
@@ -372,9 +375,8 @@ a.sort(); b.sort()
 print("%.1f %.1f" % (a[n // 2] * 1e6, b[n // 2] * 1e6))
 PY
 )
-		read -r py_s py_sub <<<"$out"
-		echo "  the Python client on one connection: median ${py_s} us; subprocess.run([\"true\"]) ${py_sub} us: $(ratio "${py_s%.*}" "${py_sub%.*}")x   (target: at most 1.3x)"
-	fi
+	read -r py_s py_sub <<<"$out"
+	echo "  the Python client on one connection: median ${py_s} us; subprocess.run([\"true\"]) ${py_sub} us: $(ratio "${py_s%.*}" "${py_sub%.*}")x   (target: at most 1.3x)"
 	"$STOCKADE" session stop "$se"
 done
 echo
@@ -409,6 +411,8 @@ for backend in landlock namespaces; do
 done
 unset XDG_RUNTIME_DIR
 echo
+
+[ "${BENCH_ONLY:-}" = sessions ] && exit 0
 
 echo "== the namespace jail: stockade -- true against bwrap running the same policy"
 if command -v bwrap >/dev/null; then
