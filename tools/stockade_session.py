@@ -153,7 +153,11 @@ class Session:
             # waited for: what is there is read, then the run returns.
             if res.status is not None:
                 wait = 0.05
-            ready, _, _ = select.select([self.sock] + list(readers), [], [], wait)
+            if not readers and wait is None:
+                # nothing to read but the session's answers: wait on them
+                ready = [self.sock]
+            else:
+                ready, _, _ = select.select([self.sock] + list(readers), [], [], wait)
             if not ready and not killed:
                 self._send("signal", [("sig", str(int(signal.SIGKILL)))])
                 killed = True
