@@ -120,7 +120,11 @@ class Session:
         fields += _inherited(restore_signals)
         # the environment as bytes, as it is, where it is this process's
         if env is None:
-            raw = [b"env=" + k + b"=" + v for k, v in os.environb.items()]
+            # the mapping's own dict where it has one: its items() goes
+            # through a method a variable
+            data = getattr(os.environb, "_data", None)
+            items = data.items() if isinstance(data, dict) else os.environb.items()
+            raw = [b"env=" + k + b"=" + v for k, v in items]
         else:
             raw = [("env=%s=%s" % kv).encode(errors="surrogateescape") for kv in env.items()]
         pipes, fds = {}, []
@@ -200,18 +204,35 @@ def _bit(sig):
     return 1 << (int(sig) - 1)
 
 
+# The signals one can ask the disposition of, and the resources one can
+# ask the limit of, found once.
+_SIGNALS = []
+for _sig in range(1, 32):
+    try:
+        signal.getsignal(_sig)
+        _SIGNALS.append(_sig)
+    except (ValueError, OSError):
+        pass
+try:
+    import resource
+    _RESOURCES = []
+    for _res in range(64):
+        try:
+            resource.getrlimit(_res)
+        except (ValueError, OSError):
+            break
+        _RESOURCES.append(_res)
+except ImportError:
+    resource, _RESOURCES = None, []
+
+
 def _inherited(restore_signals):
     """What an exec of this thread's would inherit beside its descriptors,
     as fields: the signals it ignores (less SIGPIPE and SIGXFSZ, which
     Python ignores for itself, with restore_signals, as subprocess), its
     signal mask, umask, niceness, CPUs and resource limits."""
-    ignored = 0
-    for sig in range(1, 32):
-        try:
-            if signal.getsignal(sig) == signal.SIG_IGN:
-                ignored |= _bit(sig)
-        except (ValueError, OSError):
-            pass
+    getsignal, ign = signal.getsignal, signal.SIG_IGN
+    ignored = sum(1 << (sig - 1) for sig in _SIGNALS if getsignal(sig) is ign)
     if restore_signals:
         ignored &= ~(_bit(signal.SIGPIPE) | (_bit(signal.SIGXFSZ) if hasattr(signal, "SIGXFSZ") else 0))
     ignored &= ~(_bit(signal.SIGKILL) | _bit(signal.SIGSTOP))
@@ -224,10 +245,11 @@ def _inherited(restore_signals):
     bits = sum(1 << c for c in os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     if bits:
         fields.append(("cpus", bits.to_bytes((bits.bit_length() + 7) // 8, "little").hex()))
-    try:
-        import resource
-    except ImportError:
-        return fields
+    full = 2**64 - 1
+    for res in _RESOURCES:
+        soft, hard = resource.getrlimit(res)
+        fields.append(("rlimit", "%d %d %d" % (res, soft & full, hard & full)))
+    return fields
     for res in range(64):
         try:
             soft, hard = resource.getrlimit(res)
