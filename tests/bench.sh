@@ -381,7 +381,10 @@ PY
 done
 echo
 
-[ -n "${nm_dirs:-}" ] || read -r nm_dirs _ < <("$BUILD/tools/bench-dirs" "$tmp/nm")
+if [ -z "${nm_dirs:-}" ]; then
+	make_node_modules "$tmp/nm"
+	read -r nm_dirs _ < <("$BUILD/tools/bench-dirs" "$tmp/nm")
+fi
 echo "== a session's guard, per command: in an empty workspace and in the node_modules one ($nm_dirs dirs)"
 # The guard alone (tools/bench-guard, the workspaces interleaved round by
 # round): guard_check on the watched workspace, what a session does after
