@@ -147,7 +147,20 @@ struct guard {
 	struct handoff_repos repos;	/* from ix, for the checks */
 	bool have_repos;
 	struct watch *w;	/* guard_watch's, or NULL */
+	/* The workspace and the state directory guard_watch opened, kept
+	 * for the checks: the directories the watch is on, without their
+	 * look-ups at each command; -1 without a watch. */
+	int wfd, dirfd;
 };
+
+static void kept_close(struct guard *g)
+{
+	if (g->wfd >= 0)
+		close(g->wfd);
+	if (g->dirfd >= 0)
+		close(g->dirfd);
+	g->wfd = g->dirfd = -1;
+}
 
 /* The repositories of g->ix, kept until it changes. */
 static const struct handoff_repos *guard_repos(struct guard *g)
@@ -222,6 +235,7 @@ void guard_free(struct guard *g)
 	}
 	handoff_repos_free(&g->repos);
 	watch_free(g->w);
+	kept_close(g);
 	if (g->statefd >= 0)
 		close(g->statefd);
 	free(g->dir);
@@ -497,6 +511,7 @@ int guard_begin(const struct guard_options *o, struct guard **ret, struct guard_
 	g->lockfd = TAKE_FD(lockfd);
 	g->handoffs = TAKE_PTR(roots);
 	g->ix = ix;
+	g->wfd = g->dirfd = -1;
 	*ret = g;
 	return 0;
 }
@@ -541,6 +556,7 @@ int guard_end(struct guard *g, struct guard_report *ret_report, struct guard_fai
 	 * what the next run begins from */
 	watch_free(g->w);
 	g->w = NULL;
+	kept_close(g);
 	_cleanup_close_ int wfd = -1, dirfd = -1, spare = -1;
 	int lockfd = -1;
 	/* an end called again after one that succeeded holds no slot */
@@ -630,6 +646,8 @@ int guard_watch(struct guard *g)
 		return r;
 	}
 	g->w = w;
+	g->wfd = TAKE_FD(wfd);
+	g->dirfd = TAKE_FD(dirfd);
 	return 0;
 }
 
@@ -678,11 +696,19 @@ int guard_check(struct guard *g, unsigned flags, struct guard_report *ret_report
 		return -EINVAL;
 	if ((flags & GUARD_CHECK_IF_SEEN) && !g->w)
 		return 0;
-	_cleanup_close_ int wfd = -1, dirfd = -1;
-	int lockfd = -1;
-	int r = open_state(&g->o, g->statefd, g->dir, &wfd, &dirfd, g->lockfd, &lockfd, f);
-	if (r < 0)
-		return r;
+	_cleanup_close_ int own_wfd = -1, own_dirfd = -1;
+	int wfd = g->wfd, dirfd = g->dirfd, lockfd = g->lockfd, r;
+	if (wfd >= 0) {
+		r = mutex_take(lockfd);
+		if (r < 0)
+			return guard_fail(f, r, GUARD_STEP_STATE, state_path(g->dir, "lock"));
+	} else {
+		r = open_state(&g->o, g->statefd, g->dir, &own_wfd, &own_dirfd, g->lockfd, &lockfd, f);
+		if (r < 0)
+			return r;
+		wfd = own_wfd;
+		dirfd = own_dirfd;
+	}
 	bool seen = false;
 	if (g->w)
 		(void)check_watched(g, wfd, ret_report, &seen);
