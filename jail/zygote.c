@@ -173,13 +173,10 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 	}
 }
 
-/* In the forked exec's process, before the program. */
-static void inherited_apply(const struct inherited *in)
+/* The process's own of them: umask, niceness, CPUs and limits. Plain
+ * calls, which a spawn's child may make too. */
+static void inherited_apply_process(const struct inherited *in)
 {
-	for (int sig = 1; sig < 32; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, (in->ignored & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
-	sigprocmask(SIG_SETMASK, &in->mask, NULL);
 	if (in->umask >= 0)
 		umask((mode_t)in->umask);
 	if (in->renice)
@@ -188,6 +185,16 @@ static void inherited_apply(const struct inherited *in)
 		(void)sched_setaffinity(0, sizeof(in->cpus), &in->cpus);
 	for (size_t i = 0; i < in->n_lim; i++)
 		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
+}
+
+/* In the forked exec's process, before the program. */
+static void inherited_apply(const struct inherited *in)
+{
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, (in->ignored & SIGNAL_BIT(sig)) ? SIG_IGN : SIG_DFL);
+	sigprocmask(SIG_SETMASK, &in->mask, NULL);
+	inherited_apply_process(in);
 }
 
 static void say(int fd, const char *what, const char *arg, int err)
@@ -348,14 +355,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int spawn_child(void
 	s->step = "enter the working directory";
 	if (fchdir(s->cwd_fd) < 0)
 		goto fail;
-	if (in->umask >= 0)
-		umask((mode_t)in->umask);
-	if (in->renice)
-		(void)setpriority(PRIO_PROCESS, 0, (int)in->nice);
-	if (in->set_cpus)
-		(void)sched_setaffinity(0, sizeof(in->cpus), &in->cpus);
-	for (size_t i = 0; i < in->n_lim; i++)
-		(void)setrlimit(in->lim[i].resource, &in->lim[i].rl);
+	inherited_apply_process(in);
 	(void)syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &in->mask, NULL, sizeof(uint64_t));
 	/* on the command's PATH, which execvp reads from environ; a file
