@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/path.h"
 #include "lib/util.h"
@@ -377,6 +378,58 @@ static void test_could_write(void)
 	   "proc_self_status reads a line of /proc/self/status, and -1 for one it lacks");
 }
 
+/* lib/fd.c's dir_listing: a directory's names and types, read once;
+ * one reached through a symlink, or missing, lists empty and answers
+ * every name absent; one that cannot be read answers nothing. */
+static void test_listing(void)
+{
+	_cleanup_free_ char *dir = at("listing");
+	must(mkdir(dir, 0755), dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	must(dfd, dir);
+	file_in(dfd, "b-file", "x");
+	int sub = dir_in(dfd, "a-dir");
+	file_in(sub, "inner", NULL);
+	close(sub);
+	must(symlinkat("a-dir", dfd, "c-link"), "c-link");
+
+	struct dir_listing l;
+	is_int(dir_listing_read(dfd, "", &l), 0, "the directory itself is listed");
+	is_int(l.n, 3, "with its three entries");
+	is_int(dir_listing_type(&l, "a-dir"), DT_DIR, "a directory's type");
+	is_int(dir_listing_type(&l, "b-file"), DT_REG, "a file's type");
+	is_int(dir_listing_type(&l, "c-link"), DT_LNK, "a symlink's type, not its target's");
+	is_int(dir_listing_type(&l, "missing"), DIR_ABSENT, "a name it does not hold is absent");
+	dir_listing_free(&l);
+
+	is_int(dir_listing_read(dfd, "a-dir", &l), 0, "a directory beneath it");
+	is_int(dir_listing_type(&l, "inner"), DT_REG, "answers for its own names");
+	dir_listing_free(&l);
+
+	is_int(dir_listing_read(dfd, "c-link", &l), 0, "a directory reached through a symlink");
+	ok(!l.failed && l.n == 0 && dir_listing_type(&l, "inner") == DIR_ABSENT,
+	   "lists empty: nothing is reached there without the symlink");
+	dir_listing_free(&l);
+
+	is_int(dir_listing_read(dfd, "nowhere/deeper", &l), 0, "a missing directory");
+	ok(!l.failed && dir_listing_type(&l, "x") == DIR_ABSENT, "lists empty too");
+	dir_listing_free(&l);
+
+	ok(dir_listing_read(dfd, "b-file", &l) < 0 || dir_listing_type(&l, "x") == DIR_ABSENT,
+	   "a file where a directory should be holds nothing");
+	dir_listing_free(&l);
+
+	if (geteuid() != 0) {
+		must(fchmodat(dfd, "a-dir", 0, 0), "chmod");
+		ok(dir_listing_read(dfd, "a-dir", &l) == -EACCES && l.failed &&
+			   dir_listing_type(&l, "inner") == DT_UNKNOWN,
+		   "one that cannot be read answers nothing (DT_UNKNOWN), not absent");
+		dir_listing_free(&l);
+		must(fchmodat(dfd, "a-dir", 0755, 0), "chmod");
+	}
+	close(dfd);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/stockade-test-fs-XXXXXX";
@@ -390,6 +443,7 @@ int main(void)
 	test_mounts();
 	test_held();
 	test_could_write();
+	test_listing();
 	/* The outside directories are 0555: rm_rf makes them writable. */
 	is_int(rm_rf(base), 0, "the test's directory is removed");
 	return tap_done();
