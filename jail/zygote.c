@@ -36,8 +36,9 @@ struct running {
 
 /* The zygote's own, read once as it starts (a syscall in the jail goes
  * through its filter, and these are asked of every exec): the signals it
- * ignores (the holder's SIGHUP and SIGPIPE, inherited: a plain spawn can
- * leave only these ignored), its limits, niceness and CPUs, which a
+ * ignores (the holder's SIGHUP and SIGPIPE, inherited) and those it
+ * handles, which a spawn's child sets for the command where they differ
+ * from the caller's, its limits, niceness and CPUs, which a
  * command's are kept within. A command of the session could lower them
  * since (prlimit, setpriority and sched_setaffinity on a process of its
  * own user); a command then asks at most what the session started with,
