@@ -120,8 +120,8 @@ class Session:
         fields += _inherited(restore_signals)
         # the environment as bytes, as it is, where it is this process's
         if env is None:
-            # the mapping's own dict where it has one: its items() goes
-            # through a method a variable
+            # the mapping's own dict where it has one: the mapping's
+            # items() calls a method for each variable
             data = getattr(os.environb, "_data", None)
             items = data.items() if isinstance(data, dict) else os.environb.items()
             raw = [b"env=" + k + b"=" + v for k, v in items]
@@ -232,7 +232,7 @@ def _inherited(restore_signals):
     Python ignores for itself, with restore_signals, as subprocess), its
     signal mask, umask, niceness, CPUs and resource limits."""
     getsignal, ign = signal.getsignal, signal.SIG_IGN
-    ignored = sum(1 << (sig - 1) for sig in _SIGNALS if getsignal(sig) is ign)
+    ignored = sum(_bit(sig) for sig in _SIGNALS if getsignal(sig) is ign)
     if restore_signals:
         ignored &= ~(_bit(signal.SIGPIPE) | (_bit(signal.SIGXFSZ) if hasattr(signal, "SIGXFSZ") else 0))
     ignored &= ~(_bit(signal.SIGKILL) | _bit(signal.SIGSTOP))
