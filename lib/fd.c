@@ -161,6 +161,13 @@ int open_nofollow(int dirfd, const char *path, int flags, mode_t mode, unsigned 
 				   ((how & OPEN_BENEATH) ? RESOLVE_BENEATH : 0),
 		};
 		long fd = syscall(SYS_openat2, dirfd, path, &oh, sizeof(oh));
+		/* EXDEV for a relative path is also what was found beneath
+		 * and moved out while the lookup ran (another run's guard
+		 * moving a plant to its quarantine): ask again for what the
+		 * path holds now. A path that climbs out keeps its EXDEV. */
+		for (int again = 0; fd < 0 && errno == EXDEV && (how & OPEN_BENEATH) && path[0] != '/' && again < 8;
+		     again++)
+			fd = syscall(SYS_openat2, dirfd, path, &oh, sizeof(oh));
 		if (fd >= 0)
 			return (int)fd;
 		/* EPERM: what older container seccomp profiles answer. */

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "lib/fd.h"
 #include "lib/fs.h"
@@ -430,6 +431,66 @@ static void test_listing(void)
 	close(dfd);
 }
 
+/* A directory moved out of dirfd while open_nofollow looks it up beneath:
+ * openat2 answers EXDEV for what was there when the lookup began (another
+ * run's guard moving a plant to its quarantine). open_nofollow answers
+ * what the path holds now instead: the directory or nothing, never EXDEV,
+ * which callers take for a path that climbs out. */
+static void test_moved_away(void)
+{
+	_cleanup_free_ char *ws = at("moving-ws");
+	_cleanup_free_ char *away = at("moving-away");
+	must(mkdir(ws, 0755), ws);
+	must(mkdir(away, 0755), away);
+	int wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int afd = open(away, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	must(wfd, ws);
+	must(afd, away);
+	int d = dir_in(wfd, "d");
+	int e = dir_in(d, "e");
+	close(dir_in(e, "f"));
+	close(e);
+	close(d);
+
+	pid_t pid = fork();
+	must(pid, "fork");
+	if (pid == 0) {
+		for (;;) {
+			renameat(wfd, "d", afd, "d");
+			renameat(afd, "d", wfd, "d");
+		}
+	}
+	long tries = 0, found = 0, absent = 0, other = 0, exdev = 0;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++, tries++) {
+			int fd = open_nofollow(wfd, "d/e/f", O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+			if (fd >= 0) {
+				found++;
+				close(fd);
+			} else if (fd == -ENOENT)
+				absent++;
+			else if (fd == -EXDEV)
+				exdev++;
+			else
+				other++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1500);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	printf("# %ld lookups while it moved: %ld found, %ld absent, %ld EXDEV, %ld other\n", tries, found, absent,
+	       exdev, other);
+	ok(found > 0 && absent > 0, "the lookups raced the moves (found and absent both seen)");
+	is_int((int)exdev, 0, "no lookup of a path moved out while looked up answers EXDEV");
+	is_int((int)other, 0, "nor anything but the directory or its absence");
+	is_int(open_nofollow(wfd, "../moving-away", O_PATH, 0, OPEN_BENEATH), -EXDEV,
+	       "a path that climbs out is still EXDEV");
+	close(wfd);
+	close(afd);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/stockade-test-fs-XXXXXX";
@@ -444,6 +505,7 @@ int main(void)
 	test_held();
 	test_could_write();
 	test_listing();
+	test_moved_away();
 	/* The outside directories are 0555: rm_rf makes them writable. */
 	is_int(rm_rf(base), 0, "the test's directory is removed");
 	return tap_done();
