@@ -368,26 +368,16 @@ int config_policy(const struct options *o, char *const *environ, const struct po
 		conf_error_free(&ce);
 		return EXIT_STOCKADE;
 	}
-	/* Trust matters only to a file that widens something: the others
-	 * are built as untrusted, and their hash never made. */
-	for (size_t i = 0; i < rc->files.n; i++)
-		rc->files.v[i].trusted = rc->files.v[i].origin == CONF_USER;
+	/* Trust, settled before the one build: a file's record looked up
+	 * (one open where there is none), its bytes hashed only where there
+	 * is one. */
+	for (size_t i = 0; i < rc->files.n; i++) {
+		struct conf_file *f = &rc->files.v[i];
+		f->trusted = f->origin == CONF_USER || conf_trust_check(rc->state_dir, f);
+	}
 	int e = build_all(o, environ, rc, p);
 	if (e)
 		return e;
-	if (p->n_widenings) {
-		bool more = false;
-		for (size_t i = 0; i < rc->files.n; i++) {
-			struct conf_file *f = &rc->files.v[i];
-			if (!f->trusted && conf_trust_check(rc->state_dir, f))
-				f->trusted = more = true;
-		}
-		if (more) {
-			policy_free(p);
-			if ((e = build_all(o, environ, rc, p)))
-				return e;
-		}
-	}
 	if (p->n_widenings) {
 		say_widenings(p);
 		policy_free(p);
@@ -421,12 +411,8 @@ static void print_source(FILE *f, const char *what, const char *value, const str
 	fprintf(f, "  %-13s %s  (%s)\n", what, value, t);
 }
 
-void config_print(FILE *f, struct run_config *rc, const struct options *o, const struct policy *p)
+void config_print(FILE *f, const struct run_config *rc, const struct options *o, const struct policy *p)
 {
-	/* A file that widened nothing was never looked up: for explain, it is. */
-	for (size_t i = 0; i < rc->files.n; i++)
-		if (!rc->files.v[i].trusted)
-			rc->files.v[i].trusted = conf_trust_check(rc->state_dir, &rc->files.v[i]);
 	fputs("settings files (later ones win):\n", f);
 	if (!rc->files.n)
 		fputs("  none\n", f);

@@ -36,7 +36,7 @@ int config_exec_layers(const struct run_config *rc, char *const *argv, char *con
 /* For explain: the files read and whether each is trusted, the sections
  * taken, the [command] sections and why each matched or did not, and
  * where the settings came from. */
-void config_print(FILE *f, struct run_config *rc, const struct options *o, const struct policy *p);
+void config_print(FILE *f, const struct run_config *rc, const struct options *o, const struct policy *p);
 
 /* stockade trust [FILE] | --list | --revoke FILE: the exit status. */
 int config_trust_verb(const struct options *o, char *const *environ);
