@@ -39,10 +39,13 @@ struct running {
  * ignores (the holder's SIGHUP and SIGPIPE, inherited) and those it
  * handles, which a spawn's child sets for the command where they differ
  * from the caller's, its limits, niceness and CPUs, which a
- * command's are kept within. A command of the session could lower them
- * since (prlimit, setpriority and sched_setaffinity on a process of its
- * own user); a command then asks at most what the session started with,
- * and the kernel holds each to what the zygote has now. */
+ * command's are kept within, and its umask: an exec sets only what
+ * differs from these. A command of the session could change them since
+ * (prlimit, setpriority and sched_setaffinity on a process of its own
+ * user, as it could signal the zygote): a command then asks at most what
+ * the session started with, and the kernel holds each to what the
+ * zygote has now; a soft limit lowered in the zygote stays lowered for
+ * the execs that ask for the one it started with. */
 static struct {
 	unsigned long ignored;
 	uint64_t handled;	/* bit N-1 for signal N, 1 to 64: a handler of its own */
@@ -52,6 +55,7 @@ static struct {
 	bool have_nice;
 	cpu_set_t cpus;
 	bool have_cpus;
+	long umask;
 } own;
 
 /* The kernel's struct sigaction, for the signals glibc keeps to itself
@@ -78,6 +82,8 @@ static void own_read(void)
 	own.nice = getpriority(PRIO_PROCESS, 0);
 	own.have_nice = errno == 0;
 	own.have_cpus = sched_getaffinity(0, sizeof(own.cpus), &own.cpus) == 0;
+	own.umask = umask(0);
+	umask((mode_t)own.umask);
 }
 
 /* Hex of at most n bytes, the rest of out zero: false when s is more, or
@@ -122,8 +128,7 @@ struct inherited {
 	cpu_set_t cpus;
 	long nice;		/* the niceness to take, above the zygote's; or none */
 	bool renice;
-	bool limits_differ;	/* from the zygote's: a spawn cannot set them */
-	size_t n_lim;
+	size_t n_lim;		/* those that differ from the zygote's */
 	struct {
 		int resource;
 		struct rlimit rl;
@@ -145,7 +150,8 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 			else
 				sigdelset(&in->mask, sig);
 		}
-	(void)wire_get_long(m, "umask", 0, 0777, &in->umask);
+	if (wire_get_long(m, "umask", 0, 0777, &in->umask) == 0 && in->umask == own.umask)
+		in->umask = -1;
 	if (own.have_cpus && unhex_upto(wire_get(m, "cpus"), &in->cpus, sizeof(in->cpus))) {
 		CPU_AND(&in->cpus, &in->cpus, &own.cpus);
 		in->set_cpus = CPU_COUNT(&in->cpus) > 0 && !CPU_EQUAL(&in->cpus, &own.cpus);
@@ -168,7 +174,9 @@ static void inherited_read(const struct child *c, const struct wire_msg *m, stru
 			rl.rlim_max = held->rlim_max;
 		if (rl.rlim_cur > rl.rlim_max)
 			rl.rlim_cur = rl.rlim_max;
-		in->limits_differ |= rl.rlim_cur != held->rlim_cur || rl.rlim_max != held->rlim_max;
+		/* the zygote's own, which the command has already */
+		if (rl.rlim_cur == held->rlim_cur && rl.rlim_max == held->rlim_max)
+			continue;
 		in->lim[in->n_lim].resource = res;
 		in->lim[in->n_lim++].rl = rl;
 	}
