@@ -68,6 +68,13 @@ struct holder {
 	unsigned long long started_us;
 	bool stop;
 	int stopper;		/* a client waiting for "stopped", or -1 */
+	/* The last exec's environment, its caller's and where it ran, with
+	 * what the scrub made of them: an agent's commands come one after
+	 * another with the same, and the session's policy and places, the
+	 * rest of what the scrub reads, never change. */
+	struct {
+		char **caller, *cwd, **envp;
+	} env_kept;
 };
 
 struct holder *holder_new(const struct holder_setup *s)
@@ -99,6 +106,9 @@ void holder_free(struct holder *h)
 		free(h->execs[i]);
 	}
 	free(h->execs);
+	strv_free(h->env_kept.caller);
+	free(h->env_kept.cwd);
+	strv_free(h->env_kept.envp);
 	if (h->s.listen_fd >= 0)
 		close(h->s.listen_fd);
 	if (h->stopper >= 0)
@@ -223,12 +233,25 @@ static void hello(struct holder *h, struct hold_client *c, const struct wire_msg
 
 /* The environment a command of the session gets: its caller's, scrubbed
  * and pointed into the jail as the session's policy says. */
-static char **exec_env(const struct holder *h, const struct wire_msg *m, const char *cwd, struct env *e)
+static char **exec_env(struct holder *h, const struct wire_msg *m, const char *cwd, struct env *e)
 {
 	_cleanup_free_ char **caller = wire_get_all(m, "env");
 	*e = (struct env){ 0 };
+	if (h->env_kept.envp && streq(h->env_kept.cwd, cwd) && strv_equal(h->env_kept.caller, caller)) {
+		/* the kept strings, borrowed: e is freed within the exec */
+		size_t n = strv_length(h->env_kept.envp);
+		e->envp = xcalloc(n + 1, sizeof(char *));
+		memcpy(e->envp, h->env_kept.envp, n * sizeof(char *));
+		return e->envp;
+	}
 	env_again(e, caller, h->r->p);
 	env_point_into_jail(e, h->pl->home, h->pl->tmpdir, cwd, h->r->p->env_decided);
+	strv_free(h->env_kept.caller);
+	free(h->env_kept.cwd);
+	strv_free(h->env_kept.envp);
+	h->env_kept.caller = strv_copy(caller);
+	h->env_kept.cwd = xstrdup(cwd);
+	h->env_kept.envp = strv_copy(e->envp);
 	return e->envp;
 }
 

@@ -155,6 +155,26 @@ void strv_add(char ***v, const char *s)
 	strv_push(v, xstrdup(s));
 }
 
+char **strv_copy(char *const *v)
+{
+	if (!v)
+		return NULL;
+	size_t n = strv_length(v);
+	char **c = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+bool strv_equal(char *const *a, char *const *b)
+{
+	size_t i = 0;
+	for (; a && a[i] && b && b[i]; i++)
+		if (!streq(a[i], b[i]))
+			return false;
+	return !(a && a[i]) && !(b && b[i]);
+}
+
 bool strv_contains(char *const *v, const char *s)
 {
 	for (size_t i = 0; v && v[i]; i++)

@@ -138,6 +138,10 @@ size_t strv_length(char *const *v);
 void strv_push(char ***v, char *s);	/* takes ownership of s */
 void strv_add(char ***v, const char *s);	/* copies s */
 bool strv_contains(char *const *v, const char *s);
+/* Each string copied; NULL for NULL. */
+char **strv_copy(char *const *v);
+/* The same strings in the same order (NULL as the empty vector). */
+bool strv_equal(char *const *a, char *const *b);
 void strv_free(char **v);
 static inline void strv_freep(char ***v)
 {

@@ -65,6 +65,23 @@ out=$(sx "$SID" -- "$W/bin/plain-script" 2>&1)
 out=$(cd "$W" && PATH="$W/bin:$PATH" "$STOCKADE" session exec "$SID" -- plain-script 2>&1)
 [ "$out" = no-shebang-ran ] && pass "the program is found on the command's own PATH" ||
 	{ fail "the program is found on the command's own PATH"; diag "$out"; }
+# Each exec's environment and working directory are its own, one after
+# another with the same or another (the holder keeps the last scrub; the
+# caller has no PWD of its own here, as a program that chdir()s has not):
+# a variable changed between two, the same again, another directory; a
+# credential taken away each time.
+mkdir -p "$W/sub"
+envs=""
+for c in "$W:1" "$W:2" "$W/sub:2" "$W:2" "$W/sub:3"; do
+	d=${c%:*} v=${c##*:}
+	out=$(cd "$d" && env -u PWD -u OLDPWD STOCKADE_T_VAR=$v AWS_SECRET_ACCESS_KEY=k "$STOCKADE" session exec "$SID" -- env 2>&1)
+	pwd=$(printf '%s\n' "$out" | sed -n 's/^PWD=//p')
+	envs="$envs $(printf '%s\n' "$out" | sed -n 's/^STOCKADE_T_VAR=//p'):${pwd#"$W"}:$(printf '%s\n' "$out" | grep -c '^AWS_SECRET_ACCESS_KEY=')"
+done
+[ "$envs" = " 1::0 2::0 2:/sub:0 2::0 3:/sub:0" ] &&
+	pass "each exec has its own caller's environment and directory, one after another; a credential taken each time" ||
+	{ fail "each exec has its own caller's environment and directory"; diag "$envs"; }
+rmdir "$W/sub"
 sx "$SID" -- "$W/bin/not-a-program" >/dev/null 2>&1
 st=$?
 "$W/bin/not-a-program" >/dev/null 2>&1

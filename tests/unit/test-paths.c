@@ -545,6 +545,18 @@ static void test_strings(void)
 	}
 	ok(strv_length(sv) == 300 && streq(sv[0], "0") && streq(sv[299], "299") && !sv[300],
 	   "strv_push keeps 300 strings and the NULL");
+	char **copy = strv_copy(sv);
+	ok(copy != sv && copy[0] != sv[0] && strv_equal(copy, sv), "strv_copy: the same strings, copied");
+	free(copy[299]);
+	copy[299] = xstrdup("x");
+	ok(!strv_equal(copy, sv), "strv_equal: one string differs");
+	free(copy[299]);
+	copy[299] = NULL;
+	ok(!strv_equal(copy, sv) && !strv_equal(sv, copy), "strv_equal: one vector longer, either way");
+	char *none[] = { NULL };
+	ok(strv_equal(NULL, none) && strv_equal(none, NULL) && !strv_equal(NULL, sv) && !strv_copy(NULL),
+	   "strv_equal: NULL as the empty vector; strv_copy of NULL is NULL");
+	strv_free(copy);
 	strv_free(sv);
 
 	/* A file bigger than the first guess, one that grows past the cap,
