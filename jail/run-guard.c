@@ -156,8 +156,15 @@ int run_recheck_guard(struct run *r)
 {
 	/* Every process of the command is gone (what else the session left
 	 * running goes on): what changed since the guard began is undone,
-	 * each guard kept, with its baseline and its watch. */
-	bool failed = !restore_own_limits(r->own_limits);
+	 * each guard kept, with its baseline and its watch. The holder's
+	 * limits once: no process of the jail can name it (the pid
+	 * namespace, or the supervisor's ESRCH), so only the person could
+	 * lower them again. */
+	bool failed = false;
+	if (!r->own_limits_raised) {
+		failed = !restore_own_limits(r->own_limits);
+		r->own_limits_raised = !failed;
+	}
 	struct guard_options areas[RUN_GUARD_AREAS] = { 0 };
 	run_guard_areas(r->p, NULL, areas);
 	for (size_t i = 0; i < r->n_guards; i++)

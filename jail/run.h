@@ -30,6 +30,9 @@ struct run {
 	/* stockade's own limits when the guard began (jail/run-guard.c's
 	 * own_limits), checked before it ends */
 	struct rlimit own_limits[7];
+	/* a session's: raised at its first command's check, and nothing
+	 * of the jail's can lower them (see supervise/processes.c) */
+	bool own_limits_raised;
 	/* the landlock backend's, and the namespace jail's: ends the run
 	 * should stockade die (pid 0 or -1: none) */
 	struct keeper keeper;

@@ -250,13 +250,6 @@ def _inherited(restore_signals):
         soft, hard = resource.getrlimit(res)
         fields.append(("rlimit", "%d %d %d" % (res, soft & full, hard & full)))
     return fields
-    for res in range(64):
-        try:
-            soft, hard = resource.getrlimit(res)
-        except (ValueError, OSError):
-            break
-        fields.append(("rlimit", "%d %d %d" % (res, soft & (2**64 - 1), hard & (2**64 - 1))))
-    return fields
 
 
 def _now():
