@@ -108,12 +108,15 @@ int relay_resolver_address(struct relay *r, int family, struct sockaddr_storage 
 {
 	int k = family == AF_INET6;
 	*ret_len = sizeof(*ret);
-	if (r->resolver[k] >= 0)
-		return getsockname(r->resolver[k], (struct sockaddr *)ret, ret_len) < 0 ? -errno : 0;
-	int fd = loopback_socket(family, SOCK_DGRAM, ret, ret_len);
-	if (fd < 0)
-		return fd;
-	r->resolver[k] = fd;
+	if (r->resolver[k] < 0) {
+		int fd = loopback_socket(family, SOCK_DGRAM, &r->resolver_addr[k], ret_len);
+		if (fd < 0)
+			return fd;
+		r->resolver[k] = fd;
+		r->resolver_len[k] = *ret_len;
+	}
+	memcpy(ret, &r->resolver_addr[k], r->resolver_len[k]);
+	*ret_len = r->resolver_len[k];
 	return 0;
 }
 
@@ -121,13 +124,16 @@ int relay_listener_address(struct relay *r, int family, struct sockaddr_storage 
 {
 	int k = family == AF_INET6;
 	*ret_len = sizeof(*ret);
-	if (r->here[k] >= 0)
-		return getsockname(r->here[k], (struct sockaddr *)ret, ret_len) < 0 ? -errno : 0;
-	int fd = loopback_socket(family, SOCK_STREAM, ret, ret_len);
-	if (fd < 0)
-		return fd;
-	r->here[k] = fd;
-	add_listener(r, fd, true);
+	if (r->here[k] < 0) {
+		int fd = loopback_socket(family, SOCK_STREAM, &r->here_addr[k], ret_len);
+		if (fd < 0)
+			return fd;
+		r->here[k] = fd;
+		r->here_len[k] = *ret_len;
+		add_listener(r, fd, true);
+	}
+	memcpy(ret, &r->here_addr[k], r->here_len[k]);
+	*ret_len = r->here_len[k];
 	return 0;
 }
 

@@ -104,19 +104,13 @@ void sv_relay_connect(struct supervisor *sv, uint64_t id, int *fd, const struct 
 		sv_respond(sv, id, err);
 		return;
 	}
-	/* The relay is told before it can accept: by the address the
-	 * kernel gives the socket for this connect, read once it is made. */
-	int probe = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
-	if (probe < 0) {
-		sv_respond(sv, id, errno);
-		return;
-	}
-	sv_start_relayed_connect(sv, id, fd, &to, to_len);
-	struct sockaddr_storage from;
-	socklen_t from_len = sizeof(from);
-	if (getsockname(probe, (struct sockaddr *)&from, &from_len) == 0)
-		sv->relay.expect(sv->relay.data, (struct sockaddr *)&from, from_len, (const struct sockaddr *)ss, len);
-	close(probe);
+	/* The relay is told before it can accept (it is served by this
+	 * same loop, after this): by the address the kernel gives the
+	 * socket for this connect. */
+	struct sv_local from;
+	sv_start_relayed_connect(sv, id, fd, &to, to_len, &from);
+	if (from.len)
+		sv->relay.expect(sv->relay.data, (struct sockaddr *)&from.addr, from.len, (const struct sockaddr *)ss, len);
 }
 
 bool sv_relay_datagram(struct supervisor *sv, int fd, struct sockaddr_storage *name, socklen_t *name_len)

@@ -280,9 +280,15 @@ int sv_process_call(const struct supervisor *sv, const struct seccomp_notif *req
 void sv_relay_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *ss, socklen_t len,
 		      bool resolver);
 /* The TCP connect to the relay's listener, made as any other (the
- * command's blocking or not), its listener not checked. (supervise.c) */
+ * command's blocking or not), its listener not checked; the address the
+ * kernel gave the socket for it into ret_local (len 0: none), by which
+ * the relay is told where it goes. (supervise.c) */
+struct sv_local {
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
 void sv_start_relayed_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *to,
-			      socklen_t len);
+			      socklen_t len, struct sv_local *ret_local);
 /* A datagram to port 53: its name replaced by stockade's resolver's.
  * False when there is none. */
 bool sv_relay_datagram(struct supervisor *sv, int fd, struct sockaddr_storage *name, socklen_t *name_len);

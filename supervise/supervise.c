@@ -246,8 +246,10 @@ static bool taken_outside(struct supervisor *sv, int fd, const struct net_addr *
  * has finished. recheck: the address of a TCP connect made where nobody
  * listened (struct sv_verdict's recheck), or NULL. */
 static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const void *addr, socklen_t len,
-			  bool unix_path, int *pinned, const struct net_addr *recheck, bool relayed)
+			  bool unix_path, int *pinned, const struct net_addr *recheck, struct sv_local *relayed)
 {
+	if (relayed)
+		relayed->len = 0;
 	int flags = fcntl(*fd, F_GETFL);
 	if (flags < 0) {
 		sv_respond(sv, id, errno);
@@ -290,6 +292,13 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 	 * stockade's loop. */
 	if ((err == EINPROGRESS && blocking) || (inet && (err == EINPROGRESS || err == 0)))
 		err = net_connect_outcome(*fd);
+	/* A relayed one: the address the kernel gave it, by which the relay
+	 * is told where it goes, read before the socket is given away. */
+	if (relayed) {
+		relayed->len = sizeof(relayed->addr);
+		if (getsockname(*fd, (struct sockaddr *)&relayed->addr, &relayed->len) < 0)
+			relayed->len = 0;
+	}
 	/* A handshake not made (for either kind of caller), or (a Unix
 	 * socket) a full backlog that a blocking connect would wait on:
 	 * finished later, without stockade waiting. */
@@ -299,7 +308,7 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 		struct pending *pd = &sv->pending[sv->n_pending++];
 		*pd = (struct pending){ .id = id, .fd = *fd, .flags = flags, .len = len,
 					.retry_unix = unix_path && err == EAGAIN, .pinned = -1,
-					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0, .relayed = relayed };
+					.deadline = inet ? now_usec() + HANDSHAKE_WAIT_USEC : 0, .relayed = relayed != NULL };
 		memcpy(&pd->addr, addr, len);
 		if (pd->retry_unix && pinned) {
 			pd->pinned = *pinned;
@@ -316,9 +325,9 @@ static void start_connect(struct supervisor *sv, uint64_t id, int *fd, const voi
 }
 
 void sv_start_relayed_connect(struct supervisor *sv, uint64_t id, int *fd, const struct sockaddr_storage *to,
-			      socklen_t len)
+			      socklen_t len, struct sv_local *ret_local)
 {
-	start_connect(sv, id, fd, to, len, false, NULL, NULL, true);
+	start_connect(sv, id, fd, to, len, false, NULL, NULL, ret_local);
 }
 
 /* What the facts are asked about: the supervisor, and the socket the
@@ -546,7 +555,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 				sv_remember_bound(sv, *fd);
 			return;
 		}
-		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL, v.recheck ? a : NULL, false);
+		start_connect(sv, id, fd, ss, len, a->family == AF_UNIX && a->abstract, NULL, v.recheck ? a : NULL, NULL);
 		return;
 	}
 	/* A socket file: resolved by stockade where the command would find
@@ -560,7 +569,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
 	char num[21];
 	stpcpy(stpcpy(pinned.sun_path, "/proc/self/fd/"), fmt_u64(num, (uint64_t)target));
-	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target, NULL, false);
+	start_connect(sv, id, fd, &pinned, sizeof(pinned), true, &target, NULL, NULL);
 }
 
 static int perform_bind(struct supervisor *sv, uint64_t id, int fd, const void *addr, socklen_t len)
