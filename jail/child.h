@@ -152,12 +152,6 @@ pid_t link_read_pid(int sock);
 int child_take_listener(int sock, pid_t pid, int *ret_fd);
 
 _Noreturn void child_main(const struct child *c);
-/* The landlock backend's command process forked (or, --mode off,
- * stockade's plain one), child_main in it: straight into cg's group where
- * there is one; in_keeper, by its keeper (keeper.h), as a vfork where it
- * may be one. Its pid, or -errno. */
-struct run_cgroup;
-pid_t child_start(const struct child *c, struct link *ln, const struct run_cgroup *cg, bool in_keeper);
 /* --publish in the namespace jail: one request on the factory socket
  * answered; the socket, or -1 once stockade closed its end. */
 int child_serve_factory(int sock);
