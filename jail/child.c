@@ -50,23 +50,6 @@ static _Noreturn void fail_mount(const struct child *c, int err, const struct mo
 	_exit(EXIT_STOCKADE);
 }
 
-void link_say_pid(int sock)
-{
-	pid_t self = getpid();
-	if (write(sock, &self, sizeof(self)) != (ssize_t)sizeof(self))
-		_exit(EXIT_STOCKADE);
-}
-
-pid_t link_read_pid(int sock)
-{
-	pid_t pid = -1;
-	size_t n = 0;
-	int r = read_all(sock, &pid, sizeof(pid), &n);
-	if (r < 0)
-		return r;
-	return n == sizeof(pid) && pid > 0 ? pid : -EPIPE;
-}
-
 int child_take_listener(int sock, pid_t pid, int *ret_fd)
 {
 	int num = -1;

@@ -8,7 +8,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -507,65 +506,21 @@ struct kept {
 	struct link *ln;
 	const struct run_cgroup *cg;
 	struct places *places;
-	bool in_keeper;		/* start_command is the keeper's */
 };
 
-/* The command's process, from its fork on: its pid said first (stockade
- * lets it go on that), then as child_main says. */
-static _Noreturn void command_process(const struct kept *k, bool in_cgroup)
-{
-	phase_mark("command:start");
-	struct child c = *k->c;
-	link_child_side(k->ln);
-	link_say_pid(c.sock);
-	if (!in_cgroup)
-		c.cgroup_procs = k->cg->procs_fd;
-	child_main(&c);
-}
-
-static int command_vforked(void *data)
-{
-	command_process(data, false);
-}
-
-/* The stack of the keeper's vfork, with a page below it that faults. */
-#define COMMAND_STACK (2u << 20)
-
-/* Forks the command's process. The keeper's, where the process need not
- * be born in a cgroup, is a vfork (CLONE_VM | CLONE_VFORK, on a stack of
- * its own): no copy of the keeper's memory to make and tear down at the
- * exec (a fork costs a millisecond on some hosts, 40 us this way). The
- * keeper, stopped until the process execs or ends, has nothing to do
- * meanwhile; the process runs nothing but stockade's code on that memory
- * until its exec, its signals blocked, and says its pid to stockade
- * itself. Not a session's zygote, which never execs; not under
- * AddressSanitizer, which a shared stack confuses. */
 static pid_t start_command(void *data)
 {
 	struct kept *k = data;
-#ifndef __SANITIZE_ADDRESS__
-	if (k->in_keeper && !k->c->zygote && k->cg->dir_fd < 0) {
-		char *stack = mmap(NULL, COMMAND_STACK + 4096, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-		if (stack != MAP_FAILED) {
-			/* stockade's ends of the link, which only stockade may
-			 * hold: should it die before its go, the process waiting
-			 * for it reads the end, and the keeper, stopped till
-			 * then, goes on to end the run */
-			close(TAKE_FD(k->ln->sock[0]));
-			close(TAKE_FD(k->ln->err[0]));
-			(void)mprotect(stack, 4096, PROT_NONE);
-			pid_t pid = clone(command_vforked, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, k);
-			int e = errno;
-			munmap(stack, COMMAND_STACK + 4096);
-			return pid < 0 ? -e : pid;
-		}
-	}
-#endif
 	bool in_cgroup;
 	pid_t pid = fork_into(k->cg, &in_cgroup);
-	if (pid == 0)
-		command_process(k, in_cgroup);
+	if (pid == 0) {
+		phase_mark("command:start");
+		struct child c = *k->c;
+		link_child_side(k->ln);
+		if (!in_cgroup)
+			c.cgroup_procs = k->cg->procs_fd;
+		child_main(&c);
+	}
 	return pid < 0 ? -errno : pid;
 }
 
@@ -1022,7 +977,7 @@ static int run_landlock(struct run *r)
 	c.nproc_plus_user = lim.nproc_plus_user;
 	c.join_procs = lim.procs;
 	c.n_join_procs = lim.n_procs;
-	struct kept kept = { .r = r, .c = &c, .ln = &ln, .cg = &cg, .places = &pl.places, .in_keeper = jail };
+	struct kept kept = { .r = r, .c = &c, .ln = &ln, .cg = &cg, .places = &pl.places };
 	int fork_err = 0;
 	if (jail) {
 		/* The keeper forks it: the run's subreaper, which outlives
@@ -1093,13 +1048,8 @@ static int run_landlock(struct run *r)
 	 *    restricts itself and execs. A go that cannot be sent means the
 	 *    process is gone; its error pipe says why; EOF on it says the
 	 *    command has exec'd. */
-	/* The process says its pid itself (the keeper's vfork says it only
-	 * once the process has exec'd). */
-	pid_t told = link_read_pid(ln.sock[0]);
-	if (jail)
-		pid = told;
-	if (told < 0) {
-		log_error("cannot fork: %s", told == -EPIPE ? "the command's process ended before it started" : strerror((int)-told));
+	if (jail && (pid = keeper_command(&r->keeper)) < 0) {
+		log_error("cannot fork: %s", strerror((int)-pid));
 		goto out;
 	}
 	phase_mark("keeper_command");
@@ -1125,11 +1075,6 @@ static int run_landlock(struct run *r)
 	if (failed) {
 		if (take_err == -EPIPE)
 			log_error("the command's process ended before it was confined");
-		goto out;
-	}
-	/* The keeper's word of it, which comes first on its socket. */
-	if (jail && keeper_command(&r->keeper) != pid) {
-		log_error("the run's keeper did not start the command's process");
 		goto out;
 	}
 	unsigned long long exec_us = now_usec();
