@@ -168,6 +168,29 @@ for how in pid group; do
 	check_whole "$how"
 done
 
+# Killed at any moment of its start-up (before the command runs, or as
+# it starts): the same; no keeper, and no command's process waiting for a
+# go that will not come, is left. 24 runs, killed from 0 to 40 ms after
+# they began (their
+# places in a base of their own: a namespace jail killed before its
+# keeper began leaves its empty mount point to the next sweep).
+workspace
+mkdir -p "$T/startup-base"
+for i in $(seq 24); do
+	TMPDIR="$T/startup-base" "${JAIL[@]}" -q -C "$W" -- "$W/$MARK" spawn-wait 300 >/dev/null 2>&1 &
+	jpid=$!
+	sleep "0.0$((i % 4))$((RANDOM % 10))"
+	kill -KILL "$jpid" 2>/dev/null
+	wait "$jpid" 2>/dev/null
+done
+gone_in=-1
+for t in $(seq 0 50 "$KEEPER_BOUND_MS"); do
+	pgrep -f "$MARK" >/dev/null || { gone_in=$t; break; }
+	sleep 0.05
+done
+[ "$gone_in" -ge 0 ] && pass "THREATS 76: killed during its start-up, 24 times: no keeper and no process of those runs is left (within ${gone_in} ms)" ||
+	{ fail "THREATS 76: killed during its start-up: no keeper and no process of those runs is left"; diag "$(pgrep -af "$MARK")"; pkill -KILL -f "$MARK"; }
+
 # The keeper is no process of the run: the command cannot signal it, nor
 # lower its limits (it would then fail to end the run).
 if [ "$TEST_BACKEND" = landlock ]; then
