@@ -116,6 +116,15 @@ struct rconn {
 	struct pump up, down;
 };
 
+/* A socket of stockade's on this host's loopback, made at the first ask, and
+ * its address, read once: the landlock backend asks it at every relayed
+ * connect and datagram. */
+struct kept_socket {
+	int fd;			/* -1 until made */
+	socklen_t len;
+	struct sockaddr_storage addr;
+};
+
 struct relay {
 	const struct policy *p;
 	struct report *rep;
@@ -140,16 +149,12 @@ struct relay {
 	size_t n_handed;
 	/* sockets the run's queries come on */
 	int responder;		/* the namespace jail's 127.0.0.1:53; -1 */
-	int resolver[2];	/* the landlock backend's own, IPv4 and IPv6; -1 */
-	struct sockaddr_storage resolver_addr[2];	/* theirs, read once */
-	socklen_t resolver_len[2];
+	struct kept_socket resolver[2];	/* the landlock backend's own, IPv4 and IPv6; fd -1 */
 	/* connections */
 	int listeners[RELAY_LISTENERS_MAX];
 	bool listener_here[RELAY_LISTENERS_MAX];	/* the landlock backend's: the destination is expected */
 	size_t n_listeners;
-	int here[2];		/* the landlock backend's listeners, IPv4 and IPv6, among them; -1 */
-	struct sockaddr_storage here_addr[2];	/* theirs, read once: asked at every relayed connect */
-	socklen_t here_len[2];
+	struct kept_socket here[2];	/* the landlock backend's listeners, IPv4 and IPv6, among them; fd -1 */
 	struct expect *expects;
 	size_t n_expects;
 	struct rconn *conns;

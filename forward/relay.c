@@ -19,8 +19,8 @@ struct relay *relay_new(const struct policy *p, struct report *rep)
 	r->rep = rep;
 	r->source = source_text(&p->net_source);
 	r->responder = -1;
-	r->resolver[0] = r->resolver[1] = -1;
-	r->here[0] = r->here[1] = -1;
+	r->resolver[0].fd = r->resolver[1].fd = -1;
+	r->here[0].fd = r->here[1].fd = -1;
 	r->addr_watch = -1;
 	rep->allowlist = true;
 	return r;
@@ -36,8 +36,8 @@ void relay_free(struct relay *r)
 	if (r->responder >= 0)
 		close(r->responder);
 	for (int i = 0; i < 2; i++)
-		if (r->resolver[i] >= 0)
-			close(r->resolver[i]);
+		if (r->resolver[i].fd >= 0)
+			close(r->resolver[i].fd);
 	for (size_t i = 0; i < r->n_listeners; i++)
 		close(r->listeners[i]);
 	for (size_t i = 0; i < r->n_handed; i++)
@@ -104,37 +104,38 @@ static int loopback_socket(int family, int type, struct sockaddr_storage *ret, s
 	return fd;
 }
 
-int relay_resolver_address(struct relay *r, int family, struct sockaddr_storage *ret, socklen_t *ret_len)
+/* The socket k keeps on this host's loopback, of family and type, made at
+ * the first ask: its address in ret; 1 when it was made now, 0 when it was
+ * kept, or -errno. */
+static int kept_socket(struct kept_socket *k, int family, int type, struct sockaddr_storage *ret, socklen_t *ret_len)
 {
-	int k = family == AF_INET6;
-	*ret_len = sizeof(*ret);
-	if (r->resolver[k] < 0) {
-		int fd = loopback_socket(family, SOCK_DGRAM, &r->resolver_addr[k], ret_len);
+	int made = 0;
+	if (k->fd < 0) {
+		k->len = sizeof(k->addr);
+		int fd = loopback_socket(family, type, &k->addr, &k->len);
 		if (fd < 0)
 			return fd;
-		r->resolver[k] = fd;
-		r->resolver_len[k] = *ret_len;
+		k->fd = fd;
+		made = 1;
 	}
-	memcpy(ret, &r->resolver_addr[k], r->resolver_len[k]);
-	*ret_len = r->resolver_len[k];
-	return 0;
+	memcpy(ret, &k->addr, k->len);
+	*ret_len = k->len;
+	return made;
+}
+
+int relay_resolver_address(struct relay *r, int family, struct sockaddr_storage *ret, socklen_t *ret_len)
+{
+	int made = kept_socket(&r->resolver[family == AF_INET6], family, SOCK_DGRAM, ret, ret_len);
+	return made < 0 ? made : 0;
 }
 
 int relay_listener_address(struct relay *r, int family, struct sockaddr_storage *ret, socklen_t *ret_len)
 {
-	int k = family == AF_INET6;
-	*ret_len = sizeof(*ret);
-	if (r->here[k] < 0) {
-		int fd = loopback_socket(family, SOCK_STREAM, &r->here_addr[k], ret_len);
-		if (fd < 0)
-			return fd;
-		r->here[k] = fd;
-		r->here_len[k] = *ret_len;
-		add_listener(r, fd, true);
-	}
-	memcpy(ret, &r->here_addr[k], r->here_len[k]);
-	*ret_len = r->here_len[k];
-	return 0;
+	struct kept_socket *k = &r->here[family == AF_INET6];
+	int made = kept_socket(k, family, SOCK_STREAM, ret, ret_len);
+	if (made > 0)
+		add_listener(r, k->fd, true);
+	return made < 0 ? made : 0;
 }
 
 void relay_expect(struct relay *r, const struct sockaddr *from, socklen_t from_len, const struct sockaddr *dest,
@@ -216,8 +217,8 @@ size_t relay_pollfds(const struct relay *r, struct pollfd *fds, size_t max)
 	if (r->responder >= 0 && n < max)
 		fds[n++] = (struct pollfd){ .fd = r->responder, .events = POLLIN };
 	for (int i = 0; i < 2; i++)
-		if (r->resolver[i] >= 0 && n < max)
-			fds[n++] = (struct pollfd){ .fd = r->resolver[i], .events = POLLIN };
+		if (r->resolver[i].fd >= 0 && n < max)
+			fds[n++] = (struct pollfd){ .fd = r->resolver[i].fd, .events = POLLIN };
 	if (r->n_conns < RELAY_CONNS_MAX)
 		for (size_t i = 0; i < r->n_listeners && n < max; i++)
 			fds[n++] = (struct pollfd){ .fd = r->listeners[i], .events = POLLIN };
@@ -233,7 +234,7 @@ void relay_ready(struct relay *r, const struct pollfd *fds, size_t n)
 		int fd = fds[at].fd;
 		if (!fds[at].revents)
 			continue;
-		if (fd == r->responder || fd == r->resolver[0] || fd == r->resolver[1]) {
+		if (fd == r->responder || fd == r->resolver[0].fd || fd == r->resolver[1].fd) {
 			dns_serve(r, fd);
 			continue;
 		}
