@@ -314,7 +314,7 @@ static void sniff(struct relay *r, size_t k, short revents)
 
 void conn_accept(struct relay *r, size_t listener)
 {
-	int lfd = r->listeners[listener];
+	int lfd = r->listeners[listener].fd;
 	for (int i = 0; i < 32 && r->n_conns < RELAY_CONNS_MAX; i++) {
 		struct sockaddr_storage peer;
 		socklen_t peer_len = sizeof(peer);
@@ -327,7 +327,7 @@ void conn_accept(struct relay *r, size_t listener)
 		struct sockaddr_storage dest;
 		socklen_t dest_len = sizeof(dest);
 		bool found = false;
-		if (r->listener_here[listener]) {
+		if (r->listeners[listener].here) {
 			for (size_t x = 0; x < r->n_expects && !found; x++) {
 				struct expect *e = &r->expects[x];
 				if (e->from_len != peer_len || memcmp(&e->from, &peer, peer_len) != 0)

@@ -15,7 +15,6 @@
 #define RELAY_HANDED_MAX 4096	/* addresses handed out, with their names */
 #define RELAY_EXPECT_MAX 256	/* the landlock backend's connections on their way */
 #define RELAY_SERVERS_MAX 3	/* name servers of resolv.conf, as the C library reads them */
-#define RELAY_LISTENERS_MAX 32
 #define RELAY_ALTS_MAX 4	/* a name's other addresses a connection tries */
 /* How long a connection's first bytes may take (a ClientHello, a request
  * head) before it is decided on its address alone, or refused. */
@@ -125,6 +124,12 @@ struct kept_socket {
 	struct sockaddr_storage addr;
 };
 
+/* A socket the command's connections come on. */
+struct rlistener {
+	int fd;
+	bool here;		/* the landlock backend's: the destination is expected */
+};
+
 struct relay {
 	const struct policy *p;
 	struct report *rep;
@@ -151,8 +156,7 @@ struct relay {
 	int responder;		/* the namespace jail's 127.0.0.1:53; -1 */
 	struct kept_socket resolver[2];	/* the landlock backend's own, IPv4 and IPv6; fd -1 */
 	/* connections */
-	int listeners[RELAY_LISTENERS_MAX];
-	bool listener_here[RELAY_LISTENERS_MAX];	/* the landlock backend's: the destination is expected */
+	struct rlistener *listeners;	/* as many as the run was given: two for each port allowed */
 	size_t n_listeners;
 	struct kept_socket here[2];	/* the landlock backend's listeners, IPv4 and IPv6, among them; fd -1 */
 	struct expect *expects;

@@ -39,7 +39,8 @@ void relay_free(struct relay *r)
 		if (r->resolver[i].fd >= 0)
 			close(r->resolver[i].fd);
 	for (size_t i = 0; i < r->n_listeners; i++)
-		close(r->listeners[i]);
+		close(r->listeners[i].fd);
+	free(r->listeners);
 	for (size_t i = 0; i < r->n_handed; i++)
 		free(r->handed[i].name);
 	free(r->handed);
@@ -63,13 +64,9 @@ void relay_add_responder(struct relay *r, int fd)
 
 static void add_listener(struct relay *r, int fd, bool here)
 {
-	if (r->n_listeners >= RELAY_LISTENERS_MAX) {
-		close(fd);
-		return;
-	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	r->listener_here[r->n_listeners] = here;
-	r->listeners[r->n_listeners++] = fd;
+	r->listeners = xgrow(r->listeners, r->n_listeners, sizeof(*r->listeners));
+	r->listeners[r->n_listeners++] = (struct rlistener){ .fd = fd, .here = here };
 }
 
 void relay_add_listener(struct relay *r, int fd)
@@ -221,7 +218,7 @@ size_t relay_pollfds(const struct relay *r, struct pollfd *fds, size_t max)
 			fds[n++] = (struct pollfd){ .fd = r->resolver[i].fd, .events = POLLIN };
 	if (r->n_conns < RELAY_CONNS_MAX)
 		for (size_t i = 0; i < r->n_listeners && n < max; i++)
-			fds[n++] = (struct pollfd){ .fd = r->listeners[i], .events = POLLIN };
+			fds[n++] = (struct pollfd){ .fd = r->listeners[i].fd, .events = POLLIN };
 	n += rs_pollfds(r, fds + n, max - n);
 	n += conn_pollfds(r, fds + n, max - n);
 	return n;
@@ -239,7 +236,7 @@ void relay_ready(struct relay *r, const struct pollfd *fds, size_t n)
 			continue;
 		}
 		for (size_t k = 0; k < r->n_listeners; k++)
-			if (r->listeners[k] == fd)
+			if (r->listeners[k].fd == fd)
 				conn_accept(r, k);
 	}
 	rs_ready(r, fds, n);

@@ -85,6 +85,13 @@ check "curl reaches an allowed name over plain HTTP (its Host read)" 'over http 
 	in_jail --allow a.test -- curl -sS --max-time 10 http://a.test/
 check "curl reaches an allowed name over IPv6" 'hello from fd00:204::2 over https sni=a\.test' -- \
 	in_jail --allow a.test -- curl -6 -sS --max-time 10 --cacert ca.pem https://a.test/
+# Every port allowed gets its listeners, however many: here 443 is the
+# 41st of 41 (two listeners each, IPv4 and IPv6).
+many=()
+for port in $(seq 1001 1040); do many+=(--allow a.test:"$port"); done
+check "an allowed name is reached on the last of 41 ports allowed, over IPv4 and IPv6" \
+	'^4 hello from 10\.204\.0\.[23] over https.*6 hello from fd00:204::2 over https' -- \
+	in_jail "${many[@]}" --allow a.test:443 -- sh -c 'echo 4 $(curl -4 -sS --max-time 10 --cacert ca.pem https://a.test/) 6 $(curl -6 -sS --max-time 10 --cacert ca.pem https://a.test/)'
 check "python3 reaches an allowed name" 'over https sni=c\.test host=c\.test' -- \
 	in_jail --allow c.test -- python3 -c 'import ssl, urllib.request
 ctx = ssl.create_default_context(cafile="ca.pem")
