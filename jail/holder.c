@@ -43,6 +43,7 @@ struct hold_exec {
 	long id;
 	struct hold_client *client;	/* NULL once the client is gone */
 	pid_t pid;			/* in the jail, once started */
+	bool say_started;		/* the client asked for "started" (a pty's master comes with it) */
 	int report_fd;			/* -1: no report asked for */
 	unsigned long long start_us;
 	/* The session's denials when it began: what was refused while it
@@ -560,7 +561,8 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	if (wire_get(m, "report") && n_fds > 3)
 		report_fd = dup(fds[3]);
 	struct hold_exec *x = xcalloc(1, sizeof(*x));
-	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec() };
+	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec(),
+				 .say_started = wire_get(m, "tty-fds") || wire_get(m, "started") };
 	x->denied = report_denial_counts(h->r->rep, &x->n_denied);
 	wire_add_long(&o, "id", x->id);
 	wire_add(&o, "cwd", cwd);
@@ -783,7 +785,7 @@ static void zygote_message(struct holder *h)
 		long pid = 0;
 		(void)wire_get_long(&m, "pid", 1, INT32_MAX, &pid);
 		x->pid = (pid_t)pid;
-		if (x->client) {
+		if (x->client && x->say_started) {
 			struct wire_out o = { 0 };
 			wire_begin(&o, "started");
 			wire_add_long(&o, "pid", pid);

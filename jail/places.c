@@ -443,11 +443,12 @@ static void plan(struct policy *p, enum backend backend, char *const *environ, b
 		 * stockade's until the run has groups of its own). */
 		if (backend == BACKEND_LANDLOCK && view_cgroups)
 			places_view_cgroups(pl, p, NULL, 0);
-		/* The namespace jail's home and /tmp are tmpfs in its own
-		 * mount namespace, gone with it: its run directory is an
-		 * empty mount point on the host. */
-		pl->sweep = true;
 	}
+	/* What killed runs left in base goes before this run's is made: a
+	 * landlock run's home and tmp, or a namespace jail's empty mount
+	 * point (its home and /tmp are tmpfs in its mount namespace, gone
+	 * with it), left when stockade died before its keeper began. */
+	pl->sweep = true;
 	env_copy(&pl->env, &p->env);
 	env_point_into_jail(&pl->env, pl->home, pl->tmpdir, p->cwd, p->env_decided);
 	if (backend == BACKEND_NAMESPACES)

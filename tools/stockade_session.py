@@ -117,7 +117,6 @@ class Session:
         process's, within the session's."""
         fields = [("cwd", os.path.abspath(cwd or os.getcwd()))]
         fields += [("arg", a) for a in argv]
-        fields += _inherited(restore_signals)
         # the environment as bytes, as it is, where it is this process's
         if env is None:
             # the mapping's own dict where it has one: the mapping's
@@ -127,6 +126,7 @@ class Session:
             raw = [b"env=" + k + b"=" + v for k, v in items]
         else:
             raw = [("env=%s=%s" % kv).encode(errors="surrogateescape") for kv in env.items()]
+        raw += _inherited(restore_signals)
         pipes, fds = {}, []
         for n, given in enumerate((stdin, stdout, stderr)):
             if given is not None:
@@ -204,15 +204,19 @@ def _bit(sig):
     return 1 << (int(sig) - 1)
 
 
-# The signals one can ask the disposition of, and the resources one can
-# ask the limit of, found once.
+# The signals one can ask the disposition of, with their bits, and the
+# resources one can ask the limit of, found once: run() asks each of
+# them at every command, the cost of its message.
 _SIGNALS = []
 for _sig in range(1, 32):
     try:
         signal.getsignal(_sig)
-        _SIGNALS.append(_sig)
+        _SIGNALS.append((_sig, _bit(_sig)))
     except (ValueError, OSError):
         pass
+# what restore_signals gives back its default, and what cannot be ignored
+_RESTORED = _bit(signal.SIGPIPE) | (_bit(signal.SIGXFSZ) if hasattr(signal, "SIGXFSZ") else 0)
+_NEVER = _bit(signal.SIGKILL) | _bit(signal.SIGSTOP)
 try:
     import resource
     _RESOURCES = []
@@ -221,35 +225,42 @@ try:
             resource.getrlimit(_res)
         except (ValueError, OSError):
             break
-        _RESOURCES.append(_res)
+        _RESOURCES.append((_res, b"rlimit=%d %%d %%d" % _res))
 except ImportError:
     resource, _RESOURCES = None, []
+_FULL = 2**64 - 1
 
 
 def _inherited(restore_signals):
     """What an exec of this thread's would inherit beside its descriptors,
-    as fields: the signals it ignores (less SIGPIPE and SIGXFSZ, which
-    Python ignores for itself, with restore_signals, as subprocess), its
-    signal mask, umask, niceness, CPUs and resource limits."""
+    as fields made (b"key=value"): the signals it ignores (less SIGPIPE
+    and SIGXFSZ, which Python ignores for itself, with restore_signals, as
+    subprocess), its signal mask, umask, niceness, CPUs and resource
+    limits."""
     getsignal, ign = signal.getsignal, signal.SIG_IGN
-    ignored = sum(_bit(sig) for sig in _SIGNALS if getsignal(sig) is ign)
-    if restore_signals:
-        ignored &= ~(_bit(signal.SIGPIPE) | (_bit(signal.SIGXFSZ) if hasattr(signal, "SIGXFSZ") else 0))
-    ignored &= ~(_bit(signal.SIGKILL) | _bit(signal.SIGSTOP))
-    blocked = sum(_bit(sig) for sig in signal.pthread_sigmask(signal.SIG_BLOCK, []) if 1 <= int(sig) < 32)
+    ignored = 0
+    for sig, bit in _SIGNALS:
+        if getsignal(sig) is ign:
+            ignored |= bit
+    ignored &= ~(_NEVER | (_RESTORED if restore_signals else 0))
+    blocked = 0
+    for sig in signal.pthread_sigmask(signal.SIG_BLOCK, []):
+        if 1 <= sig < 32:
+            blocked |= 1 << (sig - 1)
     mask = os.umask(0)
     os.umask(mask)
-    fields = [("sigblk", str(blocked)), ("umask", str(mask)), ("nice", str(os.getpriority(os.PRIO_PROCESS, 0)))]
+    raw = [b"sigblk=%d" % blocked, b"umask=%d" % mask, b"nice=%d" % os.getpriority(os.PRIO_PROCESS, 0)]
     if ignored:
-        fields.append(("sigign", str(ignored)))
+        raw.append(b"sigign=%d" % ignored)
     bits = sum(1 << c for c in os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     if bits:
-        fields.append(("cpus", bits.to_bytes((bits.bit_length() + 7) // 8, "little").hex()))
-    full = 2**64 - 1
-    for res in _RESOURCES:
-        soft, hard = resource.getrlimit(res)
-        fields.append(("rlimit", "%d %d %d" % (res, soft & full, hard & full)))
-    return fields
+        raw.append(b"cpus=" + bits.to_bytes((bits.bit_length() + 7) // 8, "little").hex().encode())
+    if resource:
+        getrlimit, full = resource.getrlimit, _FULL
+        for res, field in _RESOURCES:
+            soft, hard = getrlimit(res)
+            raw.append(field % (soft & full, hard & full))
+    return raw
 
 
 def _now():

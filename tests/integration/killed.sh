@@ -171,9 +171,8 @@ done
 # Killed at any moment of its start-up (before the command runs, or as
 # it starts): the same; no keeper, and no command's process waiting for a
 # go that will not come, is left. 24 runs, killed from 0 to 40 ms after
-# they began (their
-# places in a base of their own: a namespace jail killed before its
-# keeper began leaves its empty mount point to the next sweep).
+# they began (their places in a base of their own: one killed before
+# its keeper began leaves its run directory to the next run's sweep).
 workspace
 mkdir -p "$T/startup-base"
 for i in $(seq 24); do
@@ -190,6 +189,13 @@ for t in $(seq 0 50 "$KEEPER_BOUND_MS"); do
 done
 [ "$gone_in" -ge 0 ] && pass "THREATS 76: killed during its start-up, 24 times: no keeper and no process of those runs is left (within ${gone_in} ms)" ||
 	{ fail "THREATS 76: killed during its start-up: no keeper and no process of those runs is left"; diag "$(pgrep -af "$MARK")"; pkill -KILL -f "$MARK"; }
+# What they left in that base goes with the next run there, of either
+# backend; the run's own goes with it.
+left=$(ls "$T/startup-base/stockade-$(id -u)" 2>/dev/null | grep -c '^run-')
+TMPDIR="$T/startup-base" "${JAIL[@]}" -q -C "$W" -- true >/dev/null 2>&1
+after=$(ls "$T/startup-base/stockade-$(id -u)" 2>/dev/null | grep -c '^run-')
+[ "$after" -eq 0 ] && pass "THREATS 76: the next run removes what runs killed during their start-up left in the base ($left there before it)" ||
+	{ fail "THREATS 76: the next run removes what runs killed during their start-up left ($left before, $after after)"; diag "$(ls -la "$T/startup-base/stockade-$(id -u)")"; }
 
 # The keeper is no process of the run: the command cannot signal it, nor
 # lower its limits (it would then fail to end the run).

@@ -444,6 +444,36 @@ out=$(cd "$W" && PATH="$T/bin:$PATH" "$STOCKADE" --session "$SID" --allow @npm -
 	pass "what the recipe shows for a widening: refused, with the start that gives it" ||
 	{ fail "what the recipe shows for a widening"; diag "$out"; }
 
+# The protocol's answers to an exec, as stockade.1 writes them: said
+# lines, then exit; "started" with the pid only when asked for.
+out=$(cd "$W" && python3 - "$SDIR/$SID.sock" <<'PY' 2>&1
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.send(b"hello\0version=1\0")
+s.recv(65536)
+fds = [os.open("/dev/null", os.O_RDWR) for _ in range(3)]
+for extra in (b"", b"started=1\0"):
+    msg = b"exec\0cwd=" + os.getcwd().encode() + b"\0arg=sh\0arg=-c\0arg=echo $$ >/dev/stderr; exit 3\0" + extra
+    socket.send_fds(s, [msg], fds)
+    kinds, kind = [], ""
+    while kind not in ("exit", "error"):
+        s.settimeout(20)
+        parts = s.recv(65536).split(b"\0")
+        kind = parts[0].decode()
+        said = kind
+        if kind == "started":
+            said += " pid" if any(p.startswith(b"pid=") and int(p[4:]) > 0 for p in parts) else " no-pid"
+        if kind in ("exit", "error"):
+            said += " " + " ".join(p.decode() for p in parts[1:] if p)
+        kinds.append(said)
+    print(",".join(kinds), end="; ")
+PY
+)
+[ "$out" = "exit code=3 status=3; started pid,exit code=3 status=3; " ] &&
+	pass "the protocol: an exec is answered exit with its code and status; started with the pid only when asked (started=1)" ||
+	{ fail "the protocol: an exec is answered exit; started only when asked"; diag "$out"; }
+
 # The protocol's reader: what it cannot read is refused, not fatal.
 out=$(python3 - "$SDIR/$SID.sock" <<'PY' 2>&1
 import socket, sys
