@@ -351,9 +351,9 @@ for backend in landlock namespaces; do
 	for p in $hpid $(pgrep -P "$hpid") $(pgrep -P "$(pgrep -P "$hpid" -x stockade-keeper)" 2>/dev/null); do
 		rest=$((rest + $(rss_kib "$p")))
 	done
-	read -r s_med s_p90 s_rss _ t_med _ _ _ w_med _ _ _ < <(cd "$tmp/ws" && "$abs_br" "$BENCH_RUNS" \
+	read -r s_med s_p90 s_rss _ t_med _ _ _ w_med _ _ _ r_med _ r_rss _ < <(cd "$tmp/ws" && "$abs_br" "$BENCH_RUNS" \
 		"$abs_st" session exec "$se" -- /bin/true :: timeout 10 /bin/true :: \
-		"$abs_ml" wait /bin/true | tr '\n' ' ')
+		"$abs_ml" wait /bin/true :: "$abs_st" -q --backend $backend --net off -- /bin/true | tr '\n' ' ')
 	after=0
 	for p in $hpid $(pgrep -P "$hpid") $(pgrep -P "$(pgrep -P "$hpid" -x stockade-keeper)" 2>/dev/null); do
 		after=$((after + $(rss_kib "$p")))
@@ -362,6 +362,7 @@ for backend in landlock namespaces; do
 	echo "  session exec -- true: median ${s_med} us, p90 ${s_p90} us; timeout true ${t_med} us: $(ratio "$s_med" "$t_med")x   (target: at most 1.2x)"
 	echo "                        $(ratio "$s_med" "$w_med")x the fork-exec-wait floor (${w_med} us)"
 	echo "  memory: the session at rest (holder, keeper, zygote) ${rest} KiB; after $BENCH_RUNS execs ${after} KiB; a client's peak ${s_rss} KiB"
+	echo "          beside a run of true in the same workspace: its peak ${r_rss} KiB (stockade and the command), ${r_med} us"
 	out=$(cd "$tmp/ws" && PYTHONPATH="$abs_tools" python3 - "$se" "$BENCH_RUNS" <<'PY'
 import subprocess, sys, time
 from stockade_session import Session

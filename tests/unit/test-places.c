@@ -111,8 +111,8 @@ static void test_plan_namespaces(void)
 	expect_rule(&pl, "/dev/shm", ACCESS_WRITE, RULE_FRESH | RULE_SYSTEM, "the jail's /dev/shm");
 	expect_rule(&pl, POLICY_CARRIED_NS_PATH, ACCESS_READ, RULE_CARRIED | RULE_SYSTEM, "the carried policy, read-only");
 	is_str(pl.policy_file, POLICY_CARRIED_NS_PATH, "namespaces: the policy at the jail root's path");
-	ok(!pl.sweep && !pl.populate_home && !pl.made && pl.lock_fd == -1,
-	   "namespaces: no sweep, no links in the home, nothing made yet");
+	ok(pl.sweep && !pl.populate_home && !pl.made && pl.lock_fd == -1,
+	   "namespaces: sweeps (a killed jail's empty mount point), no links in the home, nothing made yet");
 	is_str(env_get(pl.env.envp, "HOME"), p.user_home, "namespaces: HOME points at the home");
 	is_str(env_get(pl.env.envp, "TMPDIR"), "/tmp", "namespaces: TMPDIR points at /tmp");
 	is_str(env_get(pl.env.envp, POLICY_CARRIED_ENV), POLICY_CARRIED_NS_PATH, "namespaces: STOCKADE_POLICY names it");
@@ -425,13 +425,22 @@ static void test_sweep(void)
 	ok(read(ready[0], &c, 1) == 1, "a process holds run-held (its cwd)");
 	close(ready[0]);
 
-	/* The namespace jail's make sweeps nothing. */
+	/* The namespace jail's make sweeps what killed runs left, as the
+	 * landlock backend's does: what is live or held stays. */
 	struct places_failure f;
 	is_int(places_make(&pl, &p, &f), 0, "namespaces: places_make");
 	places_failure_free(&f);
-	ok(exists(dead) && exists(old) && exists(staging_old), "namespaces: leftovers stay, its make never sweeps");
+	ok(!exists(dead) && !exists(old) && !exists(staging_old), "namespaces: its make sweeps the leftovers of killed runs");
+	ok(exists(live) && exists(held) && exists(staging_new) && exists(unrelated) && exists(file),
+	   "namespaces: its make keeps a live run, a held one, a fresh staging directory and what is not a run's");
 	ok(pl.made && is_dir_mode(pl.run_dir, 0700), "namespaces: its run directory made (an empty mount point)");
 	_cleanup_free_ char *mine = xstrdup(pl.run_dir);
+
+	/* Killed runs again, for the keeper's sweep below. */
+	free(leftover(pl.base, "run-dead", true));
+	free(leftover(pl.base, "run-older", false));
+	free(leftover(pl.base, "new-stale", true));
+	age(staging_old, 3600);
 
 	/* The keeper's sweep, once that run's stockade is gone: its own
 	 * directory too, once its lock is released. */
