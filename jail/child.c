@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <linux/sched.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -12,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "cgroup/cgroup.h"
 #include "jail/caps.h"
 #include "cgroup/limits.h"
 #include "jail/zygote.h"
@@ -48,6 +52,110 @@ static _Noreturn void fail_mount(const struct child *c, int err, const struct mo
 	}
 	(void)!write(c->err_fd, &e, sizeof(e));
 	_exit(EXIT_STOCKADE);
+}
+
+/* Forks, straight into the run's cgroup where there is one (clone3 with
+ * CLONE_INTO_CGROUP): moving a process between cgroups afterwards waits
+ * for an RCU grace period, milliseconds. */
+static pid_t fork_into(const struct run_cgroup *cg, bool *ret_in_cgroup)
+{
+	*ret_in_cgroup = false;
+	if (cg->dir_fd >= 0) {
+		struct clone_args args = {
+			.flags = CLONE_INTO_CGROUP,
+			.exit_signal = SIGCHLD,
+			.cgroup = (uint64_t)cg->dir_fd,
+		};
+		long pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*ret_in_cgroup = true;
+			return (pid_t)pid;
+		}
+	}
+	return fork();
+}
+
+/* What child_start's process is started with. */
+struct start {
+	const struct child *c;
+	struct link *ln;
+	const struct run_cgroup *cg;
+};
+
+/* The command's process, from its fork on: its pid said first (stockade
+ * lets it go on that), then as child_main says. */
+static _Noreturn void command_process(const struct start *st, bool in_cgroup)
+{
+	phase_mark("command:start");
+	struct child c = *st->c;
+	link_child_side(st->ln);
+	link_say_pid(c.sock);
+	if (!in_cgroup)
+		c.cgroup_procs = st->cg->procs_fd;
+	child_main(&c);
+}
+
+static int command_vforked(void *data)
+{
+	command_process(data, false);
+}
+
+/* The stack of the keeper's vfork, with a page below it that faults. */
+#define COMMAND_STACK (2u << 20)
+
+/* Forks the command's process. The keeper's, where the process need not
+ * be born in a cgroup, is a vfork (CLONE_VM | CLONE_VFORK, on a stack of
+ * its own): no copy of the keeper's memory to make and tear down at the
+ * exec (a fork costs a millisecond on some hosts, 40 us this way). The
+ * keeper, stopped until the process execs or ends, has nothing to do
+ * meanwhile; the process runs nothing but stockade's code on that memory
+ * until its exec, its signals blocked, and says its pid to stockade
+ * itself. Not a session's zygote, which never execs; not under
+ * AddressSanitizer, which a shared stack confuses. */
+pid_t child_start(const struct child *c, struct link *ln, const struct run_cgroup *cg, bool in_keeper)
+{
+	struct start st = { .c = c, .ln = ln, .cg = cg };
+#ifndef __SANITIZE_ADDRESS__
+	if (in_keeper && !c->zygote && cg->dir_fd < 0) {
+		char *stack = mmap(NULL, COMMAND_STACK + 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+		if (stack != MAP_FAILED) {
+			/* stockade's ends of the link, which only stockade may
+			 * hold: should it die before its go, the process waiting
+			 * for it reads the end, and the keeper, stopped till
+			 * then, goes on to end the run */
+			close(TAKE_FD(ln->sock[0]));
+			close(TAKE_FD(ln->err[0]));
+			(void)mprotect(stack, 4096, PROT_NONE);
+			pid_t pid = clone(command_vforked, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &st);
+			int e = errno;
+			munmap(stack, COMMAND_STACK + 4096);
+			return pid < 0 ? -e : pid;
+		}
+	}
+#endif
+	bool in_cgroup;
+	pid_t pid = fork_into(cg, &in_cgroup);
+	if (pid == 0)
+		command_process(&st, in_cgroup);
+	return pid < 0 ? -errno : pid;
+}
+
+void link_say_pid(int sock)
+{
+	pid_t self = getpid();
+	if (write(sock, &self, sizeof(self)) != (ssize_t)sizeof(self))
+		_exit(EXIT_STOCKADE);
+}
+
+pid_t link_read_pid(int sock)
+{
+	pid_t pid = -1;
+	size_t n = 0;
+	int r = read_all(sock, &pid, sizeof(pid), &n);
+	if (r < 0)
+		return r;
+	return n == sizeof(pid) && pid > 0 ? pid : -EPIPE;
 }
 
 int child_take_listener(int sock, pid_t pid, int *ret_fd)
@@ -219,8 +327,16 @@ static _Noreturn void exec_command(const struct child *c)
 	/* Only 0, 1 and 2 reach the command; the rest close at exec, the
 	 * error pipe last of all. */
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	const char *path = exec_path(c);
+	/* The landlock backend's process says it is at its exec: from here
+	 * on what it calls is the command's, for the supervisor, which
+	 * stockade starts once the error pipe ends (the keeper's vfork
+	 * holds its end until this exec, so that EOF may come after the
+	 * command's first calls). */
+	if (c->jail && !c->init)
+		(void)!send(c->sock, "x", 1, MSG_NOSIGNAL);
 	phase_mark("command:execve");
-	execve(exec_path(c), c->argv, c->envp);
+	execve(path, c->argv, c->envp);
 	/* The program was found before the fork: failing now means it cannot
 	 * run: 127 as a shell says when what it needs is not there (its
 	 * interpreter or loader missing, or outside what the jail may read),

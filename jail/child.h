@@ -141,11 +141,23 @@ void link_close(struct link *l);
 void link_child_side(struct link *l);
 /* In stockade, after the fork: only its ends stay. */
 void link_parent_side(struct link *l);
+/* The landlock backend's process says its pid first thing on its socket
+ * (it may be its keeper's vfork, which says nothing until it execs):
+ * link_say_pid in it, link_read_pid in stockade (-errno; -EPIPE: it
+ * ended first). */
+void link_say_pid(int sock);
+pid_t link_read_pid(int sock);
 /* The landlock backend's listener: its number in the process pid, read
  * from sock, taken with pidfd_getfd (ours, O_CLOEXEC) before the go. */
 int child_take_listener(int sock, pid_t pid, int *ret_fd);
 
 _Noreturn void child_main(const struct child *c);
+/* The landlock backend's command process forked (or, --mode off,
+ * stockade's plain one), child_main in it: straight into cg's group where
+ * there is one; in_keeper, by its keeper (keeper.h), as a vfork where it
+ * may be one. Its pid, or -errno. */
+struct run_cgroup;
+pid_t child_start(const struct child *c, struct link *ln, const struct run_cgroup *cg, bool in_keeper);
 /* --publish in the namespace jail: one request on the factory socket
  * answered; the socket, or -1 once stockade closed its end. */
 int child_serve_factory(int sock);

@@ -88,27 +88,6 @@ static bool on_foreground_terminal(void)
 	return false;
 }
 
-/* Forks, straight into the run's cgroup where there is one (clone3 with
- * CLONE_INTO_CGROUP): moving a process between cgroups afterwards waits
- * for an RCU grace period, milliseconds. */
-static pid_t fork_into(const struct run_cgroup *cg, bool *ret_in_cgroup)
-{
-	*ret_in_cgroup = false;
-	if (cg->dir_fd >= 0) {
-		struct clone_args args = {
-			.flags = CLONE_INTO_CGROUP,
-			.exit_signal = SIGCHLD,
-			.cgroup = (uint64_t)cg->dir_fd,
-		};
-		long pid = syscall(SYS_clone3, &args, sizeof(args));
-		if (pid >= 0) {
-			*ret_in_cgroup = true;
-			return (pid_t)pid;
-		}
-	}
-	return fork();
-}
-
 /* Reaps every child that has exited; *status takes pid's when it is among
  * them, and *stopped says whether pid has stopped. */
 static void reap_exited(pid_t pid, int *status, bool *stopped)
@@ -358,21 +337,31 @@ static int exit_status(int status, struct report *rep)
  * *ret filled, or false when it exec'd (EOF). Until then its listener is
  * answered (listener -1: none yet), so that a call the filter refuses
  * during setup fails that step instead of waiting forever; the error
- * pipe first, so that a call of the command's own is the supervisor's. */
-static bool setup_failed(int err_fd, int listener, const struct seccomp_plan *sc, struct report *rep,
+ * pipe first, so that a call of the command's own is the supervisor's.
+ * Once the process says on sock that it is at its exec, the listener is
+ * left to the supervisor: what the command calls waits for it. */
+static bool setup_failed(int err_fd, int sock, int listener, const struct seccomp_plan *sc, struct report *rep,
 			 struct child_error *ret)
 {
 	for (;;) {
-		struct pollfd fds[2] = { { .fd = err_fd, .events = POLLIN }, { .fd = listener, .events = POLLIN } };
-		if (poll(fds, listener >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		struct pollfd fds[3] = { { .fd = err_fd, .events = POLLIN },
+					 { .fd = listener >= 0 ? sock : -1, .events = POLLIN },
+					 { .fd = listener, .events = POLLIN } };
+		if (poll(fds, 3, -1) < 0 && errno != EINTR)
 			break;
 		if (fds[0].revents)
 			break;
-		if (fds[1].revents & POLLIN) {
+		if (fds[1].revents) {
+			char at_exec;
+			(void)!recv(sock, &at_exec, 1, MSG_DONTWAIT);
+			listener = -1;
+			continue;
+		}
+		if (fds[2].revents & POLLIN) {
 			struct notify nt;
 			notify_init(&nt, listener, sc, NULL, NULL, rep);
 			(void)notif_serve(&nt.svc);
-		} else if (fds[1].revents) {
+		} else if (fds[2].revents) {
 			listener = -1;
 		}
 	}
@@ -506,22 +495,14 @@ struct kept {
 	struct link *ln;
 	const struct run_cgroup *cg;
 	struct places *places;
+	bool in_keeper;		/* start_command is the keeper's */
 };
 
+/* The keeper's (the landlock backend), or stockade's (--mode off). */
 static pid_t start_command(void *data)
 {
-	struct kept *k = data;
-	bool in_cgroup;
-	pid_t pid = fork_into(k->cg, &in_cgroup);
-	if (pid == 0) {
-		phase_mark("command:start");
-		struct child c = *k->c;
-		link_child_side(k->ln);
-		if (!in_cgroup)
-			c.cgroup_procs = k->cg->procs_fd;
-		child_main(&c);
-	}
-	return pid < 0 ? -errno : pid;
+	const struct kept *k = data;
+	return child_start(k->c, k->ln, k->cg, k->in_keeper);
 }
 
 /* In the keeper, stockade gone and every process of the run with it:
@@ -766,7 +747,7 @@ static int run_namespaces(struct run *r)
 		 (!c.no_listener && fd_recv(ln.sock[0], &listener) < 0);
 	phase_mark("recv_root_listener");
 	struct child_error ce;
-	bool setup_err = setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce);
+	bool setup_err = setup_failed(ln.err[0], -1, listener, &pl.seccomp, rep, &ce);
 	phase_mark("wait_exec");
 	if (setup_err) {
 		waitpid(pid, NULL, 0);
@@ -977,7 +958,7 @@ static int run_landlock(struct run *r)
 	c.nproc_plus_user = lim.nproc_plus_user;
 	c.join_procs = lim.procs;
 	c.n_join_procs = lim.n_procs;
-	struct kept kept = { .r = r, .c = &c, .ln = &ln, .cg = &cg, .places = &pl.places };
+	struct kept kept = { .r = r, .c = &c, .ln = &ln, .cg = &cg, .places = &pl.places, .in_keeper = jail };
 	int fork_err = 0;
 	if (jail) {
 		/* The keeper forks it: the run's subreaper, which outlives
@@ -1048,8 +1029,13 @@ static int run_landlock(struct run *r)
 	 *    restricts itself and execs. A go that cannot be sent means the
 	 *    process is gone; its error pipe says why; EOF on it says the
 	 *    command has exec'd. */
-	if (jail && (pid = keeper_command(&r->keeper)) < 0) {
-		log_error("cannot fork: %s", strerror((int)-pid));
+	/* The process says its pid itself (the keeper's vfork says it only
+	 * once the process has exec'd). */
+	pid_t told = link_read_pid(ln.sock[0]);
+	if (jail)
+		pid = told;
+	if (told < 0) {
+		log_error("cannot fork: %s", told == -EPIPE ? "the command's process ended before it started" : strerror((int)-told));
 		goto out;
 	}
 	phase_mark("keeper_command");
@@ -1065,7 +1051,7 @@ static int run_landlock(struct run *r)
 	close(TAKE_FD(ruleset));
 	phase_mark("take_listener_go");
 	struct child_error ce;
-	bool setup_err = setup_failed(ln.err[0], listener, &pl.seccomp, rep, &ce);
+	bool setup_err = setup_failed(ln.err[0], ln.sock[0], listener, &pl.seccomp, rep, &ce);
 	phase_mark("wait_exec");
 	if (setup_err) {
 		say_child_error(&ce, p);
@@ -1075,6 +1061,11 @@ static int run_landlock(struct run *r)
 	if (failed) {
 		if (take_err == -EPIPE)
 			log_error("the command's process ended before it was confined");
+		goto out;
+	}
+	/* The keeper's word of it, which comes first on its socket. */
+	if (jail && keeper_command(&r->keeper) != pid) {
+		log_error("the run's keeper did not start the command's process");
 		goto out;
 	}
 	unsigned long long exec_us = now_usec();
