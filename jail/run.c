@@ -634,7 +634,11 @@ static int run_namespaces(struct run *r)
 	c.nproc = lim.nproc;
 	c.join_procs = lim.procs;
 	c.n_join_procs = lim.n_procs;
-	c.join_go = c.outside;
+	/* init waits for a second go once its root is built: stockade makes
+	 * the way out (loopback) and forks the keeper meanwhile, off the
+	 * start's critical path, and the keeper is there before anything of
+	 * the command's runs. */
+	c.join_go = true;
 	c.cgroupns_late = lim.n_procs > 0;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 			      CLONE_NEWCGROUP | (p->net == NET_ON ? 0 : CLONE_NEWNET);
@@ -703,12 +707,11 @@ static int run_namespaces(struct run *r)
 		.finish = keeper_finish,
 		.data = &kept,
 	};
-	/*     Where init waits for a second go before it starts the command
-	 *     (loopback's way out), the keeper is forked while init builds
-	 *     the root, and is there before that go all the same. */
-	bool keeper_first = !c.join_go;
-	if (init_pidfd < 0 || (keeper_first && (e = keeper_begin(&r->keeper, &duty)) < 0)) {
-		log_error("cannot start stockade's keeper: %s", strerror(init_pidfd < 0 ? errno : -e));
+	/*     init waits for a second go before it starts the command: the
+	 *     keeper is forked while init builds the root, and is there
+	 *     before that go. */
+	if (init_pidfd < 0) {
+		log_error("cannot start stockade's keeper: %m");
 		kill_and_reap(pid);
 		goto out;
 	}
@@ -717,7 +720,7 @@ static int run_namespaces(struct run *r)
 		kill_and_reap(pid);
 		goto out;
 	}
-	if (!keeper_first && (e = keeper_begin(&r->keeper, &duty)) < 0) {
+	if ((e = keeper_begin(&r->keeper, &duty)) < 0) {
 		log_error("cannot start stockade's keeper: %s", strerror(-e));
 		kill_and_reap(pid);
 		goto out;
@@ -739,7 +742,7 @@ static int run_namespaces(struct run *r)
 	if (!failed && c.outside)
 		netns_outside_begin(&outside, outside_nl, rep);
 	phase_mark("netns_outside");
-	if (!failed && c.join_go && child_go(ln.sock[0], -1) < 0)
+	if (!failed && child_go(ln.sock[0], -1) < 0)
 		failed = true;
 	failed = failed || forwards_take_listens(&fwd, ln.sock[0]) < 0 || allowing_take_listens(&al, ln.sock[0]) < 0 ||
 		 fd_recv(ln.sock[0], &shared) < 0 ||
