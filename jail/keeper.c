@@ -21,10 +21,16 @@
 /* The keepers let go by keeper_end, for keeper_reap. */
 static pid_t *let_go;
 static size_t n_let_go;
+/* Those whose end waits for what they hold (keeper_hold): not waited for. */
+static pid_t *waiting;
+static size_t n_waiting;
 
 /* What stockade sends: the run ended whole. (The supervisor's records of
  * what it made in /tmp start with SUPERVISE_TMP_RECORD.) */
 #define KEEPER_DONE 'D'
+/* What stockade gives it to close at its end (keeper_hold), as
+ * descriptors with the byte. */
+#define KEEPER_HOLD 'H'
 
 /* The processes this one, as subreaper, holds as children. */
 static size_t list_children(pid_t *out, size_t max)
@@ -185,11 +191,29 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 		if (!fds[0].revents)
 			continue;
 		char buf[sizeof(struct supervise_tmp_record)];
-		ssize_t n = recv(sock, buf, sizeof(buf), 0);
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * KEEPER_HOLD_MAX)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+		ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		/* Descriptors: held to its end when given to hold, closed at
+		 * once when they came with anything else. */
+		struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && buf[0] != KEEPER_HOLD) {
+			int held[KEEPER_HOLD_MAX];
+			size_t got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(held, CMSG_DATA(c), sizeof(int) * got);
+			for (size_t i = 0; i < got; i++)
+				close(held[i]);
+		}
 		if (n <= 0) {
 			gone = true;
+		} else if (buf[0] == KEEPER_HOLD) {
+			continue;
 		} else if (buf[0] == KEEPER_DONE) {
 			/* stockade ended the run: the command is gone, unless
 			 * stockade gave up before it ran (then it dies here). */
@@ -262,6 +286,19 @@ pid_t keeper_command(struct keeper *k)
 	return v;
 }
 
+int keeper_hold(struct keeper *k, const int *fds, size_t n)
+{
+	if (k->pid <= 0 || !n || n > KEEPER_HOLD_MAX)
+		return -EINVAL;
+	int r = fd_send_n(k->sock, KEEPER_HOLD, fds, n);
+	if (r < 0)
+		return r;
+	k->slow_end = true;
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	return 0;
+}
+
 void keeper_end(struct keeper *k)
 {
 	if (k->pid <= 0)
@@ -269,7 +306,14 @@ void keeper_end(struct keeper *k)
 	char done = KEEPER_DONE;
 	(void)send(k->sock, &done, 1, MSG_NOSIGNAL);
 	close(k->sock);
-	if (k->settled) {
+	if (k->settled && k->slow_end) {
+		/* Its end waits for what it holds (a packet socket's grace
+		 * period): reaped by keeper_reap if it is over by then, else
+		 * by whatever adopts it, as any process whose parent ended
+		 * first. */
+		waiting = xgrow(waiting, n_waiting, sizeof(*waiting));
+		waiting[n_waiting++] = k->pid;
+	} else if (k->settled) {
 		let_go = xgrow(let_go, n_let_go, sizeof(*let_go));
 		let_go[n_let_go++] = k->pid;
 	} else {
@@ -287,4 +331,9 @@ void keeper_reap(void)
 	free(let_go);
 	let_go = NULL;
 	n_let_go = 0;
+	for (size_t i = 0; i < n_waiting; i++)
+		(void)waitpid(waiting[i], NULL, WNOHANG);
+	free(waiting);
+	waiting = NULL;
+	n_waiting = 0;
 }

@@ -41,6 +41,8 @@ struct keeper {
 	 * jail), or it reported the command's status, its leftovers killed
 	 * first. Its end is then not waited for (keeper_end). */
 	bool settled;
+	/* It holds descriptors whose last close is slow (keeper_hold). */
+	bool slow_end;
 };
 
 #define KEEPER_INIT { .pid = -1, .sock = -1 }
@@ -84,6 +86,13 @@ static inline void keeper_settled(struct keeper *k)
 {
 	k->settled = true;
 }
+/* Descriptors whose last close waits (a packet socket's, for an RCU
+ * grace period, some 10 ms): given to the keeper, which closes them as it
+ * ends, and closed here. Stockade then does not wait for the keeper's
+ * end; the keeper is the process that would otherwise be forked only to
+ * close them. 0, or -errno with the descriptors still stockade's. */
+#define KEEPER_HOLD_MAX 4
+int keeper_hold(struct keeper *k, const int *fds, size_t n);
 /* The run ended whole: the keeper goes. Stockade waits for it at once
  * only when it still has processes to kill (a run given up before the
  * command's status came); a settled keeper exits while stockade writes

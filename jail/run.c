@@ -830,6 +830,10 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (zs[i] >= 0)
 			close(zs[i]);
+	/* Their last close waits for a grace period: the keeper's at its
+	 * end, or else a child's forked for it. */
+	if (outside >= 0 && refusals >= 0 && keeper_hold(&r->keeper, (int[]){ outside, refusals }, 2) == 0)
+		outside = refusals = -1;
 	netns_outside_release(outside, refusals);
 	phase_mark("netns_outside_release");
 	allowing_end(&al);
