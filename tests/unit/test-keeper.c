@@ -6,7 +6,9 @@
  * status reported, its leftovers killed first, the keeper gone at done. */
 #include "jail/keeper.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -194,6 +196,35 @@ int main(void)
 	ok(!alive(keeper), "at done, the keeper goes");
 	ok(access(path, F_OK) < 0, "without running its finish");
 	close(rp[0]);
+
+	/* What it is given to hold (the namespace jail's packet socket): a
+	 * pipe's writer here. Held to its end, not closed at once; anything
+	 * else that comes with descriptors has them closed at once. */
+	struct keeper k;
+	struct keeper_duty d = { .init_pidfd = -1, .finish = finish };
+	ok(keeper_begin(&k, &d) == 0 && k.settled, "a keeper with no command of its own: settled");
+	int held[2], other[2];
+	(void)!pipe(held);
+	(void)!pipe(other);
+	ok(keeper_hold(&k, &held[1], 1) == 0, "keeper_hold gives it a descriptor");
+	ok(fcntl(held[1], F_GETFD) < 0 && errno == EBADF, "and closes stockade's own");
+	struct pollfd pf = { .fd = held[0], .events = POLLIN };
+	ok(poll(&pf, 1, 200) == 0, "the keeper holds it: no end of file while it lives");
+	ok(fd_send_n(k.sock, 'X', &other[1], 1) == 0, "control: a descriptor sent with anything else");
+	close(other[1]);
+	pf.fd = other[0];
+	ok(poll(&pf, 1, 3000) == 1 && (pf.revents & POLLHUP) && alive(k.pid), "is closed at once, the keeper alive");
+	pid_t kp = k.pid;
+	keeper_end(&k);
+	pf.fd = held[0];
+	ok(poll(&pf, 1, 3000) == 1 && (pf.revents & POLLHUP), "at done, the keeper closes what it held as it goes");
+	for (int i = 0; i < 300 && alive(kp); i++)
+		usleep(10000);
+	keeper_reap();
+	ok(!alive(kp) && waitpid(kp, NULL, WNOHANG) < 0 && errno == ECHILD, "and is gone, reaped");
+	ok(access(path, F_OK) < 0, "without running its finish");
+	close(held[0]);
+	close(other[0]);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	(void)!system(cmd);
