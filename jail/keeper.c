@@ -190,7 +190,7 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 		}
 		if (!fds[0].revents)
 			continue;
-		char buf[sizeof(struct supervise_tmp_record)];
+		char buf[sizeof(struct supervise_tmp_record)] = { 0 };
 		union {
 			char buf[CMSG_SPACE(sizeof(int) * KEEPER_HOLD_MAX)];
 			struct cmsghdr align;
