@@ -18,12 +18,14 @@
 #include "lib/util.h"
 #include "supervise/supervise.h"
 
-/* The keepers let go by keeper_end, for keeper_reap. */
-static pid_t *let_go;
+/* The keepers let go by keeper_end, for keeper_reap: waited for, but
+ * those whose end waits for what they hold (keeper_hold) only reaped if
+ * they are gone already. */
+static struct let_go {
+	pid_t pid;
+	bool wait;
+} *let_go;
 static size_t n_let_go;
-/* Those whose end waits for what they hold (keeper_hold): not waited for. */
-static pid_t *waiting;
-static size_t n_waiting;
 
 /* What stockade sends: the run ended whole. (The supervisor's records of
  * what it made in /tmp start with SUPERVISE_TMP_RECORD.) */
@@ -306,16 +308,13 @@ void keeper_end(struct keeper *k)
 	char done = KEEPER_DONE;
 	(void)send(k->sock, &done, 1, MSG_NOSIGNAL);
 	close(k->sock);
-	if (k->settled && k->slow_end) {
-		/* Its end waits for what it holds (a packet socket's grace
-		 * period): reaped by keeper_reap if it is over by then, else
-		 * by whatever adopts it, as any process whose parent ended
-		 * first. */
-		waiting = xgrow(waiting, n_waiting, sizeof(*waiting));
-		waiting[n_waiting++] = k->pid;
-	} else if (k->settled) {
+	if (k->settled) {
+		/* One whose end waits for what it holds (a packet socket's
+		 * grace period) is reaped by keeper_reap if it is over by
+		 * then, else by whatever adopts it, as any process whose
+		 * parent ended first. */
 		let_go = xgrow(let_go, n_let_go, sizeof(*let_go));
-		let_go[n_let_go++] = k->pid;
+		let_go[n_let_go++] = (struct let_go){ k->pid, !k->slow_end };
 	} else {
 		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -325,15 +324,13 @@ void keeper_end(struct keeper *k)
 
 void keeper_reap(void)
 {
-	for (size_t i = 0; i < n_let_go; i++)
-		while (waitpid(let_go[i], NULL, 0) < 0 && errno == EINTR)
-			;
+	/* Those waited for first: the others have had longer by then. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n_let_go; i++)
+			if (let_go[i].wait == !pass)
+				while (waitpid(let_go[i].pid, NULL, pass ? WNOHANG : 0) < 0 && errno == EINTR)
+					;
 	free(let_go);
 	let_go = NULL;
 	n_let_go = 0;
-	for (size_t i = 0; i < n_waiting; i++)
-		(void)waitpid(waiting[i], NULL, WNOHANG);
-	free(waiting);
-	waiting = NULL;
-	n_waiting = 0;
 }

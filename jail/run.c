@@ -832,7 +832,13 @@ out:
 			close(zs[i]);
 	/* Their last close waits for a grace period: the keeper's at its
 	 * end, or else a child's forked for it. */
-	if (outside >= 0 && refusals >= 0 && keeper_hold(&r->keeper, (int[]){ outside, refusals }, 2) == 0)
+	int held[2];
+	size_t n_held = 0;
+	if (outside >= 0)
+		held[n_held++] = outside;
+	if (refusals >= 0)
+		held[n_held++] = refusals;
+	if (n_held && keeper_hold(&r->keeper, held, n_held) == 0)
 		outside = refusals = -1;
 	netns_outside_release(outside, refusals);
 	phase_mark("netns_outside_release");
