@@ -387,12 +387,13 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 		.origin = xstrdup("default: " CGROUP_VIEW),
 	};
 	for (size_t i = 0; i < v.n_paths; i++) {
+		bool file = !v.paths[i].whole;
 		char *path = TAKE_PTR(v.paths[i].path);
 		pl->rules.v = xgrow(pl->rules.v, pl->rules.n, sizeof(*pl->rules.v));
 		pl->rules.v[pl->rules.n++] = (struct rule){
 			.path = path,
 			.access = ACCESS_READ,
-			.flags = RULE_SYSTEM,
+			.flags = RULE_SYSTEM | (file ? RULE_REGULAR : 0),
 			.source = SOURCE_DEFAULT_OF(CGROUP_VIEW),
 			.origin = xstrdup("default: " CGROUP_VIEW),
 		};

@@ -377,8 +377,12 @@ int landlock_plan(const struct policy *p, int abi, unsigned flags, struct landlo
 		/* A path that is missing or a symlink gets no rule of its
 		 * own: Landlock never follows the link, and a missing hide
 		 * target is skipped. A backend's own place is a directory it
-		 * makes for the run, maybe after this plan. */
-		if (lstat(r->path, &st) < 0) {
+		 * makes for the run, maybe after this plan. A file its
+		 * maker listed is one (no second look: a cgroup view's
+		 * dozens of files cost some 3 us each). */
+		if (r->flags & RULE_REGULAR) {
+			st.st_mode = S_IFREG | 0444;
+		} else if (lstat(r->path, &st) < 0) {
 			if (!(r->flags & (RULE_FRESH | RULE_CARRIED)))
 				continue;
 			st.st_mode = r->flags & RULE_CARRIED ? S_IFREG | 0444 : S_IFDIR | 0700;
@@ -550,12 +554,31 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 		return -errno;
 
 	const uint64_t file_mask = file_rights_mask();
+	/* The directory of the rule before, opened (or its -errno): the next
+	 * rule in it (a carved tree's entries, a cgroup view's files) is
+	 * opened from it, by its name alone. */
+	_cleanup_close_ int dir_fd = -ENOENT;
+	_cleanup_free_ char *dir = NULL;
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
 		/* Every planned path is canonical: a symlink on the way now
 		 * means the tree changed since planning, and is refused. A
 		 * path gone since planning only loses its grant. */
-		_cleanup_close_ int fd = open_nofollow(AT_FDCWD, r->path, O_PATH, 0, 0);
+		const char *slash = strrchr(r->path, '/');
+		size_t dir_len = (size_t)(slash - r->path);
+		_cleanup_close_ int fd = -1;
+		if (dir_len && slash[1]) {
+			if (!dir || strlen(dir) != dir_len || strncmp(dir, r->path, dir_len) != 0) {
+				if (dir_fd >= 0)
+					close(dir_fd);
+				free(dir);
+				dir = xstrndup(r->path, dir_len);
+				dir_fd = open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0, 0);
+			}
+			fd = dir_fd >= 0 ? open_nofollow(dir_fd, slash + 1, O_PATH, 0, 0) : dir_fd;
+		} else {
+			fd = open_nofollow(AT_FDCWD, r->path, O_PATH, 0, 0);
+		}
 		if (fd < 0) {
 			if (fd == -ENOENT)
 				continue;

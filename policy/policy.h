@@ -42,6 +42,10 @@ enum effect {
 /* The run's own policy, as the jail carries it (policy/carried.h): a
  * read-only file the backend writes for the run. */
 #define RULE_CARRIED (1u << 5)
+/* A regular file as the backend's own listing found it (the landlock
+ * backend's cgroup view, read from a cgroup directory, which holds no
+ * link): its plan takes it as one without looking again. */
+#define RULE_REGULAR (1u << 6)
 
 /* Where a rule or a setting came from. */
 enum source_kind {
