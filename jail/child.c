@@ -447,6 +447,7 @@ static _Noreturn void be_init(const struct child *c)
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	phase_mark("init:all_reaped");
 	(void)!write(c->sock, &status, sizeof(status));
 	_exit(0);
 }

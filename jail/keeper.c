@@ -18,8 +18,8 @@
 #include "lib/util.h"
 #include "supervise/supervise.h"
 
-/* The keepers let go by keeper_end, for keeper_reap: waited for, but
- * those whose end waits for what they hold (keeper_hold) only reaped if
+/* The processes let go (keeper_let_go), for keeper_reap: waited for, but
+ * keepers whose end waits for what they hold (keeper_hold) only reaped if
  * they are gone already. */
 static struct let_go {
 	pid_t pid;
@@ -117,10 +117,6 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 		command = d->start(d->data);
 		phase_mark("keeper:fork_command");
 	}
-	/* Out of stockade's session and process group: a kill of the group,
-	 * a Ctrl-C, a hangup of the terminal reach stockade, not this. */
-	(void)setsid();
-	prctl(PR_SET_NAME, "stockade-keeper", 0, 0, 0);
 	/* Only SIGKILL ends it: it has a duty once stockade is gone, and
 	 * its lines may go to a terminal it no longer shares a session with,
 	 * or to a pipe nobody reads. */
@@ -154,6 +150,14 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 		if (command < 0)
 			_exit(0);
 	}
+	/* Out of stockade's session and process group: a kill of the group,
+	 * a Ctrl-C, a hangup of the terminal reach stockade, not this. Last:
+	 * the session's new scheduling group (autogroup) may let the
+	 * command's first moments run ahead of it, some 300 us on a small
+	 * machine, which the end of the error pipe above must not wait for.
+	 * Until then the signals above are ignored. */
+	(void)setsid();
+	prctl(PR_SET_NAME, "stockade-keeper", 0, 0, 0);
 	phase_mark("keeper:ready");
 	int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 
@@ -301,6 +305,12 @@ int keeper_hold(struct keeper *k, const int *fds, size_t n)
 	return 0;
 }
 
+void keeper_let_go(pid_t pid, bool wait)
+{
+	let_go = xgrow(let_go, n_let_go, sizeof(*let_go));
+	let_go[n_let_go++] = (struct let_go){ pid, wait };
+}
+
 void keeper_end(struct keeper *k)
 {
 	if (k->pid <= 0)
@@ -313,8 +323,7 @@ void keeper_end(struct keeper *k)
 		 * grace period) is reaped by keeper_reap if it is over by
 		 * then, else by whatever adopts it, as any process whose
 		 * parent ended first. */
-		let_go = xgrow(let_go, n_let_go, sizeof(*let_go));
-		let_go[n_let_go++] = (struct let_go){ k->pid, !k->slow_end };
+		keeper_let_go(k->pid, !k->slow_end);
 	} else {
 		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
 			;

@@ -98,9 +98,14 @@ int keeper_hold(struct keeper *k, const int *fds, size_t n);
  * command's status came); a settled keeper exits while stockade writes
  * the report and frees, and keeper_reap waits for it last. */
 void keeper_end(struct keeper *k);
-/* The keepers keeper_end let go, reaped: the last thing stockade does,
- * so that no zombie of its is left to whatever adopts it (an init that
- * reaps late, an agent's subreaper). */
+/* A child of stockade's whose end goes on beside stockade's own (a
+ * settled keeper, the jail's init once it reported): reaped by
+ * keeper_reap, at once or (wait false) only if it is gone by then. */
+void keeper_let_go(pid_t pid, bool wait);
+/* The keepers keeper_end let go, and every process keeper_let_go was
+ * given, reaped: the last thing stockade does, so that no zombie of its
+ * is left to whatever adopts it (an init that reaps late, an agent's
+ * subreaper). */
 void keeper_reap(void);
 
 /* Kills every process this one, as subreaper, holds as a child or will,

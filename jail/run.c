@@ -111,6 +111,20 @@ static void kill_and_reap(pid_t pid)
 		;
 }
 
+/* The jail's init once it reported the command's status: everything
+ * else of the jail is gone, and its own end (its mounts let go) goes on
+ * beside stockade's. Waited for now where the run's groups are to be
+ * removed (they are busy until it is gone), else at stockade's end. */
+static void reap_init(pid_t pid, bool now)
+{
+	if (!now) {
+		keeper_let_go(pid, true);
+		return;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* The command's process as stockade holds it while it runs. */
 struct process {
 	pid_t pid;		/* the jail's init, or the command itself */
@@ -199,8 +213,11 @@ static int watch(const struct signals *sg, struct process *pr, const struct secc
 	bool stopped = false;
 	reap_exited(pr->pid, &status, &stopped);
 	/* The keeper's command is not stockade's child: its status comes on
-	 * the keeper's socket, its leftovers already killed. */
-	while (status == -1 && !(pr->keeper && pr->init_status != -1)) {
+	 * the keeper's socket, its leftovers already killed. The jail's init
+	 * sends the command's once it has killed and reaped everything else
+	 * of the jail: its own end (the jail's mounts let go) goes on beside
+	 * stockade's, which reaps it later (reap_init). */
+	while (status == -1 && !((pr->keeper || pr->via_init) && pr->init_status != -1)) {
 		/* A session asked to stop, or idle: its zygote is killed, and
 		 * the run ends as a run whose command was. */
 		if (pr->holder && holder_done(pr->holder)) {
@@ -552,6 +569,7 @@ static int run_namespaces(struct run *r)
 	_cleanup_close_ int responder = -1, outside_nl = -1, shared = -1, init_pidfd = -1;
 	int zs[2] = { -1, -1 };	/* a session's zygote: the holder's end, its end */
 	int outside = -1, refusals = -1;
+	pid_t unreaped = -1;	/* the jail's init, once it reported and let go */
 	struct forwards fwd = { .pool.sock = -1, .factory_child = -1 };
 	struct allowing al = { 0 };
 	_cleanup_free_ char *net_source = NULL;
@@ -801,6 +819,10 @@ static int run_namespaces(struct run *r)
 	bool broken = false;
 	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
 	phase_mark("watch");
+	/* init's own end, unless watch reaped it: waited for where its
+	 * groups are removed, else let go (reap_init). */
+	if (st == -1)
+		unreaped = pid;
 	if (pr.listener >= 0)
 		close(pr.listener);
 	/* The command's status, unless watch has read it already; a report
@@ -847,6 +869,8 @@ out:
 	terminal_end(&term);
 	link_close(&ln);
 	signals_restore(&sg);
+	if (unreaped > 0)
+		reap_init(unreaped, cg.dir || lim.n_dirs);
 	limits_release(&lim);
 	phase_mark("limits_release");
 	cgroup_release(&cg);
