@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,6 +26,7 @@
 #include "jail/plan.h"
 #include "jail/say.h"
 #include "jail/terminal.h"
+#include "jail/wait.h"
 #include "lib/fd.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -39,43 +39,6 @@
  * ran. */
 #define RUN_FALLBACK (-1)
 
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
-
-/* The signals stockade forwards and SIGCHLD, blocked before any fork so
- * that none is lost, and read from a signalfd. */
-struct signals {
-	sigset_t old;
-	int fd;
-};
-
-static int signals_block(struct signals *s)
-{
-	sigset_t mask;
-	sigemptyset(&mask);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&mask, forwarded[i]);
-	sigaddset(&mask, SIGCHLD);
-	/* Continued after a stop (a background stockade that touched the
-	 * terminal): the relay puts the terminal back in raw mode. */
-	sigaddset(&mask, SIGCONT);
-	sigprocmask(SIG_BLOCK, &mask, &s->old);
-	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s->fd < 0) {
-		int e = -errno;
-		sigprocmask(SIG_SETMASK, &s->old, NULL);
-		return e;
-	}
-	return 0;
-}
-
-static void signals_restore(struct signals *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
-	sigprocmask(SIG_SETMASK, &s->old, NULL);
-}
-
 /* --mode off: does stockade have its terminal in the foreground? Then
  * the command stays in stockade's process group, so the terminal's job
  * control and its signals reach it as they would without stockade. A
@@ -86,256 +49,6 @@ static bool on_foreground_terminal(void)
 		if (isatty(fd) && tcgetsid(fd) == getsid(0))
 			return true;
 	return false;
-}
-
-/* Reaps every child that has exited; *status takes pid's when it is among
- * them, and *stopped says whether pid has stopped. */
-static void reap_exited(pid_t pid, int *status, bool *stopped)
-{
-	int st;
-	pid_t w;
-	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
-		if (w != pid)
-			continue;
-		if (WIFSTOPPED(st))
-			*stopped = true;
-		else
-			*status = st;
-	}
-}
-
-static void kill_and_reap(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* The jail's init once it reported the command's status: everything
- * else of the jail is gone, and its own end (its mounts let go) goes on
- * beside stockade's. Waited for now where the run's groups are to be
- * removed (they are busy until it is gone), else at stockade's end. */
-static void reap_init(pid_t pid, bool now)
-{
-	if (!now) {
-		keeper_let_go(pid, true);
-		return;
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* The command's process as stockade holds it while it runs. */
-struct process {
-	pid_t pid;		/* the jail's init, or the command itself */
-	bool own_pgrp;		/* the command has a process group of its own */
-	bool via_init;		/* signals go to init, which passes them on */
-	int listener;		/* -1: none */
-	int responder;		/* the namespace jail's name responder; -1: none */
-	int outside;		/* its way out that leads nowhere (netns/outside.c); -1: none */
-	int refusals;		/* the look-out on its loopback (netns/outside.c); -1: none */
-	struct supervisor *super;
-	struct forward *forward;	/* --publish, --connect; NULL: none */
-	struct allowing *allowing;	/* network allow's relay; NULL or no relay: none */
-	const char *net_source;		/* where the network mode comes from, for the responder's records */
-	const struct watch *watch;	/* the namespace jail's */
-	struct terminal *term;		/* the run's pty, relayed (NULL: none) */
-	int init_sock;			/* the jail's init's reports, or the keeper's (-1: none) */
-	int init_status;		/* the command's status init reported; -1: none yet */
-	bool keeper;			/* the landlock backend: the keeper reports on init_sock */
-	struct holder *holder;		/* a session's: its control socket served too (NULL: none) */
-};
-
-/* What the jail's init reports on its socket before the command's status:
- * the command stopped. */
-#define INIT_REPORT_STOPPED (-2)
-_Static_assert(INIT_REPORT_STOPPED == KEEPER_STOPPED, "the keeper reports as init does");
-
-/* The command stopped (Ctrl-Z through its pty, to the session's own
- * group): stockade stops too, with the user's mode back, so that the
- * user's shell has its prompt as it would without stockade; continued
- * (fg), it continues the command. (Where stockade's group is orphaned,
- * as under a terminal with no job control, the kernel leaves it running
- * and the command goes on at once.) */
-static void suspend(struct process *pr)
-{
-	if (!pr->term || !pr->term->child.controlling || pr->term->master < 0)
-		return;
-	terminal_restore(pr->term);
-	kill(getpid(), SIGTSTP);
-	terminal_resume(pr->term);
-	if (pr->via_init || kill(-pr->pid, SIGCONT) < 0)
-		kill(pr->pid, SIGCONT);
-}
-
-static void read_init_report(struct process *pr)
-{
-	int v;
-	size_t n = 0;
-	if (read_all(pr->init_sock, &v, sizeof(v), &n) < 0 || n != sizeof(v)) {
-		pr->init_sock = -1;
-		return;
-	}
-	if (v == INIT_REPORT_STOPPED) {
-		suspend(pr);
-		return;
-	}
-	pr->init_status = v;
-	pr->init_sock = -1;
-}
-
-/* The way out that leads nowhere: each attempt recorded, in network
- * allow's words where the mode is allow. */
-static void serve_outside(struct process *pr, struct report *rep)
-{
-	if (pr->allowing && pr->allowing->relay)
-		(void)netns_outside_serve_with(pr->outside, pr->net_source, rep, allowing_outside_words, pr->allowing);
-	else
-		(void)netns_outside_serve(pr->outside, pr->net_source, rep);
-}
-
-/* The relay's descriptors, at most: its listeners and lookups, and two a
- * connection. */
-#define RUN_RELAY_POLLFDS 1280
-
-/* Until the process exits: serves the listener and the supervisor's
- * connects in progress, forwards signals, reaps. The process's status,
- * or -1 when stockade could not wait. */
-static int watch(const struct signals *sg, struct process *pr, const struct seccomp_plan *sc, struct report *rep,
-		 bool *broken)
-{
-	pid_t self = getpid();
-	int status = -1;
-	struct notify nt;
-	notify_init(&nt, pr->listener, sc, pr->super, pr->watch, rep);
-	/* The process may have ended before the signalfd saw SIGCHLD: look
-	 * once before waiting for the signal. */
-	bool stopped = false;
-	reap_exited(pr->pid, &status, &stopped);
-	/* The keeper's command is not stockade's child: its status comes on
-	 * the keeper's socket, its leftovers already killed. The jail's init
-	 * sends the command's once it has killed and reaped everything else
-	 * of the jail: its own end (the jail's mounts let go) goes on beside
-	 * stockade's, which reaps it later (reap_init). */
-	while (status == -1 && !((pr->keeper || pr->via_init) && pr->init_status != -1)) {
-		/* A session asked to stop, or idle: its zygote is killed, and
-		 * the run ends as a run whose command was. */
-		if (pr->holder && holder_done(pr->holder)) {
-			kill(pr->pid, SIGKILL);
-			pr->holder = NULL;
-		}
-		enum { FIXED_FDS = 6 };
-		struct pollfd fds[FIXED_FDS + TERMINAL_POLLFDS + 64 + 320 + HOLDER_POLLFDS + RUN_RELAY_POLLFDS] = {
-			{ .fd = sg->fd, .events = POLLIN },
-			{ .fd = pr->listener, .events = POLLIN },
-			{ .fd = pr->responder, .events = POLLIN },
-			{ .fd = pr->init_sock, .events = POLLIN },
-			{ .fd = pr->outside, .events = POLLIN },
-			{ .fd = pr->refusals, .events = POLLIN },
-		};
-		size_t n_term = pr->term ? terminal_pollfds(pr->term, fds + FIXED_FDS) : 0;
-		struct pollfd *sv_fds = fds + FIXED_FDS + n_term;
-		size_t n_pending = pr->super ? supervisor_pollfds(pr->super, sv_fds, 64) : 0;
-		size_t n_forward = pr->forward ? forward_pollfds(pr->forward, sv_fds + n_pending, 320) : 0;
-		struct pollfd *hold_fds = sv_fds + n_pending + n_forward;
-		size_t n_hold = pr->holder ? holder_pollfds(pr->holder, hold_fds, HOLDER_POLLFDS) : 0;
-		struct relay *relay = pr->allowing ? pr->allowing->relay : NULL;
-		struct pollfd *relay_fds = hold_fds + n_hold;
-		size_t n_relay = relay ? relay_pollfds(relay, relay_fds, RUN_RELAY_POLLFDS) : 0;
-		/* A pending connect to a full Unix backlog is tried again every
-		 * 10 ms; a session's idle timeout comes when it comes; the
-		 * relay's timers (its lookups' tries, its connections' wait for
-		 * their first bytes) say theirs. */
-		int timeout = n_pending ? 10 : -1, idle = pr->holder ? holder_timeout_ms(pr->holder) : -1;
-		if (idle >= 0 && (timeout < 0 || idle < timeout))
-			timeout = idle;
-		int relay_timeout = relay ? relay_timeout_ms(relay) : -1;
-		if (relay_timeout >= 0 && (timeout < 0 || relay_timeout < timeout))
-			timeout = relay_timeout;
-		int n = poll(fds, FIXED_FDS + n_term + n_pending + n_forward + n_hold + n_relay, timeout);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_error("cannot wait for the command: %m");
-			kill(pr->pid, SIGKILL);
-			return -1;
-		}
-		if (pr->listener < 0)
-			fds[1].revents = 0;
-		if (n_term)
-			terminal_ready(pr->term, fds + FIXED_FDS, n_term);
-		if (pr->init_sock >= 0 && fds[3].revents) {
-			read_init_report(pr);
-			if (pr->keeper && pr->init_sock < 0 && pr->init_status == -1) {
-				/* Killed by someone: the command died with it (its
-				 * death signal), what it left comes to stockade. */
-				log_error("stockade's keeper ended before the command did: the run is killed");
-				return -1;
-			}
-		}
-		if (n_pending)
-			supervisor_ready(pr->super, sv_fds, n_pending);
-		if (n_forward)
-			forward_ready(pr->forward, sv_fds + n_pending, n_forward);
-		if (n_hold)
-			holder_serve(pr->holder, hold_fds, n_hold);
-		if (relay)
-			relay_ready(relay, relay_fds, n_relay);
-		if (pr->responder >= 0 && (fds[2].revents & POLLIN))
-			(void)netns_responder_serve(pr->responder, pr->net_source, rep);
-		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
-			serve_outside(pr, rep);
-		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
-			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
-		if (fds[1].revents & POLLIN)
-			*broken |= notif_serve(&nt.svc) < 0;
-		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
-			/* Every filtered process is gone. */
-			close(pr->listener);
-			pr->listener = -1;
-		}
-		if (!(fds[0].revents & POLLIN))
-			continue;
-		struct signalfd_siginfo si;
-		while (read(sg->fd, &si, sizeof(si)) == sizeof(si)) {
-			int sig = (int)si.ssi_signo;
-			if (sig == SIGCHLD) {
-				reap_exited(pr->pid, &status, &stopped);
-				if (stopped && status == -1)
-					suspend(pr);
-				stopped = false;
-				continue;
-			}
-			if (sig == SIGCONT) {
-				if (pr->term)
-					terminal_resume(pr->term);
-				continue;
-			}
-			if (status != -1 || (pid_t)si.ssi_pid == self)
-				continue;
-			/* The run's pty signals its own foreground group when its
-			 * size changes. */
-			if (sig == SIGWINCH && pr->term && terminal_wanted(pr->term)) {
-				terminal_winch(pr->term);
-				continue;
-			}
-			/* A signal the terminal sent already reached the command
-			 * in stockade's process group: once is enough. */
-			if (!pr->own_pgrp && si.ssi_code == SI_KERNEL)
-				continue;
-			/* The jail's init forwards it to the command, whose group
-			 * may not be its own yet (before its setsid). */
-			if (pr->via_init || !pr->own_pgrp || kill(-pr->pid, sig) < 0)
-				kill(pr->pid, sig);
-		}
-	}
-	/* A datagram sent just before the end waits in the way out's queue
-	 * unread (nothing waits for its answer): recorded still. */
-	if (pr->outside >= 0)
-		serve_outside(pr, rep);
-	if (pr->refusals >= 0)
-		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep);
-	return pr->keeper ? pr->init_status : status;
 }
 
 /* The exit status stockade ends with, from the command's. */
@@ -817,7 +530,7 @@ static int run_namespaces(struct run *r)
 	terminal_start(&term);
 	phase_mark("before_watch");
 	bool broken = false;
-	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
+	int st = wait_command(&sg, &pr, &pl.seccomp, rep, &broken);
 	phase_mark("watch");
 	/* init's own end, unless watch reaped it: waited for where its
 	 * groups are removed, else let go (reap_init). */
@@ -1149,7 +862,7 @@ static int run_landlock(struct run *r)
 	terminal_start(&term);
 	phase_mark("before_watch");
 	bool broken = false;
-	int st = watch(&sg, &pr, &pl.seccomp, rep, &broken);
+	int st = wait_command(&sg, &pr, &pl.seccomp, rep, &broken);
 	phase_mark("watch");
 	/* The keeper killed what the command left before it reported its
 	 * status; without one (--mode off), or once it is gone, stockade
