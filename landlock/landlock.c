@@ -554,26 +554,29 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 		return -errno;
 
 	const uint64_t file_mask = file_rights_mask();
-	/* The directory of the rule before, opened (or its -errno): the next
-	 * rule in it (a carved tree's entries, a cgroup view's files) is
-	 * opened from it, by its name alone. */
+	/* The directory of the rule before (the first dir_len bytes of its
+	 * path), opened (or its -errno): the next rule in it (a carved
+	 * tree's entries, a cgroup view's files) is opened from it, by its
+	 * name alone. */
 	_cleanup_close_ int dir_fd = -ENOENT;
-	_cleanup_free_ char *dir = NULL;
+	const char *dir = NULL;
+	size_t dir_len = 0;
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
 		/* Every planned path is canonical: a symlink on the way now
 		 * means the tree changed since planning, and is refused. A
 		 * path gone since planning only loses its grant. */
 		const char *slash = strrchr(r->path, '/');
-		size_t dir_len = (size_t)(slash - r->path);
+		size_t len = (size_t)(slash - r->path);
 		_cleanup_close_ int fd = -1;
-		if (dir_len && slash[1]) {
-			if (!dir || strlen(dir) != dir_len || strncmp(dir, r->path, dir_len) != 0) {
+		if (len && slash[1]) {
+			if (!dir || len != dir_len || strncmp(dir, r->path, len) != 0) {
 				if (dir_fd >= 0)
 					close(dir_fd);
-				free(dir);
-				dir = xstrndup(r->path, dir_len);
-				dir_fd = open_nofollow(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0, 0);
+				_cleanup_free_ char *parent = xstrndup(r->path, len);
+				dir_fd = open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, 0);
+				dir = r->path;
+				dir_len = len;
 			}
 			fd = dir_fd >= 0 ? open_nofollow(dir_fd, slash + 1, O_PATH, 0, 0) : dir_fd;
 		} else {
