@@ -233,7 +233,12 @@ int mount_plan(const struct policy *p, struct mount_plan *ret)
 		case ACCESS_HIDE:
 			if (around == EFFECT_NONE || S_ISLNK(st.st_mode) || outer_fresh)
 				break;
-			if (S_ISDIR(st.st_mode))
+			/* A grant beneath it (--read of one file the hide
+			 * holds) needs its mount point made in the cover,
+			 * which is sealed read-only after. */
+			if (S_ISDIR(st.st_mode) && policy_has_rule_beneath(p, r->path))
+				add(plan, MOUNT_TMPFS, MOUNT_SEAL, NULL, r->path, "mode=0111,size=64k,nr_inodes=256", r->origin);
+			else if (S_ISDIR(st.st_mode))
 				add(plan, MOUNT_TMPFS, MOUNT_READONLY, NULL, r->path, "mode=0000,size=4k,nr_inodes=4", r->origin);
 			else
 				add(plan, MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE, NULL, r->path, NULL, r->origin);
@@ -695,6 +700,17 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		}
 		if (r < 0)
 			FAIL(step, e->target, r);
+	}
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct mount_entry *e = &plan->entries[i];
+		if (!(e->flags & MOUNT_SEAL))
+			continue;
+		_cleanup_close_ int cover = open_nofollow(root, e->target + 1, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+		struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+		if (cover < 0)
+			FAIL(MOUNT_STEP_TARGET, e->target, cover);
+		if (mount_setattr(cover, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			FAIL(MOUNT_STEP_READ_ONLY, e->target, -errno);
 	}
 	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
 		FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);

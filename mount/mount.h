@@ -30,6 +30,7 @@ enum mount_kind {
 #define MOUNT_SHARED (1u << 4)	/* tmpfs: a directory of the run's one tmpfs (options: its mode) */
 #define MOUNT_READABLE (1u << 5)	/* an empty file anyone may read (mode 0444) */
 #define MOUNT_IF_PRESENT (1u << 6)	/* a hand-off's hole: skipped when the path is gone by the time it is bound */
+#define MOUNT_SEAL (1u << 7)	/* a hidden directory's cover with a grant beneath it: read-only once that is mounted */
 
 struct mount_entry {
 	enum mount_kind kind;
