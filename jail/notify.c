@@ -103,6 +103,24 @@ static enum notif_outcome take_connect(void *data, const struct seccomp_notif *r
 	return NOTIF_CONTINUE;
 }
 
+static bool calls_open(void *data, int nr)
+{
+	return seccomp_open_call(nr);
+}
+
+/* name_opens: an open of a hidden path, named with its rule; every open
+ * goes on to the kernel, which decides (the cover, or Landlock, refuses
+ * a hidden one). */
+static enum notif_outcome take_open(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	const struct notify *n = data;
+	if (!seccomp_open_call(req->data.nr))
+		return NOTIF_NOT_MINE;
+	if (n->w && n->w->policy)
+		supervise_name_hidden_open(n->w->policy, n->rep, req, n->plan->backend == BACKEND_NAMESPACES);
+	return NOTIF_CONTINUE;
+}
+
 /* Everything else: a refusal of the filter's, recorded and answered with
  * the table's errno. */
 static enum notif_outcome take_refused(void *data, const struct seccomp_notif *req, int *ret_err)
@@ -141,5 +159,7 @@ void notify_init(struct notify *n, int listener, const struct seccomp_plan *plan
 		notif_service_add(&n->svc, "renames", calls_rename, take_rename, n);
 		notif_service_add(&n->svc, "connect", calls_connect, take_connect, n);
 	}
+	if (plan->name_opens)
+		notif_service_add(&n->svc, "hides", calls_open, take_open, n);
 	notif_service_add(&n->svc, "refused", NULL, take_refused, n);
 }

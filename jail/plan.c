@@ -28,6 +28,13 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 	pl->seccomp.supervise_files = pl->backend == BACKEND_LANDLOCK && h->landlock_abi >= 3 &&
 				      !pl->seccomp.no_listener && seccomp_can_supervise_files() &&
 				      landlock_carves_writable(p);
+	/* A hidden path the command can meet: each open of one is named
+	 * with its rule (jail/notify.c), on either backend; the kernel
+	 * refuses it as before. Only in such runs: every open of the run
+	 * then takes a trip to stockade. */
+	pl->seccomp.name_opens = !pl->seccomp.supervise_files && h->landlock_abi >= 3 &&
+				 !pl->seccomp.no_listener && seccomp_can_supervise_files() &&
+				 policy_hides_in_reach(p);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 
@@ -193,6 +200,9 @@ void plan_describe(const struct plan *pl, const struct policy *p, const struct h
 		describe_no_listener(pl, p, h->landlock_abi, rep);
 	relay_describe(p, pl->backend, rep);
 	seccomp_describe(&pl->seccomp, rep);
+	if (pl->seccomp.name_opens)
+		report_enforced(rep, "hidden paths the command can reach: an open of one is named with its rule (every "
+				     "open of the run goes to stockade first, which names it and lets the kernel refuse it)");
 	report_enforced(rep, "terminal: the command has a session of its own, and a pty of its own where stdin, stdout "
 			     "or stderr is a terminal; the user's terminal is never one of its descriptors");
 	report_enforced(rep, "capabilities dropped, no_new_privs");

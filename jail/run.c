@@ -840,7 +840,7 @@ static int run_landlock(struct run *r)
 		.init_status = -1,
 		.keeper = jail,
 	};
-	struct watch w = { .run_dir = pl.places.run_dir };
+	struct watch w = { .policy = p, .run_dir = pl.places.run_dir };
 	pr.watch = &w;
 	/* The supervisor decides on the policy with the places: a socket in
 	 * the jail's own tmp is the run's to make. */

@@ -691,6 +691,34 @@ enum effect policy_effect(const struct policy *p, const char *path)
 	return effect(&s, path);
 }
 
+/* A grant that holds a hidden path beneath it, so that the command
+ * can meet the hide where it looks: one of the person's, or one in the
+ * home (a toolchain's tree holding its credentials). The system's trees
+ * (/etc and its shadow) and the places a backend makes (the fresh home,
+ * where a credential is simply absent) are not. */
+static bool holds_hide(const struct rule *g, const struct rule *h, const char *home)
+{
+	if (g == h || (g->access != ACCESS_READ && g->access != ACCESS_WRITE) || (g->flags & RULE_FRESH) ||
+	    !path_is_beneath(h->path, g->path))
+		return false;
+	return !(g->flags & RULE_SYSTEM) || (home && path_is_beneath(g->path, home));
+}
+
+bool policy_hides_in_reach(const struct policy *p)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule *h = &p->rules[i];
+		if (h->access != ACCESS_HIDE)
+			continue;
+		if (h->source.kind != SOURCE_DEFAULT)
+			return true;
+		for (size_t j = 0; j < p->n_rules; j++)
+			if (holds_hide(&p->rules[j], h, p->user_home))
+				return true;
+	}
+	return false;
+}
+
 static const char *const path_op_names[] = {
 	[PATH_OP_READ] = "read",
 	[PATH_OP_EXEC] = "exec",

@@ -352,6 +352,10 @@ static inline const struct rule *policy_rule_at(const struct policy *p, size_t i
 const struct rule *policy_rule_for(const struct policy *p, const char *path);
 /* What path ends up with. */
 enum effect policy_effect(const struct policy *p, const char *path);
+/* Whether the command can meet a hidden path where it looks: a hide of
+ * the person's, or a built-in one (a credential) beneath a grant of the
+ * person's or a tree in the home. Such a run names each open of one. */
+bool policy_hides_in_reach(const struct policy *p);
 /* One operation on a path, as a backend meets it. */
 enum path_op {
 	PATH_OP_READ,		/* read a file, list a directory */

@@ -94,6 +94,14 @@ static const int file_calls[] = {
 	SYS_mknodat, SYS_truncate,
 };
 
+/* What name_opens sends: the opens alone. */
+static const int open_calls[] = {
+#ifdef SYS_open
+	SYS_open, SYS_creat,
+#endif
+	SYS_openat, SYS_openat2,
+};
+
 #if defined(__x86_64__)
 #define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -108,6 +116,14 @@ bool seccomp_files_call(int nr)
 	return false;
 }
 
+bool seccomp_open_call(int nr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(open_calls); i++)
+		if (open_calls[i] == nr)
+			return true;
+	return false;
+}
+
 bool seccomp_can_supervise_files(void)
 {
 #ifdef NATIVE_AUDIT_ARCH
@@ -117,33 +133,33 @@ bool seccomp_can_supervise_files(void)
 #endif
 }
 
-/* The instructions put before a filter for supervise_files: on the
- * native architecture, each of those calls goes to the listener; every
- * other call, and every call of another architecture, goes on to the
- * filter as compiled, whose jumps are relative and stay as they were.
- * Every one of these calls the compiled filter allows on the landlock
- * backend with Landlock ABI 3 (or sends to the listener itself): the
- * supervisor lets what it does not make go on to the kernel. */
-static int prefix_files(struct sock_fprog *prog)
+/* The instructions put before a filter for supervise_files (or
+ * name_opens): on the native architecture, each of calls goes to the
+ * listener; every other call, and every call of another architecture,
+ * goes on to the filter as compiled, whose jumps are relative and stay
+ * as they were. Every one of these calls the compiled filter allows on
+ * either backend with Landlock ABI 3 (or sends to the listener itself):
+ * the supervisor lets what it does not make go on to the kernel. */
+static int prefix_calls(struct sock_fprog *prog, const int *calls, unsigned k)
 {
 #ifdef NATIVE_AUDIT_ARCH
-	enum { K = ARRAY_SIZE(file_calls), L = 3 + K + 2 };
-	struct sock_filter *insns = xcalloc((size_t)prog->len + L, sizeof(*insns));
+	unsigned l = 3 + k + 2;
+	struct sock_filter *insns = xcalloc((size_t)prog->len + l, sizeof(*insns));
 	insns[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	insns[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 0, L - 2);
+	insns[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 0, (uint8_t)(l - 2));
 	insns[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	for (unsigned j = 0; j < K; j++)
-		insns[3 + j] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)file_calls[j], K - j, 0);
-	insns[3 + K] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
-	insns[3 + K + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-	if ((size_t)prog->len + L > BPF_MAXINSNS) {
+	for (unsigned j = 0; j < k; j++)
+		insns[3 + j] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)calls[j], (uint8_t)(k - j), 0);
+	insns[3 + k] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+	insns[3 + k + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	if ((size_t)prog->len + l > BPF_MAXINSNS) {
 		free(insns);
 		return -E2BIG;
 	}
-	memcpy(insns + L, prog->filter, prog->len * sizeof(*insns));
+	memcpy(insns + l, prog->filter, prog->len * sizeof(*insns));
 	free(prog->filter);
 	prog->filter = insns;
-	prog->len = (unsigned short)(prog->len + L);
+	prog->len = (unsigned short)(prog->len + l);
 	return 0;
 #else
 	return -ENOSYS;
@@ -155,8 +171,9 @@ static int build_compiled(const struct seccomp_plan *plan, struct sock_fprog *re
 int seccomp_build(const struct seccomp_plan *plan, struct sock_fprog *ret)
 {
 	int r = build_compiled(plan, ret);
-	if (r == 0 && plan->supervise_files) {
-		r = prefix_files(ret);
+	if (r == 0 && (plan->supervise_files || plan->name_opens)) {
+		r = plan->supervise_files ? prefix_calls(ret, file_calls, ARRAY_SIZE(file_calls))
+					  : prefix_calls(ret, open_calls, ARRAY_SIZE(open_calls));
 		if (r < 0)
 			seccomp_bpf_free(ret);
 	}
@@ -323,6 +340,10 @@ void seccomp_plan_print(FILE *f, const struct seccomp_plan *plan)
 	if (plan->supervise_files)
 		fputs("  first: every open, creation, removal and rename to the listener (a directory the command may "
 		      "write holds a hidden or read-only entry: the supervisor makes what is new there)\n",
+		      f);
+	else if (plan->name_opens)
+		fputs("  first: every open to the listener (a hidden path the command can reach: an open of one is "
+		      "named with its rule, then goes on to the kernel, which refuses it)\n",
 		      f);
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct sc_rule *r = plan->rules[i];

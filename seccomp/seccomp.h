@@ -142,6 +142,13 @@ struct seccomp_plan {
 	 * put before the filter compiled for the variant
 	 * (seccomp_supervise_files). */
 	bool supervise_files;
+	/* A run with a hidden path the command can reach (policy_hides_in_
+	 * reach): every open goes to the listener first, to be named when
+	 * it is of a hidden path, then on to the kernel, which refuses it
+	 * (the same instructions, for the opens alone). Landlock ABI 3 or
+	 * later, where the compiled filter lets every open go on or sends
+	 * it to the listener itself. */
+	bool name_opens;
 	uid_t uid;		/* the caller's own ids, patched in for SC_OWN_* */
 	gid_t gid;
 };
@@ -194,6 +201,8 @@ void seccomp_patch_ids(struct sock_fprog *prog, uid_t uid, gid_t gid);
 /* The calls that plan->supervise_files sends to the listener, and
  * whether this architecture has them (false: the run cannot have it). */
 bool seccomp_files_call(int nr);
+/* The calls plan->name_opens sends to the listener: the opens. */
+bool seccomp_open_call(int nr);
 bool seccomp_can_supervise_files(void);
 /* Compiles the plan with libseccomp into a BPF program (native
  * architecture only; any other is killed). */

@@ -100,10 +100,12 @@ static bool writable(const struct supervisor *sv, const char *path)
 	return policy_effect(sv->p, path) == EFFECT_WRITE;
 }
 
-/* An open of a hidden path: named with its rule (Landlock refuses it). */
-static void name_hidden(struct supervisor *sv, const char *path)
+/* An open of a hidden path: named with its rule (the kernel refuses
+ * it: Landlock, or the namespace jail's cover, read-only where it is a
+ * file). */
+static void name_hidden(const struct policy *p, struct report *rep, const char *path, int flags, bool cover)
 {
-	const struct rule *r = policy_rule_for(sv->p, path);
+	const struct rule *r = policy_rule_for(p, path);
 	if (!r || r->access != ACCESS_HIDE)
 		return;
 	_cleanup_free_ char *src = r->source.kind == SOURCE_DEFAULT ? xstrcat3("built in: ", r->origin ? r->origin : "default", "")
@@ -111,7 +113,16 @@ static void name_hidden(struct supervisor *sv, const char *path)
 	_cleanup_free_ char *rule = xstrcat3("hide ", r->path, "");
 	_cleanup_free_ char *fix = r->source.kind == SOURCE_DEFAULT ? xstrcat3("--read ", path, " (this one path)")
 								   : xstrcat3("take away the hide it names (", src, ")");
-	report_denial_ruled(sv->rep, "open", path, "EACCES", rule, src, fix);
+	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+	struct stat st;
+	/* Landlock lets a hidden directory itself be listed (its parent's
+	 * listing right holds beneath it): no refusal to name. */
+	if (!cover && !writes && streq(path, r->path) && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return;
+	const char *err = cover && writes && streq(path, r->path) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)
+				  ? "EROFS"
+				  : "EACCES";
+	report_denial_ruled(rep, "open", path, err, rule, src, fix);
 }
 
 static mode_t umask_of(pid_t pid)
@@ -171,6 +182,18 @@ static bool open_call_of(const struct seccomp_notif *req, struct open_call *ret)
 	return false;
 }
 
+void supervise_name_hidden_open(const struct policy *p, struct report *rep, const struct seccomp_notif *req, bool cover)
+{
+	struct open_call c;
+	pid_t pid = (pid_t)req->pid;
+	if (!open_call_of(req, &c))
+		return;
+	_cleanup_free_ char *raw = supervise_read_path(pid, c.path);
+	_cleanup_free_ char *path = raw ? supervise_path_of(pid, c.dirfd, raw) : NULL;
+	if (path)
+		name_hidden(p, rep, path, (int)c.flags, cover);
+}
+
 static void do_open(struct supervisor *sv, const struct seccomp_notif *req)
 {
 	struct open_call c;
@@ -185,7 +208,7 @@ static void do_open(struct supervisor *sv, const struct seccomp_notif *req)
 		sv_continue(sv, req->id);
 		return;
 	}
-	name_hidden(sv, path);
+	name_hidden(sv->p, sv->rep, path, (int)c.flags, false);
 	int flags = (int)(c.flags & ~(uint64_t)O_CLOEXEC);
 	_cleanup_free_ char *dir = NULL;
 	const char *name = NULL;

@@ -267,6 +267,10 @@ void supervisor_set_carved(struct supervisor *sv, char *const *carved);
 bool supervisor_files(struct supervisor *sv, const struct seccomp_notif *req);
 /* The calls supervisor_files takes. */
 bool supervise_files_call(int nr);
+/* An open (the filter's name_opens) of a hidden path, named with its
+ * rule; cover: the namespace jail's, where a hidden file is covered
+ * read-only (a write to it is EROFS). The caller lets it go on. */
+void supervise_name_hidden_open(const struct policy *p, struct report *rep, const struct seccomp_notif *req, bool cover);
 /* TIOCGPTPEER on a pty the command made, whose slave Landlock would
  * refuse it (no /dev/pts name is granted): opened by the supervisor and
  * answered with the descriptor. False for any other call (pty.c). */

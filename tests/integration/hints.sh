@@ -206,6 +206,53 @@ case $out in *"allow: take away the hide it names (--hide on the command line)"*
 	expect_probe "why's fix: without the --hide, read" ok -- in_jail -- "$PROBE" read "$W/.env" ;;
 *) fail "why names the --hide to take away"; diag "$out" ;; esac
 
+# ---- a hidden path touched: named with its rule, on either backend (the
+#      run has a hide the command can reach: its opens go to stockade
+#      first), and the fix the line proposes works. The control, on main
+#      before this: the probe got EACCES and stockade said nothing.
+mkdir -p "$W/secrets"
+echo k >"$W/secrets/key"
+expect_control "outside: a file in the folder to hide is read" -- "$PROBE" read "$W/secrets/key"
+refusal "--hide secrets: a file in it is refused" "errno EACCES" -- --hide secrets -- "$PROBE" read "$W/secrets/key"
+case $OUT in *"refused: open $W/secrets/key (EACCES); to allow: take away the hide it names (--hide on the command line)"*)
+	pass "the open of a hidden file is named with the hide and where it came from" ;;
+*) fail "the open of a hidden file is named with the hide and where it came from"; diag "$OUT" ;; esac
+expect_probe "the line's fix: without the --hide, read" ok -- in_jail -- "$PROBE" read "$W/secrets/key"
+# a hide of a settings file (the user's own): named with its file and line
+printf '[sandbox]\nhide = %s\n' "$W/secrets" >"$CONF"
+refusal "hide = secrets in stockade.ini: refused" "errno EACCES" -- -- "$PROBE" read "$W/secrets/key"
+case $OUT in *"refused: open $W/secrets/key (EACCES); to allow: take away the hide it names ($CONF line 2 (hide))"*)
+	pass "a settings file's hide is named with its file and line" ;;
+*) fail "a settings file's hide is named with its file and line"; diag "$OUT" ;; esac
+rm -f "$CONF"
+# a credential inside a tree you grant: named, and the one path given
+mkdir -p "$HOME/.config/gh"
+echo token >"$HOME/.config/gh/hosts.yml"
+echo other >"$HOME/.config/other"
+expect_control "outside: the credential is read" -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+expect_probe "--read ~/.config: a file beside the credential is read" ok -- in_jail --read "$HOME/.config" -- "$PROBE" read "$HOME/.config/other"
+refusal "--read ~/.config: the credential in it is refused" "errno EACCES" -- --read "$HOME/.config" -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+case $OUT in *"refused: open $HOME/.config/gh/hosts.yml (EACCES); to allow: --read $HOME/.config/gh/hosts.yml"*)
+	pass "a hidden credential's open is named, with the one path to read" ;;
+*) fail "a hidden credential's open is named, with the one path to read"; diag "$OUT" ;; esac
+apply_each "a hidden credential" "$OUT" ok -- --read "$HOME/.config" -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+# the one path given leaves the rest of the credential's folder hidden
+expect_probe "--read of one file in it: a new file there is still refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo EROFS || echo EACCES)" -- \
+	in_jail --read "$HOME/.config" --read "$HOME/.config/gh/hosts.yml" -- "$PROBE" write "$HOME/.config/gh/new"
+[ -e "$HOME/.config/gh/new" ] && fail "nothing was made in the credential's folder" || pass "nothing was made in the credential's folder"
+if [ "$TEST_BACKEND" = namespaces ]; then
+	expect_probe "--read of one file in it: the folder is not listed" "errno EACCES" -- \
+		in_jail --read "$HOME/.config" --read "$HOME/.config/gh/hosts.yml" -- "$PROBE" ls "$HOME/.config/gh"
+fi
+# a run with no hide the command can reach sends no open to stockade
+out=$(cd "$W" && "$STOCKADE" explain -v 2>&1)
+case $out in *"first: every open to the listener"*) fail "no hide in reach: the opens stay in the kernel"; diag "$out" ;;
+*) pass "no hide in reach: the opens stay in the kernel" ;; esac
+out=$(cd "$W" && "$STOCKADE" explain -v --hide secrets 2>&1)
+case $out in *"first: every open to the listener"*) pass "a hide in reach: the opens go to stockade first" ;;
+*) fail "a hide in reach: the opens go to stockade first"; diag "$out" ;; esac
+rm -rf "$W/secrets" "$HOME/.config/gh" "$HOME/.config/other"
+
 # ---- a script whose interpreter lies outside: the hint's --read
 mkdir -p "$ELSEWHERE/interp"
 cp /bin/sh "$ELSEWHERE/interp/sh"

@@ -194,6 +194,42 @@ static void test_has_rule_beneath(void)
 	policy_free(&p);
 }
 
+/* Whether the command can meet a hide where it looks (a run that names
+ * each open of one): a hide of the person's anywhere; a built-in one
+ * beneath a grant of the person's or a tree of the home; never beneath
+ * the system's trees or a place a backend makes (the fresh home). */
+static void test_hides_in_reach(void)
+{
+	struct policy p;
+	policy_init(&p);
+	p.user_home = xstrdup("/h");
+	policy_add_rule(&p, "/etc", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: system");
+	policy_add_rule(&p, "/etc/shadow", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: secrets");
+	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "workspace");
+	policy_add_rule(&p, "/h/.ssh", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: credentials");
+	ok(!policy_hides_in_reach(&p), "a credential in the home, a secret beneath /etc: none in reach");
+	policy_add_rule(&p, "/h", ACCESS_WRITE, RULE_FRESH, SOURCE_DEFAULT_OF("test"), "fresh home");
+	ok(!policy_hides_in_reach(&p), "the fresh home around a credential does not bring it in reach");
+	policy_add_rule(&p, "/h/.cargo/credentials.toml", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"),
+			"default: credentials");
+	policy_add_rule(&p, "/h/.cargo", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: toolchain");
+	ok(policy_hides_in_reach(&p), "a credential inside a toolchain's tree of the home: in reach");
+	policy_free(&p);
+
+	policy_init(&p);
+	p.user_home = xstrdup("/h");
+	policy_add_rule(&p, "/h/.config/gh", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: credentials");
+	ok(!policy_hides_in_reach(&p), "a credential alone: not in reach");
+	policy_add_rule(&p, "/h/.config", ACCESS_READ, 0, SOURCE_OPTION_OF("--read"), "--read");
+	ok(policy_hides_in_reach(&p), "a credential inside a tree you grant: in reach");
+	policy_free(&p);
+
+	policy_init(&p);
+	policy_add_rule(&p, "/w/.env", ACCESS_HIDE, 0, SOURCE_OPTION_OF("--hide"), "--hide");
+	ok(policy_hides_in_reach(&p), "a hide of yours: in reach");
+	policy_free(&p);
+}
+
 static void test_duplicates(void)
 {
 	struct policy p;
@@ -518,6 +554,7 @@ int main(void)
 	test_protect();
 	test_rule_for();
 	test_has_rule_beneath();
+	test_hides_in_reach();
 	test_duplicates();
 	test_sort();
 	test_names();

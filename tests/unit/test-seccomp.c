@@ -938,6 +938,60 @@ static void test_supervise_files(void)
 	seccomp_plan_free(&plan);
 }
 
+/* name_opens: the opens alone go to the listener first, on both
+ * backends; the listener lets each go on to the kernel, which is what
+ * the compiled filter would have done: with Landlock ABI 3 it allows
+ * every open, whatever its flags, or sends it to the listener itself. */
+static void test_name_opens(void)
+{
+	static const int opens[] = { __NR_open, __NR_creat, __NR_openat, __NR_openat2 };
+	static const uint64_t flags[] = { O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC, O_RDWR | O_CREAT | O_EXCL, O_PATH,
+					  O_TRUNC, O_RDWR | O_TMPFILE | O_EXCL, O_RDONLY | O_DIRECTORY | O_NOFOLLOW };
+	for (int v = 0; v < N_VARIANTS; v++) {
+		if (variants[v].abi < 3)
+			continue;
+		bool lets = true;
+		for (size_t i = 0; i < ARRAY_SIZE(opens); i++)
+			for (size_t j = 0; j < ARRAY_SIZE(flags); j++) {
+				int at = opens[i] == __NR_openat || opens[i] == __NR_openat2;
+				struct seccomp_data d = { .nr = opens[i], .arch = NATIVE_ARCH };
+				d.args[at ? 2 : 1] = flags[j];
+				struct run r = bpf_run(&progs[v], &d);
+				lets = lets && !r.error && (r.ret == SECCOMP_RET_ALLOW || r.ret == SECCOMP_RET_USER_NOTIF);
+			}
+		ok(lets, "name_opens: %s: the compiled filter lets every open go on, whatever its flags, or sends it to "
+			 "the listener", variants[v].name);
+		struct seccomp_plan plan;
+		struct sock_fprog prog;
+		seccomp_plan(variants[v].backend, variants[v].net, variants[v].abi, &plan);
+		plan.name_opens = true;
+		if (!is_int(seccomp_build(&plan, &prog), 0, "name_opens: %s: the filter builds", variants[v].name)) {
+			seccomp_plan_free(&plan);
+			continue;
+		}
+		ok(memcmp(prog.filter + (prog.len - progs[v].len), progs[v].filter, progs[v].len * sizeof(struct sock_filter)) == 0,
+		   "name_opens: %s: the compiled filter follows unchanged", variants[v].name);
+		bool all = true;
+		for (size_t i = 0; i < ARRAY_SIZE(opens); i++) {
+			struct seccomp_data d = { .nr = opens[i], .arch = NATIVE_ARCH };
+			struct run r = bpf_run(&prog, &d);
+			all = all && !r.error && r.ret == SECCOMP_RET_USER_NOTIF;
+		}
+		ok(all, "name_opens: %s: every open goes to the listener", variants[v].name);
+		static const int others[] = { __NR_mkdirat, __NR_unlinkat, __NR_read, __NR_renameat2, __NR_connect };
+		all = true;
+		for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
+			struct seccomp_data d = { .nr = others[i], .arch = NATIVE_ARCH };
+			struct run r = bpf_run(&prog, &d), before = bpf_run(&progs[v], &d);
+			all = all && !r.error && r.ret == before.ret;
+		}
+		ok(all, "name_opens: %s: creations, removals, renames and the rest get what they got before",
+		   variants[v].name);
+		seccomp_bpf_free(&prog);
+		seccomp_plan_free(&plan);
+	}
+}
+
 int main(void)
 {
 #if !defined(NATIVE_ARCH)
@@ -969,6 +1023,7 @@ int main(void)
 	test_answer_unknown();
 	test_reference();
 	test_supervise_files();
+	test_name_opens();
 
 	for (int v = 0; v < N_VARIANTS; v++) {
 		seccomp_bpf_free(&progs[v]);
