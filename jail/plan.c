@@ -30,11 +30,11 @@ int plan_filter(struct plan *pl, const struct policy *p, const struct host *h)
 				      landlock_carves_writable(p);
 	/* A hidden path the command can meet: each open of one is named
 	 * with its rule (jail/notify.c), on either backend; the kernel
-	 * refuses it as before. Only in such runs: every open of the run
-	 * then takes a trip to stockade. */
+	 * refuses it as before. Only in such runs, or a run with -v (not
+	 * explain's): every open of the run then takes a trip to stockade. */
 	pl->seccomp.name_opens = !pl->seccomp.supervise_files && h->landlock_abi >= 3 &&
 				 !pl->seccomp.no_listener && seccomp_can_supervise_files() &&
-				 policy_hides_in_reach(p);
+				 policy_hides_in_reach(p, pl->watch_every_hide);
 	return seccomp_build(&pl->seccomp, &pl->bpf);
 }
 

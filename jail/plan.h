@@ -23,6 +23,7 @@ struct plan {
 	struct landlock_plan landlock;	/* .abi 0: no Landlock layer */
 	struct seccomp_plan seccomp;
 	struct sock_fprog bpf;
+	bool watch_every_hide;		/* a run with -v: every hide's opens named (plan_filter) */
 };
 
 /* What a plan step failed at, for the caller's message. */

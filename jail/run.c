@@ -121,6 +121,7 @@ static int plan_landlock_said(struct run *r, struct plan *pl)
 
 static int plan_filter_said(struct run *r, struct plan *pl)
 {
+	pl->watch_every_hide = log_verbosity > 0;
 	int e = plan_filter(pl, r->p, r->h);
 	if (e < 0)
 		log_error("cannot build the seccomp filter: %s", strerror(-e));

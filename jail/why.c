@@ -43,39 +43,6 @@ static char *target_path(const struct policy *p, const char *arg)
 	return path_normalize(abs);
 }
 
-/* A fix that names the path (--read P, --write P) must work as given:
- * the option takes a path that exists (for one not made yet, the
- * deepest folder on its way that does), and the jail never gives more
- * than the user has outside it, where nothing would then help. */
-static void fix_for_real(const char *path, enum why_want want, struct why *w)
-{
-	const char *opt = want == WANT_WRITE ? "--write " : "--read ";
-	if (w->allowed || !w->fix || !str_has_prefix(w->fix, opt))
-		return;
-	_cleanup_free_ char *at = xstrdup(path);
-	struct stat st;
-	while (lstat(at, &st) < 0 && strcmp(at, "/") != 0) {
-		char *slash = strrchr(at, '/');
-		if (slash == at)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	bool made = streq(at, path);
-	int mode = want == WANT_WRITE ? (made ? W_OK : W_OK | X_OK) : R_OK;
-	if (access(at, mode) < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
-		free(w->fix);
-		w->fix = xasprintf("none: you cannot %s %s outside the jail either (%s)", want == WANT_WRITE ? "write" : "read",
-				   made ? "it" : "there", strerror(errno));
-		return;
-	}
-	if (made)
-		return;
-	free(w->fix);
-	w->fix = xasprintf("%s%s (it does not exist yet: its folder), or in stockade.ini: %s = %s", opt, at,
-			   want == WANT_WRITE ? "write" : "read", at);
-}
-
 int why_verb(const struct policy *p, const char *target)
 {
 	struct why w;
@@ -101,11 +68,11 @@ int why_verb(const struct policy *p, const char *target)
 	_cleanup_free_ char *path = target_path(p, target);
 	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
 	why_path(p, path, WANT_READ, &w);
-	fix_for_real(path, WANT_READ, &w);
+	why_fix_for_real(path, WANT_READ, &w);
 	print_one(rh, &w);
 	why_free(&w);
 	why_path(p, path, WANT_WRITE, &w);
-	fix_for_real(path, WANT_WRITE, &w);
+	why_fix_for_real(path, WANT_WRITE, &w);
 	print_one(wh, &w);
 	why_free(&w);
 	return 0;

@@ -704,13 +704,13 @@ static bool holds_hide(const struct rule *g, const struct rule *h, const char *h
 	return !(g->flags & RULE_SYSTEM) || (home && path_is_beneath(g->path, home));
 }
 
-bool policy_hides_in_reach(const struct policy *p)
+bool policy_hides_in_reach(const struct policy *p, bool any)
 {
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct rule *h = &p->rules[i];
 		if (h->access != ACCESS_HIDE)
 			continue;
-		if (h->source.kind != SOURCE_DEFAULT)
+		if (any || h->source.kind != SOURCE_DEFAULT)
 			return true;
 		for (size_t j = 0; j < p->n_rules; j++)
 			if (holds_hide(&p->rules[j], h, p->user_home))

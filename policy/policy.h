@@ -354,8 +354,10 @@ const struct rule *policy_rule_for(const struct policy *p, const char *path);
 enum effect policy_effect(const struct policy *p, const char *path);
 /* Whether the command can meet a hidden path where it looks: a hide of
  * the person's, or a built-in one (a credential) beneath a grant of the
- * person's or a tree in the home. Such a run names each open of one. */
-bool policy_hides_in_reach(const struct policy *p);
+ * person's or a tree in the home. Such a run names each open of one.
+ * any: whether there is a hide at all (-v names them all, a credential
+ * the fresh home does not hold too). */
+bool policy_hides_in_reach(const struct policy *p, bool any);
 /* One operation on a path, as a backend meets it. */
 enum path_op {
 	PATH_OP_READ,		/* read a file, list a directory */

@@ -3,6 +3,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/path.h"
 #include "lib/util.h"
@@ -92,6 +95,39 @@ void why_path(const struct policy *p, const char *path, enum why_want want, stru
 		return;
 	}
 	ret->fix = want == WANT_WRITE ? fix_of("--write", "write", path) : fix_of("--read", "read", path);
+}
+
+/* A fix that names the path (--read P, --write P) must work as given:
+ * the option takes a path that exists (for one not made yet, the
+ * deepest folder on its way that does), and the jail never gives more
+ * than the user has outside it, where nothing would then help. */
+void why_fix_for_real(const char *path, enum why_want want, struct why *w)
+{
+	const char *opt = want == WANT_WRITE ? "--write " : "--read ";
+	if (w->allowed || !w->fix || !str_has_prefix(w->fix, opt))
+		return;
+	_cleanup_free_ char *at = xstrdup(path);
+	struct stat st;
+	while (lstat(at, &st) < 0 && strcmp(at, "/") != 0) {
+		char *slash = strrchr(at, '/');
+		if (slash == at)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	bool made = streq(at, path);
+	int mode = want == WANT_WRITE ? (made ? W_OK : W_OK | X_OK) : R_OK;
+	if (access(at, mode) < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		free(w->fix);
+		w->fix = xasprintf("none: you cannot %s %s outside the jail either (%s)", want == WANT_WRITE ? "write" : "read",
+				   made ? "it" : "there", strerror(errno));
+		return;
+	}
+	if (made)
+		return;
+	free(w->fix);
+	w->fix = xasprintf("%s%s (it does not exist yet: its folder), or in stockade.ini: %s = %s", opt, at,
+			   want == WANT_WRITE ? "write" : "read", at);
 }
 
 /* [v6]:PORT, v4:PORT, localhost:PORT, NAME:PORT; *ret_name, for a name

@@ -1,6 +1,6 @@
 /* Why an access is allowed or refused: the rule that governs it, where
  * that rule comes from, and the smallest change that would allow it.
- * `stockade why` prints it; the report's denials carry it. Pure: it reads
+ * `stockade why` prints it; the report's denials carry it. why_path reads
  * the policy and nothing else. */
 #pragma once
 
@@ -26,6 +26,11 @@ struct why {
 /* A path the command wants to read or write (absolute, canonical where
  * it exists), under the policy and its places. */
 void why_path(const struct policy *p, const char *path, enum why_want want, struct why *ret);
+/* Its fix made to work as given, by a look at the filesystem (the one
+ * part of why that reads more than the policy): a path not made yet
+ * gets the deepest folder on its way that exists; what the user cannot
+ * do outside the jail either gets no option. */
+void why_fix_for_real(const char *path, enum why_want want, struct why *w);
 
 /* A TCP connection to HOST:PORT ([v6]:PORT, a literal or localhost): what
  * the network mode says. -EINVAL when target cannot be read as one. */

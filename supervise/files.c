@@ -36,6 +36,7 @@
 
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/why.h"
 
 void supervisor_set_carved(struct supervisor *sv, char *const *carved)
 {
@@ -100,29 +101,34 @@ static bool writable(const struct supervisor *sv, const char *path)
 	return policy_effect(sv->p, path) == EFFECT_WRITE;
 }
 
-/* An open of a hidden path: named with its rule (the kernel refuses
- * it: Landlock, or the namespace jail's cover, read-only where it is a
+/* An open of a hidden path: named with its rule, where it comes from
+ * and its fix, as `stockade why` answers them (the kernel refuses it:
+ * Landlock, or the namespace jail's cover, read-only where it is a
  * file). */
 static void name_hidden(const struct policy *p, struct report *rep, const char *path, int flags, bool cover)
 {
 	const struct rule *r = policy_rule_for(p, path);
 	if (!r || r->access != ACCESS_HIDE)
 		return;
-	_cleanup_free_ char *src = r->source.kind == SOURCE_DEFAULT ? xstrcat3("built in: ", r->origin ? r->origin : "default", "")
-								   : source_text(&r->source);
-	_cleanup_free_ char *rule = xstrcat3("hide ", r->path, "");
-	_cleanup_free_ char *fix = r->source.kind == SOURCE_DEFAULT ? xstrcat3("--read ", path, " (this one path)")
-								   : xstrcat3("take away the hide it names (", src, ")");
 	bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
 	struct stat st;
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 	/* Landlock lets a hidden directory itself be listed (its parent's
 	 * listing right holds beneath it): no refusal to name. */
-	if (!cover && !writes && streq(path, r->path) && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (!cover && !writes && dir && streq(path, r->path))
 		return;
-	const char *err = cover && writes && streq(path, r->path) && stat(path, &st) == 0 && !S_ISDIR(st.st_mode)
-				  ? "EROFS"
-				  : "EACCES";
-	report_denial_ruled(rep, "open", path, err, rule, src, fix);
+	struct why w;
+	why_path(p, path, writes ? WANT_WRITE : WANT_READ, &w);
+	why_fix_for_real(path, writes ? WANT_WRITE : WANT_READ, &w);
+	/* In the namespace jail a credential in the fresh home is not
+	 * there at all; a hidden file is covered read-only. */
+	_cleanup_free_ char *parent = path_parent(r->path, NULL);
+	const struct rule *around = parent ? policy_rule_for(p, parent) : NULL;
+	const char *err = cover && around && (around->flags & RULE_FRESH)	 ? "ENOENT"
+			  : cover && writes && !dir && streq(path, r->path) ? "EROFS"
+									     : "EACCES";
+	report_denial_ruled(rep, "open", path, err, w.rule, w.source, w.fix);
+	why_free(&w);
 }
 
 static mode_t umask_of(pid_t pid)

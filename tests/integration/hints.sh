@@ -236,6 +236,26 @@ case $OUT in *"refused: open $HOME/.config/gh/hosts.yml (EACCES); to allow: --re
 	pass "a hidden credential's open is named, with the one path to read" ;;
 *) fail "a hidden credential's open is named, with the one path to read"; diag "$OUT" ;; esac
 apply_each "a hidden credential" "$OUT" ok -- --read "$HOME/.config" -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+# a credential of the home the run does not grant: not in reach, so no
+# open goes to stockade and nothing is named; -v names it too
+refusal "a credential of the home, not granted: out of reach" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+case $OUT in *"refused: open"*) fail "without -v it is not named (no open goes to stockade)"; diag "$OUT" ;;
+*) pass "without -v it is not named (no open goes to stockade)" ;; esac
+refusal "-v: the credential, out of reach" "errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- -v -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+case $OUT in *"refused: open $HOME/.config/gh/hosts.yml ($([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)); to allow: --read $HOME/.config/gh/hosts.yml"*)
+	pass "-v: an open of a credential the run does not hold is named, with the one path to read" ;;
+*) fail "-v: an open of a credential the run does not hold is named, with the one path to read"; diag "$OUT" ;; esac
+apply_each "-v: a credential out of reach" "$OUT" ok -- -v -- "$PROBE" read "$HOME/.config/gh/hosts.yml"
+# a write to it, and a new file beside it: each its own fix (why's)
+refusal "--read ~/.config: a write to the credential is refused" "errno EACCES" -- --read "$HOME/.config" -- "$PROBE" append "$HOME/.config/gh/hosts.yml"
+case $OUT in *"to allow: --write $HOME/.config/gh/hosts.yml"*) pass "a write to a hidden credential: --write of that one path" ;;
+*) fail "a write to a hidden credential: --write of that one path"; diag "$OUT" ;; esac
+apply_each "a write to a hidden credential" "$OUT" ok -- --read "$HOME/.config" -- "$PROBE" append "$HOME/.config/gh/hosts.yml"
+refusal "--read ~/.config: a new file in the credential's folder is refused" "errno EACCES" -- --read "$HOME/.config" -- "$PROBE" write "$HOME/.config/gh/made"
+case $OUT in *"to allow: --write $HOME/.config/gh (it does not exist yet: its folder)"*) pass "a new file in a hidden folder: --write of the folder" ;;
+*) fail "a new file in a hidden folder: --write of the folder"; diag "$OUT" ;; esac
+apply_each "a new file in a hidden folder" "$OUT" ok -- --read "$HOME/.config" -- "$PROBE" write "$HOME/.config/gh/made"
+rm -f "$HOME/.config/gh/made"
 # the one path given leaves the rest of the credential's folder hidden
 expect_probe "--read of one file in it: a new file there is still refused" "errno $([ "$TEST_BACKEND" = namespaces ] && echo EROFS || echo EACCES)" -- \
 	in_jail --read "$HOME/.config" --read "$HOME/.config/gh/hosts.yml" -- "$PROBE" write "$HOME/.config/gh/new"

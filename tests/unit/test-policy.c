@@ -207,26 +207,27 @@ static void test_hides_in_reach(void)
 	policy_add_rule(&p, "/etc/shadow", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: secrets");
 	policy_add_rule(&p, "/w", ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "workspace");
 	policy_add_rule(&p, "/h/.ssh", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: credentials");
-	ok(!policy_hides_in_reach(&p), "a credential in the home, a secret beneath /etc: none in reach");
+	ok(!policy_hides_in_reach(&p, false), "a credential in the home, a secret beneath /etc: none in reach");
 	policy_add_rule(&p, "/h", ACCESS_WRITE, RULE_FRESH, SOURCE_DEFAULT_OF("test"), "fresh home");
-	ok(!policy_hides_in_reach(&p), "the fresh home around a credential does not bring it in reach");
+	ok(!policy_hides_in_reach(&p, false), "the fresh home around a credential does not bring it in reach");
 	policy_add_rule(&p, "/h/.cargo/credentials.toml", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"),
 			"default: credentials");
 	policy_add_rule(&p, "/h/.cargo", ACCESS_READ, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: toolchain");
-	ok(policy_hides_in_reach(&p), "a credential inside a toolchain's tree of the home: in reach");
+	ok(policy_hides_in_reach(&p, false), "a credential inside a toolchain's tree of the home: in reach");
 	policy_free(&p);
 
 	policy_init(&p);
 	p.user_home = xstrdup("/h");
 	policy_add_rule(&p, "/h/.config/gh", ACCESS_HIDE, RULE_SYSTEM, SOURCE_DEFAULT_OF("test"), "default: credentials");
-	ok(!policy_hides_in_reach(&p), "a credential alone: not in reach");
+	ok(!policy_hides_in_reach(&p, false), "a credential alone: not in reach");
+	ok(policy_hides_in_reach(&p, true), "a credential alone: a hide, which -v names");
 	policy_add_rule(&p, "/h/.config", ACCESS_READ, 0, SOURCE_OPTION_OF("--read"), "--read");
-	ok(policy_hides_in_reach(&p), "a credential inside a tree you grant: in reach");
+	ok(policy_hides_in_reach(&p, false), "a credential inside a tree you grant: in reach");
 	policy_free(&p);
 
 	policy_init(&p);
 	policy_add_rule(&p, "/w/.env", ACCESS_HIDE, 0, SOURCE_OPTION_OF("--hide"), "--hide");
-	ok(policy_hides_in_reach(&p), "a hide of yours: in reach");
+	ok(policy_hides_in_reach(&p, false), "a hide of yours: in reach");
 	policy_free(&p);
 }
 
