@@ -130,6 +130,24 @@ unsigned long limits_user_tasks(uid_t uid)
 	return n;
 }
 
+unsigned long limits_user_tasks_within(uid_t uid, unsigned long slack)
+{
+	/* "running/total": total is every task of the host's, the
+	 * kernel's threads included, at least the user's. */
+	char buf[128];
+	_cleanup_close_ int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (n > 0) {
+		buf[n] = '\0';
+		const char *slash = strchr(buf, '/');
+		char *end = NULL;
+		unsigned long total = slash ? strtoul(slash + 1, &end, 10) : 0;
+		if (slash && end != slash + 1 && total > 0 && total <= slack)
+			return total;
+	}
+	return limits_user_tasks(uid);
+}
+
 void limits_setup(const struct policy *p, enum backend backend, const char *run_cgroup, struct run_limits *ret)
 {
 	*ret = (struct run_limits)RUN_LIMITS_INIT;
@@ -196,7 +214,8 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
 		} else {
 			ret->nproc = ret->max_procs;
 			ret->nproc_plus_user = true;
-			ret->procs_by = "RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now plus the limit";
+			ret->procs_by = "RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now "
+					"plus the limit (at most an eighth more where the host's tasks stand in for the user's)";
 		}
 		/* Nested in a run that set one already: no raising the hard
 		 * limit without a capability, and the lower one holds. */

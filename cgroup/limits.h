@@ -41,6 +41,11 @@ void limits_setup(const struct policy *p, enum backend backend, const char *run_
  * status: the landlock backend's process counts them itself, while
  * stockade makes the rest. */
 unsigned long limits_user_tasks(uid_t uid);
+/* A count of uid's tasks no lower than limits_user_tasks and at most
+ * slack above it: where the host's tasks in all (/proc/loadavg, one
+ * read) are no more than slack, that; else limits_user_tasks, one look
+ * at every process of the host's. */
+unsigned long limits_user_tasks_within(uid_t uid, unsigned long slack);
 /* run_dir: where the landlock backend's home and tmp are (NULL: the
  * namespace jail's own tmpfs). */
 void limits_describe(const struct run_limits *l, const struct policy *p, const char *run_dir, struct report *rep);

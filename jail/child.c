@@ -486,10 +486,12 @@ _Noreturn void child_main(const struct child *c)
 	for (size_t i = 0; i < c->n_join_procs; i++)
 		if (write(c->join_procs[i], "0", 1) != 1)
 			fail(c, CHILD_STEP_CGROUP, errno, "the limits' cgroup", EXIT_STOCKADE);
-	/* The user's tasks but this one, which is the run's. */
+	/* The user's tasks but this one, which is the run's: counted
+	 * within an eighth of the limit, so that a host of few tasks is
+	 * read in one look (limits_user_tasks_within). */
 	unsigned long nproc = c->nproc;
 	if (nproc && c->nproc_plus_user) {
-		unsigned long others = limits_user_tasks(getuid());
+		unsigned long others = limits_user_tasks_within(getuid(), nproc / 8);
 		nproc += others ? others - 1 : 0;
 		/* Never above a hard limit an outer run set: it holds. */
 		struct rlimit held;

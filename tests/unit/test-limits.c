@@ -235,7 +235,8 @@ static struct decided decide(uid_t uid, enum backend backend, const char *run_cg
 
 #define NPROC_NS "RLIMIT_NPROC, which counts the jail's own user namespace"
 #define NPROC_USER                                                                                                     \
-	"RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now plus the limit"
+	"RLIMIT_NPROC, which counts every process of the user: the run may start what the user runs now plus the limit " \
+	"(at most an eighth more where the host's tasks stand in for the user's)"
 #define NPROC_OUTER "RLIMIT_NPROC, lower already where this run started (an outer run's limit, which holds)"
 
 static void test_no_cgroup(void)
@@ -342,6 +343,27 @@ static void stop(pid_t pid, int fd)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(fd);
+}
+
+/* limits_user_tasks_within: never below the exact count, at most slack
+ * above it; the host's tasks stand in only where they fit the slack. */
+static void test_user_tasks_within(void)
+{
+	unsigned long exact = limits_user_tasks(getuid());
+	ok(limits_user_tasks_within(getuid(), 0) >= 1, "no slack: the exact count (this process at least)");
+	unsigned long wide = limits_user_tasks_within(getuid(), 1UL << 30);
+	char buf[128] = { 0 };
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	const char *slash = n > 0 ? strchr(buf, '/') : NULL;
+	unsigned long total = slash ? strtoul(slash + 1, NULL, 10) : 0;
+	ok(wide >= exact && total > 0 && wide <= total + 64 && wide + 64 >= total,
+	   "a slack above the host's tasks: their count (%lu; the host's %lu, the user's %lu)", wide, total, exact);
+	unsigned long tight = limits_user_tasks_within(getuid(), total / 2);
+	ok(tight + 8 >= exact && tight <= exact + 8, "a slack below the host's tasks: the user's own count (%lu, %lu)", tight,
+	   exact);
 }
 
 static void test_user_tasks(void)
@@ -555,6 +577,7 @@ int main(void)
 	test_cgroup_given();
 	test_no_cgroup();
 	test_user_tasks();
+	test_user_tasks_within();
 	test_cgroup_mechanics();
 	test_own();
 	test_view();
