@@ -317,7 +317,10 @@ void mount_plan_print(FILE *f, const struct mount_plan *plan)
 		else if (e->kind == MOUNT_BIND && !streq(e->source, e->target))
 			fprintf(f, " from %s", source);
 		if (e->kind != MOUNT_SYMLINK)
-			fprintf(f, " %s%s%s%s", e->flags & MOUNT_READONLY ? "ro" : "rw",
+			fprintf(f, " %s%s%s%s",
+				e->flags & MOUNT_READONLY ? "ro"
+				: e->flags & MOUNT_SEAL	  ? "ro (once what is beneath is mounted)"
+							  : "rw",
 				e->flags & MOUNT_DEVICE ? ",dev" : "", e->flags & MOUNT_SHARED ? ",shared" : "",
 				e->flags & MOUNT_READABLE ? ",readable" : "");
 		if (e->options && e->kind != MOUNT_TEXT) {

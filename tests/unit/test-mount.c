@@ -72,8 +72,8 @@ static char *plan_text(const struct mount_plan *plan)
 static void test_plan(void)
 {
 	static const char *const dirs[] = { "sys", "sys/sub", "ws", "ws/.git", "ws/.git/hooks", "ws/secrets", "ws/ro",
-					    "ws/ro/inner", "nowhere", "home", "tmp" };
-	static const char *const files[] = { "sys/f", "ws/.env", "nowhere/secret", "home/.gitconfig" };
+					    "ws/ro/inner", "nowhere", "home", "tmp", "ws/vault" };
+	static const char *const files[] = { "sys/f", "ws/.env", "nowhere/secret", "home/.gitconfig", "ws/vault/one" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		tree_dir(dirs[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
@@ -92,6 +92,8 @@ static void test_plan(void)
 	add(&p, "ws/link", ACCESS_PROTECT, RULE_HANDOFF | RULE_BENEATH);
 	add(&p, "ws/.env", ACCESS_HIDE, 0);
 	add(&p, "ws/secrets", ACCESS_HIDE, 0);
+	add(&p, "ws/vault", ACCESS_HIDE, 0);
+	add(&p, "ws/vault/one", ACCESS_READ, 0);
 	add(&p, "ws/ro", ACCESS_READ, 0);
 	add(&p, "ws/ro/inner", ACCESS_WRITE, 0);
 	add(&p, "ws/missing", ACCESS_HIDE, 0);
@@ -127,6 +129,11 @@ static void test_plan(void)
 	expect_none(&plan, "ws/link", "a hand-off that is a symlink: the guard's, never bound");
 	expect(&plan, "ws/.env", MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE, "a hidden file inside a grant: covered");
 	expect(&plan, "ws/secrets", MOUNT_TMPFS, MOUNT_READONLY, "a hidden directory inside a grant: covered");
+	expect(&plan, "ws/vault", MOUNT_TMPFS, MOUNT_SEAL,
+	       "a hidden directory with a grant beneath: covered, sealed read-only once that is mounted");
+	const struct mount_entry *v = find(&plan, "ws/vault");
+	ok(v && strstr(v->options, "mode=0111"), "its cover can be passed through, not listed (mode 0111)");
+	expect(&plan, "ws/vault/one", MOUNT_BIND, MOUNT_READONLY | MOUNT_FILE, "the one file read inside it: bound");
 	expect_none(&plan, "ws/missing", "a hidden path that does not exist: nothing");
 	expect(&plan, "ws/ro", MOUNT_BIND, MOUNT_READONLY, "a read tree inside the workspace: read-only");
 	expect(&plan, "ws/ro/inner", MOUNT_BIND, 0, "a write tree inside that: read-write again");
