@@ -54,7 +54,7 @@ int forward_socket_here(void *data, int family)
 	return fd < 0 ? -errno : fd;
 }
 
-int forward_listen_here(const struct net_addr *a)
+int forward_listen_here(const struct net_addr *a, unsigned ifindex)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = net_addr_to_sockaddr(a, &ss);
@@ -67,7 +67,9 @@ int forward_listen_here(const struct net_addr *a)
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (a->family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+	int index = (int)ifindex;
+	if ((ifindex && setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &index, sizeof(index)) < 0) ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
 		int e = -errno;
 		close(fd);
 		return e;

@@ -26,9 +26,9 @@ struct forward *forward_new(void);
 void forward_free(struct forward *fw);
 /* A socket made here (for a target in stockade's own network). */
 int forward_socket_here(void *data, int family);
-/* Listens here on a (IPv6 alone for an IPv6 address): the descriptor or
- * -errno. */
-int forward_listen_here(const struct net_addr *a);
+/* Listens here on a (IPv6 alone for an IPv6 address), on the interface
+ * of index ifindex alone unless it is 0: the descriptor or -errno. */
+int forward_listen_here(const struct net_addr *a, unsigned ifindex);
 /* A loopback target refused on its family's loopback is tried on the
  * other's (a server on [::1] alone, or 127.0.0.1 alone). */
 #define FORWARD_EITHER_LOOPBACK (1u << 0)
@@ -69,6 +69,8 @@ struct forwards {
 	struct child_listen *listens;	/* --connect: what init binds in the jail */
 	struct net_addr *listen_targets;	/* and where each goes on the host */
 	size_t n_listens;
+	int *published;		/* --publish's listeners here (the forward owns them) */
+	size_t n_published;
 };
 
 /* Before the command starts: the host's listeners for --publish (0, or

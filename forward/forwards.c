@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "lib/fd.h"
+#include "lib/hostaddr.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -69,7 +70,27 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	 * run on that port is the host's already. */
 	if (backend == BACKEND_LANDLOCK && net_addr_is_loopback(&host) && g->port == g->jail_port)
 		return 0;
-	int fd = forward_listen_here(&host);
+	/* Another address of the host, the same port: the run's own server
+	 * on 0.0.0.0 or :: (bound to the loopback device by the supervisor)
+	 * or on 127.0.0.1 shares that port with stockade's listener, which
+	 * therefore listens on the interface of that address alone. Every
+	 * interface's is not one listener. */
+	unsigned ifindex = 0;
+	if (backend == BACKEND_LANDLOCK && g->port == g->jail_port) {
+		if (net_addr_is_wildcard(&host)) {
+			log_error("cannot publish '%s' on the landlock backend: the run shares the host's ports, so "
+				  "stockade cannot listen on port %u of every address while the run serves it",
+				  text, (unsigned)g->port);
+			log_hint("--publish ADDRESS:%u for the address of one interface, or --publish %s:%u:OTHER_PORT "
+				 "with the server on OTHER_PORT",
+				 (unsigned)g->port, host.family == AF_INET6 ? "[::]" : "0.0.0.0", (unsigned)g->port);
+			return -1;
+		}
+		struct sockaddr_storage ss;
+		if (net_addr_to_sockaddr(&host, &ss))
+			ifindex = host_address_ifindex((struct sockaddr *)&ss);
+	}
+	int fd = forward_listen_here(&host, ifindex);
 	if (fd < 0) {
 		char where[INET6_ADDRSTRLEN + 16];
 		net_addr_format(&host, where, sizeof(where));
@@ -78,6 +99,8 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	}
 	if (!f->fw)
 		f->fw = forward_new();
+	f->published = xgrow(f->published, f->n_published, sizeof(*f->published));
+	f->published[f->n_published++] = fd;
 	if (backend == BACKEND_NAMESPACES)
 		forward_add(f->fw, fd, &target, FORWARD_EITHER_LOOPBACK, socket_from_init, &f->pool);
 	else
@@ -166,5 +189,6 @@ void forwards_end(struct forwards *f)
 		close(f->factory_child);
 	free(f->listens);
 	free(f->listen_targets);
+	free(f->published);
 	*f = (struct forwards){ .pool.sock = -1, .factory_child = -1 };
 }

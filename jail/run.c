@@ -856,6 +856,8 @@ static int run_landlock(struct run *r)
 		pr.super = supervisor_new(p, pr.listener, rep);
 		supervisor_set_root(pr.super, r->keeper.pid);
 		supervisor_record_tmp(pr.super, keeper_record_fd(&r->keeper));
+		for (size_t i = 0; i < fwd.n_published; i++)
+			supervisor_own_listener(pr.super, fwd.published[i]);
 	}
 	if (pr.super && pl.seccomp.supervise_files)
 		supervisor_set_carved(pr.super, pl.landlock.carved);

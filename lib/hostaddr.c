@@ -2,6 +2,7 @@
 #include "lib/hostaddr.h"
 
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -24,4 +25,28 @@ size_t host_addresses(struct sockaddr_storage **out)
 	}
 	freeifaddrs(ifa);
 	return n;
+}
+
+static bool same_address(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return a->sa_family == AF_INET6 &&
+	       memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr)) == 0;
+}
+
+unsigned host_address_ifindex(const struct sockaddr *sa)
+{
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return 0;
+	unsigned index = 0;
+	for (struct ifaddrs *i = ifa; i && !index; i = i->ifa_next)
+		if (i->ifa_addr && same_address(i->ifa_addr, sa))
+			index = if_nametoindex(i->ifa_name);
+	freeifaddrs(ifa);
+	return index;
 }

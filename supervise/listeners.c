@@ -560,3 +560,8 @@ bool sv_run_socket_file(struct supervisor *sv, dev_t dev, ino_t ino)
 	}
 	return false;
 }
+
+void supervisor_own_listener(struct supervisor *sv, int fd)
+{
+	sv_remember_bound(sv, fd);
+}

@@ -285,6 +285,9 @@ bool supervisor_reopens_pty(struct supervisor *sv, const struct seccomp_notif *r
 unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *ret_bytes, char ***ret_paths);
 /* Network allow: the relay the run's connections out and lookups go to. */
 void supervisor_set_relay(struct supervisor *sv, const struct sv_relay *relay);
+/* fd listens for the run (stockade's own for --publish): a port of the
+ * run's, never another's that a bind of the run would take. */
+void supervisor_own_listener(struct supervisor *sv, int fd);
 /* False once the supervisor could not decide something it had to. */
 bool supervisor_whole_run(const struct supervisor *sv);
 /* The process the run's come down from (their subreaper; stockade

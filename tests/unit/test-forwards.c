@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/fd.h"
+#include "lib/hostaddr.h"
 #include "lib/util.h"
 #include "policy/report.h"
 #include "supervise/supervise.h"
@@ -195,6 +197,7 @@ static void test_begin(void)
 	add_grant(&p, GRANT_PUBLISH, spec);
 	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), 0, "landlock --publish PORT:JAIL_PORT: 0");
 	ok(f.fw != NULL && f.pool.sock == -1, "landlock --publish PORT:JAIL_PORT: a forward, no socket factory");
+	ok(f.n_published == 1 && f.published[0] >= 0, "and its listener is told (the supervisor's own, not another's)");
 	struct pollfd fds[8];
 	is_int(f.fw ? forward_pollfds(f.fw, fds, ARRAY_SIZE(fds)) : 0, 1, "one listener polled");
 	c = connect_to(port);
@@ -202,11 +205,25 @@ static void test_begin(void)
 	if (c >= 0)
 		close(c);
 	forwards_end(&f);
-	ok(f.fw == NULL, "forwards_end: forgotten");
+	ok(f.fw == NULL && f.n_published == 0, "forwards_end: forgotten");
+
 	c = connect_to(port);
 	is_int(c, -ECONNREFUSED, "forwards_end: its listener closed");
 	if (c >= 0)
 		close(c);
+
+	/* Every address, the run's own port: stockade cannot listen there
+	 * while the run serves it. */
+	policy_free(&p);
+	policy_init(&p);
+	snprintf(spec, sizeof(spec), "0.0.0.0:%u", port);
+	add_grant(&p, GRANT_PUBLISH, spec);
+	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), -1, "landlock --publish 0.0.0.0:PORT: refused");
+	forwards_end(&f);
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	is_int((int)host_address_ifindex((struct sockaddr *)&lo), (int)if_nametoindex("lo"), "127.0.0.1 is lo's");
+	struct sockaddr_in none = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xcb00714d) };
+	is_int((int)host_address_ifindex((struct sockaddr *)&none), 0, "203.0.113.77 is no interface's");
 
 	/* A port the host uses already: refused, said on stderr. */
 	unsigned short taken;
@@ -366,7 +383,7 @@ static void test_forward(void)
 	struct net_addr here, target;
 	net_addr_from_text("127.0.0.1", 0, &here);
 	net_addr_from_text("127.0.0.1", target_port, &target);
-	int lfd = forward_listen_here(&here);
+	int lfd = forward_listen_here(&here, 0);
 	ok(lfd >= 0, "forward_listen_here(127.0.0.1:0): listening");
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
