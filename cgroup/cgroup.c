@@ -169,6 +169,9 @@ static const char *const ancestor_limits[] = {
 	"memory.memsw.limit_in_bytes", "memory.soft_limit_in_bytes", "memory.use_hierarchy",
 };
 
+/* The v1 controllers own_prefixes and ancestor_limits name files of. */
+#define VIEW_CONTROLLERS "cpu,cpuacct,cpuset,memory,pids,blkio,io"
+
 struct cgroup_line {
 	char *controllers;	/* "" for v2's "0::" line */
 	char *path;
@@ -312,6 +315,11 @@ void cgroup_view(char *const *made, size_t n_made, struct cgroup_view *ret)
 			continue;
 		bool v2 = streq(type, "cgroup2");
 		if (!v2 && (!streq(type, "cgroup") || !super))
+			continue;
+		/* A v1 hierarchy of none of the controllers whose files the
+		 * view shows (devices, freezer, name=systemd, ...): nothing of
+		 * it to read. */
+		if (!v2 && !lists_share(VIEW_CONTROLLERS, super))
 			continue;
 		/* Its line: v2's "0::", or the v1 line naming one of the
 		 * mount's controllers (or its name=). */

@@ -1,8 +1,8 @@
 /* ptyrun: run a command on a fresh terminal, as an interactive shell would,
  * and show what it left in the terminal's input queue.
  *
- *     ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]...
- *            [--timeout SECONDS] -- COMMAND [ARG]...
+ *     ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]...
+ *            [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...
  *
  * The command runs as the session leader of a new session, with the pty's
  * slave as its controlling terminal and stdin/stdout/stderr, in the
@@ -11,7 +11,10 @@
  * \n, \r, \t, \\) to the terminal MS milliseconds after the start; each
  * --winch sets the terminal's size then (the kernel sends SIGWINCH to its
  * foreground group, as a terminal emulator's resize does); each --signal
- * sends SIG (a name, TERM) to the command's process.
+ * sends SIG (a name, TERM) to the command's process. With --after, MS
+ * counts from the moment TEXT first appears in the output (the command
+ * says it is ready), not from the start, so that a slow start-up cannot
+ * make an event come too early.
  *
  * When the command has exited, ptyrun does what the shell would do next: it
  * reads the terminal's input. Bytes a jailed command pushed with TIOCSTI
@@ -197,6 +200,26 @@ static void print_escaped(const unsigned char *buf, size_t len)
 }
 
 static bool output_mid_line;
+/* --after: the text, the output's last bytes (a match may span reads),
+ * and whether it has appeared. */
+static const char *after;
+static char seen_tail[4096 + 256];
+static size_t n_seen_tail;
+static bool after_seen;
+
+static void watch_for_after(const char *buf, size_t n)
+{
+	size_t want = strlen(after), keep = want > 1 ? want - 1 : 0;
+	if (after_seen || keep > 256)
+		return;
+	if (n_seen_tail > keep) {
+		memmove(seen_tail, seen_tail + n_seen_tail - keep, keep);
+		n_seen_tail = keep;
+	}
+	memcpy(seen_tail + n_seen_tail, buf, n);
+	n_seen_tail += n;
+	after_seen = memmem(seen_tail, n_seen_tail, after, want) != NULL;
+}
 
 static void copy_out(int master)
 {
@@ -206,6 +229,8 @@ static void copy_out(int master)
 	while ((n = read(master, buf, sizeof(buf))) > 0) {
 		fwrite(buf, 1, (size_t)n, stdout);
 		output_mid_line = buf[n - 1] != '\n';
+		if (after)
+			watch_for_after(buf, (size_t)n);
 	}
 	fflush(stdout);
 }
@@ -251,6 +276,10 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
 			break;
+		} else if (strcmp(argv[i], "--after") == 0 && i + 1 < argc) {
+			after = argv[++i];
+			if (!*after || strlen(after) > 256)
+				die("bad --after: want 1 to 256 bytes of text");
 		} else if (strcmp(argv[i], "--send") == 0 && i + 1 < argc) {
 			parse_event(argv[i], argv[i + 1], EV_SEND);
 			i++;
@@ -267,11 +296,11 @@ int main(int argc, char **argv)
 				die("bad --timeout '%s'", argv[i]);
 			timeout_ms = (long)(s * 1000);
 		} else {
-			die("usage: ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
+			die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
 		}
 	}
 	if (i >= argc)
-		die("usage: ptyrun [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
+		die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
@@ -307,12 +336,15 @@ int main(int argc, char **argv)
 
 	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 	start = now_ms();
+	long events_from = after ? -1 : 0;	/* ms after start; -1: TEXT not seen yet */
 	for (;;) {
 		long elapsed = now_ms() - start, wait_ms = POLL_MS;
 		struct pollfd pfd = { master, POLLIN, 0 };
 
-		for (size_t k = 0; k < n_sends; k++) {
-			if (!sends[k].done && sends[k].at_ms <= elapsed) {
+		if (events_from < 0 && after_seen)
+			events_from = elapsed;
+		for (size_t k = 0; k < n_sends && events_from >= 0; k++) {
+			if (!sends[k].done && events_from + sends[k].at_ms <= elapsed) {
 				if (sends[k].kind == EV_SEND && write(master, sends[k].bytes, sends[k].len) < 0)
 					fprintf(stderr, "ptyrun: cannot send: %s\n", strerror(errno));
 				if (sends[k].kind == EV_WINCH && ioctl(master, TIOCSWINSZ, &sends[k].ws) < 0)
@@ -320,8 +352,8 @@ int main(int argc, char **argv)
 				if (sends[k].kind == EV_SIGNAL)
 					kill(child, sends[k].sig);
 				sends[k].done = true;
-			} else if (!sends[k].done && sends[k].at_ms - elapsed < wait_ms) {
-				wait_ms = sends[k].at_ms - elapsed;
+			} else if (!sends[k].done && events_from + sends[k].at_ms - elapsed < wait_ms) {
+				wait_ms = events_from + sends[k].at_ms - elapsed;
 			}
 		}
 		if (waitpid(child, &status, WNOHANG) == child)

@@ -452,7 +452,9 @@ in_jail -C "$W8" -- true	# the baseline and the index
 "${JAIL[@]}" -q --net off --write "$M" -C "$W8" -- sh -c "echo '{}' >.mcp.json; touch '$M/started-stuck'; exec sleep 60" &
 jpid=$!	# stockade itself
 for _ in $(seq 100); do [ -e "$M/started-stuck" ] && break; sleep 0.1; done
-kpid=$(pgrep -P "$jpid" -x stockade-keeper)
+kpid=
+for _ in $(seq 100); do kpid=$(pgrep -P "$jpid" -x stockade-keeper) && break; sleep 0.05; done
+[ -n "$kpid" ] || diag "no keeper of stockade $jpid found to stop"
 kill -STOP $kpid 2>/dev/null
 kill -KILL "$jpid" 2>/dev/null
 wait "$jpid" 2>/dev/null

@@ -178,7 +178,7 @@ expect_probe "a hook the inner run's command plants: $([ "$TEST_BACKEND" = names
 # reaches it (Ctrl-C through both relays).
 expect_probe "stockade in stockade on a terminal: the command runs" ok -- \
 	"$PTYRUN" --timeout 60 -- "${JAIL[@]}" -C "$W" --read "$PROBE" -- "${IN[@]}" --backend auto -- "$PROBE" read "$W/shown.txt"
-out=$("$PTYRUN" --send 1500:'\x03' --timeout 60 -- "${JAIL[@]}" -C "$W" --read "$PROBE" -- "${IN[@]}" --backend auto -- sleep 30 2>&1)
+out=$("$PTYRUN" --after sleep-ready --send 100:'\x03' --timeout 60 -- "${JAIL[@]}" -C "$W" --read "$PROBE" -- "${IN[@]}" --backend auto -- sh -c 'echo sleep-ready; exec sleep 30' 2>&1)
 printf '%s\n' "$out" | grep -q '^ptyrun: exit 130$' && pass "Ctrl-C reaches the inner run's command" ||
 	{ fail "Ctrl-C reaches the inner run's command"; diag "$out"; }
 

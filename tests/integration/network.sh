@@ -536,13 +536,15 @@ done
 # late_listener PORT [close]: with close, its listening socket is closed
 # once it has accepted (a service restarting, which keeps the connection).
 late_listener() {
-	python3 -c 'import socket, sys, time
-# Half a second later than the probe; or with "seen", once its own
-# listener has the port and as soon as it has let it go.
+	python3 -c 'import os, socket, sys, time
+# Once the probe says its listener is closed (the file it makes, the
+# second argument); or with "seen", once its own listener has the port
+# and as soon as it has let it go.
 port = int(sys.argv[1])
 seen = sys.argv[2] == "seen"
-if not seen:
-    time.sleep(0.5)
+t = time.monotonic()
+while not seen and not os.path.exists(sys.argv[2]) and time.monotonic() - t < 20:
+    time.sleep(0.005)
 def listening():
     for f in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in open(f).readlines()[1:]:
@@ -592,18 +594,22 @@ late_case() {
 		# then the late one waits to see that listener and binds once it
 		# has gone, not before it (the supervisor refuses a bind on a
 		# port an outside socket has).
-		seen=blind
+		# Else it binds once the probe has closed its own (the file the
+		# probe makes then), which is before the kernel sends the SYN
+		# again, a second after.
+		seen=$W/late-closed
+		rm -f "$seen"
 		[ -n "$crowd" ] && [ $where = jail ] && [ "$TEST_BACKEND" = landlock ] && seen=seen
-		late_listener "$LATE_PORT" $seen ${crowd:+close} >"$out" 2>&1 &
+		late_listener "$LATE_PORT" "$seen" ${crowd:+close} >"$out" 2>&1 &
 		ll=$!
 		if [ $where = outside ]; then
-			expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
+			PROBE_CLOSED=$W/late-closed expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
 				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
 			wait "$ll"
 			grep -q "^accepted b'" "$out" && pass "THREATS 42 control: and that listener got its bytes" ||
 				{ fail "THREATS 42 control: and that listener got its bytes"; diag "$(cat "$out")"; }
 		else
-			expect_probe "THREATS 42: $what ends with $want in the jail" "$want" -- \
+			PROBE_CLOSED=$W/late-closed expect_probe "THREATS 42: $what ends with $want in the jail" "$want" -- \
 				in_jail --net loopback -- "$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
 			wait "$ll"
 			grep -q "^accepted nothing" "$out" && pass "THREATS 42: the listener that came later got nothing" ||
@@ -980,7 +986,7 @@ SH
 		{ fail "the command ran, its connects refused, before stockade is killed"; diag "$(tail -n 5 "$W/hammer.out" 2>&1)"; }
 	kill -KILL "$jpid"
 	wait "$jpid" 2>/dev/null
-	sleep 1
+	for _ in $(seq 200); do pgrep -f "hammer.sh $PROBE" >/dev/null || break; sleep 0.05; done
 	pgrep -f "hammer.sh $PROBE" >/dev/null && { fail "THREATS 54: the command is gone once stockade is killed"; pkill -9 -f "hammer.sh $PROBE"; } ||
 		pass "THREATS 54: the command is gone once stockade is killed"
 	[ "$(counts)" = "$base" ] && pass "THREATS 54: nothing it tried reached the host's listeners" || fail "THREATS 54: nothing it tried reached the host's listeners"

@@ -69,7 +69,9 @@ jpid=$!
 wait_for "$W/a.home" && wait_for "$W/a.pid"
 leftover=$(cat "$W/a.pid" 2>/dev/null)
 [ -n "$leftover" ] && at_exit kill -KILL "$leftover"
-kpid=$(pgrep -P "$jpid" -x stockade-keeper)
+kpid=
+for _ in $(seq 100); do kpid=$(pgrep -P "$jpid" -x stockade-keeper) && break; sleep 0.05; done
+[ -n "$kpid" ] || diag "no keeper of stockade $jpid found to stop"
 { kill -STOP $kpid; kill -KILL "$jpid"; wait "$jpid"; kill -KILL $kpid; } 2>/dev/null
 run=$(dirname "$(cat "$W/a.home")")
 check "a killed stockade leaves its run directory behind" test -d "$run/tmp"

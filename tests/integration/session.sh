@@ -208,15 +208,15 @@ grep -qx "$W/sub" "$T/handed" && grep -q 'foo=bar aws=none' "$T/handed" &&
 expect_probe "only 0, 1 and 2 reach the command of a session" ok -- sx "$SID" -- "$PROBE" fds
 
 # A terminal: a pty of its own, its size, Ctrl-C and Ctrl-Z through it.
-out=$(cd "$W" && "$PTYRUN" --winch 300:33x101 --send 700:'stty size; tty; exit 4\n' -- "$STOCKADE" session exec "$SID" -- sh -i 2>&1 | tr -d '\r')
+out=$(cd "$W" && "$PTYRUN" --after shell-ready --winch 100:33x101 --send 400:'stty size; tty; exit 4\n' -- "$STOCKADE" session exec "$SID" -- sh -c 'echo shell-ready; exec sh -i' 2>&1 | tr -d '\r')
 printf '%s\n' "$out" | grep -q '33 101$' && printf '%s\n' "$out" | grep -q '^/dev/pts/' &&
 	printf '%s\n' "$out" | grep -q 'ptyrun: exit 4' && printf '%s\n' "$out" | grep -q 'ptyrun: mode same' &&
 	pass "a tty exec gets a pty of its own, resized with the user's, the mode given back" ||
 	{ fail "a tty exec gets a pty of its own, resized"; diag "$out"; }
-out=$(cd "$W" && "$PTYRUN" --send 400:'\x03' -- "$STOCKADE" session exec "$SID" -- sleep 30 2>&1)
+out=$(cd "$W" && "$PTYRUN" --after sleep-ready --send 100:'\x03' -- "$STOCKADE" session exec "$SID" -- sh -c 'echo sleep-ready; exec sleep 30' 2>&1)
 printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-C in the terminal reaches the command's group" ||
 	{ fail "Ctrl-C in the terminal reaches the command's group"; diag "$out"; }
-out=$(cd "$W" && "$PTYRUN" --send 400:'\x1a' --signal 1200:CONT --send 1600:'\x03' -- "$STOCKADE" session exec "$SID" -- sleep 30 2>&1)
+out=$(cd "$W" && "$PTYRUN" --after sleep-ready --send 100:'\x1a' --signal 900:CONT --send 1300:'\x03' -- "$STOCKADE" session exec "$SID" -- sh -c 'echo sleep-ready; exec sleep 30' 2>&1)
 printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-Z stops it and session exec with it; continued, Ctrl-C ends it" ||
 	{ fail "Ctrl-Z stops it and session exec with it"; diag "$out"; }
 
@@ -233,12 +233,15 @@ out=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://12
 [ "$out" = 200 ] && pass "and from the host through the session's --publish" || { fail "and from the host through --publish"; diag "$out"; }
 
 # 16 at once.
-for i in $(seq 16); do sx "$SID" -- sh -c "sleep 0.3; exit $i" & done
+# (Their pids kept: jobs -p forgets a job that has ended.)
+pids=()
+for i in $(seq 16); do
+	sx "$SID" -- sh -c "sleep 0.3; exit $i" &
+	pids+=($!)
+done
 good=0
-i=0
-for j in $(jobs -p); do
-	i=$((i + 1))
-	wait "$j"
+for i in $(seq 16); do
+	wait "${pids[i - 1]}"
 	[ $? -eq "$i" ] && good=$((good + 1))
 done
 [ "$good" -eq 16 ] && pass "16 commands at once in one session, each with its own status" ||
@@ -505,7 +508,7 @@ st=$?
 start --name "k-$TEST_BACKEND"
 sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
 sx "$SID" -- sh -c '(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep 600' &
-sleep 0.8
+for _ in $(seq 200); do [ -e "$W/.envrc" ] && break; sleep 0.05; done
 hpid=$(sed -n 's/^pid=//p' "$SDIR/$SID.info")
 [ -e "$W/.envrc" ] && pass "THREATS 76 control: a process of the session planted .envrc" || fail "THREATS 76 control: a process of the session planted .envrc"
 kill -KILL "$hpid"
@@ -520,7 +523,8 @@ wait 2>/dev/null
 
 # Idle: a session nobody uses ends by itself.
 start --name "i-$TEST_BACKEND" --idle 1s
-sleep 2.5
+sleep 1
+for _ in $(seq 100); do [ ! -e "$SDIR/$SID.sock" ] && break; sleep 0.1; done
 [ ! -e "$SDIR/$SID.sock" ] && ! "$STOCKADE" session list | grep -q "^i-$TEST_BACKEND " &&
 	pass "--idle 1s: a session with no command for a second ends" || fail "--idle 1s: a session with no command for a second ends"
 out=$("$STOCKADE" session start --idle forever 2>&1)

@@ -41,17 +41,17 @@ expect_probe "the program can open /dev/tty" ok -- "$PTYRUN" --send '500:x\n' --
 
 # A Ctrl-C reaches the command once: the terminal sends it to the whole
 # foreground group, and stockade does not forward it again.
-expect_probe "Ctrl-C reaches the command" ok -- "$PTYRUN" --send '700:\x03' -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" signals 2
+expect_probe "Ctrl-C reaches the command" ok -- "$PTYRUN" --after waiting --send '100:\x03' -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" signals 2
 n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
 [ "$n" -eq 1 ] && pass "exactly once" || { fail "exactly once (got $n)"; diag "$PROBE_OUTPUT"; }
-out=$("$PTYRUN" --send '700:\x03' -- "${JAIL[@]}" --net off -C "$W" -- sleep 30 2>&1)
+out=$("$PTYRUN" --after sleep-ready --send '100:\x03' -- "${JAIL[@]}" --net off -C "$W" -- sh -c 'echo sleep-ready; exec sleep 30' 2>&1)
 case $out in *"ptyrun: exit 130"*) pass "Ctrl-C ends a command that does not catch it, status 130" ;;
 *) fail "Ctrl-C ends a command that does not catch it, status 130"; diag "$out" ;; esac
 
 # With stdin not a terminal, the Ctrl-C the terminal sends reaches
 # stockade, in the terminal's foreground, which forwards it once to the
 # command's own session.
-expect_probe "Ctrl-C reaches a command whose stdin is not the terminal" ok -- "$PTYRUN" --send '900:\x03' -- \
+expect_probe "Ctrl-C reaches a command whose stdin is not the terminal" ok -- "$PTYRUN" --after waiting --send '100:\x03' -- \
 	sh -c 'exec "$@" </dev/null' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" signals 2
 n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
 [ "$n" -eq 1 ] && pass "exactly once, forwarded" || { fail "exactly once, forwarded (got $n)"; diag "$PROBE_OUTPUT"; }
@@ -246,7 +246,7 @@ case $PROBE_OUTPUT in *"ptyrun: ldisc 0"*) pass "THREATS 62: the terminal's line
 *) fail "THREATS 62: the terminal's line discipline is unchanged"; diag "$PROBE_OUTPUT" ;; esac
 grep -q '"what": "ioctl TIOCSETD"' "$T/setd.json" 2>/dev/null && pass "the report names the refused TIOCSETD" ||
 	{ fail "the report names the refused TIOCSETD"; diag "$(cat "$T/setd.json" 2>/dev/null)"; }
-out=$("$PTYRUN" --send '1500:typed after\n' -- sh -c '"$@"; head -n 1' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsetd 0 27 2>&1)
+out=$("$PTYRUN" --after run-over --send '100:typed after\n' -- sh -c '"$@"; echo run-over; head -n 1' sh "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tiocsetd 0 27 2>&1)
 case $out in *"probe: errno EPERM"*"typed after"*) pass "THREATS 62: the terminal takes input after the run" ;;
 *) fail "THREATS 62: the terminal takes input after the run"; diag "$out" ;; esac
 
@@ -254,7 +254,7 @@ case $out in *"probe: errno EPERM"*"typed after"*) pass "THREATS 62: the termina
 expect_probe "control: outside, a resize reaches the command" ok -- "$PTYRUN" --winch 800:40x100 -- "$PROBE" winsize 4
 case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "control: 24x80, then SIGWINCH and 40x100" ;;
 *) fail "control: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
-expect_probe "a resize reaches the jailed command" ok -- "$PTYRUN" --winch 1500:40x100 -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" winsize 5
+expect_probe "a resize reaches the jailed command" ok -- "$PTYRUN" --after 'size 24x80' --winch 100:40x100 -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" winsize 5
 case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "the jail's pty: 24x80, then SIGWINCH and 40x100" ;;
 *) fail "the jail's pty: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
 
@@ -273,11 +273,11 @@ done
 # was at every end stockade sees. The control: a SIGKILL, which nothing
 # can catch, leaves it raw (so the check sees a mode not restored).
 expect_probe "control: stockade killed with SIGKILL leaves the terminal raw" "signal SIGKILL" -- \
-	"$PTYRUN" --signal 1500:KILL -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
+	"$PTYRUN" --after 'probe: started' --signal 200:KILL -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
 case $PROBE_OUTPUT in *"ptyrun: mode changed"*) pass "control: the mode was changed, and not restored" ;;
 *) fail "control: the mode was changed, and not restored"; diag "$PROBE_OUTPUT" ;; esac
 expect_probe "a SIGTERM to stockade ends the command" "exit 143" -- \
-	"$PTYRUN" --signal 1500:TERM -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
+	"$PTYRUN" --after 'probe: started' --signal 200:TERM -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" sleep 30
 case $PROBE_OUTPUT in *"ptyrun: mode same"*) pass "the terminal's mode is restored after a SIGTERM to stockade" ;;
 *) fail "the terminal's mode is restored after a SIGTERM to stockade"; diag "$PROBE_OUTPUT" ;; esac
 out=$("$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- /nonexistent/program 2>&1)
@@ -295,8 +295,9 @@ case $out in *resumed*"ptyrun: exit 0"*) pass "a stopped command is continued, n
 # An interactive shell in the jail: its prompt, its terminal, its own job
 # control (Ctrl-Z through the pty's line discipline stops its job).
 bash_session() {
-	"$PTYRUN" --timeout 30 --send '1500:echo $((6*7)); tty\n' --send '2200:sleep 30\n' --send '3500:\x1a' \
-		--send '4500:jobs; kill -9 %1\n' --send '5500:exit 7\n' --send '6200:exit 7\n' -- "$@" bash --norc -i 2>&1
+	# (from its first prompt, bash-5.2$ or bash-5.2#)
+	"$PTYRUN" --timeout 30 --after bash- --send '100:echo $((6*7)); tty\n' --send '800:sleep 30\n' --send '2100:\x1a' \
+		--send '3100:jobs; kill -9 %1\n' --send '4100:exit 7\n' --send '4800:exit 7\n' -- "$@" bash --norc -i 2>&1
 }
 for where in outside jail; do
 	if [ $where = outside ]; then out=$(bash_session); else out=$(bash_session "${JAIL[@]}" --net off -C "$W" --); fi

@@ -300,30 +300,35 @@ expect_probe "THREATS 64: and 0.0.0.0 on it" "$($LL && echo "errno EADDRINUSE" |
 # backend the holding is refused; in the namespace jail the port is the
 # jail's own. Either way that socket gets nothing.
 late_udp() {
-	python3 -c 'import socket, sys, time
-time.sleep(0.5)
+	# once the probe's own receiver is closed (the file it makes), before
+	# it lets the datagram go, two seconds after
+	python3 -c 'import os, socket, sys, time
+t = time.monotonic()
+while not os.path.exists(sys.argv[2]) and time.monotonic() - t < 20:
+    time.sleep(0.005)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.settimeout(3)
 try:
     print("received", s.recvfrom(64)[0])
 except OSError:
-    print("received nothing")' "$1"
+    print("received nothing")' "$1" "$W/held-closed"
 }
 for how in cork more; do
 	for where in outside jail; do
 		HP=$("$PROBE" bind-udp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p')
+		rm -f "$W/held-closed"
 		late_udp "$HP" >"$W/held-$how.out" 2>&1 &
 		lu=$!
 		if [ $where = outside ]; then
-			expect_control "THREATS 42 control: outside, a datagram held back ($how) goes to a socket that bound the port later" -- \
+			PROBE_CLOSED=$W/held-closed expect_control "THREATS 42 control: outside, a datagram held back ($how) goes to a socket that bound the port later" -- \
 				"$PROBE" udp-held 127.0.0.1 "$HP" "$how"
 			wait "$lu"
 			grep -q "^received b'held-" "$W/held-$how.out" && pass "THREATS 42 control: and that socket got it" ||
 				{ fail "THREATS 42 control: and that socket got it"; diag "$(cat "$W/held-$how.out")"; }
 			continue
 		fi
-		expect_probe "THREATS 42: a datagram held back ($how) is $($LL && echo refused || echo "the jail's own")" \
+		PROBE_CLOSED=$W/held-closed expect_probe "THREATS 42: a datagram held back ($how) is $($LL && echo refused || echo "the jail's own")" \
 			"$($LL && echo "errno EPERM" || echo ok)" -- in_jail --net loopback -- "$PROBE" udp-held 127.0.0.1 "$HP" "$how"
 		wait "$lu"
 		grep -q "^received nothing" "$W/held-$how.out" && pass "THREATS 42: the socket that bound the port later got nothing" ||

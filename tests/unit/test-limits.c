@@ -486,11 +486,16 @@ static void test_view(void)
 		files_only = files_only && !v.paths[i].whole && lstat(v.paths[i].path, &st) == 0 && S_ISREG(st.st_mode);
 		const char *base = strrchr(v.paths[i].path, '/') + 1;
 		no_procs = no_procs && !streq(base, "cgroup.procs") && !streq(base, "tasks");
+		/* a v1 hierarchy of no controller the view shows is not read */
+		static const char *const unread[] = { "/sys/fs/cgroup/devices/", "/sys/fs/cgroup/freezer/",
+						      "/sys/fs/cgroup/systemd/", "/sys/fs/cgroup/net_cls/" };
+		for (size_t k = 0; k < ARRAY_SIZE(unread); k++)
+			no_procs = no_procs && !str_has_prefix(v.paths[i].path, unread[k]);
 	}
 	diag("the view: %zu paths", v.n_paths);
 	ok(beneath, "the view: beneath /sys/fs/cgroup, never the tree itself");
 	ok(files_only, "nothing made: regular files alone, none whole");
-	ok(no_procs, "never cgroup.procs or tasks");
+	ok(no_procs, "never cgroup.procs or tasks, nor a hierarchy of devices, freezer, name=systemd or net_cls");
 	size_t n_plain = v.n_paths;
 	cgroup_view_free(&v);
 	is_int(v.n_paths, 0, "cgroup_view_free: emptied");

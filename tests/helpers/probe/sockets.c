@@ -70,6 +70,19 @@ static void parse_inet(const char *host, const char *port, struct sockaddr_stora
 	freeaddrinfo(res);
 }
 
+/* The probe's own socket on the port is closed: said on stdout, and by
+ * making the file $PROBE_CLOSED, if set, for a test that takes the port
+ * next (so that it comes neither before the probe's bind nor late). */
+static void say_closed(const char *what)
+{
+	printf("%s closed\n", what);
+	fflush(stdout);
+	const char *path = getenv("PROBE_CLOSED");
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (fd >= 0)
+		close(fd);
+}
+
 static void set_timeouts(int fd, double send_seconds, double recv_seconds)
 {
 	struct timeval tv;
@@ -1448,8 +1461,7 @@ int op_connect_deferred(char **a)
 		return errno;
 	printf("connected\n");
 	close(lfd);
-	printf("listener closed\n");
-	fflush(stdout);
+	say_closed("listener");
 	sleep((unsigned)seconds);
 	if (send(fd, "deferred\n", 9, MSG_NOSIGNAL) < 0)
 		return errno;
@@ -1482,8 +1494,7 @@ int op_udp_held(char **a)
 		return errno;
 	printf("held\n");
 	close(rfd);
-	printf("receiver closed\n");
-	fflush(stdout);
+	say_closed("receiver");
 	sleep(2);
 	if (cork ? setsockopt(fd, IPPROTO_UDP, UDP_CORK, &off, sizeof(off)) < 0 : send(fd, "back\n", 5, 0) < 0)
 		return errno;
@@ -1639,9 +1650,11 @@ int op_connect_armed(char **a)
 	if (!n_crowd) {
 		close(lfd);
 		close(fill);
+		say_closed("listener");
+	} else {
+		printf("listener closed\n");
+		fflush(stdout);
 	}
-	printf("listener closed\n");
-	fflush(stdout);
 	struct pollfd p = { .fd = armed, .events = POLLOUT };
 	if (poll(&p, 1, (int)seconds * 1000) <= 0)
 		return ETIMEDOUT;
