@@ -73,14 +73,19 @@ static void parse_inet(const char *host, const char *port, struct sockaddr_stora
 /* The probe's own socket on the port is closed: said on stdout, and by
  * making the file $PROBE_CLOSED, if set, for a test that takes the port
  * next (so that it comes neither before the probe's bind nor late). */
-static void say_closed(const char *what)
+static void make_closed_file(void)
 {
-	printf("%s closed\n", what);
-	fflush(stdout);
 	const char *path = getenv("PROBE_CLOSED");
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
 	if (fd >= 0)
 		close(fd);
+}
+
+static void say_closed(const char *what)
+{
+	printf("%s closed\n", what);
+	fflush(stdout);
+	make_closed_file();
 }
 
 static void set_timeouts(int fd, double send_seconds, double recv_seconds)
@@ -1578,6 +1583,7 @@ static void *crowd_door(void *arg)
 	nanosleep(&ts, NULL);
 	close(c->tcp[0]);
 	close(c->tcp[1]);
+	make_closed_file();
 	sleep(2);
 	(void)accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
 	return NULL;
