@@ -78,14 +78,16 @@ expect_control "outside: setpriority on the user's every process works" -- "$PRO
 export GIT_CONFIG_NOSYSTEM=1
 git -C "$W" init -q
 mkdir -p "$T/marks"
-plant='mkdir -p .vscode && echo "{\"tasks\": []}" >.vscode/tasks.json && touch "$0" && sleep 2'
+# (It ends once the test has set the limit: the file "limited".)
+plant='mkdir -p .vscode && echo "{\"tasks\": []}" >.vscode/tasks.json && touch "$0" && i=0 && while [ ! -e "$0.limited" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done'
 for lim in 8: 8:8; do
-	rm -f "$T/marks/planted"
+	rm -f "$T/marks/planted" "$T/marks/planted.limited"
 	"${JAIL[@]}" -q --net off -C "$W" --write "$T/marks" -- sh -c "$plant" "$T/marks/planted" >"$T/low.out" 2>&1 &
 	jpid=$!
 	for _ in $(seq 200); do [ -e "$T/marks/planted" ] && break; sleep 0.05; done
 	[ -e "$T/marks/planted" ] && pass "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off" || fail "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off"
 	prlimit --pid "$jpid" --nofile="$lim"
+	touch "$T/marks/planted.limited"
 	wait "$jpid"
 	st=$?
 	if [ -e "$W/.vscode/tasks.json" ]; then

@@ -56,7 +56,7 @@ done
 netpeer_start udp 127.0.0.1 0
 UP=$PEER_PORT
 expect_control "outside: the host's UDP service receives a datagram" -- "$PROBE" udp-send 127.0.0.1 "$UP"
-sleep 0.2
+for _ in $(seq 100); do [ "$(peer_count)" = 1 ] && break; sleep 0.05; done
 [ "$(peer_count)" = 1 ] && pass "outside: the host's UDP service counted it" || fail "outside: the host's UDP service counted it (count $(peer_count))"
 base=$(peer_count)
 for how in sendto sendmsg sendmmsg connect; do
@@ -375,7 +375,7 @@ at_exit kill "$!"
 for _ in $(seq 100); do grep -q ready "$dgdir/out" 2>/dev/null && break; sleep 0.05; done
 chmod 777 "$dgdir" "$dgdir/outside.sock" 2>/dev/null
 expect_control "outside: a Unix datagram reaches the outside socket file" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
-sleep 0.3
+for _ in $(seq 100); do [ "$(cat "$dgdir/count" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
 dbase=$(cat "$dgdir/count" 2>/dev/null || echo 0)
 [ "$dbase" = 1 ] && pass "outside: the socket file counted it" || fail "outside: the socket file counted it ($dbase)"
 for net in loopback off; do
@@ -398,7 +398,7 @@ elif ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	for _ in $(seq 100); do grep -q '^ready' "$rdir/out" 2>/dev/null && break; sleep 0.05; done
 	RP=$(sed -n 's/^port //p' "$rdir/out")
 	expect_control "outside: the remote host's UDP service receives a datagram" -- "$PROBE" udp-send 10.203.0.2 "$RP"
-	sleep 0.2
+	for _ in $(seq 100); do [ "$(cat "$rdir/count" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
 	rbase=$(cat "$rdir/count")
 	[ "$rbase" = 1 ] && pass "outside: the remote host counted it" || fail "outside: the remote host counted it ($rbase)"
 	for how in sendto sendmsg connect; do
