@@ -391,8 +391,11 @@ netpeer_start() {
 	*) "$NETPEER" "$1" "$2" "$3" "$PEER_COUNT" >"$out/stdout" 2>&1 & ;;
 	esac
 	at_exit kill "$!"
-	for _ in $(seq 100); do grep -q '^ready' "$out/stdout" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 400); do grep -q '^ready' "$out/stdout" 2>/dev/null && break; sleep 0.05; done
 	PEER_PORT=$(sed -n 's/^port //p' "$out/stdout")
+	# Said, so that the checks that follow do not fail for a reason
+	# they cannot name.
+	grep -q '^ready' "$out/stdout" 2>/dev/null || diag "netpeer $* not ready after 20 s: $(cat "$out/stdout" 2>&1)"
 }
 
 # peer_count: how many reached the last listener netpeer_start started.
