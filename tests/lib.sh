@@ -398,6 +398,12 @@ netpeer_start() {
 	grep -q '^ready' "$out/stdout" 2>/dev/null || diag "netpeer $* not ready after 20 s: $(cat "$out/stdout" 2>&1)"
 }
 
+# free_port: a port of 127.0.0.1 nobody holds now (a fixed one could be
+# a client's, or in TIME_WAIT after one).
+free_port() {
+	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
+}
+
 # peer_count: how many reached the last listener netpeer_start started.
 peer_count() {
 	cat "$PEER_COUNT" 2>/dev/null || echo "?"

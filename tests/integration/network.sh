@@ -12,11 +12,6 @@ REFUSED=EACCES    # the supervisor's answer: not ECONNREFUSED
 in_jail() {
 	jail -C "$W" "$@"
 }
-# A port nobody holds now (a fixed one could be a client's, or in
-# TIME_WAIT after one).
-free_port() {
-	"$PROBE" bind-tcp 127.0.0.1 0 2>/dev/null | sed -n 's/^bound //p'
-}
 
 # Listeners of the host's: on all addresses of each family (so that every
 # local spelling would reach them), and on 127.0.0.1 alone.

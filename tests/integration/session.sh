@@ -223,11 +223,13 @@ printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-Z stops it and s
 # What a command leaves running stays: a server started by one exec is
 # reached by the next, and from the host through --publish.
 "$STOCKADE" session stop "$SID"
-PORT=$((20000 + RANDOM % 20000))
-start --name "p-$TEST_BACKEND" --publish "$PORT:8000"
-sx "$SID" -- sh -c 'python3 -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &'
-for _ in $(seq 50); do sx "$SID" -- python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:8000/")' 2>/dev/null && break; sleep 0.1; done
-out=$(sx "$SID" -- python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8000/").status)' 2>&1)
+# (Ports nobody holds: on the landlock backend the run's are the host's.)
+PORT=$(free_port)
+JP=$(free_port)
+start --name "p-$TEST_BACKEND" --publish "$PORT:$JP"
+sx "$SID" -- sh -c 'python3 -m http.server "$0" --bind 127.0.0.1 >/dev/null 2>&1 &' "$JP"
+for _ in $(seq 50); do sx "$SID" -- python3 -c 'import sys, urllib.request; urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1])' "$JP" 2>/dev/null && break; sleep 0.1; done
+out=$(sx "$SID" -- python3 -c 'import sys, urllib.request; print(urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1]).status)' "$JP" 2>&1)
 [ "$out" = 200 ] && pass "a server one exec left is reached by the next" || { fail "a server one exec left is reached by the next"; diag "$out"; }
 out=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$PORT/').status)" 2>&1)
 [ "$out" = 200 ] && pass "and from the host through the session's --publish" || { fail "and from the host through --publish"; diag "$out"; }
