@@ -252,6 +252,15 @@ void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		/* Plain ASCII written a run at a time. */
+		size_t plain = 0;
+		while (p[plain] >= 0x20 && p[plain] < 0x7f && p[plain] != '"' && p[plain] != '\\')
+			plain++;
+		if (plain) {
+			fwrite(p, 1, plain, f);
+			p += plain - 1;
+			continue;
+		}
 		/* A file name need not be UTF-8; JSON must be: a byte that is
 		 * not becomes U+FFFD. */
 		size_t n = utf8_char_len(p);
