@@ -73,8 +73,8 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 	/* Another address of the host, the same port: the run's own server
 	 * on 0.0.0.0 or :: (bound to the loopback device by the supervisor)
 	 * or on 127.0.0.1 shares that port with stockade's listener, which
-	 * therefore listens on the interface of that address alone. Every
-	 * interface's is not one listener. */
+	 * therefore listens on the interface of that address alone. 0.0.0.0
+	 * or :: is no one interface's: refused. */
 	unsigned ifindex = 0;
 	if (backend == BACKEND_LANDLOCK && g->port == g->jail_port) {
 		if (net_addr_is_wildcard(&host)) {
