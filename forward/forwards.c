@@ -86,9 +86,7 @@ static int add_publish(struct forwards *f, const struct net_grant *g, enum backe
 				 (unsigned)g->port, host.family == AF_INET6 ? "[::]" : "0.0.0.0", (unsigned)g->port);
 			return -1;
 		}
-		struct sockaddr_storage ss;
-		if (net_addr_to_sockaddr(&host, &ss))
-			ifindex = host_address_ifindex((struct sockaddr *)&ss);
+		ifindex = host_address_ifindex(&host);
 	}
 	int fd = forward_listen_here(&host, ifindex);
 	if (fd < 0) {

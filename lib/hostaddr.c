@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "lib/netaddr.h"
 #include "lib/util.h"
 
 size_t host_addresses(struct sockaddr_storage **out)
@@ -27,26 +28,20 @@ size_t host_addresses(struct sockaddr_storage **out)
 	return n;
 }
 
-static bool same_address(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return a->sa_family == AF_INET6 &&
-	       memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
-		      sizeof(struct in6_addr)) == 0;
-}
-
-unsigned host_address_ifindex(const struct sockaddr *sa)
+unsigned host_address_ifindex(const struct net_addr *a)
 {
 	struct ifaddrs *ifa = NULL;
 	if (getifaddrs(&ifa) < 0)
 		return 0;
 	unsigned index = 0;
-	for (struct ifaddrs *i = ifa; i && !index; i = i->ifa_next)
-		if (i->ifa_addr && same_address(i->ifa_addr, sa))
+	for (struct ifaddrs *i = ifa; i && !index; i = i->ifa_next) {
+		struct net_addr x;
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		size_t len = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		if (net_addr_parse(i->ifa_addr, len, &x) == 0 && net_addr_same_ip(&x, a))
 			index = if_nametoindex(i->ifa_name);
+	}
 	freeifaddrs(ifa);
 	return index;
 }

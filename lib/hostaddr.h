@@ -11,6 +11,7 @@
  * it): how many, or 0 with *out NULL when they cannot be read. */
 size_t host_addresses(struct sockaddr_storage **out);
 
-/* The index of the interface that holds the address sa (an IPv4 or IPv6
+struct net_addr;
+/* The index of the interface that holds the address a (an IPv4 or IPv6
  * address of this host), or 0 when none does or they cannot be read. */
-unsigned host_address_ifindex(const struct sockaddr *sa);
+unsigned host_address_ifindex(const struct net_addr *a);

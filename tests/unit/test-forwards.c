@@ -220,10 +220,11 @@ static void test_begin(void)
 	add_grant(&p, GRANT_PUBLISH, spec);
 	is_int(forwards_begin(&f, &p, BACKEND_LANDLOCK), -1, "landlock --publish 0.0.0.0:PORT: refused");
 	forwards_end(&f);
-	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	is_int((int)host_address_ifindex((struct sockaddr *)&lo), (int)if_nametoindex("lo"), "127.0.0.1 is lo's");
-	struct sockaddr_in none = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0xcb00714d) };
-	is_int((int)host_address_ifindex((struct sockaddr *)&none), 0, "203.0.113.77 is no interface's");
+	struct net_addr lo, none;
+	net_addr_from_text("127.0.0.1", 0, &lo);
+	net_addr_from_text("203.0.113.77", 0, &none);
+	is_int((int)host_address_ifindex(&lo), (int)if_nametoindex("lo"), "127.0.0.1 is lo's");
+	is_int((int)host_address_ifindex(&none), 0, "203.0.113.77 is no interface's");
 
 	/* A port the host uses already: refused, said on stderr. */
 	unsigned short taken;
