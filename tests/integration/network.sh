@@ -12,6 +12,28 @@ REFUSED=EACCES    # the supervisor's answer: not ECONNREFUSED
 in_jail() {
 	jail -C "$W" "$@"
 }
+# jail_bg OUT ARGS...: a jail in the background, its output in OUT; $bg is
+# stockade's own pid (not a shell's), so that stop_bg ends the run whole
+# whenever the test is done with it, not after a lifetime guessed ahead.
+jail_bg() {
+	local out=$1
+	shift
+	"${JAIL[@]}" -C "$W" "$@" >"$out" 2>&1 &
+	bg=$!
+}
+stop_bg() {
+	kill "$bg" 2>/dev/null
+	wait "$bg" 2>/dev/null
+}
+# wait_for_line FILE PATTERN: whether a line of FILE matches PATTERN (ERE)
+# within 30 s.
+wait_for_line() {
+	local end=$((SECONDS + 30))
+	until grep -q -E "$2" "$1" 2>/dev/null; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.05
+	done
+}
 
 # Listeners of the host's: on all addresses of each family (so that every
 # local spelling would reach them), and on 127.0.0.1 alone.
@@ -347,12 +369,9 @@ PY
 		# the host itself reaches them.
 		for where in 0.0.0.0 :: 127.0.0.1; do
 			lan_port=$(free_port)
-			# A file of its own: the server before may still write its
-			# last line (the kill stops the shell function, not it).
 			lan_out="$T/lan-$lan_port.out"
-			in_jail --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 3 >"$lan_out" 2>&1 &
-			lan=$!
-			for _ in $(seq 200); do grep -q -E '^(listening|probe: errno)' "$lan_out" && break; sleep 0.05; done
+			jail_bg "$lan_out" --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 60
+			wait_for_line "$lan_out" '^(listening|probe: errno)'
 			if ! grep -q '^listening' "$lan_out"; then
 				fail "a jailed server on $where is listening"
 				diag "$(cat "$lan_out")"
@@ -363,8 +382,7 @@ PY
 					expect_probe "and the host reaches it on 127.0.0.1" ok -- "$PROBE" connect-tcp 127.0.0.1 "$lan_port"
 				fi
 			fi
-			kill "$lan" 2>/dev/null
-			wait "$lan" 2>/dev/null
+			stop_bg
 		done
 	fi
 else
@@ -424,9 +442,9 @@ if $LL; then
 	done
 	expect_probe "and with --net on" "errno EADDRINUSE" -- in_jail --net on -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 3
 fi
-in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 20 >"$T/squat-jail.out" 2>&1 &
-squat_jail=$!
-for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/squat-jail.out" && break; sleep 0.05; done
+jail_bg "$T/squat-jail.out" --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 60
+squat_jail=$bg
+wait_for_line "$T/squat-jail.out" '^(listening|probe: errno)'
 if $LL; then
 	grep -q '^probe: errno EADDRINUSE' "$T/squat-jail.out" && pass "the squatter is refused its bind" ||
 		{ fail "the squatter is refused its bind"; diag "$(cat "$T/squat-jail.out")"; }
@@ -537,6 +555,7 @@ late_listener() {
 # and as soon as it has let it go.
 port = int(sys.argv[1])
 seen = sys.argv[2] == "seen"
+print("ready", flush=True)
 t = time.monotonic()
 while not seen and not os.path.exists(sys.argv[2]) and time.monotonic() - t < 20:
     time.sleep(0.005)
@@ -597,6 +616,10 @@ late_case() {
 		[ -n "$crowd" ] && [ $where = jail ] && [ "$TEST_BACKEND" = landlock ] && seen=seen
 		late_listener "$LATE_PORT" "$seen" ${crowd:+close} >"$out" 2>&1 &
 		ll=$!
+		# Started before the probe: the kernel sends the SYN again one
+		# second after the probe's connect, and Python can take longer
+		# than that to start on a loaded machine.
+		wait_for_line "$out" '^ready' || { fail "the late listener started"; diag "$(cat "$out")"; }
 		if [ $where = outside ]; then
 			PROBE_CLOSED=$W/late-closed expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
 				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
@@ -704,20 +727,28 @@ fi
 # --publish: a jailed dev server opened from the host, on the host's
 # loopback only. PORT:JAIL_PORT forwards; on the landlock backend the same
 # port needs no forward (the run's listener is on the host's loopback).
+# serve.sh PORT: until stop_bg ends the run (a minute at most).
 cat >"$W/serve.sh" <<'SH'
-python3 -m http.server "$1" --bind :: >serve.out 2>&1 &
-srv=$!
-sleep "$2"
-kill "$srv"
+exec timeout 60 python3 -m http.server "$1" --bind :: >serve.out 2>&1
 SH
+# wait_http URL [CMD...]: whether the server behind URL answers 200 within
+# 30 s, asked by curl (run by CMD..., as ip netns exec NS, if given);
+# $http_status is its last answer. On the namespace backend the forward's
+# own listener accepts before the jailed server listens: only the
+# server's answer says it is there.
 wait_http() {
-	for _ in $(seq 100); do curl -s -o /dev/null -m 1 "$1" && return 0; sleep 0.05; done
-	return 1
+	local url=$1 end=$((SECONDS + 30))
+	shift
+	while :; do
+		http_status=$("$@" curl -s -o /dev/null -m 2 -w '%{http_code}' "$url" 2>/dev/null)
+		[ "$http_status" = 200 ] && return 0
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.05
+	done
 }
 HP=$(free_port)
 JP=$(free_port)
-in_jail --net loopback -q --publish "$HP:$JP" -- sh serve.sh "$JP" 6 >/dev/null 2>&1 &
-pub=$!
+jail_bg /dev/null --net loopback -q --publish "$HP:$JP" -- sh serve.sh "$JP"
 if wait_http "http://127.0.0.1:$HP/"; then
 	pass "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
 	got=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HP/serve.sh")
@@ -730,19 +761,17 @@ if wait_http "http://127.0.0.1:$HP/"; then
 else
 	fail "--publish $HP:$JP: the jailed http.server answers the host on 127.0.0.1:$HP"
 fi
-kill "$pub" 2>/dev/null
-wait "$pub" 2>/dev/null
+stop_bg
 # A server on [::1] alone (Vite's "localhost" with a recent Node): the
 # forward finds it on the other family's loopback.
 HP=$(free_port)
 JP=$(free_port)
-in_jail --net loopback -q --publish "$HP:$JP" -- "$PROBE" listen-tcp ::1 "$JP" 6 >/dev/null 2>&1 &
-pub=$!
-for _ in $(seq 100); do "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^probe$' && break; sleep 0.05; done
+jail_bg /dev/null --net loopback -q --publish "$HP:$JP" -- "$PROBE" listen-tcp ::1 "$JP" 60
+end=$((SECONDS + 30))
+until "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^probe$' || [ $SECONDS -ge $end ]; do sleep 0.05; done
 expect_probe "--publish $HP:$JP reaches a jailed server on [::1] alone" ok -- "$PROBE" connect-tcp 127.0.0.1 "$HP"
 printf '%s\n' "$PROBE_OUTPUT" | grep -q '^probe$' && pass "and the server answered through it" || { fail "and the server answered through it"; diag "$PROBE_OUTPUT"; }
-kill "$pub" 2>/dev/null
-wait "$pub" 2>/dev/null
+stop_bg
 # The bytes through a forward, whole, both ways and in halves: each
 # client sends 24 MiB and shuts its side; the jailed server answers only
 # then, with the digest of what it got and 8 MiB of its own, and closes.
@@ -797,48 +826,33 @@ JP=$(free_port)
 # jail listens (a client then is reset, as at a port nobody serves): the
 # server says when it listens.
 rm -f "$W/halves.ready"
-in_jail --net loopback -q --publish "$HP:$JP" -- timeout 30 python3 halves.py serve "$JP" >/dev/null 2>&1 &
-pub=$!
-for _ in $(seq 200); do [ -e "$W/halves.ready" ] && break; sleep 0.05; done
+jail_bg /dev/null --net loopback -q --publish "$HP:$JP" -- timeout 60 python3 halves.py serve "$JP"
+end=$((SECONDS + 30))
+until [ -e "$W/halves.ready" ] || [ $SECONDS -ge $end ]; do sleep 0.05; done
 got=$(python3 "$W/halves.py" client "$HP" 2>&1)
 [ "$got" = intact ] && pass "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact" ||
 	{ fail "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact"; diag "$got"; }
-kill "$pub" 2>/dev/null
-wait "$pub" 2>/dev/null
+stop_bg
 SP=$(free_port)
-in_jail --net loopback -q --publish "$SP" -- sh serve.sh "$SP" 6 >/dev/null 2>&1 &
-pub=$!
+jail_bg /dev/null --net loopback -q --publish "$SP" -- sh serve.sh "$SP"
 wait_http "http://127.0.0.1:$SP/" && pass "--publish $SP: the same port on the host" || fail "--publish $SP: the same port on the host"
-kill "$pub" 2>/dev/null
-wait "$pub" 2>/dev/null
+stop_bg
 # Without --publish, the namespace jail's server is its own.
 if ! $LL; then
 	NP=$(free_port)
-	in_jail --net loopback -q -- sh serve.sh "$NP" 3 >/dev/null 2>&1 &
-	pub=$!
-	sleep 1
+	jail_bg "$T/nopub.out" --net loopback -q -- "$PROBE" listen-tcp 0.0.0.0 "$NP" 60
+	wait_for_line "$T/nopub.out" '^listening' || { fail "a jailed server without --publish listens"; diag "$(cat "$T/nopub.out")"; }
 	expect_probe "without --publish the host does not reach the jailed server" "errno ECONNREFUSED" -- \
 		"$PROBE" connect-tcp 127.0.0.1 "$NP"
-	kill "$pub" 2>/dev/null
-	wait "$pub" 2>/dev/null
+	stop_bg
 fi
 # On purpose on another address: it works there, and stderr says so.
 if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	LP=$(free_port)
-	in_jail --net loopback --publish "10.203.0.1:$LP:$LP" -- sh serve.sh "$LP" 5 >"$T/lanpub.err" 2>&1 &
-	pub=$!
-	# The jailed server's answer, not the forward's own accept, proves the
-	# way through.
-	got=
-	for _ in $(seq 100); do
-		got=$(ip netns exec stockade-remote curl -s -o /dev/null -m 1 -w '%{http_code}' "http://10.203.0.1:$LP/" 2>/dev/null)
-		[ "$got" = 200 ] && break
-		sleep 0.05
-	done
-	[ "$got" = 200 ] && pass "--publish 10.203.0.1:$LP: the remote host reaches the jailed server, as asked" ||
-		{ fail "--publish 10.203.0.1:$LP: the remote host reaches the jailed server, as asked"; diag "http status: $got"; }
-	kill "$pub" 2>/dev/null
-	wait "$pub" 2>/dev/null
+	jail_bg "$T/lanpub.err" --net loopback --publish "10.203.0.1:$LP:$LP" -- sh serve.sh "$LP"
+	wait_http "http://10.203.0.1:$LP/" ip netns exec stockade-remote && pass "--publish 10.203.0.1:$LP: the remote host reaches the jailed server, as asked" ||
+		{ fail "--publish 10.203.0.1:$LP: the remote host reaches the jailed server, as asked"; diag "http status: $http_status"; }
+	stop_bg
 	grep -q "^stockade: --publish 10.203.0.1:$LP: reachable from other hosts" "$T/lanpub.err" && pass "and stderr names it" ||
 		{ fail "and stderr names it"; diag "$(cat "$T/lanpub.err")"; }
 fi
@@ -867,12 +881,10 @@ if [ "$TEST_BACKEND" = landlock ]; then
 		"hint: --publish ADDRESS:$WP for the address of one interface, or --publish 0.0.0.0:$WP:OTHER_PORT" -- \
 		in_jail --net loopback --publish "0.0.0.0:$WP" -- "$PROBE" cwd
 	JP=$(free_port)
-	in_jail --net loopback -q --publish "0.0.0.0:$WP:$JP" -- sh serve.sh "$JP" 6 >/dev/null 2>&1 &
-	pub=$!
+	jail_bg /dev/null --net loopback -q --publish "0.0.0.0:$WP:$JP" -- sh serve.sh "$JP"
 	wait_http "http://127.0.0.1:$WP/" && pass "landlock: --publish 0.0.0.0:$WP:OTHER_PORT, as the hint says: served" ||
 		fail "landlock: --publish 0.0.0.0:$WP:OTHER_PORT, as the hint says: served"
-	kill "$pub" 2>/dev/null
-	wait "$pub" 2>/dev/null
+	stop_bg
 fi
 refused_at_start "--publish of a port in use is refused before anything runs" "cannot publish on '127.0.0.1:$P4'" -- \
 	in_jail --publish "$P4:$(free_port)" -- "$PROBE" cwd
