@@ -379,6 +379,18 @@ alive() {
 	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
+# wait_until CMD...: whether CMD (a command or a function of the test's)
+# succeeds within 30 s, asked every 50 ms. For what a jail or a helper
+# says once it has started: a bound is a time, never a count of tries,
+# since a loaded machine can take seconds to start a jail and a Python.
+wait_until() {
+	local end=$((SECONDS + 30))
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.05
+	done
+}
+
 # netpeer_start tcp|udp ADDR PORT, or netpeer_start unix|abstract NAME:
 # starts a counting listener outside the jail and sets PEER_PORT and
 # PEER_COUNT (the file with its count); it is stopped at exit.
@@ -391,11 +403,11 @@ netpeer_start() {
 	*) "$NETPEER" "$1" "$2" "$3" "$PEER_COUNT" >"$out/stdout" 2>&1 & ;;
 	esac
 	at_exit kill "$!"
-	for _ in $(seq 400); do grep -q '^ready' "$out/stdout" 2>/dev/null && break; sleep 0.05; done
+	wait_until grep -q '^ready' "$out/stdout" 2>/dev/null
 	PEER_PORT=$(sed -n 's/^port //p' "$out/stdout")
 	# Said, so that the checks that follow do not fail for a reason
 	# they cannot name.
-	grep -q '^ready' "$out/stdout" 2>/dev/null || diag "netpeer $* not ready after 20 s: $(cat "$out/stdout" 2>&1)"
+	grep -q '^ready' "$out/stdout" 2>/dev/null || diag "netpeer $* not ready after 30 s: $(cat "$out/stdout" 2>&1)"
 }
 
 # free_port: a port of 127.0.0.1 nobody holds now (a fixed one could be

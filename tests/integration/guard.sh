@@ -142,7 +142,7 @@ fi
 fresh_repo "$W/busy"
 in_jail -C "$W/busy" -- sh -c 'touch "$0"; sleep 2' "$M/started-busy" &
 jpid=$!
-for _ in $(seq 50); do [ -e "$M/started-busy" ] && break; sleep 0.1; done
+wait_until test -e "$M/started-busy"
 git -C "$W/busy" remote add mine /mine
 git -C "$W/busy" config branch.master.description "outside"
 wait "$jpid"
@@ -451,7 +451,7 @@ mkdir -p "$W8"
 in_jail -C "$W8" -- true	# the baseline and the index
 "${JAIL[@]}" -q --net off --write "$M" -C "$W8" -- sh -c "echo '{}' >.mcp.json; touch '$M/started-stuck'; exec sleep 60" &
 jpid=$!	# stockade itself
-for _ in $(seq 100); do [ -e "$M/started-stuck" ] && break; sleep 0.1; done
+wait_until test -e "$M/started-stuck"
 kpid=
 for _ in $(seq 100); do kpid=$(pgrep -P "$jpid" -x stockade-keeper) && break; sleep 0.05; done
 [ -n "$kpid" ] || diag "no keeper of stockade $jpid found to stop"

@@ -70,7 +70,7 @@ run_and_kill() {
 		jpid=$!
 		;;
 	esac
-	for _ in $(seq 200); do [ -e "$M/started" ] && break; sleep 0.05; done
+	wait_until test -e "$M/started"
 	[ -e "$M/started" ] && pass "$TEST_BACKEND, killed by $how: the jailed command ran" ||
 		{ fail "$TEST_BACKEND, killed by $how: the jailed command ran"; diag "$(cat "$T/run.err")"; }
 	# What the keeper must undo is there before the kill: the attack

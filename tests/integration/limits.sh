@@ -20,7 +20,7 @@ mkdir -p "$T/marks"
 PROBE_HELD="$T/marks/held" in_jail --write "$T/marks" --max-procs 40 --report "$T/bomb.json" -- \
 	"$PROBE" spawn-many 2000 3 >"$T/bomb.out" 2>&1 &
 jpid=$!
-for _ in $(seq 200); do [ -e "$T/marks/held" ] && break; sleep 0.05; done
+wait_until test -e "$T/marks/held"
 [ -e "$T/marks/held" ] && pass "THREATS 56: the bomb reached its limit and holds its processes" || fail "THREATS 56: the bomb reached its limit and holds its processes"
 expect_control "THREATS 56 control: outside, while the bomb holds, the host starts 200 processes" -- "$PROBE" spawn-many 200
 wait "$jpid"

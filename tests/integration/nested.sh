@@ -189,7 +189,7 @@ expect_control "outside: the probe runs under notifyparent" -- "$NOTIFYPARENT" -
 rm -f "$cnt" "$W/np.json"
 expect_probe "under a parent's listener: the command runs" ok -- \
 	"$NOTIFYPARENT" --count "$cnt" -- "${JAIL[@]}" -C "$W" --read "$PROBE" --report "$W/np.json" -- "$PROBE" read "$W/shown.txt"
-for _ in $(seq 50); do [ -s "$cnt" ] && break; sleep 0.05; done
+wait_until test -s "$cnt"
 [ "$(cat "$cnt" 2>/dev/null || echo 0)" -gt 0 ] && pass "the parent's listener still saw the run's calls (its filter still applies)" ||
 	fail "the parent's listener still saw the run's calls (its filter still applies)"
 if python3 - "$W/np.json" "$TEST_BACKEND" <<'PY'; then

@@ -25,15 +25,6 @@ stop_bg() {
 	kill "$bg" 2>/dev/null
 	wait "$bg" 2>/dev/null
 }
-# wait_for_line FILE PATTERN: whether a line of FILE matches PATTERN (ERE)
-# within 30 s.
-wait_for_line() {
-	local end=$((SECONDS + 30))
-	until grep -q -E "$2" "$1" 2>/dev/null; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.05
-	done
-}
 
 # Listeners of the host's: on all addresses of each family (so that every
 # local spelling would reach them), and on 127.0.0.1 alone.
@@ -371,7 +362,7 @@ PY
 			lan_port=$(free_port)
 			lan_out="$T/lan-$lan_port.out"
 			jail_bg "$lan_out" --net loopback -- "$PROBE" listen-tcp "$where" "$lan_port" 60
-			wait_for_line "$lan_out" '^(listening|probe: errno)'
+			wait_until grep -q -E '^(listening|probe: errno)' "$lan_out"
 			if ! grep -q '^listening' "$lan_out"; then
 				fail "a jailed server on $where is listening"
 				diag "$(cat "$lan_out")"
@@ -431,7 +422,7 @@ got=$(in_jail --net loopback -q -- sh servers.sh 2>&1 | tr '\n' ' ' | sed 's/ $/
 # of 100 connections.
 "$PROBE" listen-reuseport 127.0.0.1 0 30 >"$T/squat-host.out" 2>&1 &
 squat_host=$!
-for _ in $(seq 100); do grep -q '^listening' "$T/squat-host.out" && break; sleep 0.05; done
+wait_until grep -q '^listening' "$T/squat-host.out"
 SQ=$(sed -n 's/^listening //p' "$T/squat-host.out")
 expect_control "THREATS 64 control: outside, a second SO_REUSEPORT listener joins the port (the attack, without stockade)" -- \
 	"$PROBE" listen-reuseport 127.0.0.1 "$SQ" 0
@@ -444,7 +435,7 @@ if $LL; then
 fi
 jail_bg "$T/squat-jail.out" --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ" 60
 squat_jail=$bg
-wait_for_line "$T/squat-jail.out" '^(listening|probe: errno)'
+wait_until grep -q -E '^(listening|probe: errno)' "$T/squat-jail.out"
 if $LL; then
 	grep -q '^probe: errno EADDRINUSE' "$T/squat-jail.out" && pass "the squatter is refused its bind" ||
 		{ fail "the squatter is refused its bind"; diag "$(cat "$T/squat-jail.out")"; }
@@ -462,7 +453,7 @@ got=$(sed -n 's/^accepted //p' "$T/squat-host.out")
 if $LL; then
 	"$PROBE" listen-reuseport :: 0 5 >"$T/squat6.out" 2>&1 &
 	squat6=$!
-	for _ in $(seq 100); do grep -q '^listening' "$T/squat6.out" && break; sleep 0.05; done
+	wait_until grep -q '^listening' "$T/squat6.out"
 	SQ6=$(sed -n 's/^listening //p' "$T/squat6.out")
 	expect_probe "squatting 127.0.0.1 beside an outside dual-stack :: listener is refused" "errno EADDRINUSE" -- \
 		in_jail --net loopback -- "$PROBE" listen-reuseport 127.0.0.1 "$SQ6" 3
@@ -517,7 +508,7 @@ CG=$(free_port)
 for where in outside jail; do
 	comes_and_goes "$CG" 4 >"$T/cg-$where.out" 2>&1 &
 	cg=$!
-	for _ in $(seq 100); do grep -q '^up' "$T/cg-$where.out" && break; sleep 0.05; done
+	wait_until grep -q '^up' "$T/cg-$where.out"
 	if [ $where = outside ]; then
 		spray=$("$PROBE" connect-spray 127.0.0.1 "$CG" 3 2>&1)
 	else
@@ -619,7 +610,7 @@ late_case() {
 		# Started before the probe: the kernel sends the SYN again one
 		# second after the probe's connect, and Python can take longer
 		# than that to start on a loaded machine.
-		wait_for_line "$out" '^ready' || { fail "the late listener started"; diag "$(cat "$out")"; }
+		wait_until grep -q -E '^ready' "$out" || { fail "the late listener started"; diag "$(cat "$out")"; }
 		if [ $where = outside ]; then
 			PROBE_CLOSED=$W/late-closed expect_control "THREATS 42 control: outside, $what reaches a listener that came later" -- \
 				"$PROBE" "$op" 127.0.0.1 "$LATE_PORT" "$secs" $crowd
@@ -737,14 +728,13 @@ SH
 # own listener accepts before the jailed server listens: only the
 # server's answer says it is there.
 wait_http() {
-	local url=$1 end=$((SECONDS + 30))
+	wait_until http_200 "$@"
+}
+http_200() {
+	local url=$1
 	shift
-	while :; do
-		http_status=$("$@" curl -s -o /dev/null -m 2 -w '%{http_code}' "$url" 2>/dev/null)
-		[ "$http_status" = 200 ] && return 0
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.05
-	done
+	http_status=$("$@" curl -s -o /dev/null -m 2 -w '%{http_code}' "$url" 2>/dev/null)
+	[ "$http_status" = 200 ]
 }
 HP=$(free_port)
 JP=$(free_port)
@@ -767,8 +757,8 @@ stop_bg
 HP=$(free_port)
 JP=$(free_port)
 jail_bg /dev/null --net loopback -q --publish "$HP:$JP" -- "$PROBE" listen-tcp ::1 "$JP" 60
-end=$((SECONDS + 30))
-until "$PROBE" connect-tcp 127.0.0.1 "$HP" 2>/dev/null | grep -q '^probe$' || [ $SECONDS -ge $end ]; do sleep 0.05; done
+answers() { "$PROBE" connect-tcp 127.0.0.1 "$1" 2>/dev/null | grep -q '^probe$'; }
+wait_until answers "$HP"
 expect_probe "--publish $HP:$JP reaches a jailed server on [::1] alone" ok -- "$PROBE" connect-tcp 127.0.0.1 "$HP"
 printf '%s\n' "$PROBE_OUTPUT" | grep -q '^probe$' && pass "and the server answered through it" || { fail "and the server answered through it"; diag "$PROBE_OUTPUT"; }
 stop_bg
@@ -827,8 +817,7 @@ JP=$(free_port)
 # server says when it listens.
 rm -f "$W/halves.ready"
 jail_bg /dev/null --net loopback -q --publish "$HP:$JP" -- timeout 60 python3 halves.py serve "$JP"
-end=$((SECONDS + 30))
-until [ -e "$W/halves.ready" ] || [ $SECONDS -ge $end ]; do sleep 0.05; done
+wait_until test -e "$W/halves.ready"
 got=$(python3 "$W/halves.py" client "$HP" 2>&1)
 [ "$got" = intact ] && pass "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact" ||
 	{ fail "--publish: 8 clients at once, 24 MiB up, a half-close, 8 MiB down: every byte intact"; diag "$got"; }
@@ -841,7 +830,7 @@ stop_bg
 if ! $LL; then
 	NP=$(free_port)
 	jail_bg "$T/nopub.out" --net loopback -q -- "$PROBE" listen-tcp 0.0.0.0 "$NP" 60
-	wait_for_line "$T/nopub.out" '^listening' || { fail "a jailed server without --publish listens"; diag "$(cat "$T/nopub.out")"; }
+	wait_until grep -q -E '^listening' "$T/nopub.out" || { fail "a jailed server without --publish listens"; diag "$(cat "$T/nopub.out")"; }
 	expect_probe "without --publish the host does not reach the jailed server" "errno ECONNREFUSED" -- \
 		"$PROBE" connect-tcp 127.0.0.1 "$NP"
 	stop_bg
@@ -988,7 +977,7 @@ SH
 	rm -f "$W/hammer.out"
 	"$STOCKADE" --backend landlock --net loopback -C "$W" --read "$PROBE" -- sh hammer.sh "$PROBE" "$PW4" >/dev/null 2>&1 &
 	jpid=$!
-	for _ in $(seq 100); do grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && break; sleep 0.05; done
+	wait_until grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null
 	grep -q "^probe: errno $REFUSED" "$W/hammer.out" 2>/dev/null && pass "THREATS 54: the command ran, its connects refused, before stockade is killed" ||
 		{ fail "the command ran, its connects refused, before stockade is killed"; diag "$(tail -n 5 "$W/hammer.out" 2>&1)"; }
 	kill -KILL "$jpid"

@@ -84,7 +84,7 @@ for lim in 8: 8:8; do
 	rm -f "$T/marks/planted" "$T/marks/planted.limited"
 	"${JAIL[@]}" -q --net off -C "$W" --write "$T/marks" -- sh -c "$plant" "$T/marks/planted" >"$T/low.out" 2>&1 &
 	jpid=$!
-	for _ in $(seq 200); do [ -e "$T/marks/planted" ] && break; sleep 0.05; done
+	wait_until test -e "$T/marks/planted"
 	[ -e "$T/marks/planted" ] && pass "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off" || fail "THREATS 68: RLIMIT_NOFILE $lim: the run planted a hand-off"
 	prlimit --pid "$jpid" --nofile="$lim"
 	touch "$T/marks/planted.limited"

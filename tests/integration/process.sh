@@ -121,7 +121,7 @@ for sig in TERM INT HUP USR1 USR2 QUIT WINCH; do
 	# stockade itself in the background, so that $! is its pid.
 	"$STOCKADE" --backend "$TEST_BACKEND" --net off -C "$W" -- "$PROBE" signals 3 >"$out" 2>&1 &
 	jpid=$!
-	for _ in $(seq 100); do grep -q waiting "$out" 2>/dev/null && break; sleep 0.05; done
+	wait_until grep -q waiting "$out" 2>/dev/null
 	kill -"$sig" "$jpid"
 	wait "$jpid"
 	n=$(grep -c "^got SIG$sig\$" "$out")
@@ -133,7 +133,7 @@ done
 # spawn-wait: the command, and a child of its own, both under MARK.
 "$STOCKADE" -v --backend "$TEST_BACKEND" --net off -C "$W" -- "$W/$MARK" spawn-wait 300 >"$T/killed.out" 2>"$T/killed.err" &
 jpid=$!
-for _ in $(seq 100); do grep -q '^child ' "$T/killed.out" 2>/dev/null && break; sleep 0.05; done
+wait_until grep -q '^child ' "$T/killed.out" 2>/dev/null
 [ "$(pgrep -f -- "$MARK" | wc -l)" -ge 2 ] && pass "the command and its child run" || fail "the command and its child run"
 kill -KILL "$jpid"
 wait "$jpid" 2>/dev/null

@@ -169,7 +169,7 @@ fi
 # is its pid.
 (cd "$W" && exec "$STOCKADE" session exec "$SID" -- "$PROBE" signals 5) >"$T/sig.out" 2>&1 &
 cpid=$!
-for _ in $(seq 100); do grep -q waiting "$T/sig.out" 2>/dev/null && break; sleep 0.05; done
+wait_until grep -q waiting "$T/sig.out" 2>/dev/null
 kill -USR1 "$cpid"
 kill -TERM "$cpid"
 wait "$cpid"
@@ -510,7 +510,7 @@ st=$?
 start --name "k-$TEST_BACKEND"
 sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
 sx "$SID" -- sh -c '(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep 600' &
-for _ in $(seq 200); do [ -e "$W/.envrc" ] && break; sleep 0.05; done
+wait_until test -e "$W/.envrc"
 hpid=$(sed -n 's/^pid=//p' "$SDIR/$SID.info")
 [ -e "$W/.envrc" ] && pass "THREATS 76 control: a process of the session planted .envrc" || fail "THREATS 76 control: a process of the session planted .envrc"
 kill -KILL "$hpid"
@@ -526,7 +526,7 @@ wait 2>/dev/null
 # Idle: a session nobody uses ends by itself.
 start --name "i-$TEST_BACKEND" --idle 1s
 sleep 1
-for _ in $(seq 100); do [ ! -e "$SDIR/$SID.sock" ] && break; sleep 0.1; done
+wait_until test ! -e "$SDIR/$SID.sock"
 [ ! -e "$SDIR/$SID.sock" ] && ! "$STOCKADE" session list | grep -q "^i-$TEST_BACKEND " &&
 	pass "--idle 1s: a session with no command for a second ends" || fail "--idle 1s: a session with no command for a second ends"
 out=$("$STOCKADE" session start --idle forever 2>&1)

@@ -26,7 +26,7 @@ expect_probe "binding an address of another host (IPv6) is EADDRNOTAVAIL" "errno
 expect_control "outside: listening on a socket never bound works" -- "$PROBE" listen-unbound
 cat >"$W/unbound.sh" <<'SH'
 "$1" listen-unbound 3 >unbound.out 2>&1 &
-for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' unbound.out && break; sleep 0.05; done
+wait_until grep -q -E '^(listening|probe: errno)' unbound.out
 port=$(sed -n 's/^listening //p' unbound.out)
 [ -n "$port" ] || { cat unbound.out; exit 1; }
 echo "$port" >unbound.port
@@ -38,7 +38,7 @@ if is_root && ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	rm -f "$W/unbound.port"
 	jail -C "$W" -- "$PROBE" listen-unbound 3 >"$T/unbound.out" 2>&1 &
 	server=$!
-	for _ in $(seq 100); do grep -q -E '^(listening|probe: errno)' "$T/unbound.out" && break; sleep 0.05; done
+	wait_until grep -q -E '^(listening|probe: errno)' "$T/unbound.out"
 	port=$(sed -n 's/^listening //p' "$T/unbound.out")
 	if [ -n "$port" ]; then
 		expect_probe "a listener never bound is not reachable from the remote host" "errno ECONNREFUSED" -- \

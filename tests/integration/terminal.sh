@@ -63,14 +63,14 @@ n=$(printf '%s\n' "$PROBE_OUTPUT" | grep -c '^got SIGINT')
 if [ -c /dev/pts/ptmx ]; then
 	"$PTYRUN" --timeout 60 -- sh -c 'tty; sleep 50' >"$T/other-tty" 2>&1 &
 	at_exit kill $!
-	for _ in $(seq 50); do grep -q '^/dev/pts/' "$T/other-tty" 2>/dev/null && break; sleep 0.1; done
+	wait_until grep -q '^/dev/pts/' "$T/other-tty" 2>/dev/null
 	other_tty=$(grep -m1 '^/dev/pts/' "$T/other-tty" | tr -d '\r')
 	if [ -n "$other_tty" ]; then
 		expect_control "THREATS 3 control: outside, another terminal of the user can be written" -- "$PROBE" append "$other_tty"
 		# The control's line reaches the other terminal's log a moment
 		# later: counted once it is there, or a late one looks like the
 		# jail's.
-		for _ in $(seq 50); do grep -q '^probe' "$T/other-tty" && break; sleep 0.1; done
+		wait_until grep -q '^probe' "$T/other-tty"
 		sleep 0.3
 		before=$(grep -c '^probe' "$T/other-tty")
 		"$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" append "$other_tty" >"$T/other-try" 2>&1
@@ -151,7 +151,7 @@ except OSError as e:
 rm -f "$W/gone" "$W/go"
 jail --net off -C "$W" -- python3 -c "$reopen" >"$T/reopen.out" 2>&1 </dev/null &
 jailed=$!
-for _ in $(seq 200); do [ -s "$W/gone" ] && break; sleep 0.05; done
+wait_until test -s "$W/gone"
 # Yours: a pty made now, outside, takes the lowest free number, which is
 # the one the run's had.
 python3 -c 'import os, sys, time
@@ -164,7 +164,7 @@ try:
 except BlockingIOError:
     print("got nothing")' >"$T/yours.out" 2>&1 &
 yours=$!
-for _ in $(seq 100); do [ -s "$T/yours.out" ] && break; sleep 0.05; done
+wait_until test -s "$T/yours.out"
 : >"$W/go"
 wait "$jailed"
 wait "$yours"

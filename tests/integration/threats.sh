@@ -123,7 +123,7 @@ if is_root; then
 	mkdir -p "$T/marks21"
 	in_jail --write "$T/marks21" -- sh -c 'touch "$0/started"; sleep 2; ls "$1"' "$T/marks21" "$W/later" >"$T/later.out" 2>&1 &
 	jpid=$!
-	for _ in $(seq 100); do [ -e "$T/marks21/started" ] && break; sleep 0.05; done
+	wait_until test -e "$T/marks21/started"
 	mount -t tmpfs tmpfs "$W/later" && at_exit umount -l "$W/later"
 	echo "$NONCE" >"$W/later/new-mount-file"
 	wait "$jpid"

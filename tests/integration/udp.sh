@@ -164,7 +164,7 @@ if $LL; then
 	in_jail --net loopback --read "$PROBE" -- sh -c '"$1" udp-send-alone 127.0.0.1 "$2" >/dev/null 2>&1; : > sent
 		while [ ! -e go ]; do sleep 0.05; done' sh "$PROBE" "$NP" &
 	jailed=$!
-	for _ in $(seq 200); do [ -e "$W/sent" ] && break; sleep 0.05; done
+	wait_until test -e "$W/sent"
 	[ -e "$W/sent" ] && [ "$(bind_udp "$NP")" = "errno 98" ] &&
 		pass "the port is held for the run: a program outside cannot bind it meanwhile (EADDRINUSE)" ||
 		fail "the port is held for the run: a program outside cannot bind it meanwhile (EADDRINUSE)"
@@ -283,7 +283,7 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1], flush=True)
 time.sleep(30)' >"$W/squat.port" &
 at_exit kill "$!"
-for _ in $(seq 100); do [ -s "$W/squat.port" ] && break; sleep 0.05; done
+wait_until test -s "$W/squat.port"
 SP=$(cat "$W/squat.port")
 expect_control "outside: SO_REUSEPORT shares the outside socket's port" -- "$PROBE" bind-udp 127.0.0.1 "$SP"
 expect_probe "THREATS 64: binding the port an outside UDP socket holds is $($LL && echo refused || echo the jail\'s own)" \
@@ -372,7 +372,7 @@ while time.time() < end:
     except socket.timeout:
         pass' "$dgdir/outside.sock" "$dgdir/count" >"$dgdir/out" 2>&1 &
 at_exit kill "$!"
-for _ in $(seq 100); do grep -q ready "$dgdir/out" 2>/dev/null && break; sleep 0.05; done
+wait_until grep -q ready "$dgdir/out" 2>/dev/null
 chmod 777 "$dgdir" "$dgdir/outside.sock" 2>/dev/null
 expect_control "outside: a Unix datagram reaches the outside socket file" -- "$PROBE" unix-dgram-sendto "$dgdir/outside.sock"
 for _ in $(seq 100); do [ "$(cat "$dgdir/count" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
@@ -395,7 +395,7 @@ elif ip netns list 2>/dev/null | grep -q '^stockade-remote\b'; then
 	rdir=$(tmpdir_new)
 	ip netns exec stockade-remote "$NETPEER" udp 10.203.0.2 0 "$rdir/count" >"$rdir/out" 2>&1 &
 	at_exit kill "$!"
-	for _ in $(seq 100); do grep -q '^ready' "$rdir/out" 2>/dev/null && break; sleep 0.05; done
+	wait_until grep -q '^ready' "$rdir/out" 2>/dev/null
 	RP=$(sed -n 's/^port //p' "$rdir/out")
 	expect_control "outside: the remote host's UDP service receives a datagram" -- "$PROBE" udp-send 10.203.0.2 "$RP"
 	for _ in $(seq 100); do [ "$(cat "$rdir/count" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
