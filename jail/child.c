@@ -100,40 +100,65 @@ static int command_vforked(void *data)
 	command_process(data, false);
 }
 
-/* The stack of the keeper's vfork, with a page below it that faults. */
+/* The stack of a vfork's process, with a page below it that faults. */
 #define COMMAND_STACK (2u << 20)
 
-/* Forks the command's process. The keeper's, where the process need not
- * be born in a cgroup, is a vfork (CLONE_VM | CLONE_VFORK, on a stack of
- * its own): no copy of the keeper's memory to make and tear down at the
- * exec (a fork costs a millisecond on some hosts, 40 us this way). The
- * keeper, stopped until the process execs or ends, has nothing to do
- * meanwhile; the process runs nothing but stockade's code on that memory
- * until its exec, its signals blocked, and says its pid to stockade
- * itself. Not a session's zygote, which never execs; not under
+/* fn(arg) in a process that shares the caller's memory until it execs or
+ * ends (CLONE_VM | CLONE_VFORK, on a stack of its own), the caller
+ * stopped meanwhile: no copy of the caller's memory to make and tear
+ * down at the exec (a fork costs a millisecond on some hosts, 40 us this
+ * way). fn runs nothing but stockade's code on that memory until its
+ * exec, writes nothing the caller reads, and must not return into the
+ * caller's frames (it execs or _exits). *close_first (a descriptor or
+ * -1) is closed once the stack is there, before the process starts. The
+ * pid, or -errno; 0 where there is no stack for it (nothing closed, no
+ * process), which the caller answers with a fork. Never under
  * AddressSanitizer, which a shared stack confuses. */
+static pid_t vfork_into(int (*fn)(void *), void *arg, int *close_first, size_t n_close)
+{
+#ifdef __SANITIZE_ADDRESS__
+	(void)fn;
+	(void)arg;
+	(void)close_first;
+	(void)n_close;
+	return 0;
+#else
+	char *stack = mmap(NULL, COMMAND_STACK + 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return 0;
+	for (size_t i = 0; i < n_close; i++)
+		if (close_first[i] >= 0)
+			close(TAKE_FD(close_first[i]));
+	(void)mprotect(stack, 4096, PROT_NONE);
+	pid_t pid = clone(fn, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+	int e = errno;
+	munmap(stack, COMMAND_STACK + 4096);
+	return pid < 0 ? -e : pid;
+#endif
+}
+
+/* Forks the command's process. The keeper's, where the process need not
+ * be born in a cgroup, is a vfork (vfork_into): the keeper, stopped
+ * until the process execs or ends, has nothing to do meanwhile, and the
+ * process says its pid to stockade itself. Not a session's zygote,
+ * which never execs. */
 pid_t child_start(const struct child *c, struct link *ln, const struct run_cgroup *cg, bool in_keeper)
 {
 	struct start st = { .c = c, .ln = ln, .cg = cg };
-#ifndef __SANITIZE_ADDRESS__
 	if (in_keeper && !c->zygote && cg->dir_fd < 0) {
-		char *stack = mmap(NULL, COMMAND_STACK + 4096, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-		if (stack != MAP_FAILED) {
-			/* stockade's ends of the link, which only stockade may
-			 * hold: should it die before its go, the process waiting
-			 * for it reads the end, and the keeper, stopped till
-			 * then, goes on to end the run */
-			close(TAKE_FD(ln->sock[0]));
-			close(TAKE_FD(ln->err[0]));
-			(void)mprotect(stack, 4096, PROT_NONE);
-			pid_t pid = clone(command_vforked, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &st);
-			int e = errno;
-			munmap(stack, COMMAND_STACK + 4096);
-			return pid < 0 ? -e : pid;
+		/* stockade's ends of the link, which only stockade may hold,
+		 * closed first: should it die before its go, the process
+		 * waiting for it reads the end, and the keeper, stopped till
+		 * then, goes on to end the run */
+		int ends[2] = { ln->sock[0], ln->err[0] };
+		pid_t pid = vfork_into(command_vforked, &st, ends, 2);
+		if (pid != 0) {
+			ln->sock[0] = ends[0];
+			ln->err[0] = ends[1];
+			return pid;
 		}
 	}
-#endif
 	bool in_cgroup;
 	pid_t pid = fork_into(cg, &in_cgroup);
 	if (pid == 0)
@@ -395,6 +420,12 @@ int child_serve_factory(int sock)
 	return sock;
 }
 
+static int init_command(void *data)
+{
+	phase_mark("command:start");
+	exec_command(data);
+}
+
 static _Noreturn void be_init(const struct child *c)
 {
 	sigset_t mask;
@@ -405,13 +436,15 @@ static _Noreturn void be_init(const struct child *c)
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sig_fd < 0)
 		fail(c, CHILD_STEP_INIT, errno, "signalfd", EXIT_STOCKADE);
-	pid_t pid = fork();
+	/* The command as a vfork (vfork_into): init, confined by now,
+	 * has nothing to do until it has exec'd. */
+	pid_t pid = vfork_into(init_command, (void *)c, NULL, 0);
+	if (pid == 0)
+		pid = fork();
 	if (pid < 0)
-		fail(c, CHILD_STEP_INIT, errno, "fork", EXIT_STOCKADE);
-	if (pid == 0) {
-		phase_mark("command:start");
-		exec_command(c);
-	}
+		fail(c, CHILD_STEP_INIT, pid == -1 ? errno : -pid, "fork", EXIT_STOCKADE);
+	if (pid == 0)
+		init_command((void *)c);
 	phase_mark("init:fork_command");
 	/* stockade sees EOF on the error pipe when the command has exec'd. */
 	close(c->err_fd);
