@@ -561,6 +561,8 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 	_cleanup_close_ int dir_fd = -ENOENT;
 	const char *dir = NULL;
 	size_t dir_len = 0;
+	/* Each rule's descriptor, closed together. */
+	_cleanup_fd_closer_ struct fd_closer done = FD_CLOSER_INIT;
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct landlock_rule *r = &plan->rules[i];
 		/* Every planned path is canonical: a symlink on the way now
@@ -568,7 +570,7 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 		 * path gone since planning only loses its grant. */
 		const char *slash = strrchr(r->path, '/');
 		size_t len = (size_t)(slash - r->path);
-		_cleanup_close_ int fd = -1;
+		int fd = -1;
 		if (len && slash[1]) {
 			if (!dir || len != dir_len || strncmp(dir, r->path, len) != 0) {
 				if (dir_fd >= 0)
@@ -591,6 +593,7 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 		/* The plan knows what each path is; a file that became a
 		 * directory since gets only file rights, and a directory that
 		 * became a file makes the kernel refuse the rule (EINVAL). */
+		fd_closer_add(&done, fd);
 		struct stockade_path_beneath_attr pb = {
 			.allowed_access = r->access & plan->handled_fs,
 			.parent_fd = fd,

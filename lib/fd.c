@@ -227,6 +227,51 @@ void parent_cache_done(struct parent_cache *c)
 	c->fd = -1;
 }
 
+void fd_closer_add(struct fd_closer *c, int fd)
+{
+	if (fd < 0)
+		return;
+	if (c->held) {
+		int hi = c->base + 63 - __builtin_clzll(c->held);
+		int lo = fd < c->base ? fd : c->base;
+		if ((fd > hi ? fd : hi) - lo < 64) {
+			if (fd < c->base) {
+				c->held <<= c->base - fd;
+				c->base = fd;
+			}
+			c->held |= 1ULL << (fd - c->base);
+			return;
+		}
+		fd_closer_flush(c);
+	}
+	c->base = fd;
+	c->held = 1;
+}
+
+static void close_numbers(int lo, int hi)
+{
+#ifdef __linux__
+	if (lo < hi && syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0) == 0)
+		return;
+#endif
+	for (int fd = lo; fd <= hi; fd++)
+		close(fd);
+}
+
+void fd_closer_flush(struct fd_closer *c)
+{
+	uint64_t held = c->held;
+	while (held) {
+		int first = __builtin_ctzll(held);
+		/* the run of consecutive numbers from first */
+		uint64_t rest = ~(held >> first);
+		int n = rest ? __builtin_ctzll(rest) : 64 - first;
+		close_numbers(c->base + first, c->base + first + n - 1);
+		held &= n + first >= 64 ? 0 : ~0ULL << (first + n);
+	}
+	*c = FD_CLOSER_INIT;
+}
+
 int fd_send_n(int sock, char tag, const int *fds, size_t n)
 {
 	if (n > FD_BATCH_MAX)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/compat.h"
@@ -55,6 +56,22 @@ int parent_cache_open(struct parent_cache *c, const char *rel, const char **ret_
  * symlink. */
 int parent_cache_read(struct parent_cache *c, const char *rel, size_t max, char **ret, size_t *ret_len);
 void parent_cache_done(struct parent_cache *c);
+
+/* Descriptors to close together: each added once it is the caller's to
+ * close and closed no other way, so that every number the closer holds
+ * is the caller's; closed with one close_range a run of consecutive
+ * numbers, where a close each would cost a system call each (some 2 us
+ * on a host where a system call is dear: a plan's hundreds of O_PATH
+ * descriptors, a mount's three). It holds those within 64 numbers of
+ * each other; one farther closes what it holds first. */
+struct fd_closer {
+	int base;	/* the number of bit 0 of held */
+	uint64_t held;
+};
+#define FD_CLOSER_INIT ((struct fd_closer){ 0 })
+#define _cleanup_fd_closer_ __attribute__((cleanup(fd_closer_flush)))
+void fd_closer_add(struct fd_closer *c, int fd);
+void fd_closer_flush(struct fd_closer *c);
 
 /* One descriptor, and one byte with it, over a Unix socket; or, from
  * fd_send_none, the byte alone, which fd_recv gives as -1. */

@@ -470,7 +470,19 @@ static int attach(int mnt, int target)
 	return 0;
 }
 
-static int new_fs(const char *type, const char *options, unsigned attrs, int target,
+/* A descriptor this pass is done with, to the closer of those closed
+ * together (lib/fd.h); closed at once without one. */
+static void done_with(struct fd_closer *done, int *fd)
+{
+	if (*fd < 0)
+		return;
+	if (done)
+		fd_closer_add(done, TAKE_FD(*fd));
+	else
+		close(TAKE_FD(*fd));
+}
+
+static int new_fs(const char *type, const char *options, unsigned attrs, int target, struct fd_closer *done,
 		  enum mount_step *ret_step)
 {
 	*ret_step = MOUNT_STEP_FSOPEN;
@@ -500,11 +512,14 @@ static int new_fs(const char *type, const char *options, unsigned attrs, int tar
 	_cleanup_close_ int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		return -errno;
+	done_with(done, &fs);
 	*ret_step = MOUNT_STEP_MOVE_MOUNT;
-	return attach(mnt, target);
+	int r = attach(mnt, target);
+	done_with(done, &mnt);
+	return r;
 }
 
-static int bind_tree(int source, unsigned flags, int target, enum mount_step *ret_step);
+static int bind_tree(int source, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step);
 
 /* The run's one tmpfs, mounted at /.stockade-shared in the new root until
  * its directories are bound (cloning a tree from a mount that is not
@@ -518,7 +533,7 @@ static int shared_open(int root, const char *options, int *ret, enum mount_step 
 	_cleanup_close_ int at = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	if (at < 0)
 		return at;
-	int r = new_fs("tmpfs", options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, at, ret_step);
+	int r = new_fs("tmpfs", options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, at, NULL, ret_step);
 	if (r < 0)
 		return r;
 	*ret_step = MOUNT_STEP_OPEN_SOURCE;
@@ -527,7 +542,8 @@ static int shared_open(int root, const char *options, int *ret, enum mount_step 
 }
 
 /* Directory n of the shared tmpfs, with the entry's mode, bound at target. */
-static int shared_bind(int shared, size_t n, const char *options, int target, enum mount_step *ret_step)
+static int shared_bind(int shared, size_t n, const char *options, int target, struct fd_closer *done,
+		       enum mount_step *ret_step)
 {
 	char name[21];
 	const char *num = fmt_u64(name, n);
@@ -538,10 +554,12 @@ static int shared_bind(int shared, size_t n, const char *options, int target, en
 	_cleanup_close_ int src = open_nofollow(shared, num, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
 	if (src < 0)
 		return src;
-	return bind_tree(src, 0, target, ret_step);
+	int r = bind_tree(src, 0, target, done, ret_step);
+	done_with(done, &src);
+	return r;
 }
 
-static int bind_tree(int source, unsigned flags, int target, enum mount_step *ret_step)
+static int bind_tree(int source, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step)
 {
 	*ret_step = MOUNT_STEP_OPEN_TREE;
 	_cleanup_close_ int tree = open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
@@ -558,7 +576,9 @@ static int bind_tree(int source, unsigned flags, int target, enum mount_step *re
 	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return -errno;
 	*ret_step = MOUNT_STEP_MOVE_MOUNT;
-	return attach(tree, target);
+	int r = attach(tree, target);
+	done_with(done, &tree);
+	return r;
 }
 
 #define FAIL(s, pth, r)                                                        \
@@ -598,6 +618,8 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 	_cleanup_close_ int empty = -1, shared = -1;
 	_cleanup_close_ int empty_readable = -1;
 	_cleanup_(chain_free) struct chain chain = { .depth = 0 };
+	/* Each mount's descriptors, closed together. */
+	_cleanup_fd_closer_ struct fd_closer done = FD_CLOSER_INIT;
 
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
@@ -646,31 +668,31 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 				continue;
 			if (src < 0)
 				FAIL(MOUNT_STEP_OPEN_SOURCE, e->source, src);
-			r = bind_tree(src, e->flags, target, &step);
-			close(src);
+			r = bind_tree(src, e->flags, target, &done, &step);
+			done_with(&done, &src);
 			break;
 		}
 		case MOUNT_TMPFS:
 			if (e->flags & MOUNT_SHARED) {
 				if (shared < 0 && (r = shared_open(root, plan->shared_options, &shared, &step)) < 0)
 					break;
-				r = shared_bind(shared, i, e->options, target, &step);
+				r = shared_bind(shared, i, e->options, target, &done, &step);
 				break;
 			}
 			r = new_fs("tmpfs", e->options,
 				   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					   (e->flags & MOUNT_READONLY ? MOUNT_ATTR_RDONLY : 0),
-				   target, &step);
+				   target, &done, &step);
 			break;
 		case MOUNT_PROC:
-			r = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, target, &step);
+			r = new_fs("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, target, &done, &step);
 			break;
 		case MOUNT_CGROUP:
 			/* Its mount point only: the tree is mounted once init
 			 * is in the run's groups (mount_apply_cgroups). */
 			break;
 		case MOUNT_DEVPTS:
-			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &step);
+			r = new_fs("devpts", e->options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, target, &done, &step);
 			break;
 		case MOUNT_EMPTY_FILE: {
 			/* Mode 0: refused like the rest of what is hidden, root
@@ -694,7 +716,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 				if (*which < 0)
 					FAIL(MOUNT_STEP_EMPTY_FILE, path, *which);
 			}
-			r = bind_tree(*which, MOUNT_READONLY | MOUNT_FILE, target, &step);
+			r = bind_tree(*which, MOUNT_READONLY | MOUNT_FILE, target, &done, &step);
 			break;
 		}
 		case MOUNT_SYMLINK:
@@ -703,6 +725,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		}
 		if (r < 0)
 			FAIL(step, e->target, r);
+		done_with(&done, &target);
 	}
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
@@ -731,7 +754,9 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 	}
 
 	/* pivot_root onto itself, then detach the old root stacked beneath:
-	 * no directory of the host's root stays reachable. */
+	 * no directory of the host's root stays reachable (nor held: the
+	 * sources' descriptors are closed first). */
+	fd_closer_flush(&done);
 	if (fchdir(root) < 0)
 		FAIL(MOUNT_STEP_CHDIR, root_dir, -errno);
 	if (syscall(SYS_pivot_root, ".", ".") < 0)
@@ -750,6 +775,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 int mount_apply_cgroups(const struct mount_plan *plan, struct mount_failure *ret)
 {
 	*ret = (struct mount_failure){ 0 };
+	_cleanup_fd_closer_ struct fd_closer done = FD_CLOSER_INIT;
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct mount_entry *e = &plan->entries[i];
 		if (e->kind != MOUNT_CGROUP)
@@ -759,13 +785,15 @@ int mount_apply_cgroups(const struct mount_plan *plan, struct mount_failure *ret
 			FAIL(MOUNT_STEP_TARGET, e->target, target);
 		enum mount_step step;
 		int r = new_fs(e->source ? e->source : "cgroup2", e->options,
-			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, target, &step);
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, target, &done,
+			       &step);
 		/* A v1 hierarchy the kernel will not mount here (an LSM's
 		 * refusal): its limits unseen, as on a host without it. The
 		 * tree is a view, not a boundary, and must not push the run
 		 * onto another backend. */
 		if (r < 0 && !e->source)
 			FAIL(step, e->target, r);
+		done_with(&done, &target);
 	}
 	return 0;
 }

@@ -2,7 +2,8 @@
  * a symlink nor into another mount; dirs_held() naming what a process
  * holds by its cwd, a descriptor or a mapping. Every tree is made under a
  * mkdtemp directory in /tmp and built through descriptors: no chmod here
- * ever takes a path that could pass a symlink. */
+ * ever takes a path that could pass a symlink. lib/fd.c's fd_closer
+ * closing what it was given, whatever the order, and nothing else. */
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -491,6 +492,50 @@ static void test_moved_away(void)
 	close(afd);
 }
 
+static bool is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+static void test_closer(void)
+{
+	/* 40 descriptors in a row, one of them not the closer's; given in
+	 * an order that goes down as well as up. */
+	int fds[40];
+	for (size_t i = 0; i < 40; i++)
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int foreign = fds[17];
+	struct fd_closer c = FD_CLOSER_INIT;
+	for (size_t i = 20; i < 40; i++)
+		fd_closer_add(&c, fds[i]);
+	for (size_t i = 20; i-- > 0;)
+		if (fds[i] != foreign)
+			fd_closer_add(&c, fds[i]);
+	bool all_held = true;
+	for (size_t i = 0; i < 40; i++)
+		all_held = all_held && is_open(fds[i]);
+	ok(all_held, "fd_closer: nothing is closed before its flush");
+	fd_closer_flush(&c);
+	bool closed = true;
+	for (size_t i = 0; i < 40; i++)
+		if (fds[i] != foreign)
+			closed = closed && !is_open(fds[i]);
+	ok(closed, "fd_closer: every descriptor it was given is closed");
+	ok(is_open(foreign), "fd_closer: a descriptor in their midst it was not given stays open");
+	close(foreign);
+
+	/* One 64 or more numbers away: what it held is closed first. */
+	int near = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int far = fcntl(near, F_DUPFD_CLOEXEC, near + 200);
+	fd_closer_add(&c, near);
+	fd_closer_add(&c, far);
+	ok(!is_open(near) && is_open(far), "fd_closer: one far away closes what it held, and is held");
+	fd_closer_flush(&c);
+	ok(!is_open(far), "fd_closer: the far one is closed at the flush");
+	fd_closer_flush(&c);
+	ok(c.held == 0, "fd_closer: an empty closer flushes to nothing");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/stockade-test-fs-XXXXXX";
@@ -506,6 +551,7 @@ int main(void)
 	test_could_write();
 	test_listing();
 	test_moved_away();
+	test_closer();
 	/* The outside directories are 0555: rm_rf makes them writable. */
 	is_int(rm_rf(base), 0, "the test's directory is removed");
 	return tap_done();
