@@ -80,6 +80,7 @@ struct start {
 	const struct child *c;
 	struct link *ln;
 	const struct run_cgroup *cg;
+	bool in_cgroup;	/* born in the run's cgroup (vfork_into says) */
 };
 
 /* The command's process, from its fork on: its pid said first (stockade
@@ -97,11 +98,40 @@ static _Noreturn void command_process(const struct start *st, bool in_cgroup)
 
 static int command_vforked(void *data)
 {
-	command_process(data, false);
+	const struct start *st = data;
+	command_process(st, st->in_cgroup);
 }
 
 /* The stack of a vfork's process, with a page below it that faults. */
 #define COMMAND_STACK (2u << 20)
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+/* clone3(args), the child starting on the stack args gives it, where no
+ * frame of the caller's is: it calls fn(arg) and exits with what fn
+ * returns, never coming back here (glibc's clone does as much for
+ * clone, and has no clone3 of its own). The child's pid, or -errno. */
+static long clone3_call(struct clone_args *args, int (*fn)(void *), void *arg)
+{
+	long ret;
+	register int (*r12)(void *) __asm__("r12") = fn;
+	register void *r13 __asm__("r13") = arg;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov %[exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_clone3), "D"(args), "S"(sizeof(*args)), "r"(r12), "r"(r13), [exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
 
 /* fn(arg) in a process that shares the caller's memory until it execs or
  * ends (CLONE_VM | CLONE_VFORK, on a stack of its own), the caller
@@ -109,20 +139,33 @@ static int command_vforked(void *data)
  * down at the exec (a fork costs a millisecond on some hosts, 40 us this
  * way). fn runs nothing but stockade's code on that memory until its
  * exec, writes nothing the caller reads, and must not return into the
- * caller's frames (it execs or _exits). *close_first (a descriptor or
- * -1) is closed once the stack is there, before the process starts. The
- * pid, or -errno; 0 where there is no stack for it (nothing closed, no
- * process), which the caller answers with a fork. Never under
- * AddressSanitizer, which a shared stack confuses. */
-static pid_t vfork_into(int (*fn)(void *), void *arg, int *close_first, size_t n_close)
+ * caller's frames (it execs or _exits). Born in the cgroup of
+ * cgroup_fd where there is one (clone3 with CLONE_INTO_CGROUP: joining
+ * later waits for an RCU grace period), on x86_64; where clone3 fails
+ * (a filter's ENOSYS) a vfork that must join it, *ret_in_cgroup saying
+ * which before fn starts. *close_first
+ * (a descriptor or -1) is closed once the stack is there, before the
+ * process starts. The pid, or -errno; 0 where there is no stack for it
+ * (nothing closed, no process), which the caller answers with a fork.
+ * Never under AddressSanitizer, which a shared stack confuses. */
+static pid_t vfork_into(int (*fn)(void *), void *arg, int cgroup_fd, bool *ret_in_cgroup, int *close_first,
+			size_t n_close)
 {
 #ifdef __SANITIZE_ADDRESS__
 	(void)fn;
 	(void)arg;
+	(void)cgroup_fd;
+	(void)ret_in_cgroup;
 	(void)close_first;
 	(void)n_close;
 	return 0;
 #else
+#if !defined(__x86_64__)
+	/* no clone3 of ours here: a fork born in the cgroup is faster than
+	 * a vfork that joins it */
+	if (cgroup_fd >= 0)
+		return 0;
+#endif
 	char *stack = mmap(NULL, COMMAND_STACK + 4096, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
 	if (stack == MAP_FAILED)
@@ -131,28 +174,49 @@ static pid_t vfork_into(int (*fn)(void *), void *arg, int *close_first, size_t n
 		if (close_first[i] >= 0)
 			close(TAKE_FD(close_first[i]));
 	(void)mprotect(stack, 4096, PROT_NONE);
-	pid_t pid = clone(fn, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
-	int e = errno;
+	pid_t pid = -1;
+	int e = 0;
+#if defined(__x86_64__)
+	if (cgroup_fd >= 0) {
+		struct clone_args args = {
+			.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP,
+			.exit_signal = SIGCHLD,
+			.stack = (uint64_t)(uintptr_t)(stack + 4096),
+			.stack_size = COMMAND_STACK,
+			.cgroup = (uint64_t)cgroup_fd,
+		};
+		if (ret_in_cgroup)
+			*ret_in_cgroup = true;
+		long r = clone3_call(&args, fn, arg);
+		pid = r >= 0 ? (pid_t)r : -1;
+	}
+#endif
+	if (pid < 0) {
+		if (ret_in_cgroup)
+			*ret_in_cgroup = false;
+		pid = clone(fn, stack + 4096 + COMMAND_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+		e = errno;
+	}
 	munmap(stack, COMMAND_STACK + 4096);
 	return pid < 0 ? -e : pid;
 #endif
 }
 
-/* Forks the command's process. The keeper's, where the process need not
- * be born in a cgroup, is a vfork (vfork_into): the keeper, stopped
- * until the process execs or ends, has nothing to do meanwhile, and the
+/* Forks the command's process. The keeper's is a vfork (vfork_into),
+ * into the run's cgroup where there is one: the keeper, stopped until
+ * the process execs or ends, has nothing to do meanwhile, and the
  * process says its pid to stockade itself. Not a session's zygote,
  * which never execs. */
 pid_t child_start(const struct child *c, struct link *ln, const struct run_cgroup *cg, bool in_keeper)
 {
 	struct start st = { .c = c, .ln = ln, .cg = cg };
-	if (in_keeper && !c->zygote && cg->dir_fd < 0) {
+	if (in_keeper && !c->zygote) {
 		/* stockade's ends of the link, which only stockade may hold,
 		 * closed first: should it die before its go, the process
 		 * waiting for it reads the end, and the keeper, stopped till
 		 * then, goes on to end the run */
 		int ends[2] = { ln->sock[0], ln->err[0] };
-		pid_t pid = vfork_into(command_vforked, &st, ends, 2);
+		pid_t pid = vfork_into(command_vforked, &st, cg->dir_fd, &st.in_cgroup, ends, 2);
 		if (pid != 0) {
 			ln->sock[0] = ends[0];
 			ln->err[0] = ends[1];
@@ -438,7 +502,7 @@ static _Noreturn void be_init(const struct child *c)
 		fail(c, CHILD_STEP_INIT, errno, "signalfd", EXIT_STOCKADE);
 	/* The command as a vfork (vfork_into): init, confined by now,
 	 * has nothing to do until it has exec'd. */
-	pid_t pid = vfork_into(init_command, (void *)c, NULL, 0);
+	pid_t pid = vfork_into(init_command, (void *)c, -1, NULL, NULL, 0);
 	if (pid == 0)
 		pid = fork();
 	if (pid < 0)
