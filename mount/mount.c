@@ -482,8 +482,9 @@ static void done_with(struct fd_closer *done, int *fd)
 		close(TAKE_FD(*fd));
 }
 
-static int new_fs(const char *type, const char *options, unsigned attrs, int target, struct fd_closer *done,
-		  enum mount_step *ret_step)
+/* A new filesystem's mount, detached: its descriptor, or -errno. */
+static int make_fs(const char *type, const char *options, unsigned attrs, struct fd_closer *done,
+		   enum mount_step *ret_step)
 {
 	*ret_step = MOUNT_STEP_FSOPEN;
 	_cleanup_close_ int fs = fsopen(type, FSOPEN_CLOEXEC);
@@ -509,63 +510,29 @@ static int new_fs(const char *type, const char *options, unsigned attrs, int tar
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -errno;
 	*ret_step = MOUNT_STEP_FSMOUNT;
-	_cleanup_close_ int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	int mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		return -errno;
 	done_with(done, &fs);
+	return mnt;
+}
+
+static int new_fs(const char *type, const char *options, unsigned attrs, int target, struct fd_closer *done,
+		  enum mount_step *ret_step)
+{
+	int mnt = make_fs(type, options, attrs, done, ret_step);
+	if (mnt < 0)
+		return mnt;
 	*ret_step = MOUNT_STEP_MOVE_MOUNT;
 	int r = attach(mnt, target);
 	done_with(done, &mnt);
 	return r;
 }
 
-static int bind_tree(int source, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step);
-
-/* The run's one tmpfs, mounted at /.stockade-shared in the new root until
- * its directories are bound (cloning a tree from a mount that is not
- * attached needs Linux 6.15). */
-#define SHARED_NAME ".stockade-shared"
-static int shared_open(int root, const char *options, int *ret, enum mount_step *ret_step)
+/* A tree cloned (open_tree's), made nosuid (nodev, read-only as flags
+ * say) and private, and attached at target; done with then. */
+static int place_tree(int tree, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step)
 {
-	*ret_step = MOUNT_STEP_TARGET;
-	if (mkdirat(root, SHARED_NAME, 0700) < 0)
-		return -errno;
-	_cleanup_close_ int at = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
-	if (at < 0)
-		return at;
-	int r = new_fs("tmpfs", options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, at, NULL, ret_step);
-	if (r < 0)
-		return r;
-	*ret_step = MOUNT_STEP_OPEN_SOURCE;
-	*ret = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
-	return *ret < 0 ? *ret : 0;
-}
-
-/* Directory n of the shared tmpfs, with the entry's mode, bound at target. */
-static int shared_bind(int shared, size_t n, const char *options, int target, struct fd_closer *done,
-		       enum mount_step *ret_step)
-{
-	char name[21];
-	const char *num = fmt_u64(name, n);
-	mode_t mode = options && str_has_prefix(options, "mode=") ? (mode_t)strtoul(options + 5, NULL, 8) : 0700;
-	*ret_step = MOUNT_STEP_TARGET;
-	if (mkdirat(shared, num, 0700) < 0 || fchmodat(shared, num, mode, 0) < 0)
-		return -errno;
-	_cleanup_close_ int src = open_nofollow(shared, num, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
-	if (src < 0)
-		return src;
-	int r = bind_tree(src, 0, target, done, ret_step);
-	done_with(done, &src);
-	return r;
-}
-
-static int bind_tree(int source, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step)
-{
-	*ret_step = MOUNT_STEP_OPEN_TREE;
-	_cleanup_close_ int tree = open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-							    (flags & MOUNT_FILE ? 0 : AT_RECURSIVE));
-	if (tree < 0)
-		return -errno;
 	/* AT_RECURSIVE: a plain remount would leave submounts writable. */
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (flags & MOUNT_DEVICE ? 0 : MOUNT_ATTR_NODEV) |
@@ -573,11 +540,91 @@ static int bind_tree(int source, unsigned flags, int target, struct fd_closer *d
 		.propagation = MS_PRIVATE,
 	};
 	*ret_step = MOUNT_STEP_SETATTR;
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-		return -errno;
-	*ret_step = MOUNT_STEP_MOVE_MOUNT;
-	int r = attach(tree, target);
+	int r = mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0 ? -errno : 0;
+	if (r == 0) {
+		*ret_step = MOUNT_STEP_MOVE_MOUNT;
+		r = attach(tree, target);
+	}
 	done_with(done, &tree);
+	return r;
+}
+
+static int bind_tree(int source, unsigned flags, int target, struct fd_closer *done, enum mount_step *ret_step)
+{
+	*ret_step = MOUNT_STEP_OPEN_TREE;
+	int tree = open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						 (flags & MOUNT_FILE ? 0 : AT_RECURSIVE));
+	if (tree < 0)
+		return -errno;
+	return place_tree(tree, flags, target, done, ret_step);
+}
+
+/* The run's one tmpfs, whose directories are the home, /tmp and
+ * /dev/shm: made detached, each directory cloned from it where it is
+ * bound, and never in the tree itself; its descriptor, or -errno. A
+ * kernel before 6.15 clones nothing from a mount that is not attached
+ * (EINVAL): there it is attached at /.stockade-shared in the new root
+ * until its directories are bound (shared_attach), and detached from
+ * there after, which waits for an RCU grace period (some 0.7 ms). */
+#define SHARED_NAME ".stockade-shared"
+struct shared {
+	int fd;		/* the tmpfs's root, or -1 before the first */
+	bool attached;	/* at /SHARED_NAME of the new root */
+};
+
+static int shared_attach(int root, struct shared *sh, enum mount_step *ret_step)
+{
+	*ret_step = MOUNT_STEP_TARGET;
+	if (mkdirat(root, SHARED_NAME, 0700) < 0)
+		return -errno;
+	_cleanup_close_ int at = open_nofollow(root, SHARED_NAME, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	if (at < 0)
+		return at;
+	*ret_step = MOUNT_STEP_MOVE_MOUNT;
+	int r = attach(sh->fd, at);
+	sh->attached = r == 0;
+	return r;
+}
+
+static void shared_close(struct shared *sh)
+{
+	if (sh->fd >= 0)
+		close(TAKE_FD(sh->fd));
+}
+
+/* Directory n of the shared tmpfs (made with fs_options at the first),
+ * with the entry's mode, bound at target. */
+static int shared_bind(struct shared *sh, int root, const char *fs_options, const char *options, size_t n,
+		       int target, struct fd_closer *done, enum mount_step *ret_step)
+{
+	int r;
+	if (sh->fd < 0 &&
+	    (sh->fd = make_fs("tmpfs", fs_options, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, NULL, ret_step)) < 0)
+		return sh->fd;
+	char name[21];
+	const char *num = fmt_u64(name, n);
+	mode_t mode = options && str_has_prefix(options, "mode=") ? (mode_t)strtoul(options + 5, NULL, 8) : 0700;
+	*ret_step = MOUNT_STEP_TARGET;
+	if (mkdirat(sh->fd, num, 0700) < 0 || fchmodat(sh->fd, num, mode, 0) < 0)
+		return -errno;
+	*ret_step = MOUNT_STEP_OPEN_TREE;
+	if (!sh->attached) {
+		/* By its name (no AT_EMPTY_PATH): the one open_tree that
+		 * takes a path, which a simulated older kernel refuses. */
+		int tree = open_tree(sh->fd, num, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+							  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT);
+		if (tree >= 0)
+			return place_tree(tree, 0, target, done, ret_step);
+		if (errno != EINVAL)
+			return -errno;
+		if ((r = shared_attach(root, sh, ret_step)) < 0)
+			return r;
+	}
+	_cleanup_close_ int src = open_nofollow(sh->fd, num, O_PATH | O_DIRECTORY, 0, OPEN_BENEATH);
+	if (src < 0)
+		return src;
+	r = bind_tree(src, 0, target, done, ret_step);
+	done_with(done, &src);
 	return r;
 }
 
@@ -615,7 +662,8 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		if (ws < 0)
 			FAIL(MOUNT_STEP_OPEN_WORKSPACE, plan->workspace, ws);
 	}
-	_cleanup_close_ int empty = -1, shared = -1;
+	_cleanup_close_ int empty = -1;
+	_cleanup_(shared_close) struct shared sh = { .fd = -1 };
 	_cleanup_close_ int empty_readable = -1;
 	_cleanup_(chain_free) struct chain chain = { .depth = 0 };
 	/* Each mount's descriptors, closed together. */
@@ -674,9 +722,7 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 		}
 		case MOUNT_TMPFS:
 			if (e->flags & MOUNT_SHARED) {
-				if (shared < 0 && (r = shared_open(root, plan->shared_options, &shared, &step)) < 0)
-					break;
-				r = shared_bind(shared, i, e->options, target, &done, &step);
+				r = shared_bind(&sh, root, plan->shared_options, e->options, i, target, &done, &step);
 				break;
 			}
 			r = new_fs("tmpfs", e->options,
@@ -740,12 +786,14 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 	}
 	if (empty >= 0 && unlinkat(root, ".stockade-empty", 0) < 0)
 		FAIL(MOUNT_STEP_EMPTY_FILE, "/.stockade-empty", -errno);
-	if (shared >= 0) {
-		/* Its directories stay where they are bound; its root goes
-		 * from the tree (a descriptor the caller keeps holds it). */
+	if (sh.fd >= 0) {
+		/* Its directories stay where they are bound; its root is no
+		 * part of the tree (a descriptor the caller keeps holds it). */
 		if (ret_shared)
-			*ret_shared = fcntl(shared, F_DUPFD_CLOEXEC, 3);
-		close(TAKE_FD(shared));
+			*ret_shared = fcntl(sh.fd, F_DUPFD_CLOEXEC, 3);
+		shared_close(&sh);
+	}
+	if (sh.attached) {
 		_cleanup_free_ char *at = path_join(root_dir, SHARED_NAME);
 		if (umount2(at, MNT_DETACH) < 0)
 			FAIL(MOUNT_STEP_DETACH, "/" SHARED_NAME, -errno);

@@ -1,13 +1,17 @@
 /* simkernel: run a command as if on an older or more restricted kernel.
  *
  *     simkernel [--errno SYSCALL=ERRNO]... [--no-userns[=ERRNO]]
- *               [--no-landlock[=ERRNO]] [--no-mount[=ERRNO]] -- COMMAND [ARG]...
+ *               [--no-landlock[=ERRNO]] [--no-mount[=ERRNO]] [--old-open-tree]
+ *               -- COMMAND [ARG]...
  *
  * It sets no_new_privs, installs a seccomp filter whose default is ALLOW and
  * which answers the named system calls with an errno, then execs COMMAND.
  * stockade run under it sees what it would see on such a host: no Landlock
  * (ENOSYS: not built; EOPNOTSUPP: built but not enabled), user namespaces
- * refused (a sysctl, AppArmor), mounts refused (a container).
+ * refused (a sysctl, AppArmor), mounts refused (a container), a kernel
+ * before 6.15 that clones no tree from a detached mount (--old-open-tree:
+ * open_tree of a path, not AT_EMPTY_PATH, answers EINVAL; stockade makes
+ * that call for that clone alone).
  *
  * The filter only refuses; it never allows anything the kernel would not.
  * Filters stack and the strictest answer wins, so whatever stockade installs
@@ -21,6 +25,7 @@
  * simkernel's own errors, 126/127 when COMMAND cannot be run, as env(1). */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdarg.h>
@@ -78,12 +83,16 @@ static const struct name_value extra_syscalls[] = {
 };
 
 /* One refusal. A masked rule applies only when (arg0 & mask) == mask on
- * the low 32 bits: CLONE_NEWUSER in the flags of unshare or clone. */
+ * the low 32 bits: CLONE_NEWUSER in the flags of unshare or clone; with
+ * absent, only when (arg & mask) == 0 for argument arg: no AT_EMPTY_PATH
+ * in open_tree's flags. */
 struct refusal {
 	const char *syscall;
 	int nr;
 	int err;
 	unsigned long mask;
+	unsigned arg;
+	bool absent;
 };
 
 #define MAX_REFUSALS 256
@@ -152,7 +161,7 @@ static void add_refusal(const char *syscall_name, int err, unsigned long mask, c
 		}
 	if (n_refusals == MAX_REFUSALS)
 		die("too many refusals");
-	refusals[n_refusals++] = (struct refusal){ syscall_name, nr, err, mask };
+	refusals[n_refusals++] = (struct refusal){ syscall_name, nr, err, mask, 0, false };
 }
 
 /* "--no-landlock=EPERM" or bare "--no-landlock": the errno, or the default. */
@@ -174,7 +183,8 @@ static bool match_flag(const char *arg, const char *flag, int default_err, int *
 static void usage(void)
 {
 	fputs("usage: simkernel [--errno SYSCALL=ERRNO]... [--no-userns[=ERRNO]]\n"
-	      "                 [--no-landlock[=ERRNO]] [--no-mount[=ERRNO]] -- COMMAND [ARG]...\n",
+	      "                 [--no-landlock[=ERRNO]] [--no-mount[=ERRNO]] [--old-open-tree]\n"
+	      "                 -- COMMAND [ARG]...\n",
 	      stderr);
 	exit(EXIT_SETUP);
 }
@@ -223,6 +233,11 @@ int main(int argc, char **argv)
 		} else if (match_flag(arg, "--no-mount", EPERM, &err)) {
 			for (size_t k = 0; k < sizeof(mount_calls) / sizeof(mount_calls[0]); k++)
 				add_refusal(mount_calls[k], err, 0, arg);
+		} else if (strcmp(arg, "--old-open-tree") == 0) {
+			add_refusal("open_tree", EINVAL, 0, arg);
+			refusals[n_refusals - 1].mask = AT_EMPTY_PATH;
+			refusals[n_refusals - 1].arg = 2;
+			refusals[n_refusals - 1].absent = true;
 		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 			usage();
 		} else {
@@ -248,7 +263,10 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < n_refusals; k++) {
 		const struct refusal *f = &refusals[k];
 
-		if (f->mask)
+		if (f->absent)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(f->err), f->nr, 1,
+					     SCMP_CMP(f->arg, SCMP_CMP_MASKED_EQ, f->mask, 0));
+		else if (f->mask)
 			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(f->err), f->nr, 1,
 					     SCMP_A0(SCMP_CMP_MASKED_EQ, f->mask, f->mask));
 		else

@@ -91,6 +91,35 @@ done
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["backend"] == "namespaces" and any(g["what"] == "landlock" for g in r["unenforced"]), r' "$T/nolandlock.json" &&
 	pass "without Landlock the report names the missing layer" || { fail "without Landlock the report names the missing layer"; diag "$(cat "$T/nolandlock.json")"; }
 
+# The home, /tmp and /dev/shm are directories of the run's one tmpfs,
+# cloned from it while it is detached (Linux 6.15 and later), so that its
+# root is never in the jail's tree; on an older kernel, simulated by
+# refusing that clone as it did (EINVAL), it is attached aside until they
+# are bound. Either way each is written, the run's end counts what was
+# left there, and nothing of the tmpfs's root shows.
+expect_probe "the simulated older kernel answers open_tree of a path EINVAL" "errno EINVAL" -- \
+	"$SIMKERNEL" --old-open-tree -- "$PROBE" open_tree /
+out=$("$PROBE" open_tree / 2>&1)
+case $out in *"errno EINVAL"*) fail "outside: this kernel does not answer open_tree of a path EINVAL"; diag "$out" ;;
+*"probe: started"*) pass "outside: this kernel does not answer open_tree of a path EINVAL" ;;
+*) fail "outside: this kernel does not answer open_tree of a path EINVAL"; diag "$out" ;; esac
+# (Each run's own names: what was said once is not said again.)
+for how in "" "--old-open-tree"; do
+	what=${how:-"a detached tmpfs"}
+	n=${how:+old}
+	out=$(${how:+"$SIMKERNEL" $how --} "$STOCKADE" --backend namespaces --net off -C "$W" -- \
+		sh -c 'echo one >"$HOME/shared-home$1" && echo two >/tmp/shared-tmp$1 && echo three >/dev/shm/shared-shm$1 &&
+			cat "$HOME/shared-home$1" /tmp/shared-tmp$1 /dev/shm/shared-shm$1 &&
+			grep -c stockade-shared /proc/self/mountinfo' sh "$n" 2>&1)
+	st=$?
+	case $out in *one*two*three*) pass "$what: the home, /tmp and /dev/shm are written in the jail" ;;
+	*) fail "$what: the home, /tmp and /dev/shm are written in the jail (status $st)"; diag "$out" ;; esac
+	printf '%s\n' "$out" | grep -q -x 0 && pass "$what: no mount of the tmpfs's root is in the jail's tree" ||
+		{ fail "$what: no mount of the tmpfs's root is in the jail's tree"; diag "$out"; }
+	case $out in *"wrote 1 file"*"fresh home"*"~/shared-home$n"*) pass "$what: the run's end counts what the command left in its home" ;;
+	*) fail "$what: the run's end counts what the command left in its home"; diag "$out" ;; esac
+done
+
 # The caller's own home from the user database (root's is /root, which
 # the defaults hide whole): the jail's home is a fresh tmpfs there, written
 # by the command, and nothing of it reaches the real one.
