@@ -567,15 +567,18 @@ out:
 		if (zs[i] >= 0)
 			close(zs[i]);
 	/* Their last close waits for a grace period: the keeper's at its
-	 * end, or else a child's forked for it. */
-	int held[2];
+	 * end, or else a child's forked for it (the packet sockets), or
+	 * stockade's own (the run's detached tmpfs, some 0.2 ms). */
+	int held[3];
 	size_t n_held = 0;
 	if (outside >= 0)
 		held[n_held++] = outside;
 	if (refusals >= 0)
 		held[n_held++] = refusals;
+	if (shared >= 0)
+		held[n_held++] = shared;
 	if (n_held && keeper_hold(&r->keeper, held, n_held) == 0)
-		outside = refusals = -1;
+		outside = refusals = shared = -1;
 	netns_outside_release(outside, refusals);
 	phase_mark("netns_outside_release");
 	allowing_end(&al);
