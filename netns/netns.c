@@ -112,21 +112,40 @@ int netns_send(const struct nlmsghdr *req)
 	return send_on(nl, req);
 }
 
-int netns_send_fd(int fd, const struct nlmsghdr *req)
+int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n)
 {
-	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
-		return -EINVAL;
-	/* The socket stays the caller's: libmnl's wrapper closes a copy. */
-	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (copy < 0)
+	struct sockaddr_nl self;
+	socklen_t self_len = sizeof(self);
+	if (getsockname(fd, (struct sockaddr *)&self, &self_len) < 0)
 		return -errno;
-	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_fdopen(copy);
-	if (!nl) {
-		int e = negative_errno();
-		close(copy);
-		return e;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	ssize_t sent = sendto(fd, reqs, len, 0, (struct sockaddr *)&kernel, sizeof(kernel));
+	if (sent < 0)
+		return -errno;
+	if ((size_t)sent != len)
+		return -EIO;
+	_cleanup_free_ char *buf = xmalloc(MNL_SOCKET_BUFFER_SIZE);
+	int first = 0;
+	for (size_t acked = 0; acked < n;) {
+		ssize_t got = recv(fd, buf, MNL_SOCKET_BUFFER_SIZE, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		int left = (int)got;
+		for (const struct nlmsghdr *h = (const void *)buf; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+			/* Only the kernel's answers to this socket count. */
+			if (h->nlmsg_pid != self.nl_pid || h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			if (h->nlmsg_len < NLMSG_HDRLEN + sizeof(struct nlmsgerr))
+				return -EPROTO;
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(h);
+			if (e->error && !first)
+				first = e->error < 0 ? e->error : -e->error;
+			acked++;
+		}
 	}
-	return send_on(nl, req);
+	return first;
 }
 
 int netns_loopback_up(void)

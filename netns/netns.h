@@ -26,9 +26,12 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
  * CAP_NET_ADMIN over the namespace, -ENODEV for an unknown ifindex) or
  * from the socket calls. The only function here that talks to the kernel. */
 int netns_send(const struct nlmsghdr *req);
-/* The same on a NETLINK_ROUTE socket of another network namespace (the
- * jail's, opened by its init): the caller keeps fd. */
-int netns_send_fd(int fd, const struct nlmsghdr *req);
+/* Requests laid back to back in reqs (len bytes, each NLMSG_ALIGNed, each
+ * asking for an ACK), sent at once on a NETLINK_ROUTE socket of another
+ * network namespace (the jail's, opened by its init), which the caller
+ * keeps; waits for all n ACKs. 0, or the first -errno: the kernel goes on
+ * past a request that fails, answering each. */
+int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n);
 
 /* Brings lo up in the current network namespace. 0 or -errno. */
 int netns_loopback_up(void);

@@ -142,18 +142,33 @@ int netns_outside_sockets(int *ret_netlink, int *ret_packet)
 
 int netns_outside_make(int netlink, int packet)
 {
-	char buf[NETNS_REQUEST_SIZE] __attribute__((aligned(8)));
-	int r = netns_send_fd(netlink, netns_build_veth(buf, sizeof(buf), ROUTE_END, ROUTE_INDEX, TAP_END, TAP_INDEX, 1));
-	if (r < 0)
-		return r;
+	/* All at once: the veth, both ends up, the addresses and the
+	 * default routes (the veth request the largest, with its peer). */
+	char buf[2 * NETNS_REQUEST_SIZE] __attribute__((aligned(8)));
+	size_t len = 0, n = 0;
+	struct nlmsghdr *nlh = netns_build_veth(buf, sizeof(buf), ROUTE_END, ROUTE_INDEX, TAP_END, TAP_INDEX, 1);
+#define NEXT(call)                                                                       \
+	do {                                                                             \
+		if (!nlh)                                                                \
+			return -EINVAL;                                                  \
+		len += NLMSG_ALIGN(nlh->nlmsg_len);                                      \
+		n++;                                                                     \
+		if (sizeof(buf) - len < 256) /* the small ones' room */                  \
+			return -EINVAL;                                                  \
+		nlh = (call);                                                            \
+	} while (0)
 	/* No ARP or neighbour discovery: the kernel sends each packet at
 	 * once, to the end's own address. */
-	if ((r = netns_send_fd(netlink, netns_build_link_flags(buf, sizeof(buf), ROUTE_INDEX, IFF_UP | IFF_NOARP, 2))) < 0 ||
-	    (r = netns_send_fd(netlink, netns_build_link_flags(buf, sizeof(buf), TAP_INDEX, IFF_UP | IFF_NOARP, 3))) < 0 ||
-	    (r = netns_send_fd(netlink, build_addr(buf, AF_INET, ROUTE_INDEX, 4))) < 0 ||
-	    (r = netns_send_fd(netlink, build_addr(buf, AF_INET6, ROUTE_INDEX, 5))) < 0 ||
-	    (r = netns_send_fd(netlink, build_default_route(buf, AF_INET, ROUTE_INDEX, 6))) < 0 ||
-	    (r = netns_send_fd(netlink, build_default_route(buf, AF_INET6, ROUTE_INDEX, 7))) < 0)
+	NEXT(netns_build_link_flags(buf + len, sizeof(buf) - len, ROUTE_INDEX, IFF_UP | IFF_NOARP, 2));
+	NEXT(netns_build_link_flags(buf + len, sizeof(buf) - len, TAP_INDEX, IFF_UP | IFF_NOARP, 3));
+	NEXT(build_addr(buf + len, AF_INET, ROUTE_INDEX, 4));
+	NEXT(build_addr(buf + len, AF_INET6, ROUTE_INDEX, 5));
+	NEXT(build_default_route(buf + len, AF_INET, ROUTE_INDEX, 6));
+	NEXT(build_default_route(buf + len, AF_INET6, ROUTE_INDEX, 7));
+	NEXT(NULL);
+#undef NEXT
+	int r = netns_send_all_fd(netlink, buf, len, n);
+	if (r < 0)
 		return r;
 	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = TAP_INDEX };
 	return bind(packet, (struct sockaddr *)&ll, sizeof(ll)) < 0 ? -errno : 0;
