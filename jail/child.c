@@ -633,7 +633,7 @@ _Noreturn void child_main(const struct child *c)
 			close(pkt);
 		/* The look-out on lo for connects nobody in the jail
 		 * listens for: where it cannot be made, they go unnamed. */
-		int rf = netns_refusals_open();
+		int rf = netns_refusals_socket();
 		r = rf >= 0 ? fd_send(c->sock, rf) : fd_send_none(c->sock);
 		if (r < 0)
 			fail(c, CHILD_STEP_HANDOVER, r, NULL, EXIT_STOCKADE);

@@ -471,8 +471,10 @@ static int run_namespaces(struct run *r)
 		      (c.outside && (fd_recv(ln.sock[0], &outside_nl) < 0 || fd_recv(ln.sock[0], &outside) < 0 ||
 				     fd_recv(ln.sock[0], &refusals) < 0));
 	phase_mark("recv_netns");
-	if (!failed && c.outside)
+	if (!failed && c.outside) {
 		netns_outside_begin(&outside, outside_nl, rep);
+		(void)netns_refusals_bind(&refusals);
+	}
 	phase_mark("netns_outside");
 	if (!failed && child_go(ln.sock[0], -1) < 0)
 		failed = true;

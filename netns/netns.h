@@ -103,12 +103,16 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
  * the report, with the network mode's source. 0, or -errno. */
 int netns_outside_serve(int fd, const char *source, struct report *rep);
 
-/* The look-out on the jail's loopback, in network mode loopback: in the
- * jail's init, a packet socket on its lo that keeps only the TCP resets
- * the kernel answers a connect with when nothing listens (filtered in
- * the kernel; lo's sends are ignored), for stockade to read. The
- * descriptor, or -errno. */
-int netns_refusals_open(void);
+/* The look-out on the jail's loopback, in network mode loopback: a
+ * packet socket on its lo that keeps only the TCP resets the kernel
+ * answers a connect with when nothing listens (filtered in the kernel;
+ * lo's sends are ignored), for stockade to read. In the jail's init, the
+ * socket alone, hooked to nothing (netns_refusals_socket: the descriptor
+ * or -errno); in stockade, its filter and its bind to lo, while init
+ * builds the root (netns_refusals_bind: 0 or -errno, the socket closed
+ * and -1 then). */
+int netns_refusals_socket(void);
+int netns_refusals_bind(int *fd);
 /* Where the connect such a reset answers went (its source address and
  * port), from one frame. Pure. 0, or -EINVAL for any other frame. */
 int netns_refused_parse(const void *frame, size_t len, struct netns_attempt *ret);

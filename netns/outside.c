@@ -436,25 +436,31 @@ static const struct sock_filter refusal_filter[] = {
 	BPF_STMT(BPF_RET | BPF_K, 0xffff),			/* 21: keep */
 };
 
-int netns_refusals_open(void)
+int netns_refusals_socket(void)
 {
 	/* Protocol 0 until bound, as the way out's (no RCU wait). */
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
+	return fd < 0 ? -errno : fd;
+}
+
+int netns_refusals_bind(int *fd)
+{
+	if (*fd < 0)
+		return -EBADF;
 	struct sock_fprog fprog = { .len = ARRAY_SIZE(refusal_filter), .filter = (struct sock_filter *)refusal_filter };
 	/* Only what lo receives: its sends are the same packets again, and
-	 * copying each one it sends is what a tap costs. */
+	 * copying each one it sends is what a tap costs. The jail's lo,
+	 * index 1 of the socket's own namespace, whoever binds it. */
 	int one = 1;
 	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = 1 };
-	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof(fprog)) < 0 ||
-	    bind(fd, (struct sockaddr *)&ll, sizeof(ll)) < 0) {
+	if (setsockopt(*fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0 ||
+	    setsockopt(*fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof(fprog)) < 0 ||
+	    bind(*fd, (struct sockaddr *)&ll, sizeof(ll)) < 0) {
 		int e = -errno;
-		close(fd);
+		close(TAKE_FD(*fd));
 		return e;
 	}
-	return fd;
+	return 0;
 }
 
 int netns_refused_parse(const void *frame, size_t len, struct netns_attempt *ret)
