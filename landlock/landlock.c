@@ -593,18 +593,20 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 		/* The plan knows what each path is; a file that became a
 		 * directory since gets only file rights, and a directory that
 		 * became a file makes the kernel refuse the rule (EINVAL). */
-		fd_closer_add(&done, fd);
 		struct stockade_path_beneath_attr pb = {
 			.allowed_access = r->access & plan->handled_fs,
 			.parent_fd = fd,
 		};
 		if (!r->dir)
 			pb.allowed_access &= file_mask;
-		if (!pb.allowed_access)
-			continue;
-		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		int e = pb.allowed_access && syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0
+				? -errno
+				: 0;
+		/* done with it: to the closer */
+		fd_closer_add(&done, fd);
+		if (e < 0) {
 			*ret_failing_path = r->path;
-			return -errno;
+			return e;
 		}
 	}
 	*ret_fd = TAKE_FD(ruleset);

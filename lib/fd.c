@@ -1,6 +1,8 @@
 #include "lib/fd.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #ifdef __linux__
@@ -231,6 +233,15 @@ void fd_closer_add(struct fd_closer *c, int fd)
 {
 	if (fd < 0)
 		return;
+	if (!c->limit) {
+		struct rlimit rl;
+		c->limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT_MAX ? (int)rl.rlim_cur : INT_MAX;
+	}
+	if (fd >= c->limit - FD_CLOSER_SPARE) {
+		fd_closer_flush(c);
+		close(fd);
+		return;
+	}
 	if (c->held) {
 		int hi = c->base + 63 - __builtin_clzll(c->held);
 		int lo = fd < c->base ? fd : c->base;
@@ -269,7 +280,7 @@ void fd_closer_flush(struct fd_closer *c)
 		close_numbers(c->base + first, c->base + first + n - 1);
 		held &= n + first >= 64 ? 0 : ~0ULL << (first + n);
 	}
-	*c = FD_CLOSER_INIT;
+	c->held = 0;
 }
 
 int fd_send_n(int sock, char tag, const int *fds, size_t n)

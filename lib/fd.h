@@ -63,10 +63,15 @@ void parent_cache_done(struct parent_cache *c);
  * numbers, where a close each would cost a system call each (some 2 us
  * on a host where a system call is dear: a plan's hundreds of O_PATH
  * descriptors, a mount's three). It holds those within 64 numbers of
- * each other; one farther closes what it holds first. */
+ * each other; one farther closes what it holds first. Never so many that
+ * the caller's next opens would pass the open-files limit (a session
+ * started under ulimit -n 64): a descriptor numbered within
+ * FD_CLOSER_SPARE of it closes everything at once. */
+#define FD_CLOSER_SPARE 16
 struct fd_closer {
 	int base;	/* the number of bit 0 of held */
 	uint64_t held;
+	int limit;	/* RLIMIT_NOFILE's soft limit, read at the first; 0 before */
 };
 #define FD_CLOSER_INIT ((struct fd_closer){ 0 })
 #define _cleanup_fd_closer_ __attribute__((cleanup(fd_closer_flush)))

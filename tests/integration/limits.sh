@@ -298,4 +298,15 @@ else
 	skip "THREATS 69: no java here"
 fi
 
+# The caller's open-files limit low (ulimit -n 32): stockade's own
+# passes hold no more descriptors than it leaves room for (the closer
+# of landlock_build's and mount_apply's, lib/fd.h), and the command
+# starts with that limit, as outside.
+out=$(sh -c 'ulimit -n 32 && "$@"' sh "$PROBE" env PATH 2>&1)
+case $out in *"probe: started"*) pass "outside: a command runs under ulimit -n 32" ;;
+*) fail "outside: a command runs under ulimit -n 32"; diag "$out" ;; esac
+out=$(sh -c 'ulimit -n 32 && "$@"' sh "${JAIL[@]}" -q --net off -C "$W" -- sh -c 'ulimit -n' 2>&1)
+[ "$out" = 32 ] && pass "under ulimit -n 32 the jail is built and the command has that limit" ||
+	{ fail "under ulimit -n 32 the jail is built and the command has that limit"; diag "$out"; }
+
 plan_done

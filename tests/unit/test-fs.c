@@ -534,6 +534,29 @@ static void test_closer(void)
 	ok(!is_open(far), "fd_closer: the far one is closed at the flush");
 	fd_closer_flush(&c);
 	ok(c.held == 0, "fd_closer: an empty closer flushes to nothing");
+
+	/* Under a low open-files limit (a session started under ulimit -n
+	 * 40): a pass that opens one after another, each given to the
+	 * closer, never runs out. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { .rlim_cur = 40, .rlim_max = 40 };
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(2);
+		struct fd_closer low = FD_CLOSER_INIT;
+		for (int i = 0; i < 500; i++) {
+			int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				_exit(1);
+			fd_closer_add(&low, fd);
+		}
+		fd_closer_flush(&low);
+		_exit(0);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "fd_closer: under ulimit -n 40, 500 opens given to it never run out (status %d)",
+	   st);
 }
 
 int main(void)
