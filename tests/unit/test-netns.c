@@ -259,7 +259,7 @@ static int send_link_up(int ifindex)
 }
 
 /* Must match the number of report() calls a successful child makes. */
-#define KERNEL_REPORTS 10
+#define KERNEL_REPORTS 17
 
 static _Noreturn void kernel_child(uid_t uid, gid_t gid)
 {
@@ -282,6 +282,31 @@ static _Noreturn void kernel_child(uid_t uid, gid_t gid)
 	report_int(udp_roundtrip(), 0, "UDP datagram to itself on 127.0.0.1 arrives");
 	report_int(netns_loopback_up(), 0, "netns_loopback_up() again is harmless");
 	report_int(send_link_up(99999), -ENODEV, "link up on ifindex 99999 gives -ENODEV");
+
+	/* The way out, its seven requests in one send: made, its two ends
+	 * there; made again, the first request's answer (the veth exists)
+	 * is what comes back, not a later one's. The look-out binds to lo
+	 * from the descriptor alone. */
+	int nl = -1, pkt = -1;
+	report_int(netns_outside_sockets(&nl, &pkt), 0, "the way out's netlink and packet sockets");
+	report_int(netns_outside_make(nl, pkt), 0, "the way out is made in one batch of requests");
+	report(if_nametoindex(NETNS_OUTSIDE_ROUTE) > 0 && if_nametoindex(NETNS_OUTSIDE_TAP) > 0,
+	       (long long)if_nametoindex(NETNS_OUTSIDE_TAP), 3, "both of its ends exist");
+	int pkt2 = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	report_int(netns_outside_make(nl, pkt2), -EEXIST, "made again: the veth's own EEXIST, the batch's first answer");
+	if (pkt2 >= 0)
+		close(pkt2);
+	int rf = netns_refusals_socket();
+	report(rf >= 0, rf, 0, "the look-out's bare packet socket");
+	report_int(netns_refusals_bind(&rf), 0, "its filter set and bound to lo from the descriptor");
+	if (rf >= 0)
+		close(rf);
+	int none = -1;
+	report_int(netns_refusals_bind(&none), -EBADF, "no socket to bind: -EBADF");
+	if (nl >= 0)
+		close(nl);
+	if (pkt >= 0)
+		close(pkt);
 
 	/* The errno jail/ falls back on: without CAP_NET_ADMIN over the
 	 * namespace the kernel answers EPERM, and it must reach the caller. */
