@@ -139,11 +139,12 @@ static long clone3_call(struct clone_args *args, int (*fn)(void *), void *arg)
  * down at the exec (a fork costs a millisecond on some hosts, 40 us this
  * way). fn runs nothing but stockade's code on that memory until its
  * exec, writes nothing the caller reads, and must not return into the
- * caller's frames (it execs or _exits). Born in the cgroup of
- * cgroup_fd where there is one (clone3 with CLONE_INTO_CGROUP: joining
- * later waits for an RCU grace period), on x86_64; where clone3 fails
- * (a filter's ENOSYS) a vfork that must join it, *ret_in_cgroup saying
- * which before fn starts. *close_first
+ * caller's frames (it execs or _exits).
+ *
+ * Born in the cgroup of cgroup_fd where there is one (clone3 with
+ * CLONE_INTO_CGROUP: joining later waits for an RCU grace period), on
+ * x86_64; where clone3 fails (a filter's ENOSYS), a vfork that must join
+ * it, *ret_in_cgroup saying which before fn starts. Each of close_first
  * (a descriptor or -1) is closed once the stack is there, before the
  * process starts. The pid, or -errno; 0 where there is no stack for it
  * (nothing closed, no process), which the caller answers with a fork.
