@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #ifdef __linux__
@@ -234,8 +233,8 @@ void fd_closer_add(struct fd_closer *c, int fd)
 	if (fd < 0)
 		return;
 	if (!c->limit) {
-		struct rlimit rl;
-		c->limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT_MAX ? (int)rl.rlim_cur : INT_MAX;
+		long max = sysconf(_SC_OPEN_MAX);	/* RLIMIT_NOFILE's soft limit */
+		c->limit = max > 0 && max < INT_MAX ? (int)max : INT_MAX;
 	}
 	if (fd >= c->limit - FD_CLOSER_SPARE) {
 		fd_closer_flush(c);
