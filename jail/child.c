@@ -85,21 +85,20 @@ struct start {
 
 /* The command's process, from its fork on: its pid said first (stockade
  * lets it go on that), then as child_main says. */
-static _Noreturn void command_process(const struct start *st, bool in_cgroup)
+static _Noreturn void command_process(const struct start *st)
 {
 	phase_mark("command:start");
 	struct child c = *st->c;
 	link_child_side(st->ln);
 	link_say_pid(c.sock);
-	if (!in_cgroup)
+	if (!st->in_cgroup)
 		c.cgroup_procs = st->cg->procs_fd;
 	child_main(&c);
 }
 
 static int command_vforked(void *data)
 {
-	const struct start *st = data;
-	command_process(st, st->in_cgroup);
+	command_process(data);
 }
 
 /* The stack of a vfork's process, with a page below it that faults. */
@@ -224,10 +223,9 @@ pid_t child_start(const struct child *c, struct link *ln, const struct run_cgrou
 			return pid;
 		}
 	}
-	bool in_cgroup;
-	pid_t pid = fork_into(cg, &in_cgroup);
+	pid_t pid = fork_into(cg, &st.in_cgroup);
 	if (pid == 0)
-		command_process(&st, in_cgroup);
+		command_process(&st);
 	return pid < 0 ? -errno : pid;
 }
 

@@ -66,38 +66,6 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
 	return netns_build_link_flags(buf, size, ifindex, IFF_UP, seq);
 }
 
-static int send_on(struct mnl_socket *nl, const struct nlmsghdr *req)
-{
-	unsigned portid = mnl_socket_get_portid(nl);
-
-	ssize_t sent = mnl_socket_sendto(nl, req, req->nlmsg_len);
-	if (sent < 0)
-		return negative_errno();
-	if ((size_t)sent != req->nlmsg_len)
-		return -EIO;
-
-	/* A static buffer would be smaller on the stack but not reentrant;
-	 * 8 KiB (MNL_SOCKET_BUFFER_SIZE) is what libmnl recommends. */
-	_cleanup_free_ char *buf = xmalloc(MNL_SOCKET_BUFFER_SIZE);
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, MNL_SOCKET_BUFFER_SIZE);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		/* mnl_cb_run checks sequence number and port id (a stray
-		 * message is EPROTO/ESRCH, not success) and turns an
-		 * NLMSG_ERROR into -1 with errno set to the kernel's answer;
-		 * an ACK (NLMSG_ERROR with error 0) is MNL_CB_STOP. */
-		int r = mnl_cb_run(buf, (size_t)n, req->nlmsg_seq, portid, NULL, NULL);
-		if (r == MNL_CB_ERROR)
-			return negative_errno();
-		if (r <= MNL_CB_STOP)
-			return 0;
-	}
-}
-
 int netns_send(const struct nlmsghdr *req)
 {
 	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
@@ -109,7 +77,7 @@ int netns_send(const struct nlmsghdr *req)
 		return negative_errno();
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		return negative_errno();
-	return send_on(nl, req);
+	return netns_send_all_fd(mnl_socket_get_fd(nl), req, req->nlmsg_len, 1);
 }
 
 int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n)

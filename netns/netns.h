@@ -24,7 +24,8 @@ struct nlmsghdr *netns_build_link_up(void *buf, size_t size, int ifindex, unsign
 /* Sends one request on a NETLINK_ROUTE socket and waits for its ACK;
  * returns 0, or -errno from the kernel's NLMSG_ERROR (-EPERM without
  * CAP_NET_ADMIN over the namespace, -ENODEV for an unknown ifindex) or
- * from the socket calls. The only function here that talks to the kernel. */
+ * from the socket calls (netns_send_all_fd's ACK reading, on a socket of
+ * its own). */
 int netns_send(const struct nlmsghdr *req);
 /* Requests laid back to back in reqs (len bytes, each NLMSG_ALIGNed, each
  * asking for an ACK), sent at once on a NETLINK_ROUTE socket of another
