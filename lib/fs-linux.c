@@ -381,9 +381,19 @@ int dirs_held(char *const *dirs, size_t n, uid_t uid, pid_t except, bool *ret_he
 
 int proc_self_status(const char *name)
 {
-	_cleanup_free_ char *st = NULL;
-	if (read_file_at(AT_FDCWD, "/proc/self/status", 1 << 14, &st, NULL) < 0)
-		return -1;
+	/* Read once in a process: what is asked (NoNewPrivs,
+	 * Seccomp_filters) is set where the jail is built, in its own
+	 * processes, never in the one that reads it. A child forked after
+	 * the read reads its own. */
+	static char *st;
+	static pid_t read_by;
+	if (!st || read_by != getpid()) {
+		free(st);
+		st = NULL;
+		if (read_file_at(AT_FDCWD, "/proc/self/status", 1 << 14, &st, NULL) < 0)
+			return -1;
+		read_by = getpid();
+	}
 	size_t n = strlen(name);
 	for (const char *line = st; line && *line;) {
 		if (strncmp(line, name, n) == 0 && line[n] == ':')

@@ -29,7 +29,8 @@ int mkdir_private(const char *dir, uid_t uid);
 /* Linux only (lib/fs-linux.c), from here on. */
 
 /* A number from a "Name:\tN" line of /proc/self/status (NoNewPrivs,
- * Seccomp_filters), or -1. */
+ * Seccomp_filters), or -1. The file is read once in a process: for what
+ * the process does not change itself. */
 int proc_self_status(const char *name);
 /* Whether dir could be made and written here: its nearest existing
  * ancestor a directory on a file system mounted read-write where the
