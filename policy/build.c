@@ -260,26 +260,45 @@ static char *layer_path(const struct policy *p, const char *dir, const char *cwd
 	return path_join(dir ? dir : cwd, path);
 }
 
-static int find_home(struct policy *p, char *const *environ, struct policy_failure *f)
+/* The home the password database gives uid, canonical, or NULL: asked
+ * once in a run (the state directory is found before the policy's
+ * build, and both need it). */
+static const char *passwd_home_of(uid_t uid)
 {
-	_cleanup_free_ char *db_home = defaults_passwd_home(p->uid);
+	static bool asked;
+	static uid_t asked_for;
+	static char *home;
+	if (asked && asked_for == uid)
+		return home;
+	free(home);
+	home = NULL;
+	_cleanup_free_ char *db_home = defaults_passwd_home(uid);
 	if (!db_home) {
-		const struct passwd *pw = getpwuid(p->uid);
+		const struct passwd *pw = getpwuid(uid);
 		if (pw && pw->pw_dir)
 			db_home = xstrdup(pw->pw_dir);
 	}
-	_cleanup_free_ char *passwd_home = NULL;
 	if (db_home && db_home[0] == '/')
-		(void)path_canonical(db_home, &passwd_home);
+		(void)path_canonical(db_home, &home);
+	asked = true;
+	asked_for = uid;
+	return home;
+}
+
+static int find_home(struct policy *p, char *const *environ, struct policy_failure *f)
+{
+	const char *passwd_home = passwd_home_of(p->uid);
 	const char *home_env = defaults_user_var(environ, "HOME");
-	if (home_env && path_canonical(home_env, &p->user_home) < 0)
+	if (home_env && passwd_home && streq(home_env, passwd_home))
+		p->user_home = xstrdup(passwd_home);
+	else if (home_env && path_canonical(home_env, &p->user_home) < 0)
 		p->user_home = NULL;
 	if (!p->user_home && passwd_home)
 		p->user_home = xstrdup(passwd_home);
 	if (!p->user_home)
 		return fail(f, POLICY_NO_HOME, ENOENT, NULL, NULL);
 	if (passwd_home && !streq(passwd_home, p->user_home))
-		p->passwd_home = TAKE_PTR(passwd_home);
+		p->passwd_home = xstrdup(passwd_home);
 	return 0;
 }
 
@@ -738,7 +757,10 @@ static void add_program(struct policy *p, char *const *argv, char *const *env, c
 			p->program = canon;
 		}
 	}
-	defaults_add_program(p, argv[0], env, from);
+	/* found on the same PATH as the grant's: the same search */
+	const char *grant_path = env_get(env, "PATH"), *run_path = env_get(p->env.envp, "PATH");
+	bool same = r == 0 && (grant_path == run_path || (grant_path && run_path && streq(grant_path, run_path)));
+	defaults_add_program(p, argv[0], env, from, same ? (p->exec_path ? p->exec_path : p->program) : NULL);
 	/* A program that cannot be found or run is the caller's to report
 	 * with 126 or 127, before anything starts. */
 }
@@ -751,8 +773,11 @@ static void add_program(struct policy *p, char *const *argv, char *const *env, c
 static int resolve_state_dir(struct policy *p, struct policy_failure *f)
 {
 	_cleanup_free_ char *norm = path_normalize(p->state_dir);
-	/* each prefix of the path as written, from the top */
-	for (char *slash = strchr(norm + 1, '/');; slash = strchr(slash + 1, '/')) {
+	/* each prefix of the path as written, from the top (with no rule
+	 * yet, as where the state directory is found first, nothing is
+	 * writable and no link can be refused) */
+	for (char *slash = strchr(norm + 1, '/'); policy_n_all(p);
+	     slash = strchr(slash + 1, '/')) {
 		if (slash)
 			*slash = '\0';
 		struct stat st;
@@ -993,7 +1018,7 @@ static void derive_alone(const struct policy *p, char *const *env, const char *f
 		strv_add(&q->writable, p->writable[i]);
 	defaults_add_path_reads(q, env, from);
 	if (p->argv && p->argv[0])
-		defaults_add_program(q, p->argv[0], env, from);
+		defaults_add_program(q, p->argv[0], env, from, NULL);
 }
 
 /* A grant q gives that neither base nor the policy p gives, or NULL. */
