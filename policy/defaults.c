@@ -92,41 +92,87 @@ const struct own_cache defaults_own_caches[] = {
 };
 const size_t defaults_n_own_caches = ARRAY_SIZE(defaults_own_caches);
 
-/* The names in the caller's home, read once: most of the paths the
- * defaults name there (caches, toolchains, credentials) do not exist,
- * and one directory read answers for all of them. */
-static char **home_entries;
-static const char *home_listed;
+/* The names in the caller's home, and in the directories below it the
+ * defaults name (~/.cache, ~/.local/share), each read once: most of the
+ * paths the defaults name there (caches, toolchains, credentials) do
+ * not exist, and one directory read answers for all of them, where each
+ * would cost an open and a walk of its components. */
+#define LISTED_MAX 8
+static struct listed {
+	char *dir;
+	char **names;	/* sorted; NULL: it could not be read */
+} listed[LISTED_MAX];
+static size_t n_listed;
+static char *home_listed;
 
 static int strp_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void list_home(const char *home)
+static void forget_listings(void)
 {
-	strv_free(home_entries);
-	home_entries = NULL;
-	home_listed = home;
-	DIR *d = opendir(home);
-	if (!d)
-		return;
-	home_entries = strv_new();
-	struct dirent *de;
-	while ((de = readdir(d)))
-		strv_add(&home_entries, de->d_name);
-	closedir(d);
-	qsort(home_entries, strv_length(home_entries), sizeof(char *), strp_cmp);
+	for (size_t i = 0; i < n_listed; i++) {
+		free(listed[i].dir);
+		strv_free(listed[i].names);
+	}
+	n_listed = 0;
+	free(home_listed);
+	home_listed = NULL;
 }
 
-/* False when path lies in the home under a name the home does not have. */
+static void list_home(const char *home)
+{
+	forget_listings();
+	home_listed = home ? xstrdup(home) : NULL;
+}
+
+/* The sorted names in dir, or NULL where they are not known. */
+static char **listing_of(const char *dir)
+{
+	for (size_t i = 0; i < n_listed; i++)
+		if (streq(listed[i].dir, dir))
+			return listed[i].names;
+	if (n_listed == LISTED_MAX)
+		return NULL;
+	struct listed *l = &listed[n_listed++];
+	l->dir = xstrdup(dir);
+	l->names = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	l->names = strv_new();
+	struct dirent *de;
+	while ((de = readdir(d)))
+		strv_add(&l->names, de->d_name);
+	closedir(d);
+	qsort(l->names, strv_length(l->names), sizeof(char *), strp_cmp);
+	return l->names;
+}
+
+/* False when path lies in the home under a name that one of the
+ * directories on its way does not have. */
 static bool may_exist(const char *path)
 {
-	if (!home_entries || !home_listed || !path_is_beneath(path, home_listed) || streq(path, home_listed))
+	if (!home_listed || !path_is_beneath(path, home_listed) || streq(path, home_listed))
 		return true;
+	_cleanup_free_ char *dir = xstrdup(home_listed);
 	const char *rest = path_below(path, home_listed);
-	_cleanup_free_ char *first = xstrndup(rest, strcspn(rest, "/"));
-	return bsearch(&first, home_entries, strv_length(home_entries), sizeof(char *), strp_cmp) != NULL;
+	for (unsigned depth = 0; *rest && depth < 3; depth++) {
+		char **names = listing_of(dir);
+		if (!names)
+			return true;
+		_cleanup_free_ char *name = xstrndup(rest, strcspn(rest, "/"));
+		if (!bsearch(&name, names, strv_length(names), sizeof(char *), strp_cmp))
+			return false;
+		rest += strlen(name);
+		while (*rest == '/')
+			rest++;
+		char *next = path_join(dir, name);
+		free(dir);
+		dir = next;
+	}
+	return true;
 }
 
 
@@ -554,10 +600,10 @@ void defaults_add_reads(struct policy *p, char *const *env, const char *from)
 	add_path_dirs(p, env, from);
 }
 
-void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from)
+void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from, const char *known)
 {
-	_cleanup_free_ char *found = NULL;
-	if (!p->cwd || path_find_program(word, env_get(env, "PATH"), p->cwd, &found) < 0)
+	_cleanup_free_ char *found = known ? xstrdup(known) : NULL;
+	if (!found && (!p->cwd || path_find_program(word, env_get(env, "PATH"), p->cwd, &found) < 0))
 		return;
 	_cleanup_free_ char *origin = strchr(word, '/') ? xstrdup("the command's program")
 							: xasprintf("the command's program ('%s' on %s)", word, from);
@@ -570,9 +616,7 @@ void defaults_add_path_reads(struct policy *p, char *const *env, const char *fro
 {
 	list_home(p->user_home);
 	add_path_dirs(p, env, from);
-	strv_free(home_entries);
-	home_entries = NULL;
-	home_listed = NULL;
+	forget_listings();
 }
 
 void defaults_add_hides(struct policy *p)
@@ -582,9 +626,7 @@ void defaults_add_hides(struct policy *p)
 		add_credentials(p, p->passwd_home);
 	if (p->uid == 0)
 		add_root_secrets(p);
-	strv_free(home_entries);
-	home_entries = NULL;
-	home_listed = NULL;
+	forget_listings();
 }
 
 void defaults_point_caches(struct policy *p)

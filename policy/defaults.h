@@ -20,8 +20,9 @@ void defaults_add_reads(struct policy *p, char *const *env, const char *from);
 /* The program a command word names (found on env's PATH from p->cwd, as
  * execvp would), readable wherever it lies: a link to it (~/.cargo/bin/cargo
  * to rustup) may lead where the jail has nothing. Not where a run could
- * have steered the way to it. */
-void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from);
+ * have steered the way to it. known, where not NULL, is where that search
+ * has led already (the same word, PATH and directory). */
+void defaults_add_program(struct policy *p, const char *word, char *const *env, const char *from, const char *known);
 /* The part of them env's PATH decides, alone. */
 void defaults_add_path_reads(struct policy *p, char *const *env, const char *from);
 /* Hidden even inside anything granted: credentials in the home (and in
