@@ -527,31 +527,29 @@ struct walk {
 	char *const *skip;
 	const char *prefix;
 	size_t entries;
+	char *buf;	/* DIR_BUF bytes, the one listing's at a time */
 };
 
+/* A directory's entries, then its subdirectories': one listing is read
+ * at a time, into one buffer for the whole walk (a stream each, 32 KiB,
+ * for every level open at once, had been most of a run's heap). */
 static void count_dir(struct walk *k, int dir, const char *rel, unsigned depth)
 {
-	DIR *d = fdopendir(dir);
-	if (!d) {
-		close(dir);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d)) && k->entries < PLACES_WRITTEN_MAX) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
+	struct dir_iter it = { .fd = dir, .buf = k->buf };
+	_cleanup_strv_ char **subdirs = strv_new();
+	const dir_entry *de;
+	int err;
+	while (k->entries < PLACES_WRITTEN_MAX && (de = dir_next(&it, &err))) {
 		k->entries++;
 		_cleanup_free_ char *sub = rel ? xstrcat3(rel, "/", de->d_name) : xstrdup(de->d_name);
 		if (strv_contains(k->skip, sub))
 			continue;
 		struct stat st;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			int fd = depth < 64 ? openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-					    : -1;
-			if (fd >= 0)
-				count_dir(k, fd, sub, depth + 1);
+			if (depth < 64)
+				strv_add(&subdirs, de->d_name);
 			continue;
 		}
 		if (!S_ISREG(st.st_mode))
@@ -567,13 +565,21 @@ static void count_dir(struct walk *k, int dir, const char *rel, unsigned depth)
 		if (!strv_contains(k->w->tops, shown) && strv_length(k->w->tops) < 8)
 			strv_add(&k->w->tops, shown);
 	}
-	closedir(d);
+	for (size_t i = 0; subdirs[i]; i++) {
+		int fd = openat(dir, subdirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		_cleanup_free_ char *sub = rel ? xstrcat3(rel, "/", subdirs[i]) : xstrdup(subdirs[i]);
+		count_dir(k, fd, sub, depth + 1);
+	}
+	close(dir);
 }
 
 void places_count_written(int dirfd, const char *prefix, char *const *skip, struct written *ret)
 {
 	*ret = (struct written){ .paths = strv_new(), .tops = strv_new() };
-	struct walk k = { .w = ret, .skip = skip, .prefix = prefix };
+	char buf[DIR_BUF] __attribute__((aligned(8)));
+	struct walk k = { .w = ret, .skip = skip, .prefix = prefix, .buf = buf };
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
 		count_dir(&k, fd, NULL, 0);
