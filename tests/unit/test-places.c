@@ -339,6 +339,34 @@ static void test_make_remove(void)
 	written_free(&w);
 	(void)bin;
 
+	/* A deep tree, and a directory of more names than one listing's
+	 * buffer holds, read one listing at a time: every file counted,
+	 * a skipped directory deep down left out, no descriptor kept. */
+	for (int i = 0; i < 300; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "wide/file-with-a-longish-name-%03d", i);
+		_cleanup_free_ char *file = path_join(pl.tmpdir, name);
+		tree_file(file, 0600);
+	}
+	const char *deep[] = { "wide/d1/f", "wide/d1/d2/f", "wide/d1/d2/d3/f", "wide/d1/d2/d3/d4/d5/d6/f",
+			       "wide/d1/d2/skip/f" };
+	for (size_t i = 0; i < ARRAY_SIZE(deep); i++) {
+		_cleanup_free_ char *file = path_join(pl.tmpdir, deep[i]);
+		tree_file(file, 0600);
+	}
+	int fds_before = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	close(fds_before);
+	tfd = open(pl.tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *deep_skip[] = { (char *)"skipped", (char *)"wide/d1/d2/skip", NULL };
+	places_count_written(tfd, "/tmp", deep_skip, &w);
+	close(tfd);
+	is_int(w.files, 2 + 300 + 4, "written: a wide directory and a deep tree, every file counted once");
+	ok(strv_contains(w.tops, "/tmp/wide"), "written: the wide directory a top-level name");
+	written_free(&w);
+	int fds_after = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	close(fds_after);
+	is_int(fds_after, fds_before, "written: no descriptor left open by the walk");
+
 	_cleanup_free_ char *run_dir = xstrdup(pl.run_dir);
 	_cleanup_free_ char *base = xstrdup(pl.base);
 	_cleanup_free_ char *real_gitconfig = tree_at("uh/.gitconfig");
