@@ -24,23 +24,6 @@
  * gets this index (LOOPBACK_IFINDEX in include/net/net_namespace.h). */
 #define LOOPBACK_IFINDEX 1
 
-static void mnl_socket_closep(struct mnl_socket **nl)
-{
-	if (*nl) {
-		int saved = errno;
-		mnl_socket_close(*nl);
-		errno = saved;
-	}
-}
-#define _cleanup_mnl_socket_ _cleanup_(mnl_socket_closep)
-
-/* errno as a negative return, never 0: a libmnl call that failed without
- * setting errno must still read as a failure. */
-static int negative_errno(void)
-{
-	return errno > 0 ? -errno : -EIO;
-}
-
 struct nlmsghdr *netns_build_link_flags(void *buf, size_t size, int ifindex, unsigned flags, unsigned seq)
 {
 	if (!buf || size < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
@@ -71,13 +54,17 @@ int netns_send(const struct nlmsghdr *req)
 	if (!req || req->nlmsg_len < NLMSG_HDRLEN)
 		return -EINVAL;
 	/* SOCK_CLOEXEC: the command exec'd later must not inherit a socket
-	 * with CAP_NET_ADMIN over the namespace baked into its credentials. */
-	_cleanup_mnl_socket_ struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl)
-		return negative_errno();
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return negative_errno();
-	return netns_send_all_fd(mnl_socket_get_fd(nl), req, req->nlmsg_len, 1);
+	 * with CAP_NET_ADMIN over the namespace baked into its credentials.
+	 * A plain socket, bound to the port the kernel picks: the jail's
+	 * init writes nothing of the memory it shares with stockade until
+	 * it must (each page written a copy, and a fault). */
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_nl any = { .nl_family = AF_NETLINK };
+	if (bind(fd, (struct sockaddr *)&any, sizeof(any)) < 0)
+		return -errno;
+	return netns_send_all_fd(fd, req, req->nlmsg_len, 1);
 }
 
 int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n)
@@ -92,16 +79,23 @@ int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n)
 		return -errno;
 	if ((size_t)sent != len)
 		return -EIO;
-	_cleanup_free_ char *buf = xmalloc(MNL_SOCKET_BUFFER_SIZE);
+	/* The ACKs, one a datagram: a header and the request's header, or
+	 * on a failure the request itself and the kernel's message, a few
+	 * hundred bytes at most. On the stack: the jail's init allocates
+	 * nothing. */
+	union {
+		struct nlmsghdr h;
+		char bytes[2048];
+	} buf;
 	int first = 0;
 	for (size_t acked = 0; acked < n;) {
-		ssize_t got = recv(fd, buf, MNL_SOCKET_BUFFER_SIZE, 0);
+		ssize_t got = recv(fd, buf.bytes, sizeof(buf.bytes), 0);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			return got < 0 ? -errno : -EIO;
 		int left = (int)got;
-		for (const struct nlmsghdr *h = (const void *)buf; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
+		for (const struct nlmsghdr *h = &buf.h; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left)) {
 			/* Only the kernel's answers to this socket count. */
 			if (h->nlmsg_pid != self.nl_pid || h->nlmsg_type != NLMSG_ERROR)
 				continue;
@@ -118,22 +112,15 @@ int netns_send_all_fd(int fd, const void *reqs, size_t len, size_t n)
 
 int netns_loopback_up(void)
 {
-	/* In a fresh namespace lo is index 1; asking by name as well costs
-	 * one socket and keeps us right should that ever change. When the
-	 * lookup itself fails (a filter refusing the socket), 1 is still the
-	 * kernel's answer. */
-	unsigned idx = if_nametoindex("lo");
-	int ifindex = idx > 0 && idx <= INT32_MAX ? (int)idx : LOOPBACK_IFINDEX;
-
-	/* Just the request's size, aligned for a header: MNL_SOCKET_BUFFER_SIZE
-	 * is a sysconf() call, which would make this a variable-length array. */
+	/* In a fresh network namespace lo is the first device the kernel
+	 * registers there, index 1, and the only one: asked for by index. */
 	union {
 		struct nlmsghdr nlh;
 		char bytes[NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg))];
 	} buf;
 	/* A fixed sequence number is enough: the socket is ours alone and
 	 * lives for this one request. */
-	struct nlmsghdr *req = netns_build_link_up(&buf, sizeof(buf), ifindex, 1);
+	struct nlmsghdr *req = netns_build_link_up(&buf, sizeof(buf), LOOPBACK_IFINDEX, 1);
 	if (!req)
 		return -EINVAL;
 	return netns_send(req);
