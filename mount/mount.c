@@ -385,7 +385,7 @@ void mount_describe(struct report *rep)
 #define CHAIN_DEPTH 64
 struct chain {
 	int fd[CHAIN_DEPTH];		/* fd[i]: the directory after i + 1 components */
-	char *name[CHAIN_DEPTH];
+	char name[CHAIN_DEPTH][NAME_MAX + 1];
 	size_t depth;
 };
 
@@ -394,7 +394,6 @@ static void chain_cut(struct chain *c, size_t depth)
 	while (c->depth > depth) {
 		c->depth--;
 		close(c->fd[c->depth]);
-		free(c->name[c->depth]);
 	}
 }
 
@@ -411,7 +410,13 @@ static void chain_free(struct chain *c)
  * host's own. symlink_only: the directory to make the link in. */
 static int make_target(int root, struct chain *c, const char *rel, bool file, bool symlink_only, bool existing_only)
 {
-	_cleanup_free_ char *copy = xstrdup(rel);
+	/* On the stack, as the chain's names: the jail's init allocates
+	 * nothing here (each heap page it wrote would be a copy of
+	 * stockade's, and a fault). */
+	char copy[PATH_MAX];
+	if (strlen(rel) >= sizeof(copy))
+		return -ENAMETOOLONG;
+	strcpy(copy, rel);
 	char *save = NULL;
 	char *comp = strtok_r(copy, "/", &save);
 	size_t depth = 0;
@@ -448,9 +453,9 @@ static int make_target(int root, struct chain *c, const char *rel, bool file, bo
 		int sub = open_nofollow(dir, comp, O_PATH | (last && file ? 0 : O_DIRECTORY), 0, OPEN_BENEATH);
 		if (sub < 0 || last)
 			return sub;
-		if (deep < 0 && c->depth < CHAIN_DEPTH) {
+		if (deep < 0 && c->depth < CHAIN_DEPTH && strlen(comp) <= NAME_MAX) {
 			c->fd[c->depth] = sub;
-			c->name[c->depth] = xstrdup(comp);
+			strcpy(c->name[c->depth], comp);
 			dir = sub;
 			depth = ++c->depth;
 		} else {
@@ -492,7 +497,10 @@ static int make_fs(const char *type, const char *options, unsigned attrs, struct
 		return -errno;
 	*ret_step = MOUNT_STEP_FSCONFIG;
 	if (options) {
-		_cleanup_free_ char *copy = xstrdup(options);
+		char copy[PATH_MAX];
+		if (strlen(options) >= sizeof(copy))
+			return -E2BIG;
+		strcpy(copy, options);
 		char *save = NULL;
 		for (char *opt = strtok_r(copy, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
 			char *eq = strchr(opt, '=');
@@ -665,7 +673,9 @@ int mount_apply_keep(const struct mount_plan *plan, const char *root_dir, int *r
 	_cleanup_close_ int empty = -1;
 	_cleanup_(shared_close) struct shared sh = { .fd = -1 };
 	_cleanup_close_ int empty_readable = -1;
-	_cleanup_(chain_free) struct chain chain = { .depth = 0 };
+	/* its names not cleared: 16 KiB of stack written for nothing */
+	_cleanup_(chain_free) struct chain chain;
+	chain.depth = 0;
 	/* Each mount's descriptors, closed together. */
 	_cleanup_fd_closer_ struct fd_closer done = FD_CLOSER_INIT;
 
