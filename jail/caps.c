@@ -1,26 +1,24 @@
 #include "jail/caps.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/capability.h>
-
-static void cap_freep(cap_t *c)
-{
-	if (*c)
-		cap_free(*c);
-}
 
 int caps_drop_all(void)
 {
 	if (cap_reset_ambient() < 0 && errno != EINVAL)
 		return -errno;
-	__attribute__((cleanup(cap_freep))) cap_t own = cap_get_proc();
-	if (!own)
+	/* The sets read and cleared by libcap's capget and capset, into
+	 * memory of this frame's: cap_get_proc and cap_init allocate, and
+	 * the jail's init, which drops its own here, allocates nothing on
+	 * its way to the command (each heap page it wrote would be a copy
+	 * of stockade's, and a fault). */
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	if (capget(&header, data) < 0)
 		return -errno;
-	cap_flag_value_t setpcap = CAP_CLEAR;
-	if (cap_get_flag(own, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) < 0)
-		return -errno;
-	if (setpcap == CAP_SET) {
+	if (data[CAP_TO_INDEX(CAP_SETPCAP)].effective & CAP_TO_MASK(CAP_SETPCAP)) {
 		/* Root's exec would otherwise fill the permitted set again. */
 		unsigned bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 				SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
@@ -31,8 +29,7 @@ int caps_drop_all(void)
 			if (cap_drop_bound(cap) < 0)
 				return -errno;
 	}
-	__attribute__((cleanup(cap_freep))) cap_t none = cap_init();
-	if (!none)
-		return -errno;
-	return cap_set_proc(none) < 0 ? -errno : 0;
+	struct __user_cap_data_struct none[2] = { 0 };
+	header = (struct __user_cap_header_struct){ .version = _LINUX_CAPABILITY_VERSION_3 };
+	return capset(&header, none) < 0 ? -errno : 0;
 }
