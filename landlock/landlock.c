@@ -575,8 +575,15 @@ int landlock_build(const struct landlock_plan *plan, int *ret_fd, const char **r
 			if (!dir || len != dir_len || strncmp(dir, r->path, len) != 0) {
 				if (dir_fd >= 0)
 					close(dir_fd);
-				_cleanup_free_ char *parent = xstrndup(r->path, len);
-				dir_fd = open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, 0);
+				/* on the stack: the jail's init allocates nothing */
+				char parent[PATH_MAX];
+				if (len < sizeof(parent)) {
+					memcpy(parent, r->path, len);
+					parent[len] = '\0';
+					dir_fd = open_nofollow(AT_FDCWD, parent, O_PATH | O_DIRECTORY, 0, 0);
+				} else {
+					dir_fd = -ENAMETOOLONG;
+				}
 				dir = r->path;
 				dir_len = len;
 			}
