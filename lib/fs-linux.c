@@ -39,12 +39,15 @@ struct rm_level {
 };
 
 struct rm_walk {
-	struct rm_level level[RM_LEVELS];
+	char *buf[RM_LEVELS];	/* each level's listing buffer, once it has one */
 	int depth;
 	struct statx top;	/* the top's mount: no other is entered */
 	uint64_t moved;		/* names handed out at the top so far */
 	bool progress;		/* this pass removed or moved something */
 	int err;		/* the first failure */
+	/* Last, and never cleared: only the levels entered are written
+	 * (18 KiB of them, most never used). */
+	struct rm_level level[RM_LEVELS];
 };
 
 static void rm_failed(struct rm_walk *w, int err)
@@ -203,8 +206,9 @@ static void remove_entry(struct rm_walk *w, const char *name, unsigned char type
 			rm_failed(w, r);
 		return;
 	}
-	if (!next->it.buf)
-		next->it.buf = xmalloc(DIR_BUF);
+	if (!w->buf[w->depth + 1])
+		w->buf[w->depth + 1] = xmalloc(DIR_BUF);
+	next->it.buf = w->buf[w->depth + 1];
 	next->it.fd = fd;
 	next->it.len = next->it.off = 0;
 	memcpy(next->name, name, strlen(name) + 1);	/* d_name: NAME_MAX at most */
@@ -260,17 +264,19 @@ int rm_rf_at(int dirfd, const char *name)
 	if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES && errno != EPERM)
 		return -errno;
 
-	_cleanup_free_ struct rm_walk *w = xcalloc(1, sizeof(*w));
+	_cleanup_free_ struct rm_walk *w = xmalloc(sizeof(*w));
+	memset(w, 0, offsetof(struct rm_walk, level));
 	int fd;
 	int r = open_emptiable(dirfd, name, NULL, &w->top, &fd);
 	if (r < 0)
 		return r == -ENOENT ? 0 : r;
-	w->level[0].it = (struct dir_iter){ .fd = fd, .buf = xmalloc(DIR_BUF) };
+	w->buf[0] = xmalloc(DIR_BUF);
+	w->level[0].it = (struct dir_iter){ .fd = fd, .buf = w->buf[0] };
 	rm_walk(w);
 	/* It ends on the top, the only level still open. */
 	close(fd);
 	for (int i = 0; i < RM_LEVELS; i++)
-		free(w->level[i].it.buf);
+		free(w->buf[i]);
 	if (RETRY(unlinkat(dirfd, name, AT_REMOVEDIR)) < 0 && errno != ENOENT)
 		rm_failed(w, -errno);
 	return w->err;
