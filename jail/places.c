@@ -578,7 +578,7 @@ static void count_dir(struct walk *k, int dir, const char *rel, unsigned depth)
 void places_count_written(int dirfd, const char *prefix, char *const *skip, struct written *ret)
 {
 	*ret = (struct written){ .paths = strv_new(), .tops = strv_new() };
-	char buf[DIR_BUF] __attribute__((aligned(8)));
+	_cleanup_free_ char *buf = xmalloc(DIR_BUF);
 	struct walk k = { .w = ret, .skip = skip, .prefix = prefix, .buf = buf };
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
@@ -595,7 +595,19 @@ void written_free(struct written *w)
 void places_remove(struct places *pl)
 {
 	if (pl->made) {
-		(void)rm_rf(pl->run_dir);
+		/* The namespace jail's run directory holds its lock alone
+		 * (the root was mounted on it, in the jail's own namespace):
+		 * two calls, where rm_rf's walk allocates and clears its
+		 * levels. What else is there (the landlock backend's home and
+		 * tmp) goes by the walk. */
+		char lock[PATH_MAX];
+		bool alone = false;
+		if (strlen(pl->run_dir) + sizeof("/lock") <= sizeof(lock)) {
+			stpcpy(stpcpy(lock, pl->run_dir), "/lock");
+			alone = unlink(lock) == 0 && rmdir(pl->run_dir) == 0;
+		}
+		if (!alone)
+			(void)rm_rf(pl->run_dir);
 		/* Only now: a directory that could not go is a leftover for
 		 * the next run to sweep. */
 		close(pl->lock_fd);
