@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 
@@ -260,34 +259,9 @@ static char *layer_path(const struct policy *p, const char *dir, const char *cwd
 	return path_join(dir ? dir : cwd, path);
 }
 
-/* The home the password database gives uid, canonical, or NULL: asked
- * once in a run (the state directory is found before the policy's
- * build, and both need it). */
-static const char *passwd_home_of(uid_t uid)
-{
-	static bool asked;
-	static uid_t asked_for;
-	static char *home;
-	if (asked && asked_for == uid)
-		return home;
-	free(home);
-	home = NULL;
-	_cleanup_free_ char *db_home = defaults_passwd_home(uid);
-	if (!db_home) {
-		const struct passwd *pw = getpwuid(uid);
-		if (pw && pw->pw_dir)
-			db_home = xstrdup(pw->pw_dir);
-	}
-	if (db_home && db_home[0] == '/')
-		(void)path_canonical(db_home, &home);
-	asked = true;
-	asked_for = uid;
-	return home;
-}
-
 static int find_home(struct policy *p, char *const *environ, struct policy_failure *f)
 {
-	const char *passwd_home = passwd_home_of(p->uid);
+	const char *passwd_home = defaults_passwd_home(p->uid);
 	const char *home_env = defaults_user_var(environ, "HOME");
 	if (home_env && passwd_home && streq(home_env, passwd_home))
 		p->user_home = xstrdup(passwd_home);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sys/stat.h>
 
 #include "lib/fd.h"
@@ -564,7 +565,7 @@ static void add_system(struct policy *p)
 /* The home /etc/passwd gives uid, read directly: the common case, at a
  * fraction of what going through NSS costs; NULL sends the caller to
  * getpwuid (users from LDAP and the like). */
-char *defaults_passwd_home(uid_t uid)
+static char *passwd_file_home(uid_t uid)
 {
 	_cleanup_free_ char *text = NULL;
 	if (read_file_at(AT_FDCWD, "/etc/passwd", 1 << 20, &text, NULL) < 0)
@@ -589,6 +590,28 @@ char *defaults_passwd_home(uid_t uid)
 			return xstrdup(f[5]);
 	}
 	return NULL;
+}
+
+const char *defaults_passwd_home(uid_t uid)
+{
+	static bool asked;
+	static uid_t asked_for;
+	static char *home;
+	if (asked && asked_for == uid)
+		return home;
+	free(home);
+	home = NULL;
+	_cleanup_free_ char *db_home = passwd_file_home(uid);
+	if (!db_home) {
+		const struct passwd *pw = getpwuid(uid);
+		if (pw && pw->pw_dir)
+			db_home = xstrdup(pw->pw_dir);
+	}
+	if (db_home && db_home[0] == '/')
+		(void)path_canonical(db_home, &home);
+	asked = true;
+	asked_for = uid;
+	return home;
 }
 
 

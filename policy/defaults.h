@@ -41,8 +41,11 @@ extern const size_t defaults_n_own_caches;
 /* Points the variables at the caches, but for those the user decided. */
 void defaults_point_caches(struct policy *p);
 
-/* The home /etc/passwd gives uid, read directly; NULL when it has none. */
-char *defaults_passwd_home(uid_t uid);
+/* The home the password database gives uid (/etc/passwd read directly,
+ * else getpwuid), canonical; NULL when it has none. Asked once in a
+ * process: the state directory is found before the policy's build, and
+ * both need it. */
+const char *defaults_passwd_home(uid_t uid);
 /* The value of a variable of the caller's environment when it is an
  * absolute path, else NULL. */
 const char *defaults_user_var(char *const *environ, const char *name);
