@@ -50,13 +50,16 @@ static bool label_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
-int allow_name_normalize(const char *name, char out[static ALLOW_NAME_MAX + 1])
+/* The name in normal form into out, or what is wrong with it. */
+static const char *normalize(const char *name, char out[static ALLOW_NAME_MAX + 1])
 {
 	size_t n = strlen(name);
 	if (n && name[n - 1] == '.')
 		n--;
-	if (n == 0 || n > ALLOW_NAME_MAX)
-		return -EINVAL;
+	if (n == 0)
+		return "an empty name";
+	if (n > ALLOW_NAME_MAX)
+		return "a name of more than 253 characters";
 	size_t label = 0;
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
@@ -64,23 +67,38 @@ int allow_name_normalize(const char *name, char out[static ALLOW_NAME_MAX + 1])
 			c = (char)(c - 'A' + 'a');
 		if (c == '.') {
 			if (label == 0)
-				return -EINVAL;
+				return "an empty label (two dots together, or a dot first)";
+			if (out[i - 1] == '-')
+				return "a label that ends with '-'";
 			label = 0;
-		} else if (!label_char(c) || ++label > 63) {
-			return -EINVAL;
+		} else if ((unsigned char)c >= 0x80) {
+			return "a name in another script: write it in its ASCII form (xn--...)";
+		} else if (!label_char(c)) {
+			return "not a host name: letters, digits, '-' and '_' in labels separated by dots";
+		} else if (label == 0 && c == '-') {
+			return "a label that begins with '-'";
+		} else if (++label > 63) {
+			return "a label of more than 63 characters";
 		}
 		out[i] = c;
 	}
 	if (label == 0)
-		return -EINVAL;
+		return "an empty label (two dots together, or a dot first)";
+	if (out[n - 1] == '-')
+		return "a label that ends with '-'";
 	out[n] = '\0';
 	/* A last label of digits alone is no top-level domain: an IPv4
 	 * address, or one cut short. */
 	const char *last = strrchr(out, '.');
 	last = last ? last + 1 : out;
 	if (strspn(last, "0123456789") == strlen(last))
-		return -EINVAL;
-	return 0;
+		return "a last label of digits alone: an address, not a name";
+	return NULL;
+}
+
+int allow_name_normalize(const char *name, char out[static ALLOW_NAME_MAX + 1])
+{
+	return normalize(name, out) ? -EINVAL : 0;
 }
 
 void allow_entries_free(struct allow_entry *v, size_t n)
@@ -165,8 +183,9 @@ static int parse_host(const char *item, const char *list, struct source source, 
 		return -EINVAL;
 	}
 	char name[ALLOW_NAME_MAX + 1];
-	if (allow_name_normalize(bare, name) < 0) {
-		*ret_why = "not a host name: letters, digits, '-' and '_' in labels separated by dots";
+	const char *fault = normalize(bare, name);
+	if (fault) {
+		*ret_why = fault;
 		return -EINVAL;
 	}
 	if (wildcard && !strchr(name, '.')) {

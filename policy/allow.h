@@ -44,8 +44,8 @@ char *allow_entry_text(const struct allow_entry *e);
 bool allow_entry_same(const struct allow_entry *a, const struct allow_entry *b);
 
 /* A name as the allow list compares it: lowercase, without a last dot,
- * letters, digits, '-' and '_' in labels of 1 to 63 bytes, 253 at most
- * in all. Into out (ALLOW_NAME_MAX + 1 bytes): 0, or -EINVAL for what is
+ * letters, digits, '-' and '_' in labels of 1 to 63 bytes, none of which
+ * begins or ends with '-', 253 at most in all. Into out (ALLOW_NAME_MAX + 1 bytes): 0, or -EINVAL for what is
  * no host name (an address, a byte DNS would escape). */
 int allow_name_normalize(const char *name, char out[static ALLOW_NAME_MAX + 1]);
 
