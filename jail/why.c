@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/allow.h"
 #include "policy/carried.h"
 #include "policy/why.h"
 
@@ -75,6 +76,19 @@ int why_verb(const struct policy *p, const char *target)
 	why_fix_for_real(path, WANT_WRITE, &w);
 	print_one(wh, &w);
 	why_free(&w);
+	/* A host name with no port (why registry.npmjs.org), where no such
+	 * path is: its connections on 443 too, as they are asked most. */
+	char name[ALLOW_NAME_MAX + 1];
+	struct stat st;
+	if (!strchr(target, '/') && strchr(target, '.') && allow_name_normalize(target, name) == 0 &&
+	    lstat(path, &st) < 0 && errno == ENOENT) {
+		_cleanup_free_ char *host = xstrcat3(name, ":443", "");
+		if (why_connect(p, host, &w) == 0) {
+			_cleanup_free_ char *head = xstrcat3("connect to ", host, "");
+			print_one(head, &w);
+			why_free(&w);
+		}
+	}
 	return 0;
 }
 
