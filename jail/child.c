@@ -735,18 +735,12 @@ _Noreturn void child_main(const struct child *c)
 	if (c->init)
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	child_mark(c, "chdir_pty");
-	/* 7b. The cgroup tree, once init is in the run's groups (3) and
-	 *     stockade has said go (the way out made); a cgroup namespace
-	 *     rooted where it is now, so that each hierarchy mounted shows
-	 *     the run's own group, not the shared one it was cloned in. */
-	bool went = false;
+	/* 7b. The cgroup tree, once init is in the run's groups (3): a
+	 *     cgroup namespace rooted where it is now, so that each
+	 *     hierarchy mounted shows the run's own group, not the shared
+	 *     one it was cloned in. Before the second go, while stockade
+	 *     still makes the way out: nothing of it is the command's. */
 	if (c->mounts) {
-		if (c->join_go) {
-			if (wait_go(c, &ignored) < 0)
-				_exit(EXIT_STOCKADE);
-			went = true;
-			child_mark(c, "wait_second_go");
-		}
 		if (c->cgroupns_late && unshare(CLONE_NEWCGROUP) < 0)
 			fail(c, CHILD_STEP_CGROUP, errno, "cgroup namespace", EXIT_STOCKADE);
 		struct mount_failure mf;
@@ -755,15 +749,18 @@ _Noreturn void child_main(const struct child *c)
 			fail_mount(c, r, &mf);
 		child_mark(c, "mount_cgroups");
 	}
+	/* 7c. The namespace jail's init: the second go, once the way out is
+	 *     made and the keeper is there. */
+	if (c->join_go) {
+		if (wait_go(c, &ignored) < 0)
+			_exit(EXIT_STOCKADE);
+		child_mark(c, "wait_second_go");
+	}
 	/* 8. Capabilities, no_new_privs, seccomp, Landlock; --mode off waits
 	 *    for go alone. */
 	if (c->jail)
 		confine(c);
 	else if (wait_go(c, &ignored) < 0)
-		_exit(EXIT_STOCKADE);
-	/* 8b. The namespace jail's init: the way out made by now (in 7b
-	 *     where it mounts a tree). */
-	if (c->join_go && !went && wait_go(c, &ignored) < 0)
 		_exit(EXIT_STOCKADE);
 	/* 9. The run's process limit, where RLIMIT_NPROC is what holds it:
 	 *    soft and hard, and without capabilities nothing raises it. */
