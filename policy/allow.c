@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <strings.h>
 
 #include "lib/util.h"
 
@@ -143,7 +144,15 @@ static int parse_host(const char *item, const char *list, struct source source, 
 {
 	const char *colon = strchr(item, ':');
 	if (colon && strchr(colon + 1, ':')) {
-		*ret_why = "an address is not a name: allow takes host names (--connect gives one service of the host)";
+		/* An IPv6 address, bare or as [ADDRESS]:PORT; else a port
+		 * written twice. */
+		unsigned char a6[sizeof(struct in6_addr)];
+		_cleanup_free_ char *inner = item[0] == '[' && strchr(item, ']')
+						     ? xstrndup(item + 1, (size_t)(strchr(item, ']') - item - 1))
+						     : xstrdup(item);
+		*ret_why = inet_pton(AF_INET6, inner, a6) == 1
+				   ? "an address is not a name: allow takes host names (--connect gives one service of the host)"
+				   : "use HOST or HOST:PORT, PORT a number from 1 to 65535";
 		return -EINVAL;
 	}
 	unsigned short port = 0;
@@ -212,7 +221,7 @@ int allow_parse(const char *item, struct source source, struct allow_entry **v, 
 	if (item[0] != '@')
 		return parse_host(item, NULL, source, v, n, ret_why);
 	for (size_t i = 0; i < allow_n_lists; i++) {
-		if (!streq(allow_lists[i].name, item))
+		if (strcasecmp(allow_lists[i].name, item) != 0)
 			continue;
 		for (const char *const *e = allow_lists[i].entries; *e; e++)
 			if (parse_host(*e, allow_lists[i].name, source, v, n, ret_why) < 0)

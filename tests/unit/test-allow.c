@@ -108,6 +108,8 @@ static void test_lists(void)
 	ok(allow_match(v, n, "registry.npmjs.org", 443) != NULL, "@npm reaches registry.npmjs.org:443");
 	ok(allow_match(v, n, "npmjs.org", 443) == NULL, "@npm does not reach npmjs.org");
 	reset();
+	ok(parse("@NPM", &why) == 0 && allow_match(v, n, "registry.npmjs.org", 443) != NULL, "a list's name in any case");
+	reset();
 }
 
 static void test_match(void)
@@ -164,6 +166,9 @@ static void test_match(void)
 		{ "\xc3\xa4.test", "ASCII form (xn--" },
 		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.test", "more than 63" },
 		{ "a b.test", "letters, digits" },
+		{ "a.test:443:1", "HOST:PORT" },
+		{ "[fd00::1]:443", "an address is not a name" },
+		{ "fd00::1", "an address is not a name" },
 		{ "test.123", "an address, not a name" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
