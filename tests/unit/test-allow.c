@@ -59,6 +59,12 @@ static void test_parse(void)
 		{ "x..com", "an empty label" },
 		{ ".x.com", "an empty label" },
 		{ "x com", "not a host name" },
+		{ "-a.test", "begins with '-'" },
+		{ "a-.test", "ends with '-'" },
+		{ "\xc3\xa4.test", "ASCII form (xn--" },
+		{ "test.123", "an address, not a name" },
+		{ "a.test:443:1", "HOST:PORT" },
+		{ "fd00::1", "an address is not a name" },
 		{ "x\\.com", "not a host name" },
 		{ "localhost", "localhost" },
 		{ "api.localhost", "localhost" },
@@ -77,7 +83,7 @@ static void test_parse(void)
 	memset(label, 'a', 64);
 	label[64] = '\0';
 	_cleanup_free_ char *long_label = xstrcat3(label, ".com", "");
-	ok(parse(long_label, &why) == -EINVAL, "a label of 64 bytes refused");
+	ok(parse(long_label, &why) == -EINVAL && strstr(why, "more than 63"), "a label of 64 bytes refused, so said");
 	reset();
 	label[63] = '\0';
 	_cleanup_free_ char *ok_label = xstrcat3(label, ".com", "");
@@ -88,7 +94,7 @@ static void test_parse(void)
 		text_adds(&t, "abc.");
 	text_adds(&t, "com");
 	_cleanup_free_ char *too_long = text_take(&t);
-	ok(parse(too_long, &why) == -EINVAL, "a name of %zu bytes refused", strlen(too_long));
+	ok(parse(too_long, &why) == -EINVAL && strstr(why, "253"), "a name of %zu bytes refused, so said", strlen(too_long));
 	reset();
 }
 
@@ -156,40 +162,6 @@ static void test_match(void)
 	ok(allow_name_normalize("-a.test", out) < 0 && allow_name_normalize("a-.test", out) < 0 &&
 		   allow_name_normalize("a.test-", out) < 0 && allow_name_normalize("a-b._c.test", out) == 0,
 	   "a label neither begins nor ends with '-' ('_' may begin one)");
-	/* What a bad name gets told, each fault its own words. */
-	static const struct {
-		const char *item, *says;
-	} faults[] = {
-		{ "-a.test", "begins with '-'" },
-		{ "a-.test", "ends with '-'" },
-		{ "a..test", "an empty label" },
-		{ "\xc3\xa4.test", "ASCII form (xn--" },
-		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.test", "more than 63" },
-		{ "a b.test", "letters, digits" },
-		{ "a.test:443:1", "HOST:PORT" },
-		{ "[fd00::1]:443", "an address is not a name" },
-		{ "fd00::1", "an address is not a name" },
-		{ "test.123", "an address, not a name" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
-		struct allow_entry *fv = NULL;
-		size_t fn = 0;
-		const char *said = NULL;
-		ok(allow_parse(faults[i].item, SOURCE_OPTION_OF("--allow"), &fv, &fn, &said) < 0 && said && strstr(said, faults[i].says),
-		   "'%s' refused: %s", faults[i].item, said ? said : "(nothing said)");
-		allow_entries_free(fv, fn);
-	}
-	char longest[300];
-	memset(longest, 'a', sizeof(longest) - 1);
-	longest[sizeof(longest) - 1] = '\0';
-	for (size_t i = 60; i < sizeof(longest) - 1; i += 61)
-		longest[i] = '.';
-	why = NULL;
-	struct allow_entry *lv = NULL;
-	size_t ln = 0;
-	ok(allow_parse(longest, SOURCE_OPTION_OF("--allow"), &lv, &ln, &why) < 0 && why && strstr(why, "253"), "a name of 299 characters: %s",
-	   why ? why : "(nothing said)");
-	allow_entries_free(lv, ln);
 	_cleanup_free_ char *f1 = allow_fix("example.com", 443), *f2 = allow_fix("example.com", 22);
 	is_str(f1, "--allow example.com", "the fix on 443");
 	is_str(f2, "--allow example.com:22", "the fix on another port");
