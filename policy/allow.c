@@ -132,6 +132,12 @@ bool allow_entry_same(const struct allow_entry *a, const struct allow_entry *b)
 static void push(struct allow_entry **v, size_t *n, const char *name, bool wildcard, unsigned short port,
 		 const char *list, struct source source)
 {
+	/* Once in a list: a name written twice, or in a list and by
+	 * itself, is one entry (the first), one grant and one widening. */
+	struct allow_entry e = { .name = (char *)name, .wildcard = wildcard, .port = port };
+	for (size_t i = 0; i < *n; i++)
+		if (allow_entry_same(&(*v)[i], &e))
+			return;
 	*v = xgrow(*v, *n, sizeof(**v));
 	(*v)[(*n)++] = (struct allow_entry){ .name = xstrdup(name), .wildcard = wildcard, .port = port, .list = list,
 					     .source = source };

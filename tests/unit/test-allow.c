@@ -116,6 +116,12 @@ static void test_lists(void)
 	reset();
 	ok(parse("@NPM", &why) == 0 && allow_match(v, n, "registry.npmjs.org", 443) != NULL, "a list's name in any case");
 	reset();
+	parse("a.test", &why);
+	parse("A.test.", &why);
+	parse("a.test:22", &why);
+	parse("*.a.test", &why);
+	ok(n == 3, "a name written twice is one entry (%zu entries)", n);
+	reset();
 }
 
 static void test_match(void)
