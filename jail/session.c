@@ -195,7 +195,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		id = idbuf;
 	}
 	if (!valid_id(id)) {
-		log_error("invalid --name '%s': use letters, digits, '.', '_' and '-' (at most 64)", id);
+		log_error("invalid --name '%s': use letters, digits, '.', '_' and '-' (at most 64), not '.' or '-' first", id);
 		return EXIT_STOCKADE;
 	}
 	_cleanup_free_ char *stem = xstrcat3(dir, "/", id);
