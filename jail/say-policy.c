@@ -60,7 +60,10 @@ void say_policy_failure(const struct policy_failure *f)
 		break;
 	case POLICY_PATH_MISSING:
 		log_error("cannot %s '%s' %s: %s", access_name(f->access), path, at, strerror(f->err));
-		if (f->err == ENOENT)
+		if (f->err == ENOENT && strchr(path, '$'))
+			log_hint("stockade expands no variable in a path ('$' is a character of its name): write the path out, "
+				 "or ~/ for your home");
+		else if (f->err == ENOENT)
 			log_hint("a read or write target must exist; a --hide target that does not is skipped");
 		break;
 	case POLICY_WORKSPACE_UNUSABLE:
