@@ -47,6 +47,9 @@ printf '[sandbox]\nhide = \xff\n' >"$W/stockade.ini"
 fails "a file that is not UTF-8" "$W/stockade.ini line 2: the line is not UTF-8" -- in_jail -- true
 printf '[sandbox]\nread = nowhere\n' >"$W/stockade.ini"
 fails "a read target that does not exist" "cannot read 'nowhere' in $W/stockade.ini line 2 \(read\)" -- in_jail -- true
+printf '[sandbox]\nread = $HOME/nowhere\n' >"$W/stockade.ini"
+fails "a path with a variable: no variable is expanded, and the hint says so" \
+	"^hint: stockade expands no variable in a path" -- in_jail -- true
 # The example kept in conf/examples: its error, exactly.
 cp conf/examples/invalid.ini "$W/stockade.ini"
 fails "conf/examples/invalid.ini is refused as its comment says" "$(sed -n 's/^; error: //p' conf/examples/invalid.ini)" -- in_jail -- true

@@ -30,6 +30,11 @@ sx() {
 	(cd "$W" && exec "$STOCKADE" session exec "$@")
 }
 
+# A name that would be a hidden file, or read as an option: refused, and
+# the message says why.
+fails "session start --name .x is refused, saying a name begins with neither '.' nor '-'" "not '\.' or '-' first" -- \
+	"$STOCKADE" session start --name .x
+
 start --name "t-$TEST_BACKEND"
 st=$?
 [ $st -eq 0 ] && [ "$SID" = "t-$TEST_BACKEND" ] && pass "session start returns at once with the session's id" ||
