@@ -77,18 +77,13 @@ int why_verb(const struct policy *p, const char *target)
 	print_one(wh, &w);
 	why_free(&w);
 	/* A host name with no port (why registry.npmjs.org), where no such
-	 * path is: its connections on 443 too, as they are asked most. */
+	 * path is: the question for the host, which a file name to be made
+	 * (notes.md) would not be. */
 	char name[ALLOW_NAME_MAX + 1];
 	struct stat st;
 	if (!strchr(target, '/') && strchr(target, '.') && allow_name_normalize(target, name) == 0 &&
-	    lstat(path, &st) < 0 && errno == ENOENT) {
-		_cleanup_free_ char *host = xstrcat3(name, ":443", "");
-		if (why_connect(p, host, &w) == 0) {
-			_cleanup_free_ char *head = xstrcat3("connect to ", host, "");
-			print_one(head, &w);
-			why_free(&w);
-		}
-	}
+	    lstat(path, &st) < 0 && errno == ENOENT)
+		log_hint("no such path: for the host, ask why %s:443 in its place", name);
 	return 0;
 }
 

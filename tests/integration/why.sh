@@ -64,17 +64,17 @@ why_says "why: the remote host is refused with --net off" "^connect to 10.203.0.
 why_says "why: and names --net on" "allow: --net on" -- --net off 10.203.0.2:7
 why_says "why: the network mode's source is named" "from:  --net on the command line" -- --net off 10.203.0.2:7
 why_says "why: --net on allows it" "^connect to 10.203.0.2:7: allowed" -- --net on 10.203.0.2:7
-# A host name with no port, where no such path is: the path, and the
-# name on 443 (nothing is looked up).
-why_says "why: a bare host name is answered on 443 too" "^connect to registry.npmjs.org:443: allowed" -- --allow @npm registry.npmjs.org
-why_says "why: and names its list" "rule:  allow registry.npmjs.org \(from @npm\)" -- --allow @npm registry.npmjs.org
-why_says "why: refused by default, with the fix" "allow: --allow registry.npmjs.org" -- registry.npmjs.org
+# A host name with no port, where no such path is: the path's answer,
+# and a hint with the question for the host, which is answered.
+why_says "why: a bare host name where no such path is gets the hint with :443" \
+	"^hint: no such path: for the host, ask why registry.npmjs.org:443 in its place" -- --allow @npm Registry.NPMjs.org
+why_says "why: and the hinted question is answered, with its list" "rule:  allow registry.npmjs.org \(from @npm\)" -- \
+	--allow @npm registry.npmjs.org:443
 mkdir -p "$W/docs.example"
-why_says "why: a path that is there is the path alone" "^read $W/docs.example: allowed" -- docs.example
 out=$(cd "$W" && "$STOCKADE" why docs.example 2>&1)
 case $out in
-*"connect to"*) fail "why: a path that is there gets no host answer"; diag "$out" ;;
-*) pass "why: a path that is there gets no host answer" ;;
+*"for the host"*) fail "why: a path that is there gets no host hint"; diag "$out" ;;
+*) pass "why: a path that is there gets no host hint" ;;
 esac
 REMOTE_COUNT=${STOCKADE_REMOTE_COUNT:-/tmp/stockade-remote.count}
 if [ -s "$REMOTE_COUNT" ] && "$PROBE" connect-tcp 10.203.0.2 7 >/dev/null 2>&1; then
