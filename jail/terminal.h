@@ -58,6 +58,10 @@ struct terminal {
 	char slave_path[64];	/* the landlock backend's, on the host's devpts */
 	struct termios saved;	/* the user's mode, restored */
 	bool raw;		/* the user's terminal is in raw mode */
+	/* The user's terminal is not stockade's controlling terminal (su -c
+	 * and setsid start it in a session of its own): no SIGWINCH comes,
+	 * and its size is looked at as the user types. */
+	bool no_winch;
 	bool master_done;	/* every slave is closed and the output drained */
 	bool in_done;
 	char out[TERMINAL_BUF];	/* from the pty to the user */

@@ -257,6 +257,21 @@ case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "control: 24x80, then 
 expect_probe "a resize reaches the jailed command" ok -- "$PTYRUN" --after 'size 24x80' --winch 100:40x100 -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" winsize 5
 case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "the jail's pty: 24x80, then SIGWINCH and 40x100" ;;
 *) fail "the jail's pty: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
+# Started in a session of its own (su -c, setsid): the terminal is not
+# stockade's controlling terminal and no SIGWINCH reaches it; the size is
+# followed as the user types. Outside, such a command sees no resize at
+# all.
+if command -v setsid >/dev/null; then
+	expect_probe "control: outside, in a session of its own, no SIGWINCH comes" ok -- \
+		"$PTYRUN" --winch 300:40x100 --send 600:x -- setsid -w "$PROBE" winsize 2
+	case $PROBE_OUTPUT in *"no winch"*) pass "control: no SIGWINCH outside the terminal's session" ;;
+	*) fail "control: no SIGWINCH outside the terminal's session"; diag "$PROBE_OUTPUT" ;; esac
+	expect_probe "stockade in a session of its own: the resize reaches the command at the next key" ok -- \
+		"$PTYRUN" --after 'size 24x80' --winch 100:40x100 --send 400:x -- setsid -w "${JAIL[@]}" --net off -C "$W" -- \
+		"$PROBE" winsize 5
+	case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "without a controlling terminal: 24x80, then SIGWINCH and 40x100" ;;
+	*) fail "without a controlling terminal: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
+fi
 
 # The exit status, passed through.
 for cmd in 'exit 42' 'kill -TERM $$'; do
