@@ -352,6 +352,16 @@ static int say_error(const struct wire_msg *m)
 	return (int)st;
 }
 
+/* A signal for the command, to the session that runs it. */
+static void send_signal(int sock, int sig)
+{
+	struct wire_out o = { 0 };
+	wire_begin(&o, "signal");
+	wire_add_long(&o, "sig", sig);
+	(void)wire_send(sock, &o, NULL, 0);
+	wire_out_free(&o);
+}
+
 /* The command stopped (Ctrl-Z through its pty): so does this client, the
  * user's mode back; continued, the command is. */
 static void suspend(int sock, struct terminal *t)
@@ -359,11 +369,7 @@ static void suspend(int sock, struct terminal *t)
 	terminal_restore(t);
 	kill(getpid(), SIGTSTP);
 	terminal_resume(t);
-	struct wire_out o = { 0 };
-	wire_begin(&o, "signal");
-	wire_add_long(&o, "sig", SIGCONT);
-	(void)wire_send(sock, &o, NULL, 0);
-	wire_out_free(&o);
+	send_signal(sock, SIGCONT);
 }
 
 static int exec_verb(const struct options *o, const char *dir)
@@ -469,6 +475,8 @@ static int exec_verb(const struct options *o, const char *dir)
 		}
 		if (n_term)
 			terminal_ready(&term, pfds + 2, n_term);
+		if (n_term && terminal_hung_up(&term))
+			send_signal(sock, SIGHUP);
 		if (pfds[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			while (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
@@ -482,11 +490,7 @@ static int exec_verb(const struct options *o, const char *dir)
 						terminal_resume(&term);
 					continue;
 				}
-				struct wire_out so = { 0 };
-				wire_begin(&so, "signal");
-				wire_add_long(&so, "sig", sig);
-				(void)wire_send(sock, &so, NULL, 0);
-				wire_out_free(&so);
+				send_signal(sock, sig);
 			}
 		}
 		if (!pfds[0].revents)

@@ -180,7 +180,7 @@ void terminal_start(struct terminal *t)
 	if (t->child.controlling) {
 		t->user_in = reopen(0, O_RDONLY, &t->own_in);
 		set_raw(t);
-		t->no_winch = tcgetsid(0) != getsid(0);
+		t->no_ctty = tcgetsid(0) != getsid(0);
 	}
 	/* The user may have resized the terminal while the jail was built. */
 	terminal_winch(t);
@@ -292,11 +292,16 @@ void terminal_ready(struct terminal *t, const struct pollfd *fds, size_t n)
 			if (r > 0) {
 				t->in_at = 0;
 				t->in_len = (size_t)r;
-				if (t->no_winch)
+				if (t->no_ctty)
 					terminal_winch(t);
 			} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
 				/* Hung up, or a background stockade's EIO. */
 				t->in_done = true;
+				/* A hangup reaches stockade as SIGHUP only from its
+				 * controlling terminal; else the caller passes one
+				 * on (terminal_hung_up). */
+				if (t->no_ctty && (fds[i].revents & POLLHUP))
+					t->hung_up = true;
 			}
 		}
 	}

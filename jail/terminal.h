@@ -59,9 +59,11 @@ struct terminal {
 	struct termios saved;	/* the user's mode, restored */
 	bool raw;		/* the user's terminal is in raw mode */
 	/* The user's terminal is not stockade's controlling terminal (su -c
-	 * and setsid start it in a session of its own): no SIGWINCH comes,
-	 * and its size is looked at as the user types. */
-	bool no_winch;
+	 * and setsid start it in a session of its own): neither SIGWINCH
+	 * nor SIGHUP comes from it. Its size is looked at as the user
+	 * types, and its hangup seen on the descriptor. */
+	bool no_ctty;
+	bool hung_up;		/* and it hung up: for terminal_hung_up, once */
 	bool master_done;	/* every slave is closed and the output drained */
 	bool in_done;
 	char out[TERMINAL_BUF];	/* from the pty to the user */
@@ -107,6 +109,15 @@ void terminal_winch(struct terminal *t);
 
 size_t terminal_pollfds(const struct terminal *t, struct pollfd *fds);
 void terminal_ready(struct terminal *t, const struct pollfd *fds, size_t n);
+/* The user's terminal hung up where its hangup sends stockade no SIGHUP
+ * (no_ctty): true once, for the caller to pass SIGHUP on to the command
+ * as it would the signal. */
+static inline bool terminal_hung_up(struct terminal *t)
+{
+	bool h = t->hung_up;
+	t->hung_up = false;
+	return h;
+}
 
 /* Once every process of the run is gone: what is left in the pty goes
  * out, the user's mode comes back, and every descriptor closes. Safe to

@@ -99,6 +99,14 @@ static void suspend(struct process *pr)
 		kill(pr->pid, SIGCONT);
 }
 
+/* A signal for the command: the jail's init forwards it to the command,
+ * whose group may not be its own yet (before its setsid). */
+static void pass_on(const struct process *pr, int sig)
+{
+	if (pr->via_init || !pr->own_pgrp || kill(-pr->pid, sig) < 0)
+		kill(pr->pid, sig);
+}
+
 static void read_init_report(struct process *pr)
 {
 	int v;
@@ -192,6 +200,8 @@ int wait_command(const struct signals *sg, struct process *pr, const struct secc
 			fds[1].revents = 0;
 		if (n_term)
 			terminal_ready(pr->term, fds + FIXED_FDS, n_term);
+		if (pr->term && terminal_hung_up(pr->term) && status == -1)
+			pass_on(pr, SIGHUP);
 		if (pr->init_sock >= 0 && fds[3].revents) {
 			read_init_report(pr);
 			if (pr->keeper && pr->init_sock < 0 && pr->init_status == -1) {
@@ -251,10 +261,7 @@ int wait_command(const struct signals *sg, struct process *pr, const struct secc
 			 * in stockade's process group: once is enough. */
 			if (!pr->own_pgrp && si.ssi_code == SI_KERNEL)
 				continue;
-			/* The jail's init forwards it to the command, whose group
-			 * may not be its own yet (before its setsid). */
-			if (pr->via_init || !pr->own_pgrp || kill(-pr->pid, sig) < 0)
-				kill(pr->pid, sig);
+			pass_on(pr, sig);
 		}
 	}
 	/* A datagram sent just before the end waits in the way out's queue

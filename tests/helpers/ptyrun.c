@@ -2,7 +2,7 @@
  * and show what it left in the terminal's input queue.
  *
  *     ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]...
- *            [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...
+ *            [--signal MS:SIG]... [--hangup MS] [--timeout SECONDS] -- COMMAND [ARG]...
  *
  * The command runs as the session leader of a new session, with the pty's
  * slave as its controlling terminal and stdin/stdout/stderr, in the
@@ -11,7 +11,10 @@
  * \n, \r, \t, \\) to the terminal MS milliseconds after the start; each
  * --winch sets the terminal's size then (the kernel sends SIGWINCH to its
  * foreground group, as a terminal emulator's resize does); each --signal
- * sends SIG (a name, TERM) to the command's process. With --after, MS
+ * sends SIG (a name, TERM) to the command's process; --hangup closes the
+ * terminal's master then, as a terminal emulator's window closed does
+ * (the kernel hangs the terminal up; nothing more is copied, and the
+ * lines below that read the terminal are left out). With --after, MS
  * counts from the moment TEXT first appears in the output (the command
  * says it is ready), not from the start, so that a slow start-up cannot
  * make an event come too early.
@@ -54,7 +57,7 @@
 #define POLL_MS 20
 #define DRAIN_QUIET_MS 100
 
-enum event_kind { EV_SEND, EV_WINCH, EV_SIGNAL };
+enum event_kind { EV_SEND, EV_WINCH, EV_SIGNAL, EV_HANGUP };
 
 struct send {
 	long at_ms;
@@ -146,14 +149,17 @@ static void parse_event(const char *opt, const char *arg, enum event_kind kind)
 
 	errno = 0;
 	ms = strtol(arg, &end, 10);
-	if (errno || end == arg || *end != ':' || ms < 0)
-		die("bad %s '%s': want MS:...", opt, arg);
+	if (kind == EV_HANGUP ? errno || end == arg || *end || ms < 0 : errno || end == arg || *end != ':' || ms < 0)
+		die("bad %s '%s': want MS%s", opt, arg, kind == EV_HANGUP ? "" : ":...");
 	if (n_sends == MAX_SENDS)
 		die("too many events");
 	e->at_ms = ms;
 	e->kind = kind;
-	end++;
+	if (kind != EV_HANGUP)
+		end++;
 	switch (kind) {
+	case EV_HANGUP:
+		break;
 	case EV_SEND:
 		e->bytes = malloc(strlen(end) + 1);
 		if (!e->bytes)
@@ -269,7 +275,7 @@ int main(int argc, char **argv)
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char slave_name[128];
 	int master, slave, err_pipe[2], status, err, i;
-	bool timed_out = false;
+	bool timed_out = false, hung_up = false;
 	pid_t child;
 
 	for (i = 1; i < argc; i++) {
@@ -289,6 +295,9 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--signal") == 0 && i + 1 < argc) {
 			parse_event(argv[i], argv[i + 1], EV_SIGNAL);
 			i++;
+		} else if (strcmp(argv[i], "--hangup") == 0 && i + 1 < argc) {
+			parse_event(argv[i], argv[i + 1], EV_HANGUP);
+			i++;
 		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
 			char *end;
 			double s = strtod(argv[++i], &end);
@@ -296,11 +305,11 @@ int main(int argc, char **argv)
 				die("bad --timeout '%s'", argv[i]);
 			timeout_ms = (long)(s * 1000);
 		} else {
-			die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
+			die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--hangup MS] [--timeout SECONDS] -- COMMAND [ARG]...");
 		}
 	}
 	if (i >= argc)
-		die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--timeout SECONDS] -- COMMAND [ARG]...");
+		die("usage: ptyrun [--after TEXT] [--send MS:BYTES]... [--winch MS:ROWSxCOLS]... [--signal MS:SIG]... [--hangup MS] [--timeout SECONDS] -- COMMAND [ARG]...");
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
@@ -351,6 +360,13 @@ int main(int argc, char **argv)
 					fprintf(stderr, "ptyrun: cannot resize: %s\n", strerror(errno));
 				if (sends[k].kind == EV_SIGNAL)
 					kill(child, sends[k].sig);
+				if (sends[k].kind == EV_HANGUP && master >= 0) {
+					/* The last master gone: the kernel hangs up the
+					 * terminal, the slave held here with it. */
+					close(master);
+					master = -1;
+					hung_up = true;
+				}
 				sends[k].done = true;
 			} else if (!sends[k].done && events_from + sends[k].at_ms - elapsed < wait_ms) {
 				wait_ms = events_from + sends[k].at_ms - elapsed;
@@ -363,12 +379,16 @@ int main(int argc, char **argv)
 			kill(-child, SIGKILL);
 			kill(child, SIGKILL);
 		}
+		if (master < 0) {
+			poll(NULL, 0, (int)wait_ms);
+			continue;
+		}
 		if (poll(&pfd, 1, (int)wait_ms) > 0)
 			copy_out(master);
 	}
 
 	/* Output still in flight after the exit. */
-	for (;;) {
+	for (; master >= 0;) {
 		struct pollfd pfd = { master, POLLIN, 0 };
 		if (poll(&pfd, 1, DRAIN_QUIET_MS) <= 0)
 			break;
@@ -378,6 +398,10 @@ int main(int argc, char **argv)
 		putchar('\n');
 	if (timed_out)
 		printf("ptyrun: timeout\n");
+	if (hung_up) {
+		printf("ptyrun: hung up\n");
+		goto status;
+	}
 
 	/* What the command left of the terminal: its mode (a raw mode not
 	 * undone leaves the user's shell unusable) and line discipline. */
@@ -414,6 +438,7 @@ int main(int argc, char **argv)
 		fputs("none", stdout);
 	putchar('\n');
 
+status:
 	if (WIFEXITED(status))
 		printf("ptyrun: exit %d\n", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))

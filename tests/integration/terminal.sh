@@ -272,6 +272,35 @@ if command -v setsid >/dev/null; then
 	case $PROBE_OUTPUT in *"size 24x80"*"winch 40x100"*) pass "without a controlling terminal: 24x80, then SIGWINCH and 40x100" ;;
 	*) fail "without a controlling terminal: 24x80, then SIGWINCH and 40x100"; diag "$PROBE_OUTPUT" ;; esac
 fi
+# The terminal closed (a window shut) under a stockade in a session of its
+# own: no SIGHUP comes to it, and the command still hears one. A parent
+# that outlives the hangup (its SIGHUP handled, not ignored: the child's
+# is the default again) waits for it and exits with its status.
+cat >"$T/own-session.py" <<'PY'
+import os, signal, sys
+signal.signal(signal.SIGHUP, lambda *a: None)
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    os.execvp(sys.argv[1], sys.argv[1:])
+while True:
+    try:
+        _, st = os.waitpid(pid, 0)
+        break
+    except InterruptedError:
+        continue
+code = os.waitstatus_to_exitcode(st)
+sys.exit(code if code >= 0 else 128 - code)
+PY
+hup_mark=hangup-$(nonce_new | tr -cd 'a-z0-9' | tail -c 12)
+out=$("$PTYRUN" --after ready --hangup 300 --timeout 10 -- python3 "$T/own-session.py" sh -c 'echo ready; read x' 2>&1)
+case $out in *"ptyrun: exit 1"*) pass "control: outside, in a session of its own, a command reading the closed terminal ends (EOF)" ;;
+*) fail "control: outside, in a session of its own, a command reading the closed terminal ends (EOF)"; diag "$out" ;; esac
+out=$("$PTYRUN" --after ready --hangup 300 --timeout 10 -- python3 "$T/own-session.py" "${JAIL[@]}" --net off -C "$W" -- \
+	sh -c 'echo ready; read x; : '"$hup_mark" 2>&1)
+case $out in *"ptyrun: exit 129"*) pass "the terminal closed under stockade in a session of its own: the command hears SIGHUP (129)" ;;
+*) fail "the terminal closed under stockade in a session of its own: the command hears SIGHUP (129)"; diag "$out"
+	pkill -KILL -f "$hup_mark" ;; esac
 
 # The exit status, passed through.
 for cmd in 'exit 42' 'kill -TERM $$'; do
