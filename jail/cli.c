@@ -194,10 +194,11 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			USAGE_ERROR("invalid %s '%s': %s", opt, optarg, why);              \
 	} while (0)
 
+/* The first such option, as the person wrote it, for the hint. */
 #define SESSION_ONLY(opt) \
 	do { \
 		if (!o->session_refused) \
-			o->session_refused = (opt); \
+			o->session_refused = optarg ? xasprintf("%s '%s'", (opt), optarg) : xstrdup(opt); \
 	} while (0)
 
 	/* "+": options end at the command, whose own options are its own. */
@@ -266,7 +267,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 				USAGE_ERROR("invalid --env '%s': use NAME or NAME=VALUE", optarg);
 			_cleanup_free_ char *name = xstrndup(optarg, n);
 			if (!eq)
-				SESSION_ONLY("--env NAME");
+				SESSION_ONLY("--env");
 			layer_add_env(l, eq ? ENV_SET : ENV_PASS, name, eq ? eq + 1 : NULL, SOURCE_OPTION_OF("--env"));
 			break;
 		}
@@ -389,10 +390,14 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			    o->command == CMD_SESSION_START ? "start" : "list");
 	if (o->command == CMD_SESSION_EXEC && rest >= argc)
 		USAGE_ERROR("no command given: stockade session exec ID -- COMMAND [ARG]...");
-	if (o->command == CMD_SESSION_EXEC && o->session_refused)
+	if (o->command == CMD_SESSION_EXEC && o->session_refused) {
+		o->usage_hint = xasprintf("start a session with it: stockade session start %s, or run the command on its "
+					  "own: stockade %s -- COMMAND",
+					  o->session_refused, o->session_refused);
 		USAGE_ERROR("cannot give %s to one command of a session: it would make the command's jail another than the "
-			    "session's; start a session with it (stockade session start %s ...)",
-			    o->session_refused, o->session_refused);
+			    "session's",
+			    o->session_refused);
+	}
 	if (o->json && o->command != CMD_DOCTOR && o->command != CMD_EXPLAIN)
 		USAGE_ERROR("--json goes with 'stockade doctor' and 'stockade explain'");
 	if (o->command == CMD_WHY) {
@@ -459,6 +464,8 @@ void options_free(struct options *o)
 	free(o->why_target);
 	free(o->session_id);
 	free(o->session_name);
+	free(o->session_refused);
+	free(o->usage_hint);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };
 }

@@ -40,8 +40,10 @@ struct options {
 	unsigned idle_s;	/* session start --idle: seconds, 0 never */
 	/* session exec: an option other than -q, -v, --report, --env NAME=VALUE,
 	 * --unset, and what narrows (--hide, --read, --net: the holder checks
-	 * that they do), which only the session's start may give (NULL: none) */
-	const char *session_refused;
+	 * that they do), which only the session's start may give, with its
+	 * value (NULL: none) */
+	char *session_refused;
+	char *usage_hint;	/* a usage error's own fix (NULL: see --help) */
 	char *restore_as;	/* stockade quarantine restore ID --as PATH */
 };
 

@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	_cleanup_free_ char *err = NULL;
 	if (cli_parse(argc, argv, &o, &err) < 0) {
 		log_error("%s", err);
-		log_hint("see stockade --help");
+		log_hint("%s", o.usage_hint ? o.usage_hint : "see stockade --help");
 		options_free(&o);
 		return EXIT_STOCKADE;
 	}

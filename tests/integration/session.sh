@@ -307,7 +307,7 @@ st=$?
 [ $st -eq 125 ] && printf '%s' "$out" | grep -q "outside the session's workspace" &&
 	pass "an exec whose working directory is outside the workspace is refused (125), said" ||
 	{ fail "an exec whose working directory is outside the workspace is refused (status $st)"; diag "$out"; }
-for widen in "--net on" "--allow a.test" "--write /tmp" "--publish 9999" "--read /"; do
+for widen in "--net on" "--allow a.test" "--write /tmp" "--publish 9999" "--read /" "--max-procs 5" "--hide-ignored"; do
 	# shellcheck disable=SC2086 # the words are the options
 	out=$(sx $widen "$SID" -- true 2>&1)
 	st=$?
@@ -315,6 +315,18 @@ for widen in "--net on" "--allow a.test" "--write /tmp" "--publish 9999" "--read
 		pass "a widening exec ($widen) is refused (125), naming the start that gives it" ||
 		{ fail "a widening exec ($widen) is refused (status $st)"; diag "$out"; }
 done
+# The hint for what only a start gives is that start, as written, and it
+# is taken (a fix printed is a fix that works).
+out=$(sx --max-procs 64 "$SID" -- true 2>&1)
+fix=$(printf '%s\n' "$out" | sed -n "s/^hint: start a session with it: stockade \(session start --max-procs '64'\), or run .*/\1/p")
+if [ -n "$fix" ] && sid2=$(cd "$W" && eval "\"\$STOCKADE\" $fix --name mp-$TEST_BACKEND" 2>&1); then
+	pass "an exec with --max-procs is told the start that gives it, and that start works"
+	"$STOCKADE" session stop "$sid2" >/dev/null 2>&1
+else
+	fail "an exec with --max-procs is told the start that gives it, and that start works"
+	diag "$out"
+	diag "${sid2:-}"
+fi
 # A command that fails says what was refused while it ran, as a run
 # does; its fix is the session start that gives it (an exec cannot widen).
 out=$(sx "$SID" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "stockade-$$-sx.example.test" 2>&1)

@@ -263,7 +263,28 @@ static void test_errors(void)
 	usage_error(PARSE("doctor", "ls"), "doctor", "doctor with a command");
 	usage_error(PARSE("doctor", "--bogus"), "--bogus", "doctor --bogus (names the option, not 'doctor')");
 
-	struct parsed p = PARSE("--net", "on");
+	/* What only a session's start may give is refused in one exec, and
+	 * the hint is the start (or a run of its own) with it, as written. */
+	struct parsed p = PARSE("session", "exec", "--max-procs", "5", "s1", "--", "true");
+	is_int(p.r, -EINVAL, "session exec --max-procs 5: -EINVAL");
+	ok(p.error && strstr(p.error, "--max-procs '5'") && !strstr(p.error, "start a session"),
+	   "session exec --max-procs 5: the message names the option and its value, the fix is the hint's");
+	is_str(p.o.usage_hint,
+	       "start a session with it: stockade session start --max-procs '5', or run the command on its own: stockade "
+	       "--max-procs '5' -- COMMAND",
+	       "session exec --max-procs 5: the hint is the start with it");
+	parsed_free(&p);
+	p = PARSE("session", "exec", "--hide-ignored", "s1", "--", "true");
+	is_str(p.o.usage_hint,
+	       "start a session with it: stockade session start --hide-ignored, or run the command on its own: stockade "
+	       "--hide-ignored -- COMMAND",
+	       "session exec --hide-ignored: a flag's hint has no value");
+	parsed_free(&p);
+	p = PARSE("--bogus", "ls");
+	ok(!p.o.usage_hint, "an unknown option has no hint of its own (see --help)");
+	parsed_free(&p);
+
+	p = PARSE("--net", "on");
 	is_int(p.r, -EINVAL, "options without a command: -EINVAL");
 	is_str(p.error, "no command given", "the message says no command was given");
 	parsed_free(&p);
