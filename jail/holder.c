@@ -50,7 +50,19 @@ struct hold_exec {
 	 * ran is said when it fails, as a run's is. */
 	unsigned *denied;
 	size_t n_denied;
+	/* The program as the command would find it, from where and on what
+	 * PATH: looked for only when the exec ends in 126 or 127. */
+	char *word, *path_env, *cwd;
 };
+
+static void hold_exec_free(struct hold_exec *x)
+{
+	free(x->denied);
+	free(x->word);
+	free(x->path_env);
+	free(x->cwd);
+	free(x);
+}
 
 struct holder {
 	struct holder_setup s;
@@ -564,6 +576,10 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	*x = (struct hold_exec){ .id = h->next_id++, .client = c, .report_fd = report_fd, .start_us = now_usec(),
 				 .say_started = wire_get(m, "tty-fds") || wire_get(m, "started") };
 	x->denied = report_denial_counts(h->r->rep, &x->n_denied);
+	const char *path_env = env_get(e.envp, "PATH");
+	x->cwd = xstrdup(cwd);
+	x->word = xstrdup(argv[0]);
+	x->path_env = path_env ? xstrdup(path_env) : NULL;
 	wire_add_long(&o, "id", x->id);
 	wire_add(&o, "cwd", cwd);
 	for (size_t i = 0; argv[i]; i++)
@@ -598,8 +614,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 		refuse(c->fd, EXIT_STOCKADE, msg, r == -EMSGSIZE ? "the environment and arguments together must stay under 256 KiB" : NULL);
 		if (report_fd >= 0)
 			close(report_fd);
-		free(x->denied);
-		free(x);
+		hold_exec_free(x);
 		return;
 	}
 	h->execs = xgrow(h->execs, h->n_execs, sizeof(*h->execs));
@@ -703,6 +718,25 @@ static void tap_report(const char *line, void *data)
 	report_said_line(data, line);
 }
 
+/* An exec that ended in 126 or 127 (not run, or not found): where the
+ * program it named is there outside the jail and the session's commands
+ * cannot read it, the fix, as the start that gives it. A run grants its
+ * own program; a session, started before any command, cannot. NULL: none. */
+static char *unreadable_program(const struct holder *h, const struct hold_exec *x)
+{
+	_cleanup_free_ char *found = NULL, *canon = NULL;
+	if (path_find_program(x->word, x->path_env, x->cwd, &found) < 0 || path_canonical(found, &canon) < 0)
+		return NULL;
+	/* beneath a place the jail makes (its own /tmp), it is not the host's */
+	const struct rule *r = policy_rule_for(h->r->p, canon);
+	if (policy_effect(h->r->p, canon) != EFFECT_NONE && !(r && (r->flags & RULE_FRESH)))
+		return NULL;
+	_cleanup_free_ char *shown = str_visible(canon);
+	return xasprintf("hint: '%s' lies outside what the session lets its commands read; start a session with it: "
+			 "stockade session start --read '%s'",
+			 shown, shown);
+}
+
 static void exec_ended(struct holder *h, long id, int wstatus)
 {
 	size_t i;
@@ -746,6 +780,10 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 					  to ? to + strlen("; to allow: ") : "");
 			send_simple(x->client->fd, "said", "line", said);
 		}
+		_cleanup_free_ char *hint = !WIFSIGNALED(wstatus) && (status == 126 || status == 127)
+						    ? unreadable_program(h, x) : NULL;
+		if (hint)
+			send_simple(x->client->fd, "said", "line", hint);
 		struct wire_out o = { 0 };
 		wire_begin(&o, "exit");
 		if (WIFSIGNALED(wstatus))
@@ -758,8 +796,7 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 		x->client->exec = NULL;
 	}
 	strv_free(s.lines);
-	free(x->denied);
-	free(x);
+	hold_exec_free(x);
 	h->execs[i] = h->execs[--h->n_execs];
 	h->execs_done++;
 	h->last_us = now_usec();

@@ -327,6 +327,29 @@ else
 	diag "$out"
 	diag "${sid2:-}"
 fi
+# A program the session's commands cannot read: a run grants its own, a
+# session started before it cannot. The exec fails as exec does (126 or
+# 127) and says what to start instead; that start runs it.
+mkdir -p "$T/elsewhere"
+cp "$PROBE" "$T/elsewhere/tool"
+expect_control "control: the program outside the session runs outside the jail" -- "$T/elsewhere/tool" cwd
+out=$(sx "$SID" -- "$T/elsewhere/tool" cwd 2>&1)
+st=$?
+fix=$(printf '%s\n' "$out" | sed -n "s/^hint: .* lies outside what the session lets its commands read; start a session with it: stockade \(session start --read '.*'\)$/\1/p")
+if [ $st -ge 126 ] && [ $st -le 127 ] && [ -n "$fix" ] &&
+	sid2=$(cd "$W" && eval "\"\$STOCKADE\" $fix --backend $TEST_BACKEND --name rd-$TEST_BACKEND" 2>&1) &&
+	(cd "$W" && "$STOCKADE" session exec "$sid2" -- "$T/elsewhere/tool" cwd 2>&1) | grep -q '^probe: ok'; then
+	pass "an exec of a program the session cannot read fails ($st), told the start that gives it; that start runs it"
+else
+	fail "an exec of a program the session cannot read fails, told the start that gives it (status $st)"
+	diag "$out"
+	diag "${sid2:-}"
+fi
+[ -n "${sid2:-}" ] && "$STOCKADE" session stop "$sid2" >/dev/null 2>&1
+out=$(sx "$SID" -- sh -c 'exit 127' 2>&1)
+[ $? -eq 127 ] && ! printf '%s\n' "$out" | grep -q '^hint:' &&
+	pass "a command of its own ending in 127, its program readable, gets no such hint" ||
+	{ fail "a command of its own ending in 127 gets no hint"; diag "$out"; }
 # A command that fails says what was refused while it ran, as a run
 # does; its fix is the session start that gives it (an exec cannot widen).
 out=$(sx "$SID" -- sh -c '"$0" resolve "$1"; exit 3' "$PROBE" "stockade-$$-sx.example.test" 2>&1)
