@@ -16,6 +16,7 @@
 #include "jail/places.h"
 #include "landlock/landlock.h"
 #include "jail/run.h"
+#include "jail/say.h"
 #include "lib/fd.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -52,13 +53,13 @@ struct hold_exec {
 	size_t n_denied;
 	/* The program as the command would find it, from where and on what
 	 * PATH: looked for only when the exec ends in 126 or 127. */
-	char *word, *path_env, *cwd;
+	char **argv, *path_env, *cwd;
 };
 
 static void hold_exec_free(struct hold_exec *x)
 {
 	free(x->denied);
-	free(x->word);
+	strv_free(x->argv);
 	free(x->path_env);
 	free(x->cwd);
 	free(x);
@@ -578,7 +579,7 @@ static void exec(struct holder *h, struct hold_client *c, const struct wire_msg 
 	x->denied = report_denial_counts(h->r->rep, &x->n_denied);
 	const char *path_env = env_get(e.envp, "PATH");
 	x->cwd = xstrdup(cwd);
-	x->word = xstrdup(argv[0]);
+	x->argv = strv_copy(argv);
 	x->path_env = path_env ? xstrdup(path_env) : NULL;
 	wire_add_long(&o, "id", x->id);
 	wire_add(&o, "cwd", cwd);
@@ -725,7 +726,7 @@ static void tap_report(const char *line, void *data)
 static char *unreadable_program(const struct holder *h, const struct hold_exec *x)
 {
 	_cleanup_free_ char *found = NULL, *canon = NULL;
-	if (path_find_program(x->word, x->path_env, x->cwd, &found) < 0 || path_canonical(found, &canon) < 0)
+	if (path_find_program(x->argv[0], x->path_env, x->cwd, &found) < 0 || path_canonical(found, &canon) < 0)
 		return NULL;
 	/* beneath a place the jail makes (its own /tmp), it is not the host's */
 	const struct rule *r = policy_rule_for(h->r->p, canon);
@@ -784,6 +785,13 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 						    ? unreadable_program(h, x) : NULL;
 		if (hint)
 			send_simple(x->client->fd, "said", "line", hint);
+		_cleanup_free_ char *named =
+			status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd,
+							   "start a session with it: stockade session start") : NULL;
+		if (named) {
+			_cleanup_free_ char *said = xstrcat3("stockade: ", named, "");
+			send_simple(x->client->fd, "said", "line", said);
+		}
 		struct wire_out o = { 0 };
 		wire_begin(&o, "exit");
 		if (WIFSIGNALED(wstatus))

@@ -183,6 +183,13 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		if (line)
 			log_warn("refused: %s", line);
 	}
+	/* and what its words name that the jail cannot read, which it does
+	 * not see refused (ENOENT, or Landlock's EACCES) */
+	if (status != 0 && !holder) {
+		_cleanup_free_ char *named = say_unreadable_named(&p, rep, p.argv, p.cwd, NULL);
+		if (named)
+			log_warn("%s", named);
+	}
 out:
 	host_free(&h);
 	policy_free(&p);

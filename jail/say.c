@@ -1,6 +1,8 @@
 #include "jail/say.h"
 
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/fs.h"
@@ -312,4 +314,127 @@ void say_discarded(const struct policy *p, struct report *rep, const char *place
 	say_note_once_keyed(p, rep, key, "the run wrote %lu file%s (%s) in %s, discarded with it at the end: %s%s; %s",
 			    w->files, w->files == 1 ? "" : "s", size, what, tops, strv_length(w->tops) == 8 ? ", ..." : "",
 			    keep);
+}
+
+/* One word of a failed command that may name a path: as written, made
+ * absolute (~/ is your home, a relative one the command's directory). */
+static void add_named(char ***v, const char *tok, size_t n, const char *cwd, const char *home)
+{
+	if (n < 2 || memchr(tok, '/', n) == NULL || memmem(tok, n, "://", 3))
+		return;
+	_cleanup_free_ char *word = xstrndup(tok, n);
+	_cleanup_free_ char *abs = word[0] == '/'			      ? xstrdup(word)
+				   : str_has_prefix(word, "~/") && home ? path_join(home, word + 2)
+				   : word[0] != '~' && cwd		      ? path_join(cwd, word)
+									      : NULL;
+	if (!abs)
+		return;
+	char *norm = path_normalize(abs);
+	if (strv_contains(*v, norm))
+		free(norm);
+	else
+		strv_push(v, norm);
+}
+
+char **say_named_paths(char *const *argv, const char *cwd, const char *home)
+{
+	char **v = strv_new();
+	/* Each word, and its parts: a shell's -c script, an option's value
+	 * (--file=/x, -I/x), a list (/a:/b). */
+	static const char sep[] = " \t\n;&|()<>'\"`=:,";
+	for (size_t i = 1; argv && argv[i] && strv_length(v) < 64; i++) {
+		const char *w = argv[i];
+		add_named(&v, w, strlen(w), cwd, home);
+		for (const char *s = w; *s;) {
+			s += strspn(s, sep);
+			const char *tok = s;
+			size_t n = strcspn(s, sep);
+			s += n;
+			if (n && tok[0] == '-') {
+				const char *slash = memchr(tok, '/', n);
+				if (!slash)
+					continue;
+				n -= (size_t)(slash - tok);
+				tok = slash;
+			}
+			add_named(&v, tok, n, cwd, home);
+		}
+	}
+	return v;
+}
+
+/* A path the jail cannot show as it is outside: no rule reads it, or it
+ * lies beneath a place the backend makes (its own /tmp, the fresh home),
+ * which is not the host's. The system's own trees (/proc, /sys, /dev)
+ * are the jail's own. */
+static bool system_tree(const char *path)
+{
+	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/sys") || path_is_beneath(path, "/dev");
+}
+
+static bool outside_jail(const struct policy *p, const char *canon)
+{
+	if (system_tree(canon))
+		return false;
+	const struct rule *r = policy_rule_for(p, canon);
+	return policy_effect(p, canon) == EFFECT_NONE || (r && (r->flags & RULE_FRESH));
+}
+
+/* Whether the report names path in a refusal already (a hidden path's
+ * open, a socket's connect), with its own fix. */
+static bool refused_already(const struct report *rep, const char *path)
+{
+	for (size_t i = 0; rep && i < rep->n_denials; i++)
+		if (rep->denials[i].what && strstr(rep->denials[i].what, path))
+			return true;
+	return false;
+}
+
+char *say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
+			   const char *start)
+{
+	_cleanup_strv_ char **named = say_named_paths(argv, cwd, p->user_home);
+	struct text paths = { 0 }, fix = { 0 }, hidden = { 0 };
+	_cleanup_free_ char *first_hidden = NULL;
+	size_t n = 0;
+	for (size_t i = 0; named[i] && n < 3; i++) {
+		struct stat st;
+		_cleanup_free_ char *canon = NULL;
+		/* /dev/stderr is the jail's own, wherever it leads outside */
+		if (system_tree(named[i]) || lstat(named[i], &st) < 0 || path_canonical(named[i], &canon) < 0 ||
+		    !outside_jail(p, canon))
+			continue;
+		/* what you cannot read outside either, no option helps; a
+		 * socket is --connect's (said when refused) */
+		if (access(canon, R_OK) < 0 || stat(canon, &st) < 0 || S_ISSOCK(st.st_mode) ||
+		    refused_already(rep, canon) || refused_already(rep, named[i]))
+			continue;
+		_cleanup_free_ char *shown = str_visible(named[i]);
+		const struct rule *r = policy_rule_for(p, canon);
+		_cleanup_free_ char *t = NULL;
+		if (r && r->access == ACCESS_HIDE) {
+			/* a secret is not offered here: why says which rule
+			 * hides it, and what taking it away means */
+			if (!hidden.n)
+				first_hidden = xstrdup(shown);
+			t = xasprintf("%s%s (%s)", hidden.n ? ", " : "", shown, r->origin ? r->origin : "a hide rule");
+			text_adds(&hidden, t);
+		} else {
+			t = xasprintf("%s%s", paths.n ? ", " : "", shown);
+			text_adds(&paths, t);
+			free(t);
+			t = xasprintf(" --read %s", shown);
+			text_adds(&fix, t);
+		}
+		n++;
+	}
+	_cleanup_free_ char *ps = text_take(&paths), *fs = text_take(&fix), *hs = text_take(&hidden);
+	if (!n)
+		return NULL;
+	_cleanup_free_ char *hides = *hs ? xasprintf("what the jail hides: %s; stockade why %s says why", hs, first_hidden)
+					 : NULL;
+	if (!*ps)
+		return xasprintf("the command names %s", hides);
+	return xasprintf("the command names what the jail cannot read: %s; to allow: %s%s%s%s", ps, start ? start : "",
+			 fs + (start ? 0 : 1), hides ? "; and it names " : "", hides ? hides : "");
 }

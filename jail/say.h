@@ -29,3 +29,16 @@ void say_child_error(const struct child_error *e, const struct policy *p);
 void say_discarded(const struct policy *p, struct report *rep, const char *place, const char *what,
 		   const struct written *w, const char *keep);
 void say_guard_report(const struct guard_report *gr, const char *area, const struct policy *p, struct report *rep);
+
+/* The paths a command's words name (each word, a shell's -c script's,
+ * an option's value, a list's), made absolute: ~/ your home, a relative
+ * one from cwd. */
+char **say_named_paths(char *const *argv, const char *cwd, const char *home);
+/* For a command that failed: what its words name that is there outside
+ * the jail and that the jail cannot read (a namespace jail has no such
+ * path, Landlock refuses it, and neither is seen), in one line with the
+ * fix, each --read after start (NULL: a run's own options), or NULL. A
+ * hidden one is named with its rule, never offered; a socket, and what
+ * rep names refused already (with a fix of its own), are left out. */
+char *say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
+			   const char *start);

@@ -198,6 +198,44 @@ if ! is_root; then
 	case $out in *"allow: none: you cannot write it outside the jail either"*) pass "why /etc/hostname as a user: no option proposed (you cannot write it outside)" ;;
 	*) fail "why /etc/hostname as a user: no option proposed"; diag "$out" ;; esac
 fi
+# a failed command that names a file the jail cannot read: the run does
+# not see the refusal (ENOENT in the namespace jail, Landlock's EACCES),
+# so stockade looks at the command's words, and the fix it says works;
+# a path in a shell's script, and a relative one, the same
+refusal "a command naming a file elsewhere cannot read it" "errno $(hidden_errno)" -- -- "$PROBE" read "$ELSEWHERE/f"
+case $OUT in *"stockade: the command names what the jail cannot read: $ELSEWHERE/f; to allow: --read $ELSEWHERE/f"*)
+	pass "the failed command is told the path it names, and the --read" ;;
+*) fail "the failed command is told the path it names, and the --read"; diag "$OUT" ;; esac
+apply_each "a path the command names" "$OUT" ok -- -- "$PROBE" read "$ELSEWHERE/f"
+out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null" 2>&1)
+case $out in *"names what the jail cannot read: $ELSEWHERE/f;"*) pass "a path in a shell's -c script is named too" ;;
+*) fail "a path in a shell's -c script is named too"; diag "$out" ;; esac
+rel=$(python3 -c 'import os,sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$ELSEWHERE/f" "$W")
+out=$(cd "$W" && jail -- cat "$rel" 2>&1)
+case $out in *"names what the jail cannot read: $ELSEWHERE/f;"*) pass "a relative path ($rel) is named as it is" ;;
+*) fail "a relative path is named as it is"; diag "$out" ;; esac
+out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null; exit 0" 2>&1)
+case $out in *"names what the jail"*) fail "a command that succeeds is told nothing"; diag "$out" ;;
+*) pass "a command that succeeds is told nothing" ;; esac
+# a credential of the home, which the run does not watch (nothing grants
+# its folder): named with its rule, never offered; why is
+mkdir -p "$HOME/.aws"
+echo k >"$HOME/.aws/credentials"
+out=$(cd "$W" && jail -- cat "$HOME/.aws/credentials" 2>&1)
+case $out in *"names what the jail hides: $HOME/.aws/credentials (default: "*"stockade why $HOME/.aws/credentials says why"*)
+	case $out in *"--read $HOME/.aws/credentials"*) fail "a hidden path it names is not offered"; diag "$out" ;;
+	*) pass "a hidden credential it names is named with its rule, not offered; why is" ;; esac ;;
+*) fail "a hidden credential it names is named with its rule"; diag "$out" ;; esac
+rm -rf "$HOME/.aws"
+# a hide the run watches names the open itself, with its fix: once
+echo k >"$ELSEWHERE/f.key"
+out=$(cd "$W" && jail --hide "$ELSEWHERE/f.key" -- cat "$ELSEWHERE/f.key" 2>&1)
+n=$(printf '%s\n' "$out" | grep -c "f.key")
+case $out in *"refused: open $ELSEWHERE/f.key"*)
+	[ "$n" -le 2 ] && ! printf '%s' "$out" | grep -q "names what the jail" &&
+		pass "a watched hide's open is named once, by its refusal" ||
+		{ fail "a watched hide's open is named once"; diag "$out"; } ;;
+*) fail "a watched hide's open is named by its refusal"; diag "$out" ;; esac
 # a hide of yours: why says to take it away; without it, read
 echo secret >"$W/.env"
 expect_probe "--hide .env: refused" "errno $(covered_errno)" -- in_jail --hide .env -- "$PROBE" read "$W/.env"

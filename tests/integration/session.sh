@@ -346,6 +346,13 @@ else
 	diag "${sid2:-}"
 fi
 [ -n "${sid2:-}" ] && "$STOCKADE" session stop "$sid2" >/dev/null 2>&1
+# a file a failed command names, which the session cannot read: said,
+# with the start that gives it
+echo data >"$T/elsewhere/data"
+out=$(sx "$SID" -- cat "$T/elsewhere/data" 2>&1)
+case $out in *"stockade: the command names what the jail cannot read: $T/elsewhere/data; to allow: start a session with it: stockade session start --read $T/elsewhere/data"*)
+	pass "a failed command is told the file it names that the session cannot read, with the start that gives it" ;;
+*) fail "a failed command is told the file it names that the session cannot read"; diag "$out" ;; esac
 out=$(sx "$SID" -- sh -c 'exit 127' 2>&1)
 [ $? -eq 127 ] && ! printf '%s\n' "$out" | grep -q '^hint:' &&
 	pass "a command of its own ending in 127, its program readable, gets no such hint" ||

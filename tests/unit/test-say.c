@@ -1,0 +1,128 @@
+/* say: what a failed command's words name that the jail cannot read
+ * (say_named_paths, say_unreadable_named): the words a path hides in (a
+ * shell's -c script, an option's value, a list), made absolute; the line
+ * that names what exists outside and no rule reads, with the fix; a
+ * hidden one named with its rule and never offered; what the jail reads,
+ * what does not exist, and the jail's own trees left out. On files made
+ * in a mkdtemp directory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "jail/say.h"
+#include "lib/path.h"
+#include "lib/util.h"
+#include "tests/tap.h"
+
+#define WORDS(...) ((char *const[]){ "cmd", __VA_ARGS__, NULL })
+
+static bool has(char **v, const char *s)
+{
+	return strv_contains(v, s);
+}
+
+static void test_words(void)
+{
+	_cleanup_strv_ char **v = say_named_paths(
+		WORDS("/a/b", "../up/x", "~/notes.txt", "-I/inc/dir", "--file=/etc/f", "PYTHONPATH=/p1:/p2",
+		      "cat '/q x/y' && ls ./rel/z; echo no", "https://example.com/a/b", "plain", "~user/x"),
+		"/w/sub", "/home/u");
+	ok(has(v, "/a/b"), "an absolute word");
+	ok(has(v, "/w/up/x"), "a relative word, from the command's directory, normalised");
+	ok(has(v, "/home/u/notes.txt"), "~/ is your home");
+	ok(has(v, "/inc/dir"), "-I/inc/dir: the path after the option's letters");
+	ok(has(v, "/etc/f"), "--file=/etc/f: the option's value");
+	ok(has(v, "/p1") && has(v, "/p2"), "a list's paths");
+	ok(has(v, "/w/sub/rel/z"), "a path in a shell's script");
+	ok(has(v, "/q"), "a quoted path in a script is split at its space (the whole word is taken too)");
+	ok(!has(v, "/w/sub/plain"), "a word with no slash names no path");
+	ok(!has(v, "https://example.com/a/b") && !has(v, "/w/sub/https:/example.com/a/b"), "a URL is no path");
+	ok(!has(v, "/w/sub/~user/x"), "~user/ is not resolved");
+	_cleanup_strv_ char **none = say_named_paths(WORDS("/only-the-program-is-not-a-word"), "/w", "/h");
+	_cleanup_strv_ char **first = say_named_paths((char *const[]){ "/bin/prog", NULL }, "/w", "/h");
+	ok(strv_length(first) == 0, "the program itself (argv[0]) is not a word");
+	ok(strv_length(none) == 1, "one word, one path");
+}
+
+static void test_line(void)
+{
+	char tmpl[] = "/tmp/stockade-test-say-XXXXXX";
+	if (!ok(mkdtemp(tmpl) != NULL, "a temporary directory"))
+		return;
+	_cleanup_free_ char *out = path_join(tmpl, "out.txt"), *ws = path_join(tmpl, "ws"),
+			    *in = path_join(tmpl, "ws/in.txt"), *key = path_join(tmpl, "key"),
+			    *readable = path_join(tmpl, "shared.txt");
+	FILE *f;
+	const char *files[] = { out, key, readable };
+	ok(mkdir(ws, 0700) == 0, "the workspace");
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if ((f = fopen(files[i], "w")))
+			fclose(f);
+	if ((f = fopen(in, "w")))
+		fclose(f);
+	struct policy p;
+	policy_init(&p);
+	p.user_home = xstrdup("/nonexistent-home");
+	policy_add_rule(&p, ws, ACCESS_WRITE, 0, SOURCE_DEFAULT_OF("test"), "the workspace");
+	policy_add_rule(&p, readable, ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "--read");
+	policy_add_rule(&p, key, ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "default: credentials");
+	_cleanup_free_ char *gone = path_join(tmpl, "not-there");
+
+	_cleanup_free_ char *l1 = say_unreadable_named(&p, NULL, WORDS(out, in, readable, gone, "/proc/self/status", "/dev/stderr", "/dev/fd/1"), ws, NULL);
+	_cleanup_free_ char *want1 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s", out, out);
+	is_str(l1, want1, "what exists outside and no rule reads, with its --read; the workspace, a read, a missing path, /proc and /dev/stderr (wherever it leads) not named");
+	_cleanup_free_ char *l2 = say_unreadable_named(&p, NULL, WORDS("../out.txt"), ws, "start a session with it: stockade session start");
+	_cleanup_free_ char *want2 = xasprintf("the command names what the jail cannot read: %s; to allow: start a session with it: stockade session start --read %s", out, out);
+	is_str(l2, want2, "a relative word, made absolute; the fix after the start given");
+	_cleanup_free_ char *l3 = say_unreadable_named(&p, NULL, WORDS(key), ws, NULL);
+	_cleanup_free_ char *want3 = xasprintf("the command names what the jail hides: %s (default: credentials); stockade why %s says why", key, key);
+	is_str(l3, want3, "a hidden path is named with its rule and never offered");
+	_cleanup_free_ char *l5 = say_unreadable_named(&p, NULL, WORDS(key, out), ws, NULL);
+	_cleanup_free_ char *want5 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s; and it names what the jail hides: %s (default: credentials); stockade why %s says why", out, out, key, key);
+	is_str(l5, want5, "both: the fix for what can be read, the hidden one after it");
+	_cleanup_free_ char *l4 = say_unreadable_named(&p, NULL, WORDS(in, readable, gone), ws, NULL);
+	ok(!l4, "nothing the jail cannot read: no line");
+	/* what the report names refused already has its own line and fix */
+	struct report rep;
+	report_init(&rep);
+	report_denial(&rep, "open", out, "EACCES");
+	_cleanup_free_ char *l7 = say_unreadable_named(&p, &rep, WORDS(out), ws, NULL);
+	ok(!l7, "a path the report names refused already (with its own fix) is not named again");
+	report_free(&rep);
+	/* a socket is --connect's, not --read's */
+	_cleanup_free_ char *sock = path_join(tmpl, "s.sock");
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	ok(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "a socket file");
+	_cleanup_free_ char *l8 = say_unreadable_named(&p, NULL, WORDS(sock), ws, NULL);
+	ok(!l8, "a socket file is not offered a --read");
+	close(fd);
+	unlink(sock);
+	/* a file of mode 0: a user cannot read it outside either, and no
+	 * option would help; root can, and is told the fix */
+	chmod(out, 0);
+	_cleanup_free_ char *l6 = say_unreadable_named(&p, NULL, WORDS(out), ws, NULL);
+	if (geteuid() != 0)
+		ok(!l6, "what you cannot read outside either: no line (no option would help)");
+	else
+		ok(l6 && strstr(l6, "--read"), "as root, a file of mode 0 is read outside: its fix is told");
+	policy_free(&p);
+	unlink(out);
+	unlink(in);
+	unlink(key);
+	unlink(readable);
+	rmdir(ws);
+	rmdir(tmpl);
+}
+
+int main(void)
+{
+	test_words();
+	test_line();
+	return tap_done();
+}
