@@ -51,8 +51,9 @@ struct hold_exec {
 	 * ran is said when it fails, as a run's is. */
 	unsigned *denied;
 	size_t n_denied;
-	/* The program as the command would find it, from where and on what
-	 * PATH: looked for only when the exec ends in 126 or 127. */
+	/* The command as given, from where and on what PATH: its program
+	 * looked for when the exec ends in 126 or 127, what its words name
+	 * when it fails. */
 	char **argv, *path_env, *cwd;
 };
 
@@ -789,7 +790,7 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 			status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd,
 							   "start a session with it: stockade session start") : NULL;
 		if (named) {
-			_cleanup_free_ char *said = xstrcat3("stockade: ", named, "");
+			_cleanup_free_ char *said = xstrcat3("hint: ", named, "");
 			send_simple(x->client->fd, "said", "line", said);
 		}
 		struct wire_out o = { 0 };

@@ -188,7 +188,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	if (status != 0 && !holder) {
 		_cleanup_free_ char *named = say_unreadable_named(&p, rep, p.argv, p.cwd, NULL);
 		if (named)
-			log_warn("%s", named);
+			log_hint("%s", named);
 	}
 out:
 	host_free(&h);

@@ -203,10 +203,13 @@ fi
 # so stockade looks at the command's words, and the fix it says works;
 # a path in a shell's script, and a relative one, the same
 refusal "a command naming a file elsewhere cannot read it" "errno $(hidden_errno)" -- -- "$PROBE" read "$ELSEWHERE/f"
-case $OUT in *"stockade: the command names what the jail cannot read: $ELSEWHERE/f; to allow: --read $ELSEWHERE/f"*)
+case $OUT in *"hint: the command names what the jail cannot read: $ELSEWHERE/f; to allow: --read $ELSEWHERE/f"*)
 	pass "the failed command is told the path it names, and the --read" ;;
 *) fail "the failed command is told the path it names, and the --read"; diag "$OUT" ;; esac
 apply_each "a path the command names" "$OUT" ok -- -- "$PROBE" read "$ELSEWHERE/f"
+(cd "$W" && jail --report "$T/named.json" -- "$PROBE" read "$ELSEWHERE/f" >/dev/null 2>&1)
+python3 -c 'import json, sys; said = json.load(open(sys.argv[1]))["stockade"]["said"]; sys.exit(not any("names what the jail cannot read: " + sys.argv[2] in l for l in said))' "$T/named.json" "$ELSEWHERE/f" &&
+	pass "and the report's said keeps that line" || fail "and the report's said keeps that line"
 out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null" 2>&1)
 case $out in *"names what the jail cannot read: $ELSEWHERE/f;"*) pass "a path in a shell's -c script is named too" ;;
 *) fail "a path in a shell's -c script is named too"; diag "$out" ;; esac

@@ -350,7 +350,7 @@ fi
 # with the start that gives it
 echo data >"$T/elsewhere/data"
 out=$(sx "$SID" -- cat "$T/elsewhere/data" 2>&1)
-case $out in *"stockade: the command names what the jail cannot read: $T/elsewhere/data; to allow: start a session with it: stockade session start --read $T/elsewhere/data"*)
+case $out in *"hint: the command names what the jail cannot read: $T/elsewhere/data; to allow: start a session with it: stockade session start --read $T/elsewhere/data"*)
 	pass "a failed command is told the file it names that the session cannot read, with the start that gives it" ;;
 *) fail "a failed command is told the file it names that the session cannot read"; diag "$out" ;; esac
 out=$(sx "$SID" -- sh -c 'exit 127' 2>&1)
