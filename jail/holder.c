@@ -720,25 +720,6 @@ static void tap_report(const char *line, void *data)
 	report_said_line(data, line);
 }
 
-/* An exec that ended in 126 or 127 (not run, or not found): where the
- * program it named is there outside the jail and the session's commands
- * cannot read it, the fix, as the start that gives it. A run grants its
- * own program; a session, started before any command, cannot. NULL: none. */
-static char *unreadable_program(const struct holder *h, const struct hold_exec *x)
-{
-	_cleanup_free_ char *found = NULL, *canon = NULL;
-	if (path_find_program(x->argv[0], x->path_env, x->cwd, &found) < 0 || path_canonical(found, &canon) < 0)
-		return NULL;
-	/* beneath a place the jail makes (its own /tmp), it is not the host's */
-	const struct rule *r = policy_rule_for(h->r->p, canon);
-	if (policy_effect(h->r->p, canon) != EFFECT_NONE && !(r && (r->flags & RULE_FRESH)))
-		return NULL;
-	_cleanup_free_ char *shown = str_visible(canon);
-	return xasprintf("hint: '%s' lies outside what the session lets its commands read; start a session with it: "
-			 "stockade session start --read '%s'",
-			 shown, shown);
-}
-
 static void exec_ended(struct holder *h, long id, int wstatus)
 {
 	size_t i;
@@ -782,15 +763,19 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 					  to ? to + strlen("; to allow: ") : "");
 			send_simple(x->client->fd, "said", "line", said);
 		}
-		_cleanup_free_ char *hint = !WIFSIGNALED(wstatus) && (status == 126 || status == 127)
-						    ? unreadable_program(h, x) : NULL;
-		if (hint)
-			send_simple(x->client->fd, "said", "line", hint);
-		_cleanup_free_ char *named =
-			status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd,
-							   "start a session with it: stockade session start") : NULL;
-		if (named) {
-			_cleanup_free_ char *said = xstrcat3("hint: ", named, "");
+		/* What it names that the session cannot read: a run grants
+		 * its own program, a session started before it cannot. */
+		static const char start[] = "start a session with it: stockade session start";
+		_cleanup_free_ char *program =
+			!WIFSIGNALED(wstatus) && (status == 126 || status == 127)
+				? say_unreadable_program(h->r->p, x->argv[0], x->path_env, x->cwd, start) : NULL;
+		_cleanup_free_ char *named = status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd, start)
+							 : NULL;
+		const char *hints[] = { program, named };
+		for (size_t k = 0; k < ARRAY_SIZE(hints); k++) {
+			if (!hints[k])
+				continue;
+			_cleanup_free_ char *said = xstrcat3("hint: ", hints[k], "");
 			send_simple(x->client->fd, "said", "line", said);
 		}
 		struct wire_out o = { 0 };

@@ -10,6 +10,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "mount/mount.h"
+#include "policy/steer.h"
 
 void say_places_failure(const struct places_failure *f)
 {
@@ -380,6 +381,20 @@ static bool outside_jail(const struct policy *p, const char *canon)
 	return policy_effect(p, canon) == EFFECT_NONE || (r && (r->flags & RULE_FRESH));
 }
 
+/* Where path leads on the host, canonical, when it exists and nothing on
+ * the way to it is the run's to change: a link the run made in the
+ * workspace (./data -> ~/private) must not turn a hint into a grant of
+ * what it points at. NULL otherwise. */
+static char *host_target(const struct policy *p, const char *path)
+{
+	struct steer st;
+	if (steer_path(p->writable, path, &st) < 0)
+		return NULL;
+	char *target = !st.missing && !steer_steerable(&st) ? TAKE_PTR(st.target) : NULL;
+	steer_free(&st);
+	return target;
+}
+
 /* Whether the report names path in a refusal already (a hidden path's
  * open, a socket's connect), with its own fix. */
 static bool refused_already(const struct report *rep, const char *path)
@@ -401,15 +416,14 @@ char *say_unreadable_named(const struct policy *p, const struct report *rep, cha
 		struct stat st;
 		_cleanup_free_ char *canon = NULL;
 		/* /dev/stderr is the jail's own, wherever it leads outside */
-		if (system_tree(named[i]) || lstat(named[i], &st) < 0 || path_canonical(named[i], &canon) < 0 ||
-		    !outside_jail(p, canon))
+		if (system_tree(named[i]) || !(canon = host_target(p, named[i])) || !outside_jail(p, canon))
 			continue;
 		/* what you cannot read outside either, no option helps; a
 		 * socket is --connect's (said when refused) */
 		if (access(canon, R_OK) < 0 || stat(canon, &st) < 0 || S_ISSOCK(st.st_mode) ||
 		    refused_already(rep, canon) || refused_already(rep, named[i]))
 			continue;
-		_cleanup_free_ char *shown = str_visible(named[i]);
+		_cleanup_free_ char *shown = str_visible(canon);
 		const struct rule *r = policy_rule_for(p, canon);
 		_cleanup_free_ char *t = NULL;
 		if (r && r->access == ACCESS_HIDE) {
@@ -437,4 +451,16 @@ char *say_unreadable_named(const struct policy *p, const struct report *rep, cha
 		return xasprintf("the command names %s", hides);
 	return xasprintf("the command names what the jail cannot read: %s; to allow: %s%s%s%s", ps, start ? start : "",
 			 fs + (start ? 0 : 1), hides ? "; and it names " : "", hides ? hides : "");
+}
+
+char *say_unreadable_program(const struct policy *p, const char *word, const char *path_env, const char *cwd,
+			     const char *start)
+{
+	_cleanup_free_ char *found = NULL, *canon = NULL;
+	if (path_find_program(word, path_env, cwd, &found) < 0 || !(canon = host_target(p, found)) ||
+	    !outside_jail(p, canon))
+		return NULL;
+	_cleanup_free_ char *shown = str_visible(canon);
+	return xasprintf("the program %s lies outside what the jail can read; to allow: %s%s--read %s", shown,
+			 start ? start : "", start ? " " : "", shown);
 }

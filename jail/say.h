@@ -42,3 +42,10 @@ char **say_named_paths(char *const *argv, const char *cwd, const char *home);
  * rep names refused already (with a fix of its own), are left out. */
 char *say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
 			   const char *start);
+/* For a command that ended in 126 or 127: its program (word, found on
+ * path_env from cwd, as the command finds it) where it is there outside
+ * and out of the jail's reach, in one line with the fix after start; or
+ * NULL. A session's commands have only what it started with; a run grants
+ * its own program. */
+char *say_unreadable_program(const struct policy *p, const char *word, const char *path_env, const char *cwd,
+			     const char *start);

@@ -335,7 +335,7 @@ cp "$PROBE" "$T/elsewhere/tool"
 expect_control "control: the program outside the session runs outside the jail" -- "$T/elsewhere/tool" cwd
 out=$(sx "$SID" -- "$T/elsewhere/tool" cwd 2>&1)
 st=$?
-fix=$(printf '%s\n' "$out" | sed -n "s/^hint: .* lies outside what the session lets its commands read; start a session with it: stockade \(session start --read '.*'\)$/\1/p")
+fix=$(printf '%s\n' "$out" | sed -n "s/^hint: the program .* lies outside what the jail can read; to allow: start a session with it: stockade \(session start --read .*\)$/\1/p")
 if [ $st -ge 126 ] && [ $st -le 127 ] && [ -n "$fix" ] &&
 	sid2=$(cd "$W" && eval "\"\$STOCKADE\" $fix --backend $TEST_BACKEND --name rd-$TEST_BACKEND" 2>&1) &&
 	(cd "$W" && "$STOCKADE" session exec "$sid2" -- "$T/elsewhere/tool" cwd 2>&1) | grep -q '^probe: ok'; then

@@ -16,6 +16,7 @@
 #include "jail/say.h"
 #include "lib/path.h"
 #include "lib/util.h"
+#include "policy/steer.h"
 #include "tests/tap.h"
 
 #define WORDS(...) ((char *const[]){ "cmd", __VA_ARGS__, NULL })
@@ -71,6 +72,7 @@ static void test_line(void)
 	policy_add_rule(&p, readable, ACCESS_READ, 0, SOURCE_DEFAULT_OF("test"), "--read");
 	policy_add_rule(&p, key, ACCESS_HIDE, 0, SOURCE_DEFAULT_OF("test"), "default: credentials");
 	_cleanup_free_ char *gone = path_join(tmpl, "not-there");
+	p.writable = steer_trees(&p);
 
 	_cleanup_free_ char *l1 = say_unreadable_named(&p, NULL, WORDS(out, in, readable, gone, "/proc/self/status", "/dev/stderr", "/dev/fd/1"), ws, NULL);
 	_cleanup_free_ char *want1 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s", out, out);
@@ -86,6 +88,24 @@ static void test_line(void)
 	is_str(l5, want5, "both: the fix for what can be read, the hidden one after it");
 	_cleanup_free_ char *l4 = say_unreadable_named(&p, NULL, WORDS(in, readable, gone), ws, NULL);
 	ok(!l4, "nothing the jail cannot read: no line");
+	/* a link in the workspace (a run may have made it) to what the jail
+	 * cannot read: not turned into a hint to grant what it points at */
+	_cleanup_free_ char *link = path_join(ws, "data");
+	ok(symlink(out, link) == 0, "a link in the workspace to the file outside");
+	_cleanup_free_ char *l9 = say_unreadable_named(&p, NULL, WORDS(link, "data/"), ws, NULL);
+	ok(!l9, "a path through a link in a tree the run writes is not named");
+	unlink(link);
+	/* the program: found on PATH, where it is outside */
+	_cleanup_free_ char *bin = path_join(tmpl, "tool");
+	if ((f = fopen(bin, "w")))
+		fclose(f);
+	chmod(bin, 0755);
+	_cleanup_free_ char *l10 = say_unreadable_program(&p, "tool", tmpl, ws, "start a session with it: stockade session start");
+	_cleanup_free_ char *want10 = xasprintf("the program %s lies outside what the jail can read; to allow: start a session with it: stockade session start --read %s", bin, bin);
+	is_str(l10, want10, "a program found on PATH outside the jail's reach, with the start that gives it");
+	_cleanup_free_ char *l11 = say_unreadable_program(&p, "no-such-tool", tmpl, ws, NULL);
+	ok(!l11, "a program not found: no line");
+	unlink(bin);
 	/* what the report names refused already has its own line and fix */
 	struct report rep;
 	report_init(&rep);
