@@ -221,7 +221,11 @@ int path_find_program(const char *word, const char *path_env, const char *cwd, c
 			*ret = TAKE_PTR(full);
 			return 0;
 		}
-		if (r == -EACCES && first_error == -ENOENT)
+		/* A file there that may not be run is EACCES, as for a shell;
+		 * a PATH directory that cannot be searched (another user's
+		 * ~/.cargo/bin) holds nothing for this user: not found. */
+		struct stat st;
+		if (r == -EACCES && first_error == -ENOENT && lstat(full, &st) == 0)
 			first_error = r;
 		if (!*end)
 			break;

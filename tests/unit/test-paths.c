@@ -269,6 +269,24 @@ static void test_find_program(void)
 	ok(got == NULL, "nothing returned for a missing program");
 	is_int(path_find_program("onlynoexec", path, p, &got), -EACCES, "only a non-executable file: -EACCES");
 	is_int(path_find_program("dirprog", path, p, &got), -EACCES, "only a directory of that name: -EACCES");
+	/* a PATH directory this user cannot search holds nothing: not
+	 * found (127, as a shell says), not "Permission denied" (126) */
+	mkdir_at("p/closed", 0755);
+	file_at("p/closed/tool2", 0755, "#!/bin/sh\n");
+	_cleanup_free_ char *closed = at("p/closed");
+	_cleanup_free_ char *closed_path = xasprintf("%s:%s", closed, bin1);
+	chmod(closed, 0);
+	if (geteuid() != 0) {
+		is_int(path_find_program("sudo", closed_path, p, &got), -ENOENT,
+		       "a PATH directory that cannot be searched: -ENOENT, not -EACCES");
+		is_int(path_find_program("tool2", closed_path, p, &got), -ENOENT, "what it holds is not found either");
+	} else {
+		is_int(path_find_program("sudo", closed_path, p, &got), -ENOENT, "as root every directory is searched: -ENOENT");
+		is_int(path_find_program("tool2", closed_path, p, &got), 0, "as root, what it holds is found");
+		free(got);
+		got = NULL;
+	}
+	chmod(closed, 0755);
 	is_int(path_find_program("both", path, p, &got), 0, "a non-executable first, an executable later: found");
 	_cleanup_free_ char *both = at("p/bin1/both");
 	is_str(got, both, "the executable one, as execvp would");
