@@ -396,7 +396,9 @@ int doctor_print(const struct host *h, bool json, FILE *f)
 		fprintf(f, "cgroup:                 delegated at %s: leftovers are killed with cgroup.kill, even if stockade is killed\n",
 			h->cgroup_dir);
 	else
-		fprintf(f, "cgroup:                 not delegated here (%s): if stockade is killed, processes the command left may outlive it\n",
+		fprintf(f, "cgroup:                 not delegated here (%s): a killed stockade's run still ends (the namespace jail's "
+			   "pid namespace dies with it; on the landlock backend the keeper, their subreaper, kills them), but a "
+			   "kill of the keeper too leaves the landlock backend's processes running\n",
 			err_name(h->cgroup_err));
 	limits_doctor(f, false);
 	fputs("host /tmp:              namespaces: a tmpfs of the jail's own; landlock: " DOCTOR_HOST_TMP_LANDLOCK "\n", f);
