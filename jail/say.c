@@ -364,15 +364,15 @@ char **say_named_paths(char *const *argv, const char *cwd, const char *home)
 	return v;
 }
 
-/* A path the jail cannot show as it is outside: no rule reads it, or it
- * lies beneath a place the backend makes (its own /tmp, the fresh home),
- * which is not the host's. The system's own trees (/proc, /sys, /dev)
- * are the jail's own. */
+/* The system's own trees (/proc, /sys, /dev): the jail has its own. */
 static bool system_tree(const char *path)
 {
 	return path_is_beneath(path, "/proc") || path_is_beneath(path, "/sys") || path_is_beneath(path, "/dev");
 }
 
+/* A path the jail cannot show as it is outside: no rule reads it, or it
+ * lies beneath a place the backend makes (its own /tmp, the fresh home),
+ * which is not the host's. */
 static bool outside_jail(const struct policy *p, const char *canon)
 {
 	if (system_tree(canon))
