@@ -27,6 +27,7 @@ static void add(struct mount_plan *plan, enum mount_kind kind, unsigned flags, c
 		.target = xstrdup(target),
 		.options = options ? xstrdup(options) : NULL,
 		.origin = origin,
+		.depth = path_depth(target),
 	};
 }
 
@@ -143,10 +144,25 @@ static const struct rule *enclosing(const struct policy *p, const char *path)
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct mount_entry *x = a, *y = b;
-	size_t dx = path_depth(x->target), dy = path_depth(y->target);
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
 	return strcmp(x->target, y->target);
+}
+
+/* The entry added last, moved to its place in a plan in order. */
+static void place_last(struct mount_plan *plan)
+{
+	size_t n = plan->n_entries - 1, lo = 0, hi = n;
+	struct mount_entry e = plan->entries[n];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (entry_cmp(&plan->entries[mid], &e) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&plan->entries[lo + 1], &plan->entries[lo], (n - lo) * sizeof(e));
+	plan->entries[lo] = e;
 }
 
 int mount_plan(const struct policy *p, struct mount_plan *ret)
@@ -274,13 +290,13 @@ void mount_plan_cover(struct mount_plan *plan, const char *path, const char *ori
 	if (!inside)
 		return;
 	add(plan, MOUNT_EMPTY_FILE, MOUNT_READONLY | MOUNT_FILE | MOUNT_READABLE, NULL, path, NULL, origin);
-	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+	place_last(plan);
 }
 
 void mount_plan_add_text(struct mount_plan *plan, const char *path, const char *text, const char *origin)
 {
 	add(plan, MOUNT_TEXT, MOUNT_READONLY | MOUNT_FILE | MOUNT_READABLE, NULL, path, text, origin);
-	qsort(plan->entries, plan->n_entries, sizeof(*plan->entries), entry_cmp);
+	place_last(plan);
 }
 
 void mount_plan_free(struct mount_plan *plan)

@@ -39,6 +39,7 @@ struct mount_entry {
 	char *target;		/* path in the jail */
 	char *options;		/* tmpfs and devpts options */
 	const char *origin;	/* the policy rule it renders (borrowed) */
+	size_t depth;		/* the target's, for the plan's order */
 };
 
 struct mount_plan {

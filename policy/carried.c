@@ -25,17 +25,27 @@ static void put_field(FILE *f, const char *s)
 	}
 }
 
+/* A tab, then v in decimal (no printf: a run writes some hundreds). */
+static void put_uint(FILE *f, uint64_t v)
+{
+	char buf[21];
+	fputc('\t', f);
+	fputs(fmt_u64(buf, v), f);
+}
+
 static void put_source(FILE *f, const struct source *s)
 {
-	fprintf(f, "\t%d", (int)s->kind);
+	put_uint(f, (uint64_t)s->kind);
 	put_field(f, s->key);
 	put_field(f, s->file);
-	fprintf(f, "\t%u", s->line);
+	put_uint(f, s->line);
 }
 
 static void put_rule(FILE *f, const struct rule *r)
 {
-	fprintf(f, "rule\t%s\t%u", access_name(r->access), r->flags);
+	fputs("rule\t", f);
+	fputs(access_name(r->access), f);
+	put_uint(f, r->flags);
 	put_field(f, r->path);
 	put_field(f, r->origin);
 	put_source(f, &r->source);

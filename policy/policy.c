@@ -507,7 +507,7 @@ struct rule_set {
 
 /* Below this many rules a look-up reads them all: the index would cost
  * more than it saves. */
-#define INDEX_FROM 64
+#define INDEX_FROM 16
 
 static const struct rule *sort_base;
 
@@ -777,16 +777,31 @@ int rule_place_cmp(const struct rule *x, const struct rule *y)
 	return strcmp(x->path, y->path);
 }
 
-static int rule_cmp(const void *a, const void *b)
+/* A rule and its path's depth, counted once for the sort. */
+struct deep_rule {
+	size_t depth;
+	struct rule r;
+};
+
+static int deep_rule_cmp(const void *a, const void *b)
 {
-	const struct rule *x = a, *y = b;
-	int c = rule_place_cmp(x, y);
-	return c ? c : (int)y->access - (int)x->access;
+	const struct deep_rule *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	int c = strcmp(x->r.path, y->r.path);
+	return c ? c : (int)y->r.access - (int)x->r.access;
 }
 
 void policy_sort(struct policy *p)
 {
-	if (p->n_rules > 1)	/* qsort's base may not be NULL, even for none */
-		qsort(p->rules, p->n_rules, sizeof(*p->rules), rule_cmp);
+	if (p->n_rules > 1) {	/* qsort's base may not be NULL, even for none */
+		struct deep_rule *v = xreallocarray(NULL, p->n_rules, sizeof(*v));
+		for (size_t i = 0; i < p->n_rules; i++)
+			v[i] = (struct deep_rule){ path_depth(p->rules[i].path), p->rules[i] };
+		qsort(v, p->n_rules, sizeof(*v), deep_rule_cmp);
+		for (size_t i = 0; i < p->n_rules; i++)
+			p->rules[i] = v[i].r;
+		free(v);
+	}
 	p->rules_changed++;
 }
