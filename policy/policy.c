@@ -506,7 +506,9 @@ struct rule_set {
 };
 
 /* Below this many rules a look-up reads them all: the index would cost
- * more than it saves. */
+ * more than it saves. A plain run has some 60, and the mount plan looks
+ * each up (callgrind: 340,000 instructions of 2.4 million read them all;
+ * the build, which adds and looks up in turn, costs the same either way). */
 #define INDEX_FROM 16
 
 static const struct rule *sort_base;
