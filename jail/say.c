@@ -197,7 +197,8 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 
 /* The interpreter a script's first line names, canonical, where it
  * exists outside the jail; NULL for a program that is not a script. */
-static char *script_interpreter(const char *program)
+/* The interpreter a script's first line names (#!), as written, or NULL. */
+static char *script_line_interpreter(const char *program)
 {
 	_cleanup_close_ int fd = open(program, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	char line[256];
@@ -207,11 +208,48 @@ static char *script_interpreter(const char *program)
 	line[n] = '\0';
 	char *p = line + 2;
 	p += strspn(p, " \t");
-	p[strcspn(p, " \t\n")] = '\0';
+	p[strcspn(p, " \t\r\n")] = '\0';
+	return p[0] == '/' ? xstrdup(p) : NULL;
+}
+
+/* The same, canonical, where it exists. */
+static char *script_interpreter(const char *program)
+{
+	_cleanup_free_ char *written = script_line_interpreter(program);
 	char *canon = NULL;
-	if (p[0] != '/' || path_canonical(p, &canon) < 0)
+	if (!written || path_canonical(written, &canon) < 0)
 		return NULL;
 	return canon;
+}
+
+/* Why the file word names (from cwd) cannot be run, where that is in
+ * the file itself: a directory, no execute bit, a first line naming an
+ * interpreter that is not there. NULL: not that. */
+static char *run_fault(const char *word, const char *cwd)
+{
+	_cleanup_free_ char *path = word[0] == '/'	     ? xstrdup(word)
+				    : strchr(word, '/') ? path_join(cwd ? cwd : "/", word)
+							: NULL;
+	struct stat st;
+	if (!path || stat(path, &st) < 0)
+		return NULL;
+	if (S_ISDIR(st.st_mode))
+		return xasprintf("'%s' is a directory", word);
+	_cleanup_free_ char *interp = script_line_interpreter(path);
+	if (S_ISREG(st.st_mode) && !(st.st_mode & 0111))
+		return xasprintf("it is not executable: chmod +x %s, or give it to its interpreter (%s %s)", word,
+				 interp ? interp : "sh", word);
+	if (interp && access(interp, F_OK) < 0)
+		return xasprintf("its first line names the interpreter '%s', which does not exist", interp);
+	return NULL;
+}
+
+void say_cannot_run(const struct policy *p)
+{
+	log_error("cannot run '%s': %s", p->argv[0], strerror(p->program_error));
+	_cleanup_free_ char *fault = run_fault(p->argv[0], p->cwd);
+	if (fault)
+		log_hint("%s", fault);
 }
 
 void say_child_error(const struct child_error *e, const struct policy *p)
@@ -272,7 +310,10 @@ void say_child_error(const struct child_error *e, const struct policy *p)
 		 * program is granted (wherever it lies), what its first line
 		 * names is not; the option that gives it, as it is. */
 		_cleanup_free_ char *interp = e->err == EACCES || e->err == ENOENT ? script_interpreter(e->path) : NULL;
-		if (interp && policy_effect(p, interp) == EFFECT_NONE)
+		_cleanup_free_ char *fault = !interp ? run_fault(e->path, p->cwd) : NULL;
+		if (fault)
+			log_hint("%s", fault);
+		else if (interp && policy_effect(p, interp) == EFFECT_NONE)
 			log_hint("its interpreter '%s' lies outside what the jail may read: --read %s", interp, interp);
 		else if (e->err == EACCES)
 			log_hint("the program, or what it needs to start, lies outside what the jail may read; grant it with --read PATH");
@@ -457,9 +498,10 @@ char *say_unreadable_program(const struct policy *p, const char *word, const cha
 			     const char *start)
 {
 	_cleanup_free_ char *found = NULL, *canon = NULL;
-	if (path_find_program(word, path_env, cwd, &found) < 0 || !(canon = host_target(p, found)) ||
-	    !outside_jail(p, canon))
-		return NULL;
+	if (path_find_program(word, path_env, cwd, &found) < 0)
+		return run_fault(word, cwd);
+	if (!(canon = host_target(p, found)) || !outside_jail(p, canon))
+		return run_fault(found, cwd);
 	_cleanup_free_ char *shown = str_visible(canon);
 	return xasprintf("the program %s lies outside what the jail can read; to allow: %s%s--read %s", shown,
 			 start ? start : "", start ? " " : "", shown);

@@ -44,8 +44,14 @@ char *say_unreadable_named(const struct policy *p, const struct report *rep, cha
 			   const char *start);
 /* For a command that ended in 126 or 127: its program (word, found on
  * path_env from cwd, as the command finds it) where it is there outside
- * and out of the jail's reach, in one line with the fix after start; or
- * NULL. A session's commands have only what it started with; a run grants
- * its own program. */
+ * and out of the jail's reach, in one line with the fix after start (a
+ * session's commands have only what it started with; a run grants its
+ * own program); else what is wrong with the file itself, as
+ * say_cannot_run says it; or NULL. */
 char *say_unreadable_program(const struct policy *p, const char *word, const char *path_env, const char *cwd,
 			     const char *start);
+/* The program that cannot be found or run, before anything starts, with
+ * the status a shell gives (said by the caller): a script that is not
+ * executable, or whose first line names an interpreter that is not there,
+ * says so. */
+void say_cannot_run(const struct policy *p);

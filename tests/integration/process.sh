@@ -20,17 +20,26 @@ st=$?
 case $out in *"cannot run '/no/such/program'"*) pass "and says so" ;; *) fail "and says so"; diag "$out" ;; esac
 printf 'not a program\n' >"$W/plain"
 chmod 644 "$W/plain"
-in_jail -- "$W/plain" 2>/dev/null
+out=$(in_jail -- "$W/plain" 2>&1)
 st=$?
 [ $st -eq 126 ] && pass "a file that is not executable gives 126" || fail "a file that is not executable gives 126 (got $st)"
+case $out in *"hint: it is not executable: chmod +x $W/plain, or give it to its interpreter (sh $W/plain)"*)
+	pass "and the hint says how to run it" ;; *) fail "and the hint says how to run it"; diag "$out" ;; esac
+out=$(in_jail -- "$T" 2>&1)
+[ $? -eq 126 ] && case $out in *"hint: '$T' is a directory"*) true ;; *) false ;; esac &&
+	pass "a directory given as the command gives 126, and is said to be one" ||
+	{ fail "a directory given as the command is said to be one"; diag "$out"; }
 printf '#!/no/such/interpreter\n' >"$W/script"
 chmod 755 "$W/script"
 bash -c "'$W/script'" 2>/dev/null
 st=$?
 [ $st -eq 127 ] && pass "control: bash gives 127 for a script whose interpreter is missing" || fail "control: bash gives 127 (got $st)"
-in_jail -- "$W/script" 2>/dev/null
+out=$(in_jail -- "$W/script" 2>&1)
 st=$?
 [ $st -eq 127 ] && pass "a script whose interpreter is missing gives 127, as a shell does" || fail "a script whose interpreter is missing gives 127 (got $st)"
+case $out in *"hint: its first line names the interpreter '/no/such/interpreter', which does not exist"*)
+	pass "and the hint names the missing interpreter (not the script, which is there)" ;;
+*) fail "and the hint names the missing interpreter"; diag "$out" ;; esac
 # A program named by a symlink that lies where the jail has nothing
 # (~/.cargo/bin/cargo -> rustup): it runs.
 mkdir -p "$T/links" "$T/real"

@@ -105,6 +105,22 @@ static void test_line(void)
 	is_str(l10, want10, "a program found on PATH outside the jail's reach, with the start that gives it");
 	_cleanup_free_ char *l11 = say_unreadable_program(&p, "no-such-tool", tmpl, ws, NULL);
 	ok(!l11, "a program not found: no line");
+	/* a session's exec of a script in the workspace that cannot run:
+	 * what is wrong with the file */
+	_cleanup_free_ char *script = path_join(ws, "s.sh");
+	if ((f = fopen(script, "w"))) {
+		fputs("#!/no/such/interp\n", f);
+		fclose(f);
+	}
+	chmod(script, 0644);
+	_cleanup_free_ char *l12 = say_unreadable_program(&p, "./s.sh", tmpl, ws, NULL);
+	is_str(l12, "it is not executable: chmod +x ./s.sh, or give it to its interpreter (/no/such/interp ./s.sh)",
+	       "a script that is not executable: chmod +x, or its interpreter");
+	chmod(script, 0755);
+	_cleanup_free_ char *l13 = say_unreadable_program(&p, "./s.sh", tmpl, ws, NULL);
+	is_str(l13, "its first line names the interpreter '/no/such/interp', which does not exist",
+	       "a script whose interpreter is not there: named");
+	unlink(script);
 	unlink(bin);
 	/* what the report names refused already has its own line and fix */
 	struct report rep;
