@@ -244,12 +244,54 @@ static char *run_fault(const char *word, const char *cwd)
 	return NULL;
 }
 
+/* A shell's own command, which no program on PATH provides. */
+static bool shell_builtin(const char *word)
+{
+	static const char *const builtins[] = { "cd",	  "source", ".",     "export", "alias", "unalias", "set",
+						"unset",  "ulimit", "umask", "eval",   "exec",  "pushd",   "popd",
+						"shopt",  "declare", "typeset", "local", "readonly", "history", "builtin" };
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (streq(word, builtins[i]))
+			return true;
+	return false;
+}
+
+/* argv as one shell command, each word as it is where a shell would read
+ * it so; NULL where a word would need quoting. */
+static char *as_shell_words(char *const *argv)
+{
+	struct text t = { 0 };
+	for (size_t i = 0; argv[i]; i++) {
+		const char *w = argv[i];
+		if (!*w || w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:@%+,-")]) {
+			free(text_take(&t));
+			return NULL;
+		}
+		if (i)
+			text_addc(&t, ' ');
+		text_adds(&t, w);
+	}
+	return text_take(&t);
+}
+
 void say_cannot_run(const struct policy *p)
 {
 	log_error("cannot run '%s': %s", p->argv[0], strerror(p->program_error));
 	_cleanup_free_ char *fault = run_fault(p->argv[0], p->cwd);
-	if (fault)
+	if (fault) {
 		log_hint("%s", fault);
+	} else if (p->program_error == ENOENT && shell_builtin(p->argv[0])) {
+		/* what it changes (a directory, the environment) is the
+		 * shell's, and ends with it: the rest goes in the same shell
+		 * (bash's, where there is one: sh may have no source) */
+		_cleanup_free_ char *words = as_shell_words(p->argv);
+		if (!words)
+			words = xstrcat3(p->argv[0], " ...", "");
+		const char *sh = access("/bin/bash", X_OK) == 0 ? "bash" : "sh";
+		log_hint("'%s' is a shell's own command, not a program: run the whole line in one shell, as "
+			 "stockade -- %s -c '%s && NEXT-COMMAND'",
+			 p->argv[0], sh, words);
+	}
 }
 
 void say_child_error(const struct child_error *e, const struct policy *p)

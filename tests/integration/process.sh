@@ -40,6 +40,12 @@ st=$?
 case $out in *"hint: its first line names the interpreter '/no/such/interpreter', which does not exist"*)
 	pass "and the hint names the missing interpreter (not the script, which is there)" ;;
 *) fail "and the hint names the missing interpreter"; diag "$out" ;; esac
+# A shell's own command is no program: the hint gives the line to a shell
+out=$(in_jail -- cd sub 2>&1)
+st=$?
+[ $st -eq 127 ] && case $out in *"hint: 'cd' is a shell's own command, not a program: run the whole line in one shell, as stockade -- "*"sh -c 'cd sub && NEXT-COMMAND'"*) true ;; *) false ;; esac &&
+	pass "cd as the command gives 127, and the hint runs it in a shell" ||
+	{ fail "cd as the command: the hint runs it in a shell (status $st)"; diag "$out"; }
 # A program named by a symlink that lies where the jail has nothing
 # (~/.cargo/bin/cargo -> rustup): it runs.
 mkdir -p "$T/links" "$T/real"
