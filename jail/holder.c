@@ -771,7 +771,10 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 				? say_unreadable_program(h->r->p, x->argv[0], x->path_env, x->cwd, start) : NULL;
 		_cleanup_free_ char *named = status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd, start)
 							 : NULL;
-		const char *hints[] = { program, named };
+		_cleanup_free_ char *run = xasprintf("stockade session exec %s --", h->id);
+		_cleanup_free_ char *builtin = !program && !WIFSIGNALED(wstatus) && status == 127
+						       ? say_shell_builtin(x->argv, run) : NULL;
+		const char *hints[] = { program, named, builtin };
 		for (size_t k = 0; k < ARRAY_SIZE(hints); k++) {
 			if (!hints[k])
 				continue;

@@ -274,24 +274,30 @@ static char *as_shell_words(char *const *argv)
 	return text_take(&t);
 }
 
+char *say_shell_builtin(char *const *argv, const char *run)
+{
+	if (!argv || !argv[0] || !shell_builtin(argv[0]))
+		return NULL;
+	/* what it changes (a directory, the environment) is the shell's,
+	 * and ends with it: the rest goes in the same shell (bash's, where
+	 * there is one: sh may have no source) */
+	_cleanup_free_ char *words = as_shell_words(argv);
+	if (!words)
+		words = xstrcat3(argv[0], " ...", "");
+	const char *sh = access("/bin/bash", X_OK) == 0 ? "bash" : "sh";
+	return xasprintf("'%s' is a shell's own command, not a program: run the whole line in one shell, as %s %s -c "
+			 "'%s && NEXT-COMMAND'",
+			 argv[0], run, sh, words);
+}
+
 void say_cannot_run(const struct policy *p)
 {
 	log_error("cannot run '%s': %s", p->argv[0], strerror(p->program_error));
 	_cleanup_free_ char *fault = run_fault(p->argv[0], p->cwd);
-	if (fault) {
-		log_hint("%s", fault);
-	} else if (p->program_error == ENOENT && shell_builtin(p->argv[0])) {
-		/* what it changes (a directory, the environment) is the
-		 * shell's, and ends with it: the rest goes in the same shell
-		 * (bash's, where there is one: sh may have no source) */
-		_cleanup_free_ char *words = as_shell_words(p->argv);
-		if (!words)
-			words = xstrcat3(p->argv[0], " ...", "");
-		const char *sh = access("/bin/bash", X_OK) == 0 ? "bash" : "sh";
-		log_hint("'%s' is a shell's own command, not a program: run the whole line in one shell, as "
-			 "stockade -- %s -c '%s && NEXT-COMMAND'",
-			 p->argv[0], sh, words);
-	}
+	_cleanup_free_ char *builtin = !fault && p->program_error == ENOENT ? say_shell_builtin(p->argv, "stockade --")
+									      : NULL;
+	if (fault || builtin)
+		log_hint("%s", fault ? fault : builtin);
 }
 
 void say_child_error(const struct child_error *e, const struct policy *p)

@@ -55,3 +55,6 @@ char *say_unreadable_program(const struct policy *p, const char *word, const cha
  * executable, or whose first line names an interpreter that is not there,
  * says so. */
 void say_cannot_run(const struct policy *p);
+/* For argv whose program is a shell's own command (cd, source, export):
+ * the line given to a shell, after run ("stockade --"); or NULL. */
+char *say_shell_builtin(char *const *argv, const char *run);

@@ -353,6 +353,11 @@ out=$(sx "$SID" -- cat "$T/elsewhere/data" 2>&1)
 case $out in *"hint: the command names what the jail cannot read: $T/elsewhere/data; to allow: start a session with it: stockade session start --read $T/elsewhere/data"*)
 	pass "a failed command is told the file it names that the session cannot read, with the start that gives it" ;;
 *) fail "a failed command is told the file it names that the session cannot read"; diag "$out" ;; esac
+out=$(sx "$SID" -- cd sub 2>&1)
+st=$?
+[ $st -eq 127 ] && case $out in *"hint: 'cd' is a shell's own command, not a program: run the whole line in one shell, as stockade session exec $SID -- "*"sh -c 'cd sub && NEXT-COMMAND'"*) true ;; *) false ;; esac &&
+	pass "an exec of cd gives 127, and the hint runs the line in a shell of the session" ||
+	{ fail "an exec of cd: the hint runs the line in a shell of the session (status $st)"; diag "$out"; }
 out=$(sx "$SID" -- sh -c 'exit 127' 2>&1)
 [ $? -eq 127 ] && ! printf '%s\n' "$out" | grep -q '^hint:' &&
 	pass "a command of its own ending in 127, its program readable, gets no such hint" ||
