@@ -769,16 +769,17 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 		_cleanup_free_ char *program =
 			!WIFSIGNALED(wstatus) && (status == 126 || status == 127)
 				? say_unreadable_program(h->r->p, x->argv[0], x->path_env, x->cwd, start) : NULL;
-		_cleanup_free_ char *named = status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd, start)
-							 : NULL;
+		_cleanup_strv_ char **named = status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd, start)
+							  : strv_new();
 		_cleanup_free_ char *run = xasprintf("stockade session exec %s --", h->id);
 		_cleanup_free_ char *builtin = !program && !WIFSIGNALED(wstatus) && status == 127
 						       ? say_shell_builtin(x->argv, run) : NULL;
-		const char *hints[] = { program, named, builtin };
-		for (size_t k = 0; k < ARRAY_SIZE(hints); k++) {
-			if (!hints[k])
-				continue;
-			_cleanup_free_ char *said = xstrcat3("hint: ", hints[k], "");
+		if (program)
+			strv_add(&named, program);
+		if (builtin)
+			strv_add(&named, builtin);
+		for (size_t k = 0; named[k]; k++) {
+			_cleanup_free_ char *said = xstrcat3("hint: ", named[k], "");
 			send_simple(x->client->fd, "said", "line", said);
 		}
 		struct wire_out o = { 0 };

@@ -186,9 +186,9 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	/* and what its words name that the jail cannot read, which it does
 	 * not see refused (ENOENT, or Landlock's EACCES) */
 	if (status != 0 && !holder) {
-		_cleanup_free_ char *named = say_unreadable_named(&p, rep, p.argv, p.cwd, NULL);
-		if (named)
-			log_hint("%s", named);
+		_cleanup_strv_ char **named = say_unreadable_named(&p, rep, p.argv, p.cwd, NULL);
+		for (size_t i = 0; named[i]; i++)
+			log_hint("%s", named[i]);
 	}
 out:
 	host_free(&h);

@@ -494,18 +494,50 @@ static bool refused_already(const struct report *rep, const char *path)
 	return false;
 }
 
-char *say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
-			   const char *start)
+/* A missing path whose folder is there, out of the jail's reach, and
+ * yours to write outside: what a failed command would have made there.
+ * The folder, canonical, or NULL. */
+static char *folder_to_make_in(const struct policy *p, const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 || errno != ENOENT)
+		return NULL;
+	_cleanup_free_ char *parent = path_parent(path, NULL);
+	_cleanup_free_ char *dir = parent && !streq(parent, "/") ? host_target(p, parent) : NULL;
+	if (!dir || system_tree(dir) || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) < 0 ||
+	    policy_effect(p, dir) != EFFECT_NONE)
+		return NULL;
+	return TAKE_PTR(dir);
+}
+
+char **say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
+			    const char *start)
 {
 	_cleanup_strv_ char **named = say_named_paths(argv, cwd, p->user_home);
-	struct text paths = { 0 }, fix = { 0 }, hidden = { 0 };
+	_cleanup_strv_ char **makes_in = strv_new();
+	struct text paths = { 0 }, fix = { 0 }, hidden = { 0 }, makes = { 0 }, write = { 0 };
 	_cleanup_free_ char *first_hidden = NULL;
 	size_t n = 0;
 	for (size_t i = 0; named[i] && n < 3; i++) {
 		struct stat st;
-		_cleanup_free_ char *canon = NULL;
+		_cleanup_free_ char *canon = NULL, *dir = NULL, *t = NULL;
 		/* /dev/stderr is the jail's own, wherever it leads outside */
-		if (system_tree(named[i]) || !(canon = host_target(p, named[i])) || !outside_jail(p, canon))
+		if (system_tree(named[i]))
+			continue;
+		if ((dir = folder_to_make_in(p, named[i]))) {
+			_cleanup_free_ char *shown = str_visible(named[i]), *shown_dir = str_visible(dir);
+			t = xasprintf("%s%s", makes.n ? ", " : "", shown);
+			text_adds(&makes, t);
+			if (!strv_contains(makes_in, dir)) {
+				strv_add(&makes_in, dir);
+				free(t);
+				t = xasprintf(" --write %s", shown_dir);
+				text_adds(&write, t);
+			}
+			n++;
+			continue;
+		}
+		if (!(canon = host_target(p, named[i])) || !outside_jail(p, canon))
 			continue;
 		/* what you cannot read outside either, no option helps; a
 		 * socket is --connect's (said when refused) */
@@ -514,7 +546,6 @@ char *say_unreadable_named(const struct policy *p, const struct report *rep, cha
 			continue;
 		_cleanup_free_ char *shown = str_visible(canon);
 		const struct rule *r = policy_rule_for(p, canon);
-		_cleanup_free_ char *t = NULL;
 		if (r && r->access == ACCESS_HIDE) {
 			/* a secret is not offered here: why says which rule
 			 * hides it, and what taking it away means */
@@ -531,15 +562,23 @@ char *say_unreadable_named(const struct policy *p, const struct report *rep, cha
 		}
 		n++;
 	}
-	_cleanup_free_ char *ps = text_take(&paths), *fs = text_take(&fix), *hs = text_take(&hidden);
-	if (!n)
-		return NULL;
-	_cleanup_free_ char *hides = *hs ? xasprintf("what the jail hides: %s; stockade why %s says why", hs, first_hidden)
-					 : NULL;
-	if (!*ps)
-		return xasprintf("the command names %s", hides);
-	return xasprintf("the command names what the jail cannot read: %s; to allow: %s%s%s%s", ps, start ? start : "",
-			 fs + (start ? 0 : 1), hides ? "; and it names " : "", hides ? hides : "");
+	_cleanup_free_ char *ps = text_take(&paths), *fs = text_take(&fix), *hs = text_take(&hidden),
+			    *ms = text_take(&makes), *ws = text_take(&write);
+	char **lines = strv_new();
+	const char *to = start ? start : "";
+	size_t skip = start ? 0 : 1;	/* the fix's first space, with nothing before it */
+	if (*ps)
+		strv_push(&lines, xasprintf("the command names what the jail cannot read: %s; to allow: %s%s (--write "
+					    "in place of --read where it changes them)",
+					    ps, to, fs + skip));
+	if (*ms)
+		strv_push(&lines, xasprintf("the command names a file to make in a folder out of the jail's reach: %s; "
+					    "to allow: %s%s",
+					    ms, to, ws + skip));
+	if (*hs)
+		strv_push(&lines,
+			  xasprintf("the command names what the jail hides: %s; stockade why %s says why", hs, first_hidden));
+	return lines;
 }
 
 char *say_unreadable_program(const struct policy *p, const char *word, const char *path_env, const char *cwd,

@@ -36,12 +36,14 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 char **say_named_paths(char *const *argv, const char *cwd, const char *home);
 /* For a command that failed: what its words name that is there outside
  * the jail and that the jail cannot read (a namespace jail has no such
- * path, Landlock refuses it, and neither is seen), in one line with the
- * fix, each --read after start (NULL: a run's own options), or NULL. A
- * hidden one is named with its rule, never offered; a socket, and what
- * rep names refused already (with a fix of its own), are left out. */
-char *say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
-			   const char *start);
+ * path, Landlock refuses it, and neither is seen), and a file to make in
+ * a folder out of its reach that you may write: one line each with the
+ * fix, each option after start (NULL: a run's own options). A hidden one
+ * is named with its rule, never offered; a socket, and what rep names
+ * refused already (with a fix of its own), are left out. The lines,
+ * none where nothing is named. */
+char **say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
+			    const char *start);
 /* For a command that ended in 126 or 127: its program (word, found on
  * path_env from cwd, as the command finds it) where it is there outside
  * and out of the jail's reach, in one line with the fix after start (a

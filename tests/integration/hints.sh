@@ -210,6 +210,13 @@ apply_each "a path the command names" "$OUT" ok -- -- "$PROBE" read "$ELSEWHERE/
 (cd "$W" && jail --report "$T/named.json" -- "$PROBE" read "$ELSEWHERE/f" >/dev/null 2>&1)
 python3 -c 'import json, sys; said = json.load(open(sys.argv[1]))["stockade"]["said"]; sys.exit(not any("names what the jail cannot read: " + sys.argv[2] in l for l in said))' "$T/named.json" "$ELSEWHERE/f" &&
 	pass "and the report's said keeps that line" || fail "and the report's said keeps that line"
+# a file to make in a folder out of reach: the --write of its folder
+refusal "a command naming a file to make elsewhere cannot make it" "errno $(hidden_errno)" -- -- "$PROBE" write "$ELSEWHERE/made-by-run"
+case $OUT in *"hint: the command names a file to make in a folder out of the jail's reach: $ELSEWHERE/made-by-run; to allow: --write $ELSEWHERE"*)
+	pass "the failed command is told the file it names to make, and the --write of its folder" ;;
+*) fail "the failed command is told the file it names to make, and the --write of its folder"; diag "$OUT" ;; esac
+apply_each "a file the command names to make" "$OUT" ok -- -- "$PROBE" write "$ELSEWHERE/made-by-run"
+rm -f "$ELSEWHERE/made-by-run"
 out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null" 2>&1)
 case $out in *"names what the jail cannot read: $ELSEWHERE/f;"*) pass "a path in a shell's -c script is named too" ;;
 *) fail "a path in a shell's -c script is named too"; diag "$out" ;; esac

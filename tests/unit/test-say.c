@@ -26,6 +26,19 @@ static bool has(char **v, const char *s)
 	return strv_contains(v, s);
 }
 
+/* The lines, as one text (" | " between them), or NULL for none. */
+static char *one(char **lines)
+{
+	char *t = NULL;
+	for (size_t i = 0; lines[i]; i++) {
+		char *next = t ? xstrcat3(t, " | ", lines[i]) : xstrdup(lines[i]);
+		free(t);
+		t = next;
+	}
+	strv_free(lines);
+	return t;
+}
+
 static void test_words(void)
 {
 	_cleanup_strv_ char **v = say_named_paths(
@@ -74,25 +87,27 @@ static void test_line(void)
 	_cleanup_free_ char *gone = path_join(tmpl, "not-there");
 	p.writable = steer_trees(&p);
 
-	_cleanup_free_ char *l1 = say_unreadable_named(&p, NULL, WORDS(out, in, readable, gone, "/proc/self/status", "/dev/stderr", "/dev/fd/1"), ws, NULL);
-	_cleanup_free_ char *want1 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s", out, out);
-	is_str(l1, want1, "what exists outside and no rule reads, with its --read; the workspace, a read, a missing path, /proc and /dev/stderr (wherever it leads) not named");
-	_cleanup_free_ char *l2 = say_unreadable_named(&p, NULL, WORDS("../out.txt"), ws, "start a session with it: stockade session start");
-	_cleanup_free_ char *want2 = xasprintf("the command names what the jail cannot read: %s; to allow: start a session with it: stockade session start --read %s", out, out);
+	_cleanup_free_ char *l1 = one(say_unreadable_named(&p, NULL, WORDS(out, in, readable, gone, "/proc/self/status", "/dev/stderr", "/dev/fd/1"), ws, NULL));
+	_cleanup_free_ char *want1 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s (--write in place of --read where it changes them) | the command names a file to make in a folder out of the jail's reach: %s; to allow: --write %s", out, out, gone, tmpl);
+	is_str(l1, want1, "what exists outside and no rule reads, with its --read; a file to make in a folder out of reach, with its --write; the workspace, a read, /proc and /dev/stderr (wherever it leads) not named");
+	_cleanup_free_ char *l2 = one(say_unreadable_named(&p, NULL, WORDS("../out.txt"), ws, "start a session with it: stockade session start"));
+	_cleanup_free_ char *want2 = xasprintf("the command names what the jail cannot read: %s; to allow: start a session with it: stockade session start --read %s (--write in place of --read where it changes them)", out, out);
 	is_str(l2, want2, "a relative word, made absolute; the fix after the start given");
-	_cleanup_free_ char *l3 = say_unreadable_named(&p, NULL, WORDS(key), ws, NULL);
+	_cleanup_free_ char *l3 = one(say_unreadable_named(&p, NULL, WORDS(key), ws, NULL));
 	_cleanup_free_ char *want3 = xasprintf("the command names what the jail hides: %s (default: credentials); stockade why %s says why", key, key);
 	is_str(l3, want3, "a hidden path is named with its rule and never offered");
-	_cleanup_free_ char *l5 = say_unreadable_named(&p, NULL, WORDS(key, out), ws, NULL);
-	_cleanup_free_ char *want5 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s; and it names what the jail hides: %s (default: credentials); stockade why %s says why", out, out, key, key);
+	_cleanup_free_ char *l5 = one(say_unreadable_named(&p, NULL, WORDS(key, out), ws, NULL));
+	_cleanup_free_ char *want5 = xasprintf("the command names what the jail cannot read: %s; to allow: --read %s (--write in place of --read where it changes them) | the command names what the jail hides: %s (default: credentials); stockade why %s says why", out, out, key, key);
 	is_str(l5, want5, "both: the fix for what can be read, the hidden one after it");
-	_cleanup_free_ char *l4 = say_unreadable_named(&p, NULL, WORDS(in, readable, gone), ws, NULL);
-	ok(!l4, "nothing the jail cannot read: no line");
+	_cleanup_free_ char *l4 = one(say_unreadable_named(&p, NULL, WORDS(in, readable, "/no-such-dir/x", "not-there-either/x"), ws, NULL));
+	ok(!l4, "nothing the jail cannot read, no folder to make in: no line");
+	_cleanup_free_ char *newin = path_join(ws, "new.txt"), *l14 = one(say_unreadable_named(&p, NULL, WORDS(newin, "sub/"), ws, NULL));
+	ok(!l14, "a file to make in the workspace (the jail writes it) is not named");
 	/* a link in the workspace (a run may have made it) to what the jail
 	 * cannot read: not turned into a hint to grant what it points at */
 	_cleanup_free_ char *link = path_join(ws, "data");
 	ok(symlink(out, link) == 0, "a link in the workspace to the file outside");
-	_cleanup_free_ char *l9 = say_unreadable_named(&p, NULL, WORDS(link, "data/"), ws, NULL);
+	_cleanup_free_ char *l9 = one(say_unreadable_named(&p, NULL, WORDS(link, "data/"), ws, NULL));
 	ok(!l9, "a path through a link in a tree the run writes is not named");
 	unlink(link);
 	/* the program: found on PATH, where it is outside */
@@ -126,7 +141,7 @@ static void test_line(void)
 	struct report rep;
 	report_init(&rep);
 	report_denial(&rep, "open", out, "EACCES");
-	_cleanup_free_ char *l7 = say_unreadable_named(&p, &rep, WORDS(out), ws, NULL);
+	_cleanup_free_ char *l7 = one(say_unreadable_named(&p, &rep, WORDS(out), ws, NULL));
 	ok(!l7, "a path the report names refused already (with its own fix) is not named again");
 	report_free(&rep);
 	/* a socket is --connect's, not --read's */
@@ -135,14 +150,14 @@ static void test_line(void)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
 	ok(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "a socket file");
-	_cleanup_free_ char *l8 = say_unreadable_named(&p, NULL, WORDS(sock), ws, NULL);
+	_cleanup_free_ char *l8 = one(say_unreadable_named(&p, NULL, WORDS(sock), ws, NULL));
 	ok(!l8, "a socket file is not offered a --read");
 	close(fd);
 	unlink(sock);
 	/* a file of mode 0: a user cannot read it outside either, and no
 	 * option would help; root can, and is told the fix */
 	chmod(out, 0);
-	_cleanup_free_ char *l6 = say_unreadable_named(&p, NULL, WORDS(out), ws, NULL);
+	_cleanup_free_ char *l6 = one(say_unreadable_named(&p, NULL, WORDS(out), ws, NULL));
 	if (geteuid() != 0)
 		ok(!l6, "what you cannot read outside either: no line (no option would help)");
 	else
