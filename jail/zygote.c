@@ -25,6 +25,7 @@
 #include "seccomp/seccomp.h"
 #include "lib/util.h"
 #include "lib/wire.h"
+#include "policy/env.h"
 
 extern char **environ;
 
@@ -211,6 +212,29 @@ static void say(int fd, const char *what, const char *arg, int err)
 	dprintf(fd, "stockade: cannot %s '%s': %s\n", what, arg, strerror(err));
 }
 
+/* execvp's error as a shell would say it: EACCES where no directory of
+ * path_env holds the program at all (one the jail refuses to search,
+ * another user's ~/.cargo/bin, says EACCES to execvp) is not found; a
+ * file there that may not be run stays EACCES. Allocates nothing (a
+ * spawn's child may call it). */
+static int exec_error(const char *word, int err, const char *path_env)
+{
+	if (err != EACCES || strchr(word, '/'))
+		return err;
+	const char *p = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		size_t n = strcspn(p, ":");
+		char full[PATH_MAX];
+		struct stat st;
+		if (snprintf(full, sizeof(full), "%.*s/%s", n ? (int)n : 1, n ? p : ".", word) < (int)sizeof(full) &&
+		    lstat(full, &st) == 0)
+			return EACCES;
+		if (!p[n])
+			return ENOENT;
+		p += n + 1;
+	}
+}
+
 /* The command's own --hide, --read and --net off (the holder checked
  * that they narrow). --net off: a filter of its own refusing every inet
  * socket (a Landlock TCP rule would not do: the landlock backend's
@@ -300,7 +324,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 	inherited_apply(in);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
-	int e = errno;
+	int e = exec_error(argv[0], errno, getenv("PATH"));
 	say(2, "run", argv[0], e);
 	_exit(exit_exec_failed(e));
 }
@@ -447,6 +471,7 @@ static pid_t spawn(const struct wire_msg *m, const int *fds, const struct inheri
 		return -EXIT_STOCKADE;
 	}
 	if (s.err) {
+		e = exec_error(argv[0], e, env_get(envp, "PATH"));
 		say(fds[2], "run", argv[0], e);
 		return -exit_exec_failed(e);
 	}

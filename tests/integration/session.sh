@@ -353,6 +353,16 @@ out=$(sx "$SID" -- cat "$T/elsewhere/data" 2>&1)
 case $out in *"hint: the command names what the jail cannot read: $T/elsewhere/data; to allow: start a session with it: stockade session start --read $T/elsewhere/data"*)
 	pass "a failed command is told the file it names that the session cannot read, with the start that gives it" ;;
 *) fail "a failed command is told the file it names that the session cannot read"; diag "$out" ;; esac
+# a PATH directory the jail cannot search (Landlock's EACCES, which
+# execvp gives back) holds nothing: a program found nowhere is 127, as a
+# shell says, not 126
+mkdir -p "$T/closed"
+chmod 000 "$T/closed"
+out=$(cd "$W" && PATH="$T/closed:$PATH" "$STOCKADE" session exec "$SID" -- no-such-program-$NONCE 2>&1)
+st=$?
+chmod 755 "$T/closed"
+[ $st -eq 127 ] && pass "an exec of a program found nowhere, a PATH directory closed, gives 127 (not found)" ||
+	{ fail "an exec of a program found nowhere, a PATH directory closed, gives 127 (got $st)"; diag "$out"; }
 out=$(sx "$SID" -- cd sub 2>&1)
 st=$?
 [ $st -eq 127 ] && case $out in *"hint: 'cd' is a shell's own command, not a program: run the whole line in one shell, as stockade session exec $SID -- "*"sh -c 'cd sub && NEXT-COMMAND'"*) true ;; *) false ;; esac &&
