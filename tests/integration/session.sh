@@ -571,13 +571,16 @@ st=$?
 
 start --name "k-$TEST_BACKEND"
 sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
-sx "$SID" -- sh -c '(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep 600' &
+# a sleep of this test's own (another test's, or another run's of this
+# one, may be sleeping 600 s beside it)
+long="600 0.$$${RANDOM}1"
+sx "$SID" -- sh -c "(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep $long" &
 wait_until test -e "$W/.envrc"
 hpid=$(sed -n 's/^pid=//p' "$SDIR/$SID.info")
 [ -e "$W/.envrc" ] && pass "THREATS 76 control: a process of the session planted .envrc" || fail "THREATS 76 control: a process of the session planted .envrc"
 kill -KILL "$hpid"
 for _ in $(seq 200); do gone "$MARK" && [ ! -e "$W/.envrc" ] && [ ! -e "$SDIR/$SID.sock" ] && break; sleep 0.01; done
-gone "$MARK" && ! pgrep -f 'sleep 600' >/dev/null && pass "THREATS 76: a SIGKILLed holder leaves no process of the session" ||
+gone "$MARK" && ! pgrep -f "sleep $long" >/dev/null && pass "THREATS 76: a SIGKILLed holder leaves no process of the session" ||
 	fail "THREATS 76: a SIGKILLed holder leaves no process of the session"
 [ ! -e "$W/.envrc" ] && pass "THREATS 76: a SIGKILLed holder's keeper undoes what the session planted" ||
 	fail "THREATS 76: a SIGKILLed holder's keeper undoes what the session planted"
