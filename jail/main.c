@@ -184,8 +184,9 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 			log_warn("refused: %s", line);
 	}
 	/* and what its words name that the jail cannot read, which it does
-	 * not see refused (ENOENT, or Landlock's EACCES) */
-	if (status != 0 && !holder) {
+	 * not see refused (ENOENT, or Landlock's EACCES); not where the
+	 * jail failed before the command ran */
+	if (status != 0 && rep->exited && !holder) {
 		_cleanup_strv_ char **named = say_unreadable_named(&p, rep, p.argv, p.cwd, NULL);
 		for (size_t i = 0; named[i]; i++)
 			log_hint("%s", named[i]);
