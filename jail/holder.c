@@ -771,9 +771,11 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 				? say_unreadable_program(h->r->p, x->argv[0], x->path_env, x->cwd, start) : NULL;
 		_cleanup_strv_ char **named = status != 0 ? say_unreadable_named(h->r->p, h->r->rep, x->argv, x->cwd, start)
 							  : strv_new();
-		_cleanup_free_ char *run = xasprintf("stockade session exec %s --", h->id);
-		_cleanup_free_ char *builtin = !program && !WIFSIGNALED(wstatus) && status == 127
-						       ? say_shell_builtin(x->argv, run) : NULL;
+		_cleanup_free_ char *run = NULL, *builtin = NULL;
+		if (!program && !WIFSIGNALED(wstatus) && status == 127) {
+			run = xasprintf("stockade session exec %s --", h->id);
+			builtin = say_shell_builtin(x->argv, run);
+		}
 		if (program)
 			strv_add(&named, program);
 		if (builtin)

@@ -23,6 +23,7 @@
 
 #include "landlock/landlock.h"
 #include "seccomp/seccomp.h"
+#include "lib/fs.h"
 #include "lib/util.h"
 #include "lib/wire.h"
 #include "policy/env.h"
@@ -214,25 +215,15 @@ static void say(int fd, const char *what, const char *arg, int err)
 
 /* execvp's error as a shell would say it: EACCES where no directory of
  * path_env holds the program at all (one the jail refuses to search,
- * another user's ~/.cargo/bin, says EACCES to execvp) is not found; a
- * file there that may not be run stays EACCES. Allocates nothing (a
- * spawn's child may call it). */
-static int exec_error(const char *word, int err, const char *path_env)
+ * another user's ~/.cargo/bin, says EACCES to execvp) is not found, as
+ * stockade finds a run's program (path_find_program); a file there that
+ * may not be run stays EACCES. */
+static int exec_error(const char *word, int err, const char *path_env, const char *cwd)
 {
 	if (err != EACCES || strchr(word, '/'))
 		return err;
-	const char *p = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-	for (;;) {
-		size_t n = strcspn(p, ":");
-		char full[PATH_MAX];
-		struct stat st;
-		if (snprintf(full, sizeof(full), "%.*s/%s", n ? (int)n : 1, n ? p : ".", word) < (int)sizeof(full) &&
-		    lstat(full, &st) == 0)
-			return EACCES;
-		if (!p[n])
-			return ENOENT;
-		p += n + 1;
-	}
+	_cleanup_free_ char *found = NULL;
+	return path_find_program(word, path_env, cwd ? cwd : "/", &found) == -ENOENT ? ENOENT : err;
 }
 
 /* The command's own --hide, --read and --net off (the holder checked
@@ -324,7 +315,7 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 	inherited_apply(in);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	execvp(argv[0], argv);
-	int e = exec_error(argv[0], errno, getenv("PATH"));
+	int e = exec_error(argv[0], errno, getenv("PATH"), cwd);
 	say(2, "run", argv[0], e);
 	_exit(exit_exec_failed(e));
 }
@@ -471,7 +462,7 @@ static pid_t spawn(const struct wire_msg *m, const int *fds, const struct inheri
 		return -EXIT_STOCKADE;
 	}
 	if (s.err) {
-		e = exec_error(argv[0], e, env_get(envp, "PATH"));
+		e = exec_error(argv[0], e, env_get(envp, "PATH"), cwd);
 		say(fds[2], "run", argv[0], e);
 		return -exit_exec_failed(e);
 	}
