@@ -222,14 +222,24 @@ static char *script_interpreter(const char *program)
 	return canon;
 }
 
+/* The path a command's word names, absolute: ~/ is your home (when
+ * home is given), a relative one starts at the command's directory.
+ * NULL: a ~user word, or nothing to start from. */
+static char *word_path(const char *word, const char *cwd, const char *home)
+{
+	if (word[0] == '/')
+		return xstrdup(word);
+	if (str_has_prefix(word, "~/"))
+		return home ? path_join(home, word + 2) : NULL;
+	return word[0] != '~' && cwd ? path_join(cwd, word) : NULL;
+}
+
 /* Why the file word names (from cwd) cannot be run, where that is in
  * the file itself: a directory, no execute bit, a first line naming an
  * interpreter that is not there. NULL: not that. */
 static char *run_fault(const char *word, const char *cwd)
 {
-	_cleanup_free_ char *path = word[0] == '/'	     ? xstrdup(word)
-				    : strchr(word, '/') ? path_join(cwd ? cwd : "/", word)
-							: NULL;
+	_cleanup_free_ char *path = strchr(word, '/') ? word_path(word, cwd, NULL) : NULL;
 	struct stat st;
 	if (!path || stat(path, &st) < 0)
 		return NULL;
@@ -413,10 +423,7 @@ static void add_named(char ***v, const char *tok, size_t n, const char *cwd, con
 	if (n < 2 || memchr(tok, '/', n) == NULL || memmem(tok, n, "://", 3))
 		return;
 	_cleanup_free_ char *word = xstrndup(tok, n);
-	_cleanup_free_ char *abs = word[0] == '/'			      ? xstrdup(word)
-				   : str_has_prefix(word, "~/") && home ? path_join(home, word + 2)
-				   : word[0] != '~' && cwd		      ? path_join(cwd, word)
-									      : NULL;
+	_cleanup_free_ char *abs = word_path(word, cwd, home);
 	if (!abs)
 		return;
 	char *norm = path_normalize(abs);
@@ -461,12 +468,14 @@ static bool system_tree(const char *path)
 
 /* A path the jail cannot show as it is outside: no rule reads it, or it
  * lies beneath a place the backend makes (its own /tmp, the fresh home),
- * which is not the host's. */
-static bool outside_jail(const struct policy *p, const char *canon)
+ * which is not the host's. rule, when given: the rule that decides it. */
+static bool outside_jail(const struct policy *p, const char *canon, const struct rule **rule)
 {
 	if (system_tree(canon))
 		return false;
 	const struct rule *r = policy_rule_for(p, canon);
+	if (rule)
+		*rule = r;
 	return policy_effect(p, canon) == EFFECT_NONE || (r && (r->flags & RULE_FRESH));
 }
 
@@ -537,7 +546,8 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 			n++;
 			continue;
 		}
-		if (!(canon = host_target(p, named[i])) || !outside_jail(p, canon))
+		const struct rule *r = NULL;
+		if (!(canon = host_target(p, named[i])) || !outside_jail(p, canon, &r))
 			continue;
 		/* what you cannot read outside either, no option helps; a
 		 * socket is --connect's (said when refused) */
@@ -545,7 +555,6 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 		    refused_already(rep, canon) || refused_already(rep, named[i]))
 			continue;
 		_cleanup_free_ char *shown = str_visible(canon);
-		const struct rule *r = policy_rule_for(p, canon);
 		if (r && r->access == ACCESS_HIDE) {
 			/* a secret is not offered here: why says which rule
 			 * hides it, and what taking it away means */
@@ -587,7 +596,7 @@ char *say_unreadable_program(const struct policy *p, const char *word, const cha
 	_cleanup_free_ char *found = NULL, *canon = NULL;
 	if (path_find_program(word, path_env, cwd, &found) < 0)
 		return run_fault(word, cwd);
-	if (!(canon = host_target(p, found)) || !outside_jail(p, canon))
+	if (!(canon = host_target(p, found)) || !outside_jail(p, canon, NULL))
 		return run_fault(found, cwd);
 	_cleanup_free_ char *shown = str_visible(canon);
 	return xasprintf("the program %s lies outside what the jail can read; to allow: %s%s--read %s", shown,
