@@ -1,5 +1,6 @@
 #include "jail/explain-policy.h"
 
+#include "lib/path.h"
 #include "lib/util.h"
 #include "policy/allow.h"
 
@@ -111,11 +112,25 @@ static void summary_paths(FILE *f, const char *access, const char *origin, const
 		fprintf(f, " (and %zu more)", count - SUMMARY_PATHS);
 }
 
+/* stockade's own state, hidden where nothing the run reads holds it:
+ * a rule of every run that changes nothing in this one (explain -v
+ * lists it). */
+static bool moot(const struct policy *p, const struct rule *r)
+{
+	if (!p || !(r->flags & RULE_STATE))
+		return false;
+	_cleanup_free_ char *parent = path_parent(r->path, NULL);
+	return parent && policy_effect(p, parent) == EFFECT_NONE;
+}
+
 /* A line an origin: its first access's paths, then each other access's
- * (a hide and the reads beneath it that one default renders). */
-static void summarise(FILE *f, const struct rule *v, size_t n)
+ * (a hide and the reads beneath it that one default renders). p, for
+ * the policy's own rules: those moot in the run are left out. */
+static void summarise(FILE *f, const struct rule *v, size_t n, const struct policy *p)
 {
 	_cleanup_free_ bool *done = xcalloc(n + 1, sizeof(bool));
+	for (size_t i = 0; i < n; i++)
+		done[i] = moot(p, &v[i]);
 	for (size_t i = 0; i < n; i++) {
 		if (done[i])
 			continue;
@@ -139,9 +154,9 @@ void explain_print_rules_summary(FILE *f, const struct policy *p)
 	size_t n_places = p->places ? p->places->n : 0;
 	fprintf(f, "path rules: %zu (the deepest wins; explain -v lists each, with the mounts, Landlock rules and "
 		   "seccomp filter):\n", p->n_rules);
-	summarise(f, p->rules, p->n_rules);
+	summarise(f, p->rules, p->n_rules, p);
 	fputs("the backend's own places:\n", f);
-	summarise(f, places, n_places);
+	summarise(f, places, n_places, NULL);
 }
 
 static void json_rules(FILE *f, const char *name, const struct rule *v, size_t n)

@@ -31,7 +31,8 @@ void owed_watch_connect(const struct seccomp_notif *req, const struct policy *p,
 	bool absent = inside && lstat(inside, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
 	if (absent && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
 		_cleanup_free_ char *what = xstrcat3("unix:", path, "");
-		_cleanup_free_ char *fix = xstrcat3("--connect unix:", path, " (this one socket)");
+		_cleanup_free_ char *fix = policy_in_own_state(p, path) ? xstrdup(POLICY_STATE_FIX)
+									: xstrcat3("--connect unix:", path, " (this one socket)");
 		report_denial_ruled(rep, "connect", what, "ENOENT",
 				    "a socket file of the host's the jail does not have: the namespace jail holds only what "
 				    "the rules bring in",

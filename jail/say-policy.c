@@ -103,8 +103,11 @@ void say_policy_failure(const struct policy_failure *f)
 		log_hint("install stockade outside the workspace (make install), or choose another --workspace");
 		break;
 	case POLICY_STATE_WRITABLE:
-		log_error("refusing to run: stockade's state directory '%s' would be writable from the jail", path);
-		log_hint("choose a workspace that does not hold it, or set XDG_STATE_HOME elsewhere");
+		log_error("refusing to run: stockade's state directory '%s' could be made or changed from the jail: the "
+			  "run may write '%s', %s",
+			  path, f->tree ? f->tree : path,
+			  f->tree && path_is_beneath(f->tree, path) ? "inside it" : "which holds it or the way to it");
+		log_hint("give the run a workspace and writes beside stockade's state, neither holding it nor inside it");
 		break;
 	case POLICY_RULE_OVERRULED:
 		log_error("%s '%s' %s cannot be honoured: another rule decides that path (%s %s)", key, path, at,
@@ -114,6 +117,12 @@ void say_policy_failure(const struct policy_failure *f)
 	case POLICY_RULE_HOLDS_WORKSPACE:
 		log_error("%s '%s' %s cannot be honoured: it holds the workspace, which the run writes", key, path, at);
 		log_hint("hide paths beside the workspace, or choose another --workspace");
+		break;
+	case POLICY_RULE_STATE:
+		log_error("%s '%s' %s cannot be honoured: it is stockade's own state (trust records, the quarantine, the "
+			  "sessions' control sockets), which no run sees",
+			  key, path, at);
+		log_hint("drop it; a session's commands go through stockade session exec, outside the jail");
 		break;
 	case POLICY_RULE_SPECIAL:
 		log_error("%s '%s' %s cannot be honoured: /proc and /dev are the jail's own", key, path, at);

@@ -669,6 +669,8 @@ static int honour_user_rules(struct policy *p, struct policy_failure *f)
 		const struct rule *w = NULL;
 		if (path_is_beneath(u->path, "/proc") || path_is_beneath(u->path, "/dev"))
 			fault = POLICY_RULE_SPECIAL;
+		else if (u->access != ACCESS_HIDE && policy_in_own_state(p, u->path))
+			fault = POLICY_RULE_STATE;
 		else if (u->access == ACCESS_HIDE && path_is_beneath(p->workspace, u->path))
 			fault = POLICY_RULE_HOLDS_WORKSPACE;
 		else if ((w = policy_rule_for(p, u->path)) && w != u && streq(w->path, u->path) &&
@@ -799,9 +801,26 @@ static int check_own_files(struct policy *p, struct policy_failure *f)
 	int r = resolve_state_dir(p, f);
 	if (r < 0)
 		return r;
-	if (policy_effect(p, p->state_dir) == EFFECT_WRITE)
-		return fail(f, POLICY_STATE_WRITABLE, EPERM, p->state_dir, NULL);
-	return 0;
+	/* Not this stockade's state alone: a run that could make or change
+	 * the one a later stockade finds (with no XDG_STATE_HOME, or another)
+	 * would plant trust records that stockade takes as the person's. */
+	_cleanup_strv_ char **trees = steer_trees(p);
+	for (size_t i = 0; p->own_state[i] && r == 0; i++) {
+		struct steer st;
+		const char *place = i == 0 ? p->state_dir : p->own_state[i];
+		if (steer_path(trees, place, &st) < 0)
+			continue;
+		const char *in = NULL;	/* a tree the run writes in it */
+		for (size_t k = 0; trees[k] && !in; k++)
+			if (path_is_beneath(trees[k], st.target))
+				in = trees[k];
+		if (steer_steerable(&st) || in) {
+			r = fail(f, POLICY_STATE_WRITABLE, EPERM, place, NULL);
+			f->tree = xstrdup(in ? in : st.tree ? st.tree : st.target);
+		}
+		steer_free(&st);
+	}
+	return r;
 }
 
 /* The guard's quarantine, the trust records, the gaps said: in
@@ -864,6 +883,25 @@ static char *cache_dir_of(const struct policy *p, char *const *environ)
 		name[0] = '_';	/* never a hidden name, nor ".." */
 	char hex[17];
 	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
+}
+
+/* Every place a stockade of this user keeps its state: this run's
+ * first (state_dir_of), then the default one in each home, and the
+ * sessions' sockets in the runtime directory. */
+static char **own_state_of(const struct policy *p, char *const *environ)
+{
+	char **v = strv_new();
+	strv_add(&v, p->state_dir);
+	const char *homes[] = { p->user_home, p->passwd_home };
+	for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
+		_cleanup_free_ char *dir = homes[i] ? path_join(homes[i], ".local/state/stockade") : NULL;
+		if (dir && !strv_contains(v, dir))
+			strv_add(&v, dir);
+	}
+	const char *runtime = defaults_user_var(environ, "XDG_RUNTIME_DIR");
+	if (runtime)
+		strv_push(&v, path_join(runtime, "stockade"));
+	return v;
 }
 
 static char *state_dir_of(const struct policy *p, char *const *environ)
@@ -1139,6 +1177,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return r;
 	p->cache_dir = cache_dir_of(p, environ);
 	p->state_dir = state_dir_of(p, environ);
+	p->own_state = own_state_of(p, environ);
 	find_outer_repo(p);
 	p->writable = first_writable(p, layers, n_layers, cwd);
 	if (s.home) {

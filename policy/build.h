@@ -29,6 +29,7 @@ enum policy_fault {
 	POLICY_HOME_HOLDS_HOME,
 	POLICY_HANDOFFS,		/* the workspace cannot be searched for hand-offs: err */
 	POLICY_SELF_WRITABLE,		/* stockade's own binary would be writable from the jail */
+	POLICY_RULE_STATE,		/* a read or write of stockade's own state, which no run sees */
 	POLICY_STATE_WRITABLE,		/* stockade's state directory would be */
 	POLICY_STATE_LINK,		/* it is reached through a symlink the jail could change (path: the link) */
 	POLICY_RULE_OVERRULED,		/* a rule of the user's decided on its own path by another (other) */
@@ -49,7 +50,8 @@ struct policy_failure {
 				 * POLICY_PATH_STEERED: where the path leads now */
 	enum access other_access;
 	char *via;		/* POLICY_PATH_STEERED: the symlink, or the writable directory, on the way */
-	char *tree;		/* POLICY_PATH_STEERED: the tree the run may write that it lies in */
+	char *tree;		/* POLICY_PATH_STEERED, POLICY_STATE_WRITABLE: the tree the run may write
+				 * that it lies in, or that is on the way to it */
 };
 
 /* argv is the command (may be empty: explain). On failure returns -errno,

@@ -649,6 +649,12 @@ void defaults_add_hides(struct policy *p)
 		add_credentials(p, p->passwd_home);
 	if (p->uid == 0)
 		add_root_secrets(p);
+	/* stockade's own state: trust records, the quarantine, and the
+	 * sessions' control sockets, which run commands in a wider jail. No
+	 * read shows it (--read ~), and none names it: not a credential the
+	 * person may lift by naming it. */
+	for (size_t i = 0; p->own_state && p->own_state[i]; i++)
+		add_hidden(p, p->own_state[i], RULE_STATE, "default: stockade's own state");
 	forget_listings();
 }
 

@@ -384,6 +384,7 @@ void policy_free(struct policy *p)
 	free(p->home);
 	free(p->cache_dir);
 	free(p->state_dir);
+	strv_free(p->own_state);
 	free(p->outer_worktree);
 	free(p->outer_gitdir);
 	free(p->outer_commondir);
@@ -704,6 +705,14 @@ static bool holds_hide(const struct rule *g, const struct rule *h, const char *h
 	    !path_is_beneath(h->path, g->path))
 		return false;
 	return !(g->flags & RULE_SYSTEM) || (home && path_is_beneath(g->path, home));
+}
+
+bool policy_in_own_state(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if ((p->rules[i].flags & RULE_STATE) && path_is_beneath(path, p->rules[i].path))
+			return true;
+	return false;
 }
 
 bool policy_hides_in_reach(const struct policy *p, bool any)

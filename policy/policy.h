@@ -46,6 +46,9 @@ enum effect {
  * backend's cgroup view, read from a cgroup directory, which holds no
  * link): its plan takes it as one without looking again. */
 #define RULE_REGULAR (1u << 6)
+/* stockade's own state (trust records, the quarantine, the sessions'
+ * control sockets): hidden from every run, and no option lifts it. */
+#define RULE_STATE (1u << 7)
 
 /* Where a rule or a setting came from. */
 enum source_kind {
@@ -209,6 +212,8 @@ struct policy {
 	char *home;		/* --home: a home kept across runs; NULL: a fresh one each run */
 	char *cache_dir;	/* stockade's own build caches, writable */
 	char *state_dir;	/* guard copies, quarantine, locks */
+	char **own_state;	/* every place a stockade of the user keeps its state (this one's, the
+				 * default one, the sessions' sockets): never the jail's to see or make */
 	/* When the workspace lies inside a git working tree (a package of a
 	 * monorepo): that tree, read-only, and its git directory (and, for a
 	 * linked worktree, the common one), writable and guarded like the
@@ -358,6 +363,13 @@ enum effect policy_effect(const struct policy *p, const char *path);
  * any: whether there is a hide at all (-v names them all, a credential
  * the fresh home does not hold too). */
 bool policy_hides_in_reach(const struct policy *p, bool any);
+/* Whether path lies in stockade's own state (a RULE_STATE hide): no
+ * rule beneath it is honoured, as the deepest would be elsewhere. */
+bool policy_in_own_state(const struct policy *p, const char *path);
+/* The fix a refusal there names: none. */
+#define POLICY_STATE_FIX                                                                                          \
+	"none: stockade's own state (trust records, the quarantine, the sessions' control sockets) is never the " \
+	"jail's; a session's commands go through stockade session exec, outside the jail"
 /* One operation on a path, as a backend meets it. */
 enum path_op {
 	PATH_OP_READ,		/* read a file, list a directory */

@@ -84,6 +84,10 @@ void why_path(const struct policy *p, const char *path, enum why_want want, stru
 				   "quarantined); change it outside the jail (stockade.1, TRUST HAND-OFFS)");
 		return;
 	}
+	if (r && (r->flags & RULE_STATE)) {
+		ret->fix = xstrdup(POLICY_STATE_FIX);
+		return;
+	}
 	if (r && r->access == ACCESS_HIDE && r->source.kind != SOURCE_DEFAULT) {
 		_cleanup_free_ char *src = source_text(&r->source);
 		ret->fix = xstrcat3("take away the hide it names (", src, ")");
@@ -186,7 +190,7 @@ void why_unix(const struct policy *p, const char *given, const char *path, struc
 	 * user's (tmux, ssh-agent, Docker) unless the run bound it. */
 	ret->what = "only a socket the run itself binds there (landlock backend; the namespace jail: any inside a granted tree)";
 	ret->source = xstrdup("built in: the supervisor (landlock backend), the mounts (namespace jail)");
-	ret->fix = xstrcat3("--connect unix:", path, "");
+	ret->fix = policy_in_own_state(p, path) ? xstrdup(POLICY_STATE_FIX) : xstrcat3("--connect unix:", path, "");
 }
 
 /* Network allow: a name the allow list holds is reached, by name; an

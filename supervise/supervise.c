@@ -102,7 +102,9 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
  * ssh-agent or Docker socket, wherever it lies. */
 static void refuse_socket_file(struct supervisor *sv, uint64_t id, const struct sv_query *q, const char *what, int err)
 {
-	_cleanup_free_ char *fix = xasprintf("--connect unix:%s (this one socket)", q->path_real);
+	_cleanup_free_ char *fix = policy_in_own_state(sv->p, q->path_real)
+					   ? xstrdup(POLICY_STATE_FIX)
+					   : xasprintf("--connect unix:%s (this one socket)", q->path_real);
 	report_denial_ruled(sv->rep, "connect", what, strerrorname_np(err) ? strerrorname_np(err) : "?",
 			    "a Unix socket file is reached only when a socket of the run is bound to it",
 			    "built in: the supervisor (landlock backend)", fix);

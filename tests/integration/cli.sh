@@ -84,7 +84,7 @@ fails "a workspace that does not exist" "cannot use --workspace '$T/nope'" -- ja
 fails "--home set to the real home" "refusing --home" -- jail --net off -C "$W" --home "$HOME" -- true
 # stockade's own files must not be writable from the jail.
 mkdir -p "$HOME/.local/state"
-fails "a workspace holding stockade's state" "state directory .* would be writable" -- \
+fails "a workspace holding stockade's state" "state directory .* could be made or changed from the jail" -- \
 	jail --net off -C "$HOME/.local" -- true
 cp "$STOCKADE" "$W/stockade-copy"
 fails "stockade inside the workspace" "stockade itself .* would be writable" -- "$W/stockade-copy" --backend "$TEST_BACKEND" --net off -C "$W" -- true

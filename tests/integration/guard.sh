@@ -568,6 +568,35 @@ out=$(XDG_STATE_HOME="$T/outside-state" in_jail -C "$W7" -- "$PROBE" write "$W7/
 printf '%s\n' "$out" | grep -q '^probe: started' && pass "control: a state directory outside it runs" ||
 	{ fail "control: a state directory outside it runs"; diag "$out"; }
 
+# Not this run's state alone: with XDG_STATE_HOME elsewhere, a run that
+# could write the default one (~/.local/state/stockade) would plant trust
+# records that a later stockade, with no XDG_STATE_HOME, takes as yours.
+mkdir -p "$HOME/.local/state/stockade/trust" "$T/other-state"
+echo mine >"$HOME/.local/state/stockade/trust/record"
+out=$(XDG_STATE_HOME="$T/other-state" in_jail -C "$W7" --write "$HOME/.local" -- "$PROBE" write "$HOME/.local/state/stockade/trust/record" 2>&1)
+st=$?
+if [ $st -eq 125 ] && ! printf '%s\n' "$out" | grep -q '^probe: started' &&
+	printf '%s\n' "$out" | grep -q "state directory '$HOME/.local/state/stockade' could be made or changed from the jail: the run may write '$HOME/.local'"; then
+	pass "THREATS 63: another state directory set, a write of the default one's folder is refused (125), named"
+else
+	fail "THREATS 63: another state directory set, a write of the default one's folder is refused (125), named (status $st)"
+	diag "$out"
+fi
+[ "$(cat "$HOME/.local/state/stockade/trust/record")" = mine ] && pass "the default state directory's records are untouched" ||
+	fail "the default state directory's records are untouched"
+fails "a write inside stockade's state is refused, named" "it is stockade's own state" -- \
+	in_jail -C "$W7" --write "$HOME/.local/state/stockade/trust" -- true
+fails "a read inside stockade's state is refused, named" "it is stockade's own state" -- \
+	in_jail -C "$W7" --read "$HOME/.local/state/stockade/trust" -- true
+# A read of the whole home holds the state directory: it stays hidden.
+expect_control "control: outside, a trust record reads" -- "$PROBE" read "$HOME/.local/state/stockade/trust/record"
+expect_probe "a read of the home does not show stockade's state (its trust records)" "errno EACCES" -- \
+	in_jail -q -C "$W7" --read "$HOME" -- "$PROBE" read "$HOME/.local/state/stockade/trust/record"
+out=$("$STOCKADE" why -C "$W7" "$HOME/.local/state/stockade/trust" 2>&1)
+printf '%s\n' "$out" | grep -q "allow: none: stockade's own state" && ! printf '%s\n' "$out" | grep -q -- "--read" &&
+	pass "why offers no option that would be refused for stockade's state" ||
+	{ fail "why offers no option that would be refused for stockade's state"; diag "$out"; }
+
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)

@@ -275,6 +275,13 @@ expect_probe "THREATS 78: a command of the session cannot reach its control sock
 expect_probe "THREATS 78: a run's command cannot reach a session's control socket" \
 	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo EACCES)" -- \
 	jail -q -C "$W" -- "$PROBE" session-hello "$SDIR/$SID.sock"
+expect_probe "THREATS 78: a run's command that reads the whole home cannot reach a session's control socket" \
+	"errno EACCES" -- jail -q -C "$W" --read "$HOME" -- "$PROBE" session-hello "$SDIR/$SID.sock"
+out=$(jail -C "$W" --read "$HOME" -- "$PROBE" session-hello "$SDIR/$SID.sock" 2>&1)
+! printf '%s\n' "$out" | grep -q -- "--connect" && pass "and no --connect is offered for it" ||
+	{ fail "and no --connect is offered for it"; diag "$out"; }
+fails "THREATS 78: a --connect of a session's control socket is refused, named" "it is stockade's own state" -- \
+	jail -C "$W" --connect "unix:$SDIR/$SID.sock" -- true
 if is_root && id stockade-ci >/dev/null 2>&1; then
 	chmod 755 "$T" "$_lib_tmp_root" 2>/dev/null
 	out=$(su stockade-ci -s /bin/sh -c "'$PROBE' session-hello '$SDIR/$SID.sock'" 2>&1)
