@@ -597,6 +597,26 @@ printf '%s\n' "$out" | grep -q "allow: none: stockade's own state" && ! printf '
 	pass "why offers no option that would be refused for stockade's state" ||
 	{ fail "why offers no option that would be refused for stockade's state"; diag "$out"; }
 
+# ------------------------------------- a repository named with a tab
+
+# A name may hold any byte but / and NUL: a repository the run makes
+# under such a name is one more the guard keeps, and its baseline reads
+# back (it was written, then refused as damaged: the next run's plants
+# stayed, and every run after it was refused).
+W8="$W/tabbed"
+fresh_repo "$W8"
+tab=$(printf 'evil\tx')
+in_jail -C "$W8" -- git -C "$W8" init -q "$tab" >/dev/null 2>&1
+out=$(in_jail -C "$W8" -- sh -c 'echo "echo pwned" >.envrc; printf "#!/bin/sh\ntouch $0\n" >"$1/.git/hooks/post-checkout"' \
+	"$T/pwned-tabbed" "$tab" 2>&1)
+st=$?
+[ ! -e "$W8/.envrc" ] && [ ! -e "$W8/$tab/.git/hooks/post-checkout" ] && [ $st -ne 122 ] &&
+	pass "THREATS 29: beside a repository named with a tab, a run's plants are undone" ||
+	{ fail "THREATS 29: beside a repository named with a tab, a run's plants are undone (status $st)"; diag "$out"; }
+out=$(in_jail -C "$W8" -- "$PROBE" write "$W8/x" 2>&1)
+printf '%s\n' "$out" | grep -q '^probe: ok' && pass "and the next run goes on" ||
+	{ fail "and the next run goes on"; diag "$out"; }
+
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)
