@@ -637,21 +637,26 @@ const char *seccomp_fix(const struct sc_rule *r, enum net_mode net, int nr, cons
 {
 	switch (r ? r->why : WHY_NONE) {
 	case WHY_SOCKET_FAMILY:
+		/* No mode gives another family (raw packets, netlink's audit
+		 * or the kernel's other families): --net on is a fix only
+		 * for an inet socket, where the network is not on yet. */
+		if (nr != SYS_socket || (args[0] != AF_INET && args[0] != AF_INET6) || net == NET_ON)
+			return NULL;
 		/* With the network off, a TCP stream or UDP socket is what
 		 * the run's own servers on loopback need, which loopback
 		 * gives (the default): the whole network is not the only
 		 * way. */
-		if (net == NET_OFF && nr == SYS_socket &&
-		    (args[0] == AF_INET || args[0] == AF_INET6) &&
+		if (net == NET_OFF &&
 		    (((args[1] & 0xf) == SOCK_STREAM && (args[2] == 0 || args[2] == IPPROTO_TCP)) ||
 		     ((args[1] & 0xf) == SOCK_DGRAM && (args[2] == 0 || args[2] == IPPROTO_UDP))))
 			return "--net loopback (the default: servers of the run's own, on loopback), or --net on (the "
 			       "host's network)";
 		return "--net on, or in stockade.ini: network = on";
 	case WHY_UNIX_DATAGRAM:
+		/* the landlock backend's, in every network mode */
+		return "none on the landlock backend; the namespace jail gives them: --backend namespaces";
 	case WHY_LOOPBACK_TCP_ONLY:
-	case WHY_FASTOPEN:
-		return "--net on, or in stockade.ini: network = on";
+		return net == NET_ON ? NULL : "--net on, or in stockade.ini: network = on";
 	case WHY_TRUNCATE_READ_ONLY:
 	case WHY_OPENAT2_FLAGS:
 	case WHY_TRUNCATE_PATH:

@@ -662,6 +662,67 @@ static void test_answer_unknown(void)
 	}
 }
 
+/* The variant of the same backend and ABI with another network mode,
+ * or of the other backend with the same mode. */
+static int variant_with(int v, enum backend backend, enum net_mode net)
+{
+	for (int w = 0; w < N_VARIANTS; w++)
+		if (variants[w].backend == backend && variants[w].net == net &&
+		    (variants[w].abi == variants[v].abi || backend != variants[v].backend))
+			return w;
+	return -1;
+}
+
+static uint32_t reference(const struct seccomp_plan *plan, int nr, const uint64_t args[6], int *ret_err);
+
+/* Every fix a refused socket names is an option that gives it: --net on
+ * where the network is on already, or for a family no mode gives (raw
+ * packets, netlink's audit), would be refused again. */
+static void test_socket_fixes(void)
+{
+	static const uint64_t sockets[][3] = {
+		{ AF_INET, SOCK_STREAM, 0 },	 { AF_INET, SOCK_DGRAM, 0 },	  { AF_INET, SOCK_RAW, IPPROTO_ICMP },
+		{ AF_INET6, SOCK_STREAM, 0 },	 { AF_INET6, SOCK_DGRAM, 0 },	  { AF_INET, SOCK_STREAM, 132 /* SCTP */ },
+		{ AF_UNIX, SOCK_STREAM, 0 },	 { AF_UNIX, SOCK_DGRAM, 0 },	  { AF_UNIX, SOCK_SEQPACKET, 0 },
+		{ AF_PACKET, SOCK_RAW, 0 },	 { AF_NETLINK, SOCK_RAW, 9 /* audit */ },
+		{ AF_NETLINK, SOCK_RAW, 0 },	 { AF_BLUETOOTH, SOCK_RAW, 0 },
+	};
+	unsigned bad = 0;
+	for (int v = 0; v < N_VARIANTS; v++)
+		for (size_t i = 0; i < ARRAY_SIZE(sockets); i++) {
+			const uint64_t args[6] = { sockets[i][0], sockets[i][1], sockets[i][2] };
+			int err;
+			if (reference(&plans[v], SYS_socket, args, &err) == SECCOMP_RET_ALLOW || err < 0)
+				continue;
+			const struct sc_rule *rule = NULL;
+			(void)seccomp_answer(&plans[v], SYS_socket, args, &rule);
+			const char *fix = seccomp_fix(rule, variants[v].net, SYS_socket, args);
+			int w = !fix			       ? -1
+				: strstr(fix, "--net loopback") ? variant_with(v, variants[v].backend, NET_LOOPBACK)
+				: strstr(fix, "--net on")       ? variant_with(v, variants[v].backend, NET_ON)
+				: strstr(fix, "--backend namespaces") ? variant_with(v, BACKEND_NAMESPACES, variants[v].net)
+								       : -2;
+			if (w == -1 || (w >= 0 && reference(&plans[w], SYS_socket, args, &err) == SECCOMP_RET_ALLOW))
+				continue;
+			if (bad++ < 5)
+				diag("%s: socket(%llu, %llu, %llu): the fix '%s' does not give it", variants[v].name,
+				     (unsigned long long)args[0], (unsigned long long)args[1], (unsigned long long)args[2],
+				     fix);
+		}
+	ok(bad == 0, "every fix a refused socket names gives it (%u do not)", bad);
+	const uint64_t fastopen[6] = { 3, 0, 0, MSG_FASTOPEN };
+	unsigned named = 0, refused = 0;
+	for (int v = 0; v < N_VARIANTS; v++) {
+		const struct sc_rule *rule = NULL;
+		if (seccomp_answer(&plans[v], SYS_sendto, fastopen, &rule) == EPERM && rule) {
+			refused++;
+			named += seccomp_fix(rule, variants[v].net, SYS_sendto, fastopen) != NULL;
+		}
+	}
+	ok(refused == N_VARIANTS && named == 0, "TCP Fast Open, refused in every mode (%u of %d), names no fix (%u do)",
+	   refused, N_VARIANTS, named);
+}
+
 /* ---- the reference reading of the table, against random arguments ---- */
 
 /* A row's value as the loaded filter compares it: the caller's ids stand
@@ -1021,6 +1082,7 @@ int main(void)
 	test_no_listener();
 	test_ids();
 	test_answer_unknown();
+	test_socket_fixes();
 	test_reference();
 	test_supervise_files();
 	test_name_opens();
