@@ -431,11 +431,16 @@ int conf_read(const char *path, enum conf_origin origin, struct conf_file *ret, 
 	}
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	int r = read_small_fd(fd, CONF_MAX_FILE, &text, &len);
+	/* a byte past the limit: read_small_fd stops at what it is asked for,
+	 * and a file cut there would drop its last keys without a word */
+	int r = read_small_fd(fd, CONF_MAX_FILE + 1, &text, &len);
+	if (r == 0 && len > CONF_MAX_FILE)
+		r = -EFBIG;
 	if (r < 0) {
 		*err = (struct conf_error){
 			.file = xstrdup(path),
-			.msg = r == -EFBIG ? xasprintf("cannot read it: larger than %u bytes", CONF_MAX_FILE)
+			.msg = r == -EFBIG ? xasprintf("cannot read it: larger than 1 MiB (%u bytes), the most a settings file may hold",
+						       CONF_MAX_FILE)
 					   : xasprintf("cannot read it: %s", strerror(-r)),
 		};
 		return r;

@@ -54,6 +54,24 @@ fails "a path with a variable: no variable is expanded, and the hint says so" \
 cp conf/examples/invalid.ini "$W/stockade.ini"
 fails "conf/examples/invalid.ini is refused as its comment says" "$(sed -n 's/^; error: //p' conf/examples/invalid.ini)" -- in_jail -- true
 
+# A file over 1 MiB is refused whole, never read cut short at 1 MiB (its
+# keys past that once dropped without a word): the workspace's, the
+# user's own, --config's, and stockade trust's.
+big_ini() {
+	printf '[sandbox]\n'
+	yes '# a comment line that pads the file out past the most stockade reads' | head -n 16000
+	printf 'hide = secret.txt\nnetwrok = on\n'
+}
+big_ini >"$W/stockade.ini"
+toobig="$W/stockade.ini: cannot read it: larger than 1 MiB \(1048576 bytes\)"
+fails "a workspace file over 1 MiB: the file and the limit" "$toobig" -- in_jail -- true
+fails "stockade trust of it" "$toobig" -- "$STOCKADE" trust -C "$W"
+fails "--config naming it" "$toobig" -- jail --net off -C "$T" --config "$W/stockade.ini" -- true
+mkdir -p "$HOME/.config/stockade"
+mv "$W/stockade.ini" "$HOME/.config/stockade/stockade.ini"
+fails "the user's own file over 1 MiB" "$HOME/.config/stockade/stockade.ini: cannot read it: larger than 1 MiB" -- in_jail -- true
+rm -f "$HOME/.config/stockade/stockade.ini"
+
 # ------------------------------------------------------- trust, widening
 cat >"$W/stockade.ini" <<EOF
 [sandbox]
