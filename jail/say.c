@@ -143,6 +143,12 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 			log_error("kept the inert settings of git config '%s' and undid the rest (%s)%s%s%s", c->path,
 				  dropped ? dropped : "?", c->quarantined ? ": the config as the run left it is in '" : "",
 				  c->quarantined ? c->quarantined : "", c->quarantined ? "'" : "");
+		else if (c->kind == GUARD_UNRESTORABLE)
+			/* not "undid": what the run did to it stays done */
+			log_error("cannot undo a change to trust hand-off '%s': the guard holds no copy of its old content "
+				  "(unreadable, or over its size cap: named before the run), which is gone%s%s%s",
+				  c->path, c->quarantined ? "; the new content is in '" : "",
+				  c->quarantined ? c->quarantined : "", c->quarantined ? "'" : "");
 		else if (c->beside)
 			log_error("undid a change to trust hand-off '%s' (%s): the quarantine could not take it, so it is "
 				  "renamed beside itself to '%s', where nothing reads it",
