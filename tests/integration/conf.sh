@@ -45,6 +45,14 @@ EOF
 fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, allow, read" -- in_jail -- true
 printf '[sandbox]\nhide = \xff\n' >"$W/stockade.ini"
 fails "a file that is not UTF-8" "$W/stockade.ini line 2: the line is not UTF-8" -- in_jail -- true
+printf '[sandbox]\nhide = a\000b\n' >"$W/stockade.ini"
+fails "a NUL byte: named as one, at its line" "$W/stockade.ini line 2: the line holds a NUL byte" -- in_jail -- true
+# A byte order mark, as editors write one first: the file applies, and
+# its lines keep their numbers.
+printf '\357\273\277[sandbox]\nhide = secret.txt\n' >"$W/stockade.ini"
+expect_probe "a file starting with a UTF-8 byte order mark applies" "errno $(covered_errno)" -- in_jail -- "$PROBE" read "$W/secret.txt"
+printf '\357\273\277[sandbox]\nnetwrok = on\n' >"$W/stockade.ini"
+fails "and its errors keep their lines" "$W/stockade.ini line 2: netwrok: unknown key" -- in_jail -- true
 printf '[sandbox]\nread = nowhere\n' >"$W/stockade.ini"
 fails "a read target that does not exist" "cannot read 'nowhere' in $W/stockade.ini line 2 \(read\)" -- in_jail -- true
 printf '[sandbox]\nread = $HOME/nowhere\n' >"$W/stockade.ini"

@@ -153,8 +153,27 @@ static void test_errors(void)
 	struct conf_file f;
 	struct conf_error e;
 	const char nul[] = "[sandbox]\nhide = a\0b\n";
-	ok(conf_parse("/x/s.ini", nul, sizeof(nul) - 1, &f, &e) == -EINVAL && e.line == 2 && strstr(e.msg, "UTF-8"),
-	   "a NUL byte is an error at its line");
+	ok(conf_parse("/x/s.ini", nul, sizeof(nul) - 1, &f, &e) == -EINVAL && e.line == 2 && strstr(e.msg, "a NUL byte"),
+	   "a NUL byte is an error at its line, named as one");
+	conf_error_free(&e);
+	/* a byte order mark first, as editors write it: not part of line 1 */
+	const char bom[] = "\xef\xbb\xbf[sandbox]\nnetwork = on\n";
+	ok(parse(bom, &f, &e) == 0 && f.n == 1 && f.v[0].kind == CONF_SANDBOX && f.v[0].line == 1 && f.v[0].n == 1 &&
+	   f.v[0].v[0].line == 2,
+	   "a leading UTF-8 byte order mark: the section at line 1, its key at line 2");
+	if (f.path) {
+		ok(f.len == sizeof(bom) - 1, "and the bytes kept for the hash are every byte");
+		conf_file_free(&f);
+	} else {
+		diag("line %u: %s", e.line, e.msg ? e.msg : "-");
+		conf_error_free(&e);
+	}
+	ok(parse("\xef\xbb\xbf[sandbox]\nnetwrok = on\n", &f, &e) == -EINVAL && e.line == 2 && e.key &&
+	   streq(e.key, "netwrok") && strstr(e.msg, "unknown key"),
+	   "after a byte order mark, an error keeps its line");
+	conf_error_free(&e);
+	ok(parse("[sandbox]\n\xef\xbb\xbfnetwork = on\n", &f, &e) == -EINVAL && e.line == 2,
+	   "a byte order mark elsewhere is no blank: an error at its line");
 	conf_error_free(&e);
 }
 
