@@ -346,6 +346,18 @@ else
 	diag "${sid2:-}"
 fi
 [ -n "${sid2:-}" ] && "$STOCKADE" session stop "$sid2" >/dev/null 2>&1
+# A program a hide of the session keeps from it: named with the rule and
+# why, never a session start --read that the hide would refuse.
+mkdir -p "$T/hidbin"
+cp "$PROBE" "$T/hidbin/tool"
+sid3=$(cd "$W" && "$STOCKADE" session start --backend "$TEST_BACKEND" --read "$T/hidbin" --hide "$T/hidbin/tool" --name hid-$TEST_BACKEND 2>&1)
+out=$(cd "$W" && "$STOCKADE" session exec "$sid3" -- "$T/hidbin/tool" cwd 2>&1)
+st=$?
+[ $st -eq 126 ] && case $out in *"hint: the jail hides the program: $T/hidbin/tool (--hide on the command line); stockade why $T/hidbin/tool says why"*) true ;; *) false ;; esac &&
+	! printf '%s\n' "$out" | grep -q -- "--read" &&
+	pass "an exec of a program the session hides: named with its rule and why, no --read offered" ||
+	{ fail "an exec of a program the session hides: named with its rule and why, no --read offered (status $st)"; diag "$out"; diag "$sid3"; }
+"$STOCKADE" session stop "$sid3" >/dev/null 2>&1
 # a file a failed command names, which the session cannot read: said,
 # with the start that gives it
 echo data >"$T/elsewhere/data"
