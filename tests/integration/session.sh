@@ -398,6 +398,24 @@ expect_control "control: the session's command reads notes.txt" -- sx "$SID" -- 
 expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES" -- sx --hide notes.txt "$SID" -- "$PROBE" read "$W/notes.txt"
 expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
 expect_probe "and the next exec has the session's again" ok -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
+# An exec's --read of what the session cannot read widens: refused on both
+# backends (in the namespace jail the home is the jail's own, at the same
+# path: a read there once passed and read the jail's, the host's dropped
+# without a word); the start it names gives it.
+mkdir -p "$HOME/private"
+echo mine >"$HOME/private/f"
+fails "an exec's --read of what the session cannot read (the home's) is refused" \
+	"^stockade: cannot give --read '$HOME/private' to one command of the session: the session does not let its commands read it" -- \
+	sx --read "$HOME/private" "$SID" -- true
+out=$(sx --read "$HOME/private" "$SID" -- true 2>&1)
+fix=$(printf '%s\n' "$out" | sed -n "s/^hint: start a session with it: stockade \(session start --read .*\)$/\1/p")
+if [ -n "$fix" ] && sid4=$(cd "$W" && eval "\"\$STOCKADE\" $fix --read \"\$(dirname \"\$PROBE\")\" --backend $TEST_BACKEND --name pr-$TEST_BACKEND" 2>&1); then
+	expect_control "the start it names gives it: the exec's --read then narrows nothing away" -- \
+		sx --read "$HOME/private" "$sid4" -- "$PROBE" read "$HOME/private/f"
+	"$STOCKADE" session stop "$sid4" >/dev/null 2>&1
+else
+	fail "the start it names gives it"; diag "$out"; diag "${sid4:-}"
+fi
 
 # The session's [command] sections: a nested layer for that command, which
 # narrows (hide, network off, env) and never widens (named with its file,
