@@ -300,17 +300,20 @@ static void check_allow_mode(struct parser *ps)
 }
 
 /* The first line holding a byte that is not part of well-formed UTF-8 (or
- * a NUL), or 0. */
-static unsigned bad_utf8_line(const char *text, size_t len)
+ * a NUL, then *ret_nul), or 0. */
+static unsigned bad_utf8_line(const char *text, size_t len, bool *ret_nul)
 {
+	*ret_nul = false;
 	const unsigned char *s = (const unsigned char *)text;
 	unsigned line = 1;
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
 		if (c == '\n')
 			line++;
-		if (c == 0)
+		if (c == 0) {
+			*ret_nul = true;
 			return line;
+		}
 		if (c < 0x80) {
 			i++;
 			continue;
@@ -381,10 +384,19 @@ int conf_parse(const char *path, const char *text, size_t len, struct conf_file 
 	memcpy(ret->text, text, len);
 	ret->text[len] = '\0';
 	ret->len = len;
+	/* A byte order mark, which editors on Windows write first: not part
+	 * of the first line (the hash stays of every byte read). */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
 	struct parser ps = { .path = path, .text = text, .len = len, .f = ret, .err = err };
-	unsigned bad = bad_utf8_line(text, len);
+	bool nul;
+	unsigned bad = bad_utf8_line(text, len, &nul);
 	if (bad) {
-		set_error(&ps, bad, NULL, xstrdup("the line is not UTF-8 text"));
+		set_error(&ps, bad, NULL,
+			  xstrdup(nul ? "the line holds a NUL byte: a settings file is text, without NUL bytes"
+				      : "the line is not UTF-8 text"));
 		conf_file_free(ret);
 		return -EINVAL;
 	}
@@ -431,11 +443,16 @@ int conf_read(const char *path, enum conf_origin origin, struct conf_file *ret, 
 	}
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	int r = read_small_fd(fd, CONF_MAX_FILE, &text, &len);
+	/* a byte past the limit: read_small_fd stops at what it is asked for,
+	 * and a file cut there would drop its last keys without a word */
+	int r = read_small_fd(fd, CONF_MAX_FILE + 1, &text, &len);
+	if (r == 0 && len > CONF_MAX_FILE)
+		r = -EFBIG;
 	if (r < 0) {
 		*err = (struct conf_error){
 			.file = xstrdup(path),
-			.msg = r == -EFBIG ? xasprintf("cannot read it: larger than %u bytes", CONF_MAX_FILE)
+			.msg = r == -EFBIG ? xasprintf("cannot read it: larger than 1 MiB (%u bytes), the most a settings file may hold",
+						       CONF_MAX_FILE)
 					   : xasprintf("cannot read it: %s", strerror(-r)),
 		};
 		return r;

@@ -106,7 +106,9 @@ struct guard_report {
 				 * (NULL-terminated, may be NULL) */
 	size_t n_files;		/* files the baseline holds */
 	size_t n_copied;	/* files copied this time (not reused) */
-	bool cleanup_failed;	/* something was set aside in place or not put back */
+	bool cleanup_failed;	/* something was set aside in place or not put back (its
+				 * old content kept in the quarantine, or gone: a
+				 * GUARD_UNRESTORABLE change) */
 	/* guard_check: the watch stopped during this check (-errno; -ENOSPC:
 	 * out of inotify watches), and every check from now on lists the
 	 * workspace again as guard_end does */

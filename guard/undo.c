@@ -264,6 +264,15 @@ static int put_in_place(int dfd, const char *tmp, const char *name)
 	return r;
 }
 
+/* Content the baseline does not hold (over the size cap, unreadable, not
+ * a file it copies) cannot come back: the cleanup failed, which the run's
+ * exit status says (122), not only its report. */
+static void old_content_gone(struct undo *u, bool *unrestorable)
+{
+	*unrestorable = true;
+	u->rep->cleanup_failed = true;
+}
+
 /* Recreates a baseline entry (and what it held) where nothing is now.
  * *unrestorable is set for content the baseline does not hold; a file
  * that cannot be written back has its old content kept (c). */
@@ -273,13 +282,13 @@ static int restore_entry(struct undo *u, int dfd, const char *name, const char *
 	switch (b->type) {
 	case ENTRY_REG: {
 		if (!(b->flags & ENTRY_COPIED)) {
-			*unrestorable = true;
+			old_content_gone(u, unrestorable);
 			return 0;
 		}
 		_cleanup_free_ char *tmp = NULL;
 		int r = write_restore_tmp(u, dfd, b, &tmp);
 		if (r == -EBADMSG) {
-			*unrestorable = true;
+			old_content_gone(u, unrestorable);
 			return 0;
 		}
 		if (r == 0)
@@ -297,7 +306,7 @@ static int restore_entry(struct undo *u, int dfd, const char *name, const char *
 	case ENTRY_OTHER:
 		if ((S_ISFIFO(b->mode) || S_ISSOCK(b->mode)) && mknodat(dfd, name, b->mode & (S_IFMT | 07777), 0) == 0)
 			return 0;
-		*unrestorable = true;
+		old_content_gone(u, unrestorable);
 		return 0;
 	default:
 		break;

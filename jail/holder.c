@@ -319,6 +319,14 @@ static bool narrow_one(const struct holder *h, struct hold_client *c, const char
 		return false;
 	}
 	enum effect had = policy_effect(p, canon);
+	/* A place the jail makes anew (the namespace jail's home and /tmp,
+	 * at the host's paths) is not the host's: a --read or --write there
+	 * would reach the jail's own, never what the path names outside, so
+	 * the session does not give it (the landlock backend's places lie
+	 * elsewhere, and a path there is refused as one outside the session). */
+	const struct rule *decides = policy_rule_for(p, canon);
+	if (decides && (decides->flags & RULE_FRESH) && !streq(key, "hide"))
+		had = EFFECT_NONE;
 	if (streq(key, "write")) {
 		if (had == EFFECT_WRITE)
 			return true;	/* the session's already */

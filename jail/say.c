@@ -143,6 +143,12 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 			log_error("kept the inert settings of git config '%s' and undid the rest (%s)%s%s%s", c->path,
 				  dropped ? dropped : "?", c->quarantined ? ": the config as the run left it is in '" : "",
 				  c->quarantined ? c->quarantined : "", c->quarantined ? "'" : "");
+		else if (c->kind == GUARD_UNRESTORABLE)
+			/* not "undid": what the run did to it stays done */
+			log_error("cannot undo a change to trust hand-off '%s': the guard holds no copy of its old content "
+				  "(unreadable, or over its size cap: named before the run), which is gone%s%s%s",
+				  c->path, c->quarantined ? "; the new content is in '" : "",
+				  c->quarantined ? c->quarantined : "", c->quarantined ? "'" : "");
 		else if (c->beside)
 			log_error("undid a change to trust hand-off '%s' (%s): the quarantine could not take it, so it is "
 				  "renamed beside itself to '%s', where nothing reads it",
@@ -310,6 +316,8 @@ void say_cannot_run(const struct policy *p)
 		log_hint("%s", fault ? fault : builtin);
 }
 
+static char *hidden_program(const struct policy *p, const char *what, const char *path);
+
 void say_child_error(const struct child_error *e, const struct policy *p)
 {
 	const char *argv0 = p->argv[0];
@@ -368,8 +376,15 @@ void say_child_error(const struct child_error *e, const struct policy *p)
 		 * program is granted (wherever it lies), what its first line
 		 * names is not; the option that gives it, as it is. */
 		_cleanup_free_ char *interp = e->err == EACCES || e->err == ENOENT ? script_interpreter(e->path) : NULL;
-		_cleanup_free_ char *fault = !interp ? run_fault(e->path, p->cwd) : NULL;
-		if (fault)
+		/* a program or interpreter a rule hides: --read of it would be
+		 * refused (the hide decides), so the rule is named instead */
+		_cleanup_free_ char *hidden = e->err == EACCES || e->err == ENOENT
+						      ? hidden_program(p, interp ? "its interpreter" : "the program", interp ? interp : e->path)
+						      : NULL;
+		_cleanup_free_ char *fault = !interp && !hidden ? run_fault(e->path, p->cwd) : NULL;
+		if (hidden)
+			log_hint("%s", hidden);
+		else if (fault)
 			log_hint("%s", fault);
 		else if (interp && policy_effect(p, interp) == EFFECT_NONE)
 			log_hint("its interpreter '%s' lies outside what the jail may read: --read %s", interp, interp);
@@ -519,6 +534,33 @@ static char *folder_to_make_in(const struct policy *p, const char *path)
 	return TAKE_PTR(dir);
 }
 
+/* A path a hide rule keeps from the jail, as a message names it: with the
+ * rule's origin (a file and line, an option), for a --read of it is
+ * refused; `stockade why` says the rest. */
+static char *hidden_entry(const char *shown, const struct rule *r)
+{
+	return xasprintf("%s (%s)", shown, r->origin ? r->origin : "a hide rule");
+}
+
+/* The line for a program (or what it needs to start, what) at canon,
+ * which the hide rule r keeps from the jail. */
+static char *hidden_program_line(const char *what, const char *canon, const struct rule *r)
+{
+	_cleanup_free_ char *shown = str_visible(canon), *entry = hidden_entry(shown, r);
+	return xasprintf("the jail hides %s: %s; stockade why %s says why", what, entry, shown);
+}
+
+/* The same for the program path names, where a hide rule keeps it from
+ * the jail; NULL otherwise. */
+static char *hidden_program(const struct policy *p, const char *what, const char *path)
+{
+	_cleanup_free_ char *canon = host_target(p, path);
+	const struct rule *r = NULL;
+	if (!canon || !outside_jail(p, canon, &r) || !r || r->access != ACCESS_HIDE)
+		return NULL;
+	return hidden_program_line(what, canon, r);
+}
+
 char **say_unreadable_named(const struct policy *p, const struct report *rep, char *const *argv, const char *cwd,
 			    const char *start)
 {
@@ -560,7 +602,8 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 			 * hides it, and what taking it away means */
 			if (!hidden.n)
 				first_hidden = xstrdup(shown);
-			t = xasprintf("%s%s (%s)", hidden.n ? ", " : "", shown, r->origin ? r->origin : "a hide rule");
+			_cleanup_free_ char *entry = hidden_entry(shown, r);
+			t = xasprintf("%s%s", hidden.n ? ", " : "", entry);
 			text_adds(&hidden, t);
 		} else {
 			t = xasprintf("%s%s", paths.n ? ", " : "", shown);
@@ -596,8 +639,11 @@ char *say_unreadable_program(const struct policy *p, const char *word, const cha
 	_cleanup_free_ char *found = NULL, *canon = NULL;
 	if (path_find_program(word, path_env, cwd, &found) < 0)
 		return run_fault(word, cwd);
-	if (!(canon = host_target(p, found)) || !outside_jail(p, canon, NULL))
+	const struct rule *r = NULL;
+	if (!(canon = host_target(p, found)) || !outside_jail(p, canon, &r))
 		return run_fault(found, cwd);
+	if (r && r->access == ACCESS_HIDE)
+		return hidden_program_line("the program", canon, r);
 	_cleanup_free_ char *shown = str_visible(canon);
 	return xasprintf("the program %s lies outside what the jail can read; to allow: %s%s--read %s", shown,
 			 start ? start : "", start ? " " : "", shown);

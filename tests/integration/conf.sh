@@ -45,6 +45,14 @@ EOF
 fails "an unknown key: file, line, key and what is allowed" "$W/stockade.ini line 2: netwrok: unknown key: the keys are network, allow, read" -- in_jail -- true
 printf '[sandbox]\nhide = \xff\n' >"$W/stockade.ini"
 fails "a file that is not UTF-8" "$W/stockade.ini line 2: the line is not UTF-8" -- in_jail -- true
+printf '[sandbox]\nhide = a\000b\n' >"$W/stockade.ini"
+fails "a NUL byte: named as one, at its line" "$W/stockade.ini line 2: the line holds a NUL byte" -- in_jail -- true
+# A byte order mark, as editors write one first: the file applies, and
+# its lines keep their numbers.
+printf '\357\273\277[sandbox]\nhide = secret.txt\n' >"$W/stockade.ini"
+expect_probe "a file starting with a UTF-8 byte order mark applies" "errno $(covered_errno)" -- in_jail -- "$PROBE" read "$W/secret.txt"
+printf '\357\273\277[sandbox]\nnetwrok = on\n' >"$W/stockade.ini"
+fails "and its errors keep their lines" "$W/stockade.ini line 2: netwrok: unknown key" -- in_jail -- true
 printf '[sandbox]\nread = nowhere\n' >"$W/stockade.ini"
 fails "a read target that does not exist" "cannot read 'nowhere' in $W/stockade.ini line 2 \(read\)" -- in_jail -- true
 printf '[sandbox]\nread = $HOME/nowhere\n' >"$W/stockade.ini"
@@ -53,6 +61,24 @@ fails "a path with a variable: no variable is expanded, and the hint says so" \
 # The example kept in conf/examples: its error, exactly.
 cp conf/examples/invalid.ini "$W/stockade.ini"
 fails "conf/examples/invalid.ini is refused as its comment says" "$(sed -n 's/^; error: //p' conf/examples/invalid.ini)" -- in_jail -- true
+
+# A file over 1 MiB is refused whole, never read cut short at 1 MiB (its
+# keys past that once dropped without a word): the workspace's, the
+# user's own, --config's, and stockade trust's.
+big_ini() {
+	printf '[sandbox]\n'
+	yes '# a comment line that pads the file out past the most stockade reads' | head -n 16000
+	printf 'hide = secret.txt\nnetwrok = on\n'
+}
+big_ini >"$W/stockade.ini"
+toobig="$W/stockade.ini: cannot read it: larger than 1 MiB \(1048576 bytes\)"
+fails "a workspace file over 1 MiB: the file and the limit" "$toobig" -- in_jail -- true
+fails "stockade trust of it" "$toobig" -- "$STOCKADE" trust -C "$W"
+fails "--config naming it" "$toobig" -- jail --net off -C "$T" --config "$W/stockade.ini" -- true
+mkdir -p "$HOME/.config/stockade"
+mv "$W/stockade.ini" "$HOME/.config/stockade/stockade.ini"
+fails "the user's own file over 1 MiB" "$HOME/.config/stockade/stockade.ini: cannot read it: larger than 1 MiB" -- in_jail -- true
+rm -f "$HOME/.config/stockade/stockade.ini"
 
 # ------------------------------------------------------- trust, widening
 cat >"$W/stockade.ini" <<EOF

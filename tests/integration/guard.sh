@@ -441,6 +441,25 @@ else
 	printf '%s\n' "$out" | grep -q "renamed beside itself" && pass "and stockade says so" || { fail "and stockade says so"; diag "$out"; }
 fi
 
+# A hand-off over the guard's 1 MiB a file is named as unguarded before
+# the run; one the run removes cannot come back, and the exit status says
+# the undo failed (122), not the command's 0.
+mkdir -p "$W/bigidea/.idea"
+head -c 2000000 /dev/zero | tr '\0' x >"$W/bigidea/.idea/workspace.xml"
+out=$(in_jail -C "$W/bigidea" -- sh -c "rm -f .idea/workspace.xml; touch '$M/started-bigidea'; exit 0" 2>&1)
+st=$?
+started "$M/started-bigidea" "removing a hand-off over the guard's size cap"
+if [ "$TEST_BACKEND" = namespaces ]; then
+	# .idea/ exists, so it was read-only: nothing to undo
+	[ $st -eq 0 ] && [ -s "$W/bigidea/.idea/workspace.xml" ] && pass "namespaces: the hand-off over the size cap could not be removed, status 0" ||
+		{ fail "namespaces: the hand-off over the size cap could not be removed, status 0 (got $st)"; diag "$out"; }
+else
+	[ $st -eq 122 ] && pass "a hand-off over the size cap removed: the exit status says it cannot come back (122)" ||
+		{ fail "a hand-off over the size cap removed: the exit status says it cannot come back (122) (got $st)"; diag "$out"; }
+	printf '%s\n' "$out" | grep -q "^stockade: cannot undo a change to trust hand-off '.idea/workspace.xml': the guard holds no copy of its old content" &&
+		pass "and stockade says it could not undo it, not that it did" || { fail "and stockade says it could not undo it, not that it did"; diag "$out"; }
+fi
+
 # A run whose stockade and keeper were both killed (the keeper stopped
 # first, so that it cannot end the run) left a planted file, and the next
 # run cannot set it aside (renames refused, as a restricted kernel would):

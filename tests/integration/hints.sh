@@ -237,6 +237,31 @@ case $out in *"names what the jail hides: $HOME/.aws/credentials (default: "*"st
 	*) pass "a hidden credential it names is named with its rule, not offered; why is" ;; esac ;;
 *) fail "a hidden credential it names is named with its rule"; diag "$out" ;; esac
 rm -rf "$HOME/.aws"
+# a program a hide of yours keeps from the jail: the program and the rule
+# are named, with why, and no --read (which the hide would refuse) is
+# offered; by --hide and by the user's own file
+mkdir -p "$T/hidbin"
+cp "$PROBE" "$T/hidbin/tool"
+expect_control "control: the tool runs outside the jail" -- "$T/hidbin/tool" cwd
+out=$(cd "$W" && PATH="$T/hidbin:$PATH" jail --hide "$T/hidbin/tool" -- tool cwd 2>&1)
+st=$?
+[ $st -eq 126 ] && case $out in *"hint: the jail hides the program: $T/hidbin/tool (--hide on the command line); stockade why $T/hidbin/tool says why"*) true ;; *) false ;; esac &&
+	! printf '%s
+' "$out" | grep -q -- "--read" &&
+	pass "a program hidden by --hide: named with its rule and why, no --read offered" ||
+	{ fail "a program hidden by --hide: named with its rule and why, no --read offered (status $st)"; diag "$out"; }
+printf '[sandbox]\nhide = %s\n' "$T/hidbin/tool" >"$CONF"
+out=$(cd "$W" && PATH="$T/hidbin:$PATH" jail -- tool cwd 2>&1)
+st=$?
+[ $st -eq 126 ] && case $out in *"hint: the jail hides the program: $T/hidbin/tool ($CONF line 2 (hide)); stockade why $T/hidbin/tool says why"*) true ;; *) false ;; esac &&
+	! printf '%s
+' "$out" | grep -q -- "--read" &&
+	pass "a program hidden by the user's own file: the file and line named, no --read offered" ||
+	{ fail "a program hidden by the user's own file: the file and line named, no --read offered (status $st)"; diag "$out"; }
+out=$("$STOCKADE" why -C "$W" "$T/hidbin/tool" 2>&1)
+case $out in *"hide $T/hidbin/tool ($CONF line 2 (hide))"*) pass "and stockade why names that rule" ;;
+*) fail "and stockade why names that rule"; diag "$out" ;; esac
+rm -f "$CONF"
 # a hide the run watches names the open itself, with its fix: once
 echo k >"$ELSEWHERE/f.key"
 out=$(cd "$W" && jail --hide "$ELSEWHERE/f.key" -- cat "$ELSEWHERE/f.key" 2>&1)

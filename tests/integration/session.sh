@@ -353,6 +353,18 @@ else
 	diag "${sid2:-}"
 fi
 [ -n "${sid2:-}" ] && "$STOCKADE" session stop "$sid2" >/dev/null 2>&1
+# A program a hide of the session keeps from it: named with the rule and
+# why, never a session start --read that the hide would refuse.
+mkdir -p "$T/hidbin"
+cp "$PROBE" "$T/hidbin/tool"
+sid3=$(cd "$W" && "$STOCKADE" session start --backend "$TEST_BACKEND" --read "$T/hidbin" --hide "$T/hidbin/tool" --name hid-$TEST_BACKEND 2>&1)
+out=$(cd "$W" && "$STOCKADE" session exec "$sid3" -- "$T/hidbin/tool" cwd 2>&1)
+st=$?
+[ $st -eq 126 ] && case $out in *"hint: the jail hides the program: $T/hidbin/tool (--hide on the command line); stockade why $T/hidbin/tool says why"*) true ;; *) false ;; esac &&
+	! printf '%s\n' "$out" | grep -q -- "--read" &&
+	pass "an exec of a program the session hides: named with its rule and why, no --read offered" ||
+	{ fail "an exec of a program the session hides: named with its rule and why, no --read offered (status $st)"; diag "$out"; diag "$sid3"; }
+"$STOCKADE" session stop "$sid3" >/dev/null 2>&1
 # a file a failed command names, which the session cannot read: said,
 # with the start that gives it
 echo data >"$T/elsewhere/data"
@@ -393,6 +405,24 @@ expect_control "control: the session's command reads notes.txt" -- sx "$SID" -- 
 expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES" -- sx --hide notes.txt "$SID" -- "$PROBE" read "$W/notes.txt"
 expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
 expect_probe "and the next exec has the session's again" ok -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
+# An exec's --read of what the session cannot read widens: refused on both
+# backends (in the namespace jail the home is the jail's own, at the same
+# path: a read there once passed and read the jail's, the host's dropped
+# without a word); the start it names gives it.
+mkdir -p "$HOME/private"
+echo mine >"$HOME/private/f"
+fails "an exec's --read of what the session cannot read (the home's) is refused" \
+	"^stockade: cannot give --read '$HOME/private' to one command of the session: the session does not let its commands read it" -- \
+	sx --read "$HOME/private" "$SID" -- true
+out=$(sx --read "$HOME/private" "$SID" -- true 2>&1)
+fix=$(printf '%s\n' "$out" | sed -n "s/^hint: start a session with it: stockade \(session start --read .*\)$/\1/p")
+if [ -n "$fix" ] && sid4=$(cd "$W" && eval "\"\$STOCKADE\" $fix --read \"\$(dirname \"\$PROBE\")\" --backend $TEST_BACKEND --name pr-$TEST_BACKEND" 2>&1); then
+	expect_control "the start it names gives it: the exec's --read then narrows nothing away" -- \
+		sx --read "$HOME/private" "$sid4" -- "$PROBE" read "$HOME/private/f"
+	"$STOCKADE" session stop "$sid4" >/dev/null 2>&1
+else
+	fail "the start it names gives it"; diag "$out"; diag "${sid4:-}"
+fi
 
 # The session's [command] sections: a nested layer for that command, which
 # narrows (hide, network off, env) and never widens (named with its file,

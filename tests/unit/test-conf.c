@@ -153,8 +153,27 @@ static void test_errors(void)
 	struct conf_file f;
 	struct conf_error e;
 	const char nul[] = "[sandbox]\nhide = a\0b\n";
-	ok(conf_parse("/x/s.ini", nul, sizeof(nul) - 1, &f, &e) == -EINVAL && e.line == 2 && strstr(e.msg, "UTF-8"),
-	   "a NUL byte is an error at its line");
+	ok(conf_parse("/x/s.ini", nul, sizeof(nul) - 1, &f, &e) == -EINVAL && e.line == 2 && strstr(e.msg, "a NUL byte"),
+	   "a NUL byte is an error at its line, named as one");
+	conf_error_free(&e);
+	/* a byte order mark first, as editors write it: not part of line 1 */
+	const char bom[] = "\xef\xbb\xbf[sandbox]\nnetwork = on\n";
+	ok(parse(bom, &f, &e) == 0 && f.n == 1 && f.v[0].kind == CONF_SANDBOX && f.v[0].line == 1 && f.v[0].n == 1 &&
+	   f.v[0].v[0].line == 2,
+	   "a leading UTF-8 byte order mark: the section at line 1, its key at line 2");
+	if (f.path) {
+		ok(f.len == sizeof(bom) - 1, "and the bytes kept for the hash are every byte");
+		conf_file_free(&f);
+	} else {
+		diag("line %u: %s", e.line, e.msg ? e.msg : "-");
+		conf_error_free(&e);
+	}
+	ok(parse("\xef\xbb\xbf[sandbox]\nnetwrok = on\n", &f, &e) == -EINVAL && e.line == 2 && e.key &&
+	   streq(e.key, "netwrok") && strstr(e.msg, "unknown key"),
+	   "after a byte order mark, an error keeps its line");
+	conf_error_free(&e);
+	ok(parse("[sandbox]\n\xef\xbb\xbfnetwork = on\n", &f, &e) == -EINVAL && e.line == 2,
+	   "a byte order mark elsewhere is no blank: an error at its line");
 	conf_error_free(&e);
 }
 
@@ -462,6 +481,52 @@ static void test_find(void)
 	conf_error_free(&e);
 }
 
+/* A file of comments padded to n bytes, its last line the key: at most
+ * 1 MiB is read whole, a byte more is an error, never a file cut short. */
+static char *padded_file(const char *name, size_t n, const char *last)
+{
+	char *path = tree_at(name);
+	struct text t = { 0 };
+	text_adds(&t, "[sandbox]\n");
+	while (t.n + strlen(last) + 80 < n)
+		text_adds(&t, "; a comment that pads the file out, as a long one written by hand might be\n");
+	while (t.n + strlen(last) + 1 < n)
+		text_addc(&t, ';');
+	text_adds(&t, "\n");
+	text_adds(&t, last);
+	_cleanup_free_ char *text = text_take(&t);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok(fd >= 0 && write_all(fd, text, strlen(text)) == 0 && strlen(text) == n, "a file of %zu bytes written", n);
+	if (fd >= 0)
+		close(fd);
+	return path;
+}
+
+static void test_size(void)
+{
+	struct conf_file f;
+	struct conf_error e;
+	_cleanup_free_ char *at = padded_file("ws/at-limit.ini", (size_t)1 << 20, "hide = x\n");
+	is_int(conf_read(at, CONF_WORKSPACE, &f, &e), 0, "a file of exactly 1 MiB is read");
+	ok(f.n == 1 && f.v[0].n == 1 && streq(f.v[0].v[0].key, "hide"), "whole, to its last key");
+	conf_file_free(&f);
+	/* a byte over, and a line over: each once read as a file cut at
+	 * 1 MiB, its last key dropped without a word */
+	const size_t over_by[] = { 1, 4096 };
+	for (size_t i = 0; i < ARRAY_SIZE(over_by); i++) {
+		_cleanup_free_ char *name = xasprintf("ws/over-%zu.ini", over_by[i]);
+		_cleanup_free_ char *over = padded_file(name, ((size_t)1 << 20) + over_by[i], "hide = x\n");
+		int r = conf_read(over, CONF_WORKSPACE, &f, &e);
+		ok(r == -EFBIG && e.file && streq(e.file, over) && e.line == 0 && e.msg && strstr(e.msg, "larger than 1 MiB"),
+		   "%zu bytes over 1 MiB: an error naming the file and the limit", over_by[i]);
+		if (r != -EFBIG)
+			diag("got %d: %s", r, e.msg ? e.msg : "-");
+		if (r == 0)
+			conf_file_free(&f);
+		conf_error_free(&e);
+	}
+}
+
 /* The keys the loader accepts are the keys stockade.5 documents (its
  * KEYS section, one ".B key" a key), and the sections are the same. */
 static void test_manual(void)
@@ -592,6 +657,7 @@ int main(void)
 	test_matching();
 	test_trust();
 	test_find();
+	test_size();
 	test_manual();
 	test_keys();
 	tree_end();

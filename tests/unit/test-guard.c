@@ -555,6 +555,7 @@ static void test_over_cap(void)
 		check_change(&rep, ".git/hooks/pre-push", GUARD_UNRESTORABLE, NULL, big2);
 		ok(!exists(f.ws, ".git/hooks/pre-push"), "the changed over-cap hook is gone from the workspace");
 		is_int(rep.n_changes, 1, "one change");
+		ok(rep.cleanup_failed, "and the cleanup failed: its old content did not come back (stockade exits 122)");
 		guard_report_free(&rep);
 		guard_free(g);
 
