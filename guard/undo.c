@@ -538,13 +538,19 @@ static char *read_now(int dfd, const char *name, size_t max, size_t *ret_len)
 	return text;
 }
 
+/* Where a config vetted lies, for gitconfig_where.local_ok and worktree_ok. */
+struct config_place {
+	const struct undo *u;
+	const char *rel;	/* the config, relative to the workspace */
+};
+
 /* Whether a local repository at path (absolute, as a config names it)
  * lies outside every tree the run may write, and outside the workspace:
  * its hooks are then the user's. The part of it that exists is resolved,
  * so that a symlink outside into a writable tree counts as that tree. */
 static bool local_repo_outside(void *data, const char *path)
 {
-	const struct undo *u = data;
+	const struct undo *u = ((const struct config_place *)data)->u;
 	_cleanup_free_ char *norm = path_normalize(path);
 	_cleanup_free_ char *head = xstrdup(norm);
 	_cleanup_free_ char *canon = NULL;
@@ -566,6 +572,50 @@ static bool local_repo_outside(void *data, const char *path)
 		if (path_is_beneath(full, u->o->writable[i]))
 			return false;
 	return true;
+}
+
+/* The working tree of the repository whose submodule's git directory
+ * holds the config at rel (".git/modules/NAME/config", nested ones
+ * ".git/modules/a/modules/b/config" too): the folder holding that first
+ * `.git`, absolute. NULL when rel is no submodule's config. */
+static char *superproject_tree(const struct undo *u, const char *rel)
+{
+	if (!str_has_suffix(rel, "/config") && !str_has_suffix(rel, "/config.worktree"))
+		return NULL;
+	if (str_has_prefix(rel, ".git/modules/"))
+		return xstrdup(u->o->workspace);
+	const char *at = strstr(rel, "/.git/modules/");
+	if (at) {
+		_cleanup_free_ char *top = xstrndup(rel, at - rel);
+		return path_join(u->o->workspace, top);
+	}
+	/* the workspace a git directory (git from a subdirectory): its
+	 * working tree is the folder around it */
+	if (u->o->gitdir_only && str_has_prefix(rel, "modules/"))
+		return path_parent(u->o->workspace, NULL);
+	return NULL;
+}
+
+/* core.worktree is git's own for a submodule (git submodule add, git
+ * clone --recurse-submodules write "../../../sub"): kept only in a
+ * submodule's git directory, and only naming a folder that exists inside
+ * the superproject's working tree, symlinks resolved as git would. A run
+ * that sets it in the repository's own config (or a nested repository's)
+ * would have the user's `git add -A` read ~/private, and `git restore .`
+ * write the run's files into ~/.local/bin. */
+static bool submodule_worktree_ok(void *data, const char *value)
+{
+	const struct config_place *c = data;
+	_cleanup_free_ char *top = superproject_tree(c->u, c->rel);
+	if (!top || str_empty(value) || str_has_control(value))
+		return false;
+	_cleanup_free_ char *config = path_join(c->u->o->workspace, c->rel);
+	_cleanup_free_ char *gitdir = path_parent(config, NULL);
+	_cleanup_free_ char *tree = value[0] == '/' ? xstrdup(value) : path_join(gitdir, value);
+	_cleanup_free_ char *canon = NULL;
+	if (path_canonical(tree, &canon) < 0)
+		return false;
+	return path_is_beneath(canon, top) && !streq(canon, top);
 }
 
 /* A config the run wrote or changed keeps its inert settings (remotes,
@@ -591,7 +641,8 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
-	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
+	struct config_place place = { .u = u, .rel = rel };
+	struct gitconfig_where where = { .local_ok = local_repo_outside, .worktree_ok = submodule_worktree_ok, .data = &place };
 	/* First without git's lock: git puts a config in place by rename,
 	 * so what is read is one whole version of it, and one whose every
 	 * change is inert (git init's, git remote add's) needs no write.

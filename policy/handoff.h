@@ -173,6 +173,13 @@ struct handoff_scan {
  * run could write. NULL, or a NULL local_ok: no local URL is inert. */
 struct gitconfig_where {
 	bool (*local_ok)(void *data, const char *path);
+	/* Whether core.worktree = value, in this config, is git's own for a
+	 * submodule: the config is a submodule's git directory's
+	 * (.git/modules/NAME), and the working tree it names lies in the
+	 * workspace. Anywhere else a core.worktree the run set makes the
+	 * user's git read and write the tree it names, outside the
+	 * repository too. NULL: no core.worktree is inert. */
+	bool (*worktree_ok)(void *data, const char *value);
 	void *data;
 };
 

@@ -568,6 +568,46 @@ out=$(XDG_STATE_HOME="$T/outside-state" in_jail -C "$W7" -- "$PROBE" write "$W7/
 printf '%s\n' "$out" | grep -q '^probe: started' && pass "control: a state directory outside it runs" ||
 	{ fail "control: a state directory outside it runs"; diag "$out"; }
 
+
+# ------------------------------------------------- where the user's git looks
+
+# core.worktree set by a run in the repository's own config, or in a
+# nested repository's: the user's git status lists the tree it names,
+# git add -A commits it, git restore writes the run's files there. Only
+# git's own, in a submodule's git directory, stays.
+mkdir -p "$T/private"
+echo secret >"$T/private/secret.txt"
+fresh_repo "$T/ctl/wtree"
+git -C "$T/ctl/wtree" config core.worktree "$T/private"
+git -C "$T/ctl/wtree" status --short 2>/dev/null | grep -q secret.txt &&
+	pass "THREATS 79 control: outside, git status lists the tree core.worktree names" ||
+	fail "THREATS 79 control: outside, git status lists the tree core.worktree names"
+fresh_repo "$W/wtree"
+out=$(in_jail -C "$W/wtree" -- sh -c 'git config core.worktree "$0" 2>/dev/null; git init -q nested &&
+	git -C nested config core.worktree "$0" && touch "$1"' "$T/private" "$M/started-wtree" 2>&1)
+started "$M/started-wtree" "setting core.worktree"
+for repo in "$W/wtree" "$W/wtree/nested"; do
+	name=${repo#"$W/"}
+	[ -z "$(git -C "$repo" config core.worktree)" ] && ! git -C "$repo" status --short 2>/dev/null | grep -q secret.txt &&
+		pass "THREATS 79: $name: the core.worktree the run set is undone, git status outside lists no other tree" ||
+		{ fail "THREATS 79: $name: the core.worktree the run set is undone, git status outside lists no other tree"; diag "$out"; }
+done
+printf '%s\n' "$out" | grep -q "^stockade: kept the inert settings of git config 'nested/.git/config' and undid the rest (core.worktree)" &&
+	pass "THREATS 79: the undone core.worktree is said" || { fail "THREATS 79: the undone core.worktree is said"; diag "$out"; }
+# git's own for a submodule (added in the jail above) stays
+wt=$(git -C "$W1/clone/.git/modules/sub" config core.worktree)
+[ -n "$wt" ] && [ "$(cd "$W1/clone/.git/modules/sub" && cd "$wt" && pwd -P)" = "$(cd "$W1/clone/sub" && pwd -P)" ] &&
+	pass "THREATS 79: a submodule's core.worktree, written by git submodule add in the jail, stays" ||
+	fail "THREATS 79: a submodule's core.worktree, written by git submodule add in the jail, stays (got '$wt')"
+# a submodule's git directory naming a tree outside the repository: undone
+out=$(in_jail -C "$W1/clone" -- sh -c 'git config -f .git/modules/sub/config core.worktree "$0"; touch "$1"' "$T/private" "$M/started-wtsub" 2>&1)
+started "$M/started-wtsub" "pointing a submodule's core.worktree outside"
+# (dropped: an inert setting's value is the run's, and this one is not;
+# git finds the submodule's tree from its .git file all the same)
+[ "$(git -C "$W1/clone/.git/modules/sub" config core.worktree)" != "$T/private" ] &&
+	git -C "$W1/clone/sub" status --short >"$T/substatus" 2>&1 && ! grep -q secret.txt "$T/substatus" &&
+	pass "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works" ||
+	{ fail "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works"; diag "$out"; }
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)
