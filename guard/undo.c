@@ -6,6 +6,7 @@
  * refuses to start). */
 #include <fcntl.h>
 #include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -751,6 +752,97 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		unlinkat(dfd, lock, 0);
 }
 
+/* ---------------------------------------------------------------------
+ * A rebase, cherry-pick or revert stopped midway
+ * ------------------------------------------------------------------ */
+
+#define SEQUENCE_READ_MAX (4u << 20)
+
+/* Whether the file name in the state directory dfd holds what git would
+ * run at --continue, by check; a file that cannot be read as itself (a
+ * symlink, which git would follow; too large; unreadable) does. */
+static bool state_file_runs(int dfd, const char *name, bool (*check)(const char *text, size_t n))
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return true;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_small_fd(TAKE_FD(fd), SEQUENCE_READ_MAX + 1, &text, &len) < 0 || len > SEQUENCE_READ_MAX)
+		return true;
+	return check(text, len);
+}
+
+/* rebase-merge/strategy: one name, its line end dropped */
+static bool strategy_runs(const char *text, size_t n)
+{
+	_cleanup_free_ char *name = xstrndup(text, strnlen(text, n));
+	name[strcspn(name, "\r\n")] = '\0';
+	return !handoff_strategy_builtin(name);
+}
+
+/* sequencer/opts, a git config: "strategy = NAME" under [options]. Read
+ * a line at a time, loosely: any line whose key is strategy counts, and
+ * a value that is not a built-in name as written (quoted, escaped) runs. */
+static bool opts_run(const char *text, size_t n)
+{
+	_cleanup_free_ char *copy = xstrndup(text, strnlen(text, n));
+	if (strlen(copy) != n)
+		return true;
+	for (char *line = copy, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (strncasecmp(line, "strategy", strlen("strategy")) != 0)
+			continue;
+		char *v = line + strlen("strategy");
+		v += strspn(v, " \t");
+		if (*v != '=')
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		v[strcspn(v, " \t\r;#")] = '\0';
+		if (!handoff_strategy_builtin(v))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the state at dfd/name holds a command for git to run at
+ * --continue: an exec line in its todo list, a merge strategy that is a
+ * program. Anything there that is not a plain directory does (a symlink
+ * would have git read a todo list from anywhere). */
+static bool sequence_runs(int dfd, const char *name)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	return state_file_runs(fd, "git-rebase-todo", handoff_todo_runs) || state_file_runs(fd, "todo", handoff_todo_runs) ||
+	       state_file_runs(fd, "strategy", strategy_runs) || state_file_runs(fd, "opts", opts_run);
+}
+
+/* A rebase the run began or went on with stays, so that git rebase
+ * --continue works outside after a conflict the run stopped on. One
+ * whose todo list now holds an exec line (or names a strategy that is
+ * a program) hands git rebase --continue, outside, a command to run: it
+ * is undone as any tree, the run's state set aside whole and the
+ * baseline's back (the user's own rebase, when one was under way). */
+static void undo_sequence(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b)
+{
+	if (!sequence_runs(dfd, name))
+		return;
+	undo_entry(u, dfd, name, rel, b, false, 0);
+}
+
 /* What a pointer names, as an absolute path, or NULL: a `.git` file's
  * "gitdir:", a commondir's path, or a symlink's target. */
 static char *pointer_names(int dfd, const char *name, const char *dir_abs, const struct stat *st)
@@ -910,6 +1002,9 @@ static void undo_root(struct undo *u, const struct handoff *rt)
 		break;
 	case HANDOFF_POINTER:
 		undo_pointer(u, pfd, name, rt->path, b);
+		break;
+	case HANDOFF_SEQUENCE:
+		undo_sequence(u, pfd, name, rt->path, b);
 		break;
 	case HANDOFF_HOOKS:
 	case HANDOFF_TREE:

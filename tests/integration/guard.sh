@@ -608,6 +608,72 @@ started "$M/started-wtsub" "pointing a submodule's core.worktree outside"
 	git -C "$W1/clone/sub" status --short >"$T/substatus" 2>&1 && ! grep -q secret.txt "$T/substatus" &&
 	pass "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works" ||
 	{ fail "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works"; diag "$out"; }
+
+# ---------------------------------------------- a rebase stopped midway
+
+# git rebase --continue runs the exec lines of .git/rebase-merge's todo
+# list. A run may leave a rebase of its own stopped (a conflict): that
+# stays; one whose todo list holds an exec line is set aside.
+# two_commits DIR: a repository with two commits, for a rebase -i of one.
+two_commits() {
+	fresh_repo "$1"
+	echo two >>"$1/file.txt"
+	git -C "$1" commit -q -a -m second
+}
+# stop_rebase DIR: an interactive rebase of the last commit, stopped at a
+# break before it (as git rebase -i leaves it for --continue).
+stop_rebase() {
+	git -C "$1" -c sequence.editor="sed -i '1i break'" rebase -q -i HEAD~1 >/dev/null 2>&1
+}
+two_commits "$T/ctl/rebase"
+stop_rebase "$T/ctl/rebase"
+echo "exec \"$EVIL\" rebase" >>"$T/ctl/rebase/.git/rebase-merge/git-rebase-todo"
+control_vector rebase "$T/ctl/rebase" rebase --continue
+# planted by the run, in a repository with no rebase under way
+two_commits "$W/rebase"
+out=$(in_jail -C "$W/rebase" -- bash -c "$(declare -f stop_rebase); stop_rebase . &&
+	echo 'exec \"$EVIL\" rebase' >>.git/rebase-merge/git-rebase-todo && touch '$M/started-rebase'" 2>&1)
+started "$M/started-rebase" "a rebase stopped in the jail, an exec line added to its todo"
+after_vector rebase "$W/rebase" rebase --continue
+[ ! -e "$W/rebase/.git/rebase-merge" ] && printf '%s\n' "$out" | grep -q "trust hand-off '.git/rebase-merge'" &&
+	pass "THREATS 80: the rebase state with an exec line is set aside, and said" ||
+	{ fail "THREATS 80: the rebase state with an exec line is set aside, and said"; diag "$out"; }
+# the user's own rebase under way, an exec line added by the run: the
+# todo list comes back as it was, and the rebase goes on outside
+two_commits "$W/rebase2"
+stop_rebase "$W/rebase2"
+todo=$(cat "$W/rebase2/.git/rebase-merge/git-rebase-todo")
+out=$(in_jail -C "$W/rebase2" -- sh -c 'echo "x \"$0\" rebase" >>.git/rebase-merge/git-rebase-todo; touch "$1"' "$EVIL" "$M/started-rebase2" 2>&1)
+started "$M/started-rebase2" "an exec line added to the user's own rebase"
+[ "$(cat "$W/rebase2/.git/rebase-merge/git-rebase-todo" 2>&1)" = "$todo" ] &&
+	pass "THREATS 80: the user's rebase under way gets its todo list back" ||
+	{ fail "THREATS 80: the user's rebase under way gets its todo list back"; diag "$out"; }
+after_vector rebase "$W/rebase2" rebase --continue
+[ "$(git -C "$W/rebase2" log -1 --format=%s)" = second ] && [ ! -e "$W/rebase2/.git/rebase-merge" ] &&
+	pass "THREATS 80: and git rebase --continue finishes it outside" ||
+	fail "THREATS 80: and git rebase --continue finishes it outside"
+# cherry-pick's sequencer: an exec line there is set aside too
+two_commits "$W/seq"
+out=$(in_jail -C "$W/seq" -- sh -c 'mkdir -p .git/sequencer && git rev-parse HEAD >.git/sequencer/head &&
+	printf "pick %s x\nexec \"%s\" seq\n" "$(git rev-parse HEAD)" "$0" >.git/sequencer/todo; touch "$1"' "$EVIL" "$M/started-seq" 2>&1)
+started "$M/started-seq" "a sequencer todo list with an exec line"
+[ ! -e "$W/seq/.git/sequencer" ] && pass "THREATS 80: a cherry-pick's sequencer/ with an exec line is set aside" ||
+	{ fail "THREATS 80: a cherry-pick's sequencer/ with an exec line is set aside"; diag "$out"; }
+# a rebase the run stopped on a conflict, no exec: kept, and finished outside
+two_commits "$W/conflict"
+git -C "$W/conflict" checkout -q -b side HEAD~1
+echo other >>"$W/conflict/file.txt"
+git -C "$W/conflict" commit -q -a -m side
+out=$(in_jail -C "$W/conflict" -- sh -c 'git rebase -q master >/dev/null 2>&1; test -d .git/rebase-merge && touch "$0"' "$M/started-conflict" 2>&1)
+started "$M/started-conflict" "a rebase in the jail stopped on a conflict"
+[ -d "$W/conflict/.git/rebase-merge" ] && [ -z "$out" ] &&
+	pass "THREATS 80: a rebase the run stopped on a conflict stays, nothing said" ||
+	{ fail "THREATS 80: a rebase the run stopped on a conflict stays, nothing said"; diag "$out"; }
+echo resolved >"$W/conflict/file.txt"
+git -C "$W/conflict" add file.txt
+GIT_EDITOR=true git -C "$W/conflict" rebase --continue >/dev/null 2>&1 && [ "$(git -C "$W/conflict" log -1 --format=%s)" = side ] &&
+	pass "THREATS 80: the conflict resolved outside, git rebase --continue finishes it" ||
+	fail "THREATS 80: the conflict resolved outside, git rebase --continue finishes it"
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)
