@@ -828,6 +828,7 @@ void guard_report_free(struct guard_report *r)
 	}
 	free(r->changes);
 	strv_free(r->unguarded);
+	strv_free(r->unlinked);
 	*r = (struct guard_report){ 0 };
 }
 

@@ -383,6 +383,13 @@ static void undo_children(struct undo *u, int fd, const char *rel, bool hooks, u
 static void undo_file(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
 		      const struct stat *st)
 {
+	/* A hard link the run made to it (the baseline gave it one name:
+	 * baseline.c's unlink_alias) is a name it can write it by later,
+	 * while the next run has it read-only: changed, whatever it holds. */
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
 	struct fingerprint fp = fingerprint_of(st);
 	bool same_fp = fingerprint_eq(&fp, &b->fp);
 	if (same_fp && !entry_racy(u->b, b))
@@ -630,6 +637,11 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 	    (b && !(b->flags & ENTRY_COPIED))) {
 		/* not a file, or a baseline without its content: as a tree */
 		undo_entry(u, dfd, name, rel, b, false, 0);
+		return;
+	}
+	if (st.st_nlink > 1) {
+		/* a hard link the run made: as undo_file says */
+		replace_entry(u, dfd, name, rel, b, 0);
 		return;
 	}
 	if (b) {
@@ -891,6 +903,11 @@ static void undo_pointer(struct undo *u, int dfd, const char *name, const char *
 	}
 	if (S_ISDIR(st.st_mode) && streq(name, ".git"))
 		return;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		/* a hard link the run made: as undo_file says */
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
 	if (b && b->type == entry_type_of(st.st_mode)) {
 		struct fingerprint fp = fingerprint_of(&st);
 		if (b->type == ENTRY_REG && fingerprint_eq(&fp, &b->fp) && !entry_racy(u->b, b))

@@ -674,6 +674,60 @@ git -C "$W/conflict" add file.txt
 GIT_EDITOR=true git -C "$W/conflict" rebase --continue >/dev/null 2>&1 && [ "$(git -C "$W/conflict" log -1 --format=%s)" = side ] &&
 	pass "THREATS 80: the conflict resolved outside, git rebase --continue finishes it" ||
 	fail "THREATS 80: the conflict resolved outside, git rebase --continue finishes it"
+
+# ------------------------------------------- a hand-off by another name
+
+# A hard link to a hand-off is a second name the run can write it by:
+# the namespace jail binds the hand-off's path read-only, not the inode,
+# and the guard's snapshot stands for the path. A hand-off with another
+# name gets a file of its own when a run begins; one the run links is
+# undone when it ends.
+plant_fsmonitor() {
+	printf '[core]\n\tfsmonitor = "%s %s"\n' "$EVIL" "$2" >>"$1"
+}
+fresh_repo "$T/ctl/alias"
+ln "$T/ctl/alias/.git/config" "$T/ctl/alias/notes.txt"
+plant_fsmonitor "$T/ctl/alias/notes.txt" alias
+control_vector alias "$T/ctl/alias" status
+# linked before the run (by an earlier run, or anyone): written through
+# while the run goes on, read by git outside meanwhile
+fresh_repo "$W/alias"
+ln "$W/alias/.git/config" "$W/alias/notes.txt"
+rm -f "$T/pwned-alias"
+# (not quiet: the note is what is looked for)
+jail --net off --write "$M" -C "$W/alias" -- bash -c "$(declare -f plant_fsmonitor); EVIL='$EVIL'; plant_fsmonitor notes.txt alias 2>/dev/null;
+	touch '$M/started-alias'; sleep 2" >"$T/alias.out" 2>&1 &
+jpid=$!
+wait_until test -e "$M/started-alias"
+run_git_outside "$W/alias" status
+wait "$jpid"
+out=$(cat "$T/alias.out")
+started "$M/started-alias" "writing .git/config through a hard link made before the run"
+pwned alias && fail "THREATS 81: what the run wrote through a hard link to .git/config does not run at 'git status' outside, during the run" ||
+	pass "THREATS 81: what the run wrote through a hard link to .git/config does not run at 'git status' outside, during the run"
+[ "$(stat -c %h "$W/alias/.git/config")" = 1 ] && ! grep -q fsmonitor "$W/alias/.git/config" &&
+	printf '%s\n' "$out" | grep -q "^stockade: gave trust hand-off '.git/config' a file of its own: it had another name" &&
+	pass "THREATS 81: the hand-off got a file of its own at the run's start, and it is said" ||
+	{ fail "THREATS 81: the hand-off got a file of its own at the run's start, and it is said"; diag "$out"; }
+# linked by the run: undone at its end (the namespace jail refuses the
+# link itself, across its read-only bind)
+fresh_repo "$W/alias2"
+mkdir -p "$W/alias2/.git/hooks"
+printf '#!/bin/sh\nexit 0\n' >"$W/alias2/.git/hooks/pre-commit"
+chmod +x "$W/alias2/.git/hooks/pre-commit"
+out=$(in_jail -C "$W/alias2" -- sh -c 'ln .git/config notes.txt 2>/dev/null; ln .git/hooks/pre-commit hook.txt 2>/dev/null; touch "$0"' "$M/started-alias2" 2>&1)
+started "$M/started-alias2" "hard links to .git/config and a hook made in the jail"
+[ "$(stat -c %h "$W/alias2/.git/config")" = 1 ] && [ "$(stat -c %h "$W/alias2/.git/hooks/pre-commit")" = 1 ] &&
+	pass "THREATS 81: after the run, .git/config and the hook have no other name" ||
+	{ fail "THREATS 81: after the run, .git/config and the hook have no other name"; diag "$out"; }
+if [ "$TEST_BACKEND" = landlock ]; then
+	printf '%s\n' "$out" | grep -q "trust hand-off '.git/config' (changed)" &&
+		printf '%s\n' "$out" | grep -q "trust hand-off '.git/hooks/pre-commit' (changed)" &&
+		pass "THREATS 81: landlock: a hand-off that gained a link is undone as changed, and said" ||
+		{ fail "THREATS 81: landlock: a hand-off that gained a link is undone as changed, and said"; diag "$out"; }
+fi
+[ "$(git -C "$W/alias2" config core.bare)" = false ] && git -C "$W/alias2" status >/dev/null 2>&1 &&
+	pass "THREATS 81: and the repository works as before" || fail "THREATS 81: and the repository works as before"
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)
