@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "guard/internal.h"
 #include "lib/fd.h"
@@ -376,6 +377,56 @@ static int snap_file(struct snapshot *s, int dfd, const char *name, struct entry
 	}
 }
 
+/* A hand-off file with another name (a hard link the run made in the
+ * workspace, `ln .git/config notes.txt`) can be written through that
+ * name while it is read-only in the namespace jail, and while the
+ * guard's snapshot stands for it on the landlock backend: git outside
+ * reads it as it is written. It gets an inode of its own, the same
+ * content, mode and owner, put in place by rename so that its path is
+ * never missing; the other name keeps the old inode. Extended
+ * attributes and ACLs are not carried over. */
+static int unlink_alias(struct snapshot *s, int dfd, const char *name, const struct stat *st)
+{
+	_cleanup_close_ int from = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (from < 0)
+		return -errno;
+	struct stat fst;
+	if (fstat(from, &fst) < 0)
+		return -errno;
+	if (fst.st_dev != st->st_dev || fst.st_ino != st->st_ino)
+		/* swapped since the stat: looked at again by the caller */
+		return -EAGAIN;
+	_cleanup_free_ char *tmp = xasprintf(".%s.stockade-unlink-%ld-%lu", name, (long)getpid(), s->counter++);
+	_cleanup_close_ int to = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (to < 0)
+		return -errno;
+	int r = 0;
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if ((r = write_all(to, buf, (size_t)n)) < 0)
+			break;
+	}
+	/* the owner before the mode: fchown clears set-id bits */
+	if (r == 0 && (fst.st_uid != geteuid() || fst.st_gid != getegid()) && fchown(to, fst.st_uid, fst.st_gid) < 0)
+		r = -errno;
+	if (r == 0 && fchmod(to, fst.st_mode & 07777) < 0)
+		r = -errno;
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		unlinkat(dfd, tmp, 0);
+	return r;
+}
+
 static int snap_tree(struct snapshot *s, int dfd, const char *name, const char *rel, unsigned depth);
 
 static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const char *rel, unsigned depth)
@@ -383,6 +434,21 @@ static int snap_tree_at(struct snapshot *s, int dfd, const char *name, const cha
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		int r = unlink_alias(s, dfd, name, &st);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0 && r != -EAGAIN)
+			return r;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (r == 0)
+			strv_add(&s->rep->unlinked, rel);
+		/* still more than one name (swapped again meanwhile): it
+		 * cannot be snapshotted as the only way to write it */
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			return -EMLINK;
+	}
 	size_t idx = s->b->n;
 	struct entry *e = baseline_push(s->b);
 	e->path = xstrdup(rel);

@@ -141,7 +141,7 @@ struct guard {
 	char *dir;		/* state_dir/guard/<hash of the workspace> */
 	int statefd;		/* state_dir, as opened at the begin */
 	int lockfd;		/* lock, holding this run's slot; -1 once ended */
-	char **handoffs;	/* the baseline's roots */
+	char **handoffs;	/* the baseline's roots the namespace jail binds read-only */
 	struct index *ix;	/* the index as the begin read it (or as the watch or the last
 				 * check keeps it), or NULL */
 	struct handoff_repos repos;	/* from ix, for the checks */
@@ -330,6 +330,18 @@ static char **roots_paths(const struct handoffs *roots)
 	return v;
 }
 
+/* The roots the namespace jail binds read-only: all but a rebase's
+ * state, which git in the jail writes at every step (it is vetted at the
+ * end instead). */
+static char **bound_paths(const struct handoffs *roots)
+{
+	char **v = strv_new();
+	for (size_t i = 0; i < roots->n; i++)
+		if (roots->v[i].kind != HANDOFF_SEQUENCE)
+			strv_add(&v, roots->v[i].path);
+	return v;
+}
+
 /* Under the mutex: the baseline this run begins with, and its slot. */
 static int begin_locked(const struct guard_options *o, const char *dir, int wfd, int statefd, int dirfd, int lockfd,
 			struct guard_report *rep, char ***ret_roots, struct index **ret_ix, struct guard_failure *f)
@@ -365,7 +377,7 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 		}
 		report_unguarded_from(rep, &prev);
 		rep->n_files = baseline_files(&prev);
-		*ret_roots = roots_paths(&prev.roots);
+		*ret_roots = bound_paths(&prev.roots);
 		goto out_free;
 	}
 	if ((others || marked) && mr < 0) {
@@ -414,7 +426,7 @@ static int begin_locked(const struct guard_options *o, const char *dir, int wfd,
 		goto out_free;
 	}
 	rep->n_files = baseline_files(&next);
-	*ret_roots = roots_paths(&next.roots);
+	*ret_roots = bound_paths(&next.roots);
 	/* kept for the end: its refresh starts from it */
 	*ret_ix = xmalloc(sizeof(ix));
 	**ret_ix = ix;
@@ -816,6 +828,7 @@ void guard_report_free(struct guard_report *r)
 	}
 	free(r->changes);
 	strv_free(r->unguarded);
+	strv_free(r->unlinked);
 	*r = (struct guard_report){ 0 };
 }
 

@@ -104,6 +104,9 @@ struct guard_report {
 	size_t n_changes;
 	char **unguarded;	/* relative paths over the size cap or unreadable
 				 * (NULL-terminated, may be NULL) */
+	/* guard_begin: hand-off files that had another name (a hard link),
+	 * each given an inode of its own (NULL-terminated, may be NULL) */
+	char **unlinked;
 	size_t n_files;		/* files the baseline holds */
 	size_t n_copied;	/* files copied this time (not reused) */
 	bool cleanup_failed;	/* something was set aside in place or not put back (its

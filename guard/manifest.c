@@ -159,7 +159,7 @@ int manifest_parse(struct rbuf r, struct baseline *ret)
 	for (uint32_t i = 0; i < nroots; i++) {
 		uint8_t kind = rb_u8(&r);
 		char *path = rb_str(&r);
-		if (r.bad || !path || handoff_relpath_shape(path) < 0 || kind > HANDOFF_POINTER) {
+		if (r.bad || !path || handoff_relpath_shape(path) < 0 || kind > HANDOFF_SEQUENCE) {
 			free(path);
 			goto out_free;
 		}

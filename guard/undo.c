@@ -6,6 +6,7 @@
  * refuses to start). */
 #include <fcntl.h>
 #include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -391,6 +392,13 @@ static void undo_children(struct undo *u, int fd, const char *rel, bool hooks, u
 static void undo_file(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b,
 		      const struct stat *st)
 {
+	/* A hard link the run made to it (the baseline gave it one name:
+	 * baseline.c's unlink_alias) is a name it can write it by later,
+	 * while the next run has it read-only: changed, whatever it holds. */
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
 	struct fingerprint fp = fingerprint_of(st);
 	bool same_fp = fingerprint_eq(&fp, &b->fp);
 	if (same_fp && !entry_racy(u->b, b))
@@ -547,13 +555,19 @@ static char *read_now(int dfd, const char *name, size_t max, size_t *ret_len)
 	return text;
 }
 
+/* Where a config vetted lies, for gitconfig_where.local_ok and worktree_ok. */
+struct config_place {
+	const struct undo *u;
+	const char *rel;	/* the config, relative to the workspace */
+};
+
 /* Whether a local repository at path (absolute, as a config names it)
  * lies outside every tree the run may write, and outside the workspace:
  * its hooks are then the user's. The part of it that exists is resolved,
  * so that a symlink outside into a writable tree counts as that tree. */
 static bool local_repo_outside(void *data, const char *path)
 {
-	const struct undo *u = data;
+	const struct undo *u = ((const struct config_place *)data)->u;
 	_cleanup_free_ char *norm = path_normalize(path);
 	_cleanup_free_ char *head = xstrdup(norm);
 	_cleanup_free_ char *canon = NULL;
@@ -577,6 +591,50 @@ static bool local_repo_outside(void *data, const char *path)
 	return true;
 }
 
+/* The working tree of the repository whose submodule's git directory
+ * holds the config at rel (".git/modules/NAME/config", nested ones
+ * ".git/modules/a/modules/b/config" too): the folder holding that first
+ * `.git`, absolute. NULL when rel is no submodule's config. */
+static char *superproject_tree(const struct undo *u, const char *rel)
+{
+	if (!str_has_suffix(rel, "/config") && !str_has_suffix(rel, "/config.worktree"))
+		return NULL;
+	if (str_has_prefix(rel, ".git/modules/"))
+		return xstrdup(u->o->workspace);
+	const char *at = strstr(rel, "/.git/modules/");
+	if (at) {
+		_cleanup_free_ char *top = xstrndup(rel, at - rel);
+		return path_join(u->o->workspace, top);
+	}
+	/* the workspace a git directory (git from a subdirectory): its
+	 * working tree is the folder around it */
+	if (u->o->gitdir_only && str_has_prefix(rel, "modules/"))
+		return path_parent(u->o->workspace, NULL);
+	return NULL;
+}
+
+/* core.worktree is git's own for a submodule (git submodule add, git
+ * clone --recurse-submodules write "../../../sub"): kept only in a
+ * submodule's git directory, and only naming a folder that exists inside
+ * the superproject's working tree, symlinks resolved as git would. A run
+ * that sets it in the repository's own config (or a nested repository's)
+ * would have the user's `git add -A` read ~/private, and `git restore .`
+ * write the run's files into ~/.local/bin. */
+static bool submodule_worktree_ok(void *data, const char *value)
+{
+	const struct config_place *c = data;
+	_cleanup_free_ char *top = superproject_tree(c->u, c->rel);
+	if (!top || str_empty(value) || str_has_control(value))
+		return false;
+	_cleanup_free_ char *config = path_join(c->u->o->workspace, c->rel);
+	_cleanup_free_ char *gitdir = path_parent(config, NULL);
+	_cleanup_free_ char *tree = value[0] == '/' ? xstrdup(value) : path_join(gitdir, value);
+	_cleanup_free_ char *canon = NULL;
+	if (path_canonical(tree, &canon) < 0)
+		return false;
+	return path_is_beneath(canon, top) && !streq(canon, top);
+}
+
 /* A config the run wrote or changed keeps its inert settings (remotes,
  * branches, identity, the repository's format); the rest comes back as
  * the baseline had it, and the config as the run left it is set aside.
@@ -590,6 +648,11 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
+	if (st.st_nlink > 1) {
+		/* a hard link the run made: as undo_file says */
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
 	if (b) {
 		struct fingerprint fp = fingerprint_of(&st);
 		if (fingerprint_eq(&fp, &b->fp) && !entry_racy(u->b, b))
@@ -600,7 +663,8 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		undo_entry(u, dfd, name, rel, b, false, 0);
 		return;
 	}
-	struct gitconfig_where where = { .local_ok = local_repo_outside, .data = u };
+	struct config_place place = { .u = u, .rel = rel };
+	struct gitconfig_where where = { .local_ok = local_repo_outside, .worktree_ok = submodule_worktree_ok, .data = &place };
 	/* First without git's lock: git puts a config in place by rename,
 	 * so what is read is one whole version of it, and one whose every
 	 * change is inert (git init's, git remote add's) needs no write.
@@ -709,6 +773,97 @@ static void undo_config(struct undo *u, int dfd, const char *name, const char *r
 		unlinkat(dfd, lock, 0);
 }
 
+/* ---------------------------------------------------------------------
+ * A rebase, cherry-pick or revert stopped midway
+ * ------------------------------------------------------------------ */
+
+#define SEQUENCE_READ_MAX (4u << 20)
+
+/* Whether the file name in the state directory dfd holds what git would
+ * run at --continue, by check; a file that cannot be read as itself (a
+ * symlink, which git would follow; too large; unreadable) does. */
+static bool state_file_runs(int dfd, const char *name, bool (*check)(const char *text, size_t n))
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return true;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (read_small_fd(TAKE_FD(fd), SEQUENCE_READ_MAX + 1, &text, &len) < 0 || len > SEQUENCE_READ_MAX)
+		return true;
+	return check(text, len);
+}
+
+/* rebase-merge/strategy: one name, its line end dropped */
+static bool strategy_runs(const char *text, size_t n)
+{
+	_cleanup_free_ char *name = xstrndup(text, strnlen(text, n));
+	name[strcspn(name, "\r\n")] = '\0';
+	return !handoff_strategy_builtin(name);
+}
+
+/* sequencer/opts, a git config: "strategy = NAME" under [options]. Read
+ * a line at a time, loosely: any line whose key is strategy counts, and
+ * a value that is not a built-in name as written (quoted, escaped) runs. */
+static bool opts_run(const char *text, size_t n)
+{
+	_cleanup_free_ char *copy = xstrndup(text, strnlen(text, n));
+	if (strlen(copy) != n)
+		return true;
+	for (char *line = copy, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (strncasecmp(line, "strategy", strlen("strategy")) != 0)
+			continue;
+		char *v = line + strlen("strategy");
+		v += strspn(v, " \t");
+		if (*v != '=')
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		v[strcspn(v, " \t\r;#")] = '\0';
+		if (!handoff_strategy_builtin(v))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the state at dfd/name holds a command for git to run at
+ * --continue: an exec line in its todo list, a merge strategy that is a
+ * program. Anything there that is not a plain directory does (a symlink
+ * would have git read a todo list from anywhere). */
+static bool sequence_runs(int dfd, const char *name)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	return state_file_runs(fd, "git-rebase-todo", handoff_todo_runs) || state_file_runs(fd, "todo", handoff_todo_runs) ||
+	       state_file_runs(fd, "strategy", strategy_runs) || state_file_runs(fd, "opts", opts_run);
+}
+
+/* A rebase the run began or went on with stays, so that git rebase
+ * --continue works outside after a conflict the run stopped on. One
+ * whose todo list now holds an exec line (or names a strategy that is
+ * a program) hands git rebase --continue, outside, a command to run: it
+ * is undone as any tree, the run's state set aside whole and the
+ * baseline's back (the user's own rebase, when one was under way). */
+static void undo_sequence(struct undo *u, int dfd, const char *name, const char *rel, const struct entry *b)
+{
+	if (!sequence_runs(dfd, name))
+		return;
+	undo_entry(u, dfd, name, rel, b, false, 0);
+}
+
 /* What a pointer names, as an absolute path, or NULL: a `.git` file's
  * "gitdir:", a commondir's path, or a symlink's target. */
 static char *pointer_names(int dfd, const char *name, const char *dir_abs, const struct stat *st)
@@ -757,6 +912,11 @@ static void undo_pointer(struct undo *u, int dfd, const char *name, const char *
 	}
 	if (S_ISDIR(st.st_mode) && streq(name, ".git"))
 		return;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		/* a hard link the run made: as undo_file says */
+		replace_entry(u, dfd, name, rel, b, 0);
+		return;
+	}
 	if (b && b->type == entry_type_of(st.st_mode)) {
 		struct fingerprint fp = fingerprint_of(&st);
 		if (b->type == ENTRY_REG && fingerprint_eq(&fp, &b->fp) && !entry_racy(u->b, b))
@@ -868,6 +1028,9 @@ static void undo_root(struct undo *u, const struct handoff *rt)
 		break;
 	case HANDOFF_POINTER:
 		undo_pointer(u, pfd, name, rt->path, b);
+		break;
+	case HANDOFF_SEQUENCE:
+		undo_sequence(u, pfd, name, rt->path, b);
 		break;
 	case HANDOFF_HOOKS:
 	case HANDOFF_TREE:

@@ -461,6 +461,8 @@ enum inert_value {
 	 * nor any other "<scheme>://": git runs git-remote-<helper> from
 	 * PATH for them. */
 	NETWORK_URL,
+	/* A working tree that gitconfig_where.worktree_ok accepts. */
+	SUBMODULE_WORKTREE,
 };
 
 static const struct inert_key {
@@ -471,6 +473,7 @@ static const struct inert_key {
 } inert_keys[] = {
 #define INERT(s, sub_, k) { .section = s, .sub = sub_, .key = k, .value = ANY_VALUE }
 #define INERT_URL(s, sub_, k) { .section = s, .sub = sub_, .key = k, .value = NETWORK_URL }
+#define INERT_WORKTREE(s, sub_, k) { .section = s, .sub = sub_, .key = k, .value = SUBMODULE_WORKTREE }
 	/* git init, git clone (libgit2, and so cargo new, the same) */
 	INERT("core", SUB_NONE, "repositoryformatversion"),
 	INERT("core", SUB_NONE, "filemode"),
@@ -481,8 +484,11 @@ static const struct inert_key {
 	INERT("core", SUB_NONE, "precomposeunicode"),
 	INERT("core", SUB_NONE, "symlinks"),
 	/* A submodule's .git/modules/NAME/config: where its working tree
-	 * is. Git runs nothing from it; it does check files out there. */
-	INERT("core", SUB_NONE, "worktree"),
+	 * is. Git runs nothing from it, but it reads, commits and checks
+	 * out files there: only a submodule's, naming a tree inside the
+	 * workspace (where below). In the repository's own config, one
+	 * naming ~/private has the user's `git add -A` commit it. */
+	INERT_WORKTREE("core", SUB_NONE, "worktree"),
 	/* git clone --sparse, git sparse-checkout (into config.worktree
 	 * once extensions.worktreeConfig is set) */
 	INERT("core", SUB_NONE, "sparsecheckout"),
@@ -557,6 +563,7 @@ static const struct inert_key {
 	INERT("lfs", SUB_NONE, "repositoryformatversion"),
 #undef INERT
 #undef INERT_URL
+#undef INERT_WORKTREE
 };
 
 static bool is_network_url(const char *v)
@@ -599,6 +606,8 @@ bool gitconfig_inert(const char *section, const char *subsection, const char *ke
 			continue;
 		if (k->key && strcasecmp(key, k->key) != 0)
 			continue;
+		if (k->value == SUBMODULE_WORKTREE)
+			return value && w && w->worktree_ok && w->worktree_ok(w->data, value);
 		if (k->value == ANY_VALUE || is_network_url(value))
 			return true;
 		/* a local repository where the run cannot make one: its hooks

@@ -70,7 +70,8 @@ char **gitconfig_includes(const struct gitconfig *c);
  * reading the config, run a program (the table in gitconfig.c): most
  * keys are inert whatever their value, remote.*.url and pushurl only
  * for a URL of the network, or a local repository where w says the run
- * cannot make one. subsection NULL: none; value NULL: a key alone. */
+ * cannot make one, core.worktree only where w says it is git's own for
+ * a submodule. subsection NULL: none; value NULL: a key alone. */
 bool gitconfig_inert(const char *section, const char *subsection, const char *key, const char *value,
 		     const struct gitconfig_where *w);
 

@@ -186,6 +186,10 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 	if (any_aside && proc_self_status("NoNewPrivs") > 0 && proc_self_status("Seccomp_filters") > 0)
 		log_hint("where this run is nested in another jail, a quarantine in that jail's home or TMPDIR goes when "
 			 "the outer run ends: restore from inside it");
+	for (size_t i = 0; gr->unlinked && gr->unlinked[i]; i++)
+		log_note("gave trust hand-off '%s' a file of its own: it had another name (a hard link), through which a "
+			 "run could write it",
+			 gr->unlinked[i]);
 	for (size_t i = 0; gr->unguarded && gr->unguarded[i]; i++) {
 		const char *u = gr->unguarded[i];
 		_cleanup_free_ char *what = xstrcat3("trust hand-off '", u, "'");

@@ -42,6 +42,11 @@ const struct handoff_row handoff_table[] = {
 	{ "hooks", HANDOFF_HOOKS, HANDOFF_IN_GITDIR, "git hooks" },
 	{ "info/attributes", HANDOFF_TREE, HANDOFF_IN_GITDIR, "git (filter, diff and merge drivers)" },
 	{ "commondir", HANDOFF_POINTER, HANDOFF_IN_GITDIR, "git (where the config and hooks are)" },
+	/* A rebase or cherry-pick stopped midway: git rebase --continue runs
+	 * its todo's exec lines. Not rebase-apply/ (git am, git rebase
+	 * --apply), whose patches name no command. */
+	{ "rebase-merge", HANDOFF_SEQUENCE, HANDOFF_IN_GITDIR, "git rebase --continue (exec lines, strategy)" },
+	{ "sequencer", HANDOFF_SEQUENCE, HANDOFF_IN_GITDIR, "git cherry-pick or revert --continue" },
 };
 const size_t handoff_table_len = ARRAY_SIZE(handoff_table);
 
@@ -61,8 +66,40 @@ const char *handoff_kind_name(enum handoff_kind k)
 		return "hooks";
 	case HANDOFF_POINTER:
 		return "git pointer";
+	case HANDOFF_SEQUENCE:
+		return "git sequence";
 	}
 	return "unknown";
+}
+
+bool handoff_todo_runs(const char *text, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		const char *line = text + i, *end = memchr(line, '\n', n - i);
+		size_t len = end ? (size_t)(end - line) : n - i;
+		i += len + 1;
+		size_t at = 0;
+		while (at < len && (line[at] == ' ' || line[at] == '\t'))
+			at++;
+		static const char *const execs[] = { "exec", "x" };
+		for (size_t k = 0; k < ARRAY_SIZE(execs); k++) {
+			size_t m = strlen(execs[k]);
+			/* a NUL too ends the command word for git's strcspn */
+			if (len - at >= m && memcmp(line + at, execs[k], m) == 0 &&
+			    (at + m == len || strchr(" \t\r", line[at + m]) || line[at + m] == '\0'))
+				return true;
+		}
+	}
+	return false;
+}
+
+bool handoff_strategy_builtin(const char *name)
+{
+	static const char *const own[] = { "ort", "recursive", "resolve", "octopus", "ours", "subtree" };
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (streq(name, own[i]))
+			return true;
+	return false;
 }
 
 char *handoff_gitfile_target(const char *text, size_t n)

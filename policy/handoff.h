@@ -22,6 +22,12 @@ enum handoff_kind {
 	HANDOFF_POINTER, /* a `.git` file or symlink, or a `commondir`: kept while it
 			  * names a place inside the workspace (then guarded as a git
 			  * directory), set aside when it names one outside */
+	HANDOFF_SEQUENCE, /* a rebase, cherry-pick or revert stopped midway
+			   * (rebase-merge/, sequencer/): writable during the run
+			   * (git rebase --continue in the jail), kept as the run
+			   * left it unless it holds a command git would run at
+			   * --continue (handoff_sequence_runs), then undone as
+			   * a tree */
 };
 
 /* One row of the table: a name at the top of the workspace, or in every
@@ -46,6 +52,18 @@ const char *handoff_kind_name(enum handoff_kind k);
 /* Whether git would run a file of this name in a hooks directory: every
  * name but a `*.sample`. */
 bool handoff_hook_runs(const char *name);
+
+/* Whether a todo list of git's sequencer (rebase-merge/git-rebase-todo,
+ * sequencer/todo) holds a line git runs as a shell command at
+ * --continue: "exec" or "x", as git's parse_insn_line reads them (blanks
+ * before the command skipped, the command followed by a blank or the
+ * line's end). */
+bool handoff_todo_runs(const char *text, size_t n);
+
+/* Whether a merge strategy's name is one of git's own (ort, recursive,
+ * resolve, octopus, ours, subtree): any other name is run as the
+ * program git-merge-NAME, one the run may have planted. */
+bool handoff_strategy_builtin(const char *name);
 
 /* What a `.git` file says ("gitdir: PATH"), as written; NULL when it is
  * not one. */
@@ -173,6 +191,13 @@ struct handoff_scan {
  * run could write. NULL, or a NULL local_ok: no local URL is inert. */
 struct gitconfig_where {
 	bool (*local_ok)(void *data, const char *path);
+	/* Whether core.worktree = value, in this config, is git's own for a
+	 * submodule: the config is a submodule's git directory's
+	 * (.git/modules/NAME), and the working tree it names lies in the
+	 * workspace. Anywhere else a core.worktree the run set makes the
+	 * user's git read and write the tree it names, outside the
+	 * repository too. NULL: no core.worktree is inert. */
+	bool (*worktree_ok)(void *data, const char *value);
 	void *data;
 };
 

@@ -636,6 +636,166 @@ out=$(in_jail -C "$W8" -- "$PROBE" write "$W8/x" 2>&1)
 printf '%s\n' "$out" | grep -q '^probe: ok' && pass "and the next run goes on" ||
 	{ fail "and the next run goes on"; diag "$out"; }
 
+
+# ------------------------------------------------- where the user's git looks
+
+# core.worktree set by a run in the repository's own config, or in a
+# nested repository's: the user's git status lists the tree it names,
+# git add -A commits it, git restore writes the run's files there. Only
+# git's own, in a submodule's git directory, stays.
+mkdir -p "$T/private"
+echo secret >"$T/private/secret.txt"
+fresh_repo "$T/ctl/wtree"
+git -C "$T/ctl/wtree" config core.worktree "$T/private"
+git -C "$T/ctl/wtree" status --short 2>/dev/null | grep -q secret.txt &&
+	pass "THREATS 79 control: outside, git status lists the tree core.worktree names" ||
+	fail "THREATS 79 control: outside, git status lists the tree core.worktree names"
+fresh_repo "$W/wtree"
+out=$(in_jail -C "$W/wtree" -- sh -c 'git config core.worktree "$0" 2>/dev/null; git init -q nested &&
+	git -C nested config core.worktree "$0" && touch "$1"' "$T/private" "$M/started-wtree" 2>&1)
+started "$M/started-wtree" "setting core.worktree"
+for repo in "$W/wtree" "$W/wtree/nested"; do
+	name=${repo#"$W/"}
+	[ -z "$(git -C "$repo" config core.worktree)" ] && ! git -C "$repo" status --short 2>/dev/null | grep -q secret.txt &&
+		pass "THREATS 79: $name: the core.worktree the run set is undone, git status outside lists no other tree" ||
+		{ fail "THREATS 79: $name: the core.worktree the run set is undone, git status outside lists no other tree"; diag "$out"; }
+done
+printf '%s\n' "$out" | grep -q "^stockade: kept the inert settings of git config 'nested/.git/config' and undid the rest (core.worktree)" &&
+	pass "THREATS 79: the undone core.worktree is said" || { fail "THREATS 79: the undone core.worktree is said"; diag "$out"; }
+# git's own for a submodule (added in the jail above) stays
+wt=$(git -C "$W1/clone/.git/modules/sub" config core.worktree)
+[ -n "$wt" ] && [ "$(cd "$W1/clone/.git/modules/sub" && cd "$wt" && pwd -P)" = "$(cd "$W1/clone/sub" && pwd -P)" ] &&
+	pass "THREATS 79: a submodule's core.worktree, written by git submodule add in the jail, stays" ||
+	fail "THREATS 79: a submodule's core.worktree, written by git submodule add in the jail, stays (got '$wt')"
+# a submodule's git directory naming a tree outside the repository: undone
+out=$(in_jail -C "$W1/clone" -- sh -c 'git config -f .git/modules/sub/config core.worktree "$0"; touch "$1"' "$T/private" "$M/started-wtsub" 2>&1)
+started "$M/started-wtsub" "pointing a submodule's core.worktree outside"
+# (dropped: an inert setting's value is the run's, and this one is not;
+# git finds the submodule's tree from its .git file all the same)
+[ "$(git -C "$W1/clone/.git/modules/sub" config core.worktree)" != "$T/private" ] &&
+	git -C "$W1/clone/sub" status --short >"$T/substatus" 2>&1 && ! grep -q secret.txt "$T/substatus" &&
+	pass "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works" ||
+	{ fail "THREATS 79: a submodule's core.worktree pointed outside the repository is undone, git status there works"; diag "$out"; }
+
+# ---------------------------------------------- a rebase stopped midway
+
+# git rebase --continue runs the exec lines of .git/rebase-merge's todo
+# list. A run may leave a rebase of its own stopped (a conflict): that
+# stays; one whose todo list holds an exec line is set aside.
+# two_commits DIR: a repository with two commits, for a rebase -i of one.
+two_commits() {
+	fresh_repo "$1"
+	echo two >>"$1/file.txt"
+	git -C "$1" commit -q -a -m second
+}
+# stop_rebase DIR: an interactive rebase of the last commit, stopped at a
+# break before it (as git rebase -i leaves it for --continue).
+stop_rebase() {
+	git -C "$1" -c sequence.editor="sed -i '1i break'" rebase -q -i HEAD~1 >/dev/null 2>&1
+}
+two_commits "$T/ctl/rebase"
+stop_rebase "$T/ctl/rebase"
+echo "exec \"$EVIL\" rebase" >>"$T/ctl/rebase/.git/rebase-merge/git-rebase-todo"
+control_vector rebase "$T/ctl/rebase" rebase --continue
+# planted by the run, in a repository with no rebase under way
+two_commits "$W/rebase"
+out=$(in_jail -C "$W/rebase" -- bash -c "$(declare -f stop_rebase); stop_rebase . &&
+	echo 'exec \"$EVIL\" rebase' >>.git/rebase-merge/git-rebase-todo && touch '$M/started-rebase'" 2>&1)
+started "$M/started-rebase" "a rebase stopped in the jail, an exec line added to its todo"
+after_vector rebase "$W/rebase" rebase --continue
+[ ! -e "$W/rebase/.git/rebase-merge" ] && printf '%s\n' "$out" | grep -q "trust hand-off '.git/rebase-merge'" &&
+	pass "THREATS 80: the rebase state with an exec line is set aside, and said" ||
+	{ fail "THREATS 80: the rebase state with an exec line is set aside, and said"; diag "$out"; }
+# the user's own rebase under way, an exec line added by the run: the
+# todo list comes back as it was, and the rebase goes on outside
+two_commits "$W/rebase2"
+stop_rebase "$W/rebase2"
+todo=$(cat "$W/rebase2/.git/rebase-merge/git-rebase-todo")
+out=$(in_jail -C "$W/rebase2" -- sh -c 'echo "x \"$0\" rebase" >>.git/rebase-merge/git-rebase-todo; touch "$1"' "$EVIL" "$M/started-rebase2" 2>&1)
+started "$M/started-rebase2" "an exec line added to the user's own rebase"
+[ "$(cat "$W/rebase2/.git/rebase-merge/git-rebase-todo" 2>&1)" = "$todo" ] &&
+	pass "THREATS 80: the user's rebase under way gets its todo list back" ||
+	{ fail "THREATS 80: the user's rebase under way gets its todo list back"; diag "$out"; }
+after_vector rebase "$W/rebase2" rebase --continue
+[ "$(git -C "$W/rebase2" log -1 --format=%s)" = second ] && [ ! -e "$W/rebase2/.git/rebase-merge" ] &&
+	pass "THREATS 80: and git rebase --continue finishes it outside" ||
+	fail "THREATS 80: and git rebase --continue finishes it outside"
+# cherry-pick's sequencer: an exec line there is set aside too
+two_commits "$W/seq"
+out=$(in_jail -C "$W/seq" -- sh -c 'mkdir -p .git/sequencer && git rev-parse HEAD >.git/sequencer/head &&
+	printf "pick %s x\nexec \"%s\" seq\n" "$(git rev-parse HEAD)" "$0" >.git/sequencer/todo; touch "$1"' "$EVIL" "$M/started-seq" 2>&1)
+started "$M/started-seq" "a sequencer todo list with an exec line"
+[ ! -e "$W/seq/.git/sequencer" ] && pass "THREATS 80: a cherry-pick's sequencer/ with an exec line is set aside" ||
+	{ fail "THREATS 80: a cherry-pick's sequencer/ with an exec line is set aside"; diag "$out"; }
+# a rebase the run stopped on a conflict, no exec: kept, and finished outside
+two_commits "$W/conflict"
+git -C "$W/conflict" checkout -q -b side HEAD~1
+echo other >>"$W/conflict/file.txt"
+git -C "$W/conflict" commit -q -a -m side
+out=$(in_jail -C "$W/conflict" -- sh -c 'git rebase -q master >/dev/null 2>&1; test -d .git/rebase-merge && touch "$0"' "$M/started-conflict" 2>&1)
+started "$M/started-conflict" "a rebase in the jail stopped on a conflict"
+[ -d "$W/conflict/.git/rebase-merge" ] && [ -z "$out" ] &&
+	pass "THREATS 80: a rebase the run stopped on a conflict stays, nothing said" ||
+	{ fail "THREATS 80: a rebase the run stopped on a conflict stays, nothing said"; diag "$out"; }
+echo resolved >"$W/conflict/file.txt"
+git -C "$W/conflict" add file.txt
+GIT_EDITOR=true git -C "$W/conflict" rebase --continue >/dev/null 2>&1 && [ "$(git -C "$W/conflict" log -1 --format=%s)" = side ] &&
+	pass "THREATS 80: the conflict resolved outside, git rebase --continue finishes it" ||
+	fail "THREATS 80: the conflict resolved outside, git rebase --continue finishes it"
+
+# ------------------------------------------- a hand-off by another name
+
+# A hard link to a hand-off is a second name the run can write it by:
+# the namespace jail binds the hand-off's path read-only, not the inode,
+# and the guard's snapshot stands for the path. A hand-off with another
+# name gets a file of its own when a run begins; one the run links is
+# undone when it ends.
+plant_fsmonitor() {
+	printf '[core]\n\tfsmonitor = "%s %s"\n' "$EVIL" "$2" >>"$1"
+}
+fresh_repo "$T/ctl/alias"
+ln "$T/ctl/alias/.git/config" "$T/ctl/alias/notes.txt"
+plant_fsmonitor "$T/ctl/alias/notes.txt" alias
+control_vector alias "$T/ctl/alias" status
+# linked before the run (by an earlier run, or anyone): written through
+# while the run goes on, read by git outside meanwhile
+fresh_repo "$W/alias"
+ln "$W/alias/.git/config" "$W/alias/notes.txt"
+rm -f "$T/pwned-alias"
+# (not quiet: the note is what is looked for)
+jail --net off --write "$M" -C "$W/alias" -- bash -c "$(declare -f plant_fsmonitor); EVIL='$EVIL'; plant_fsmonitor notes.txt alias 2>/dev/null;
+	touch '$M/started-alias'; sleep 2" >"$T/alias.out" 2>&1 &
+jpid=$!
+wait_until test -e "$M/started-alias"
+run_git_outside "$W/alias" status
+wait "$jpid"
+out=$(cat "$T/alias.out")
+started "$M/started-alias" "writing .git/config through a hard link made before the run"
+pwned alias && fail "THREATS 81: what the run wrote through a hard link to .git/config does not run at 'git status' outside, during the run" ||
+	pass "THREATS 81: what the run wrote through a hard link to .git/config does not run at 'git status' outside, during the run"
+[ "$(stat -c %h "$W/alias/.git/config")" = 1 ] && ! grep -q fsmonitor "$W/alias/.git/config" &&
+	printf '%s\n' "$out" | grep -q "^stockade: gave trust hand-off '.git/config' a file of its own: it had another name" &&
+	pass "THREATS 81: the hand-off got a file of its own at the run's start, and it is said" ||
+	{ fail "THREATS 81: the hand-off got a file of its own at the run's start, and it is said"; diag "$out"; }
+# linked by the run: undone at its end (the namespace jail refuses the
+# link itself, across its read-only bind)
+fresh_repo "$W/alias2"
+mkdir -p "$W/alias2/.git/hooks"
+printf '#!/bin/sh\nexit 0\n' >"$W/alias2/.git/hooks/pre-commit"
+chmod +x "$W/alias2/.git/hooks/pre-commit"
+out=$(in_jail -C "$W/alias2" -- sh -c 'ln .git/config notes.txt 2>/dev/null; ln .git/hooks/pre-commit hook.txt 2>/dev/null; touch "$0"' "$M/started-alias2" 2>&1)
+started "$M/started-alias2" "hard links to .git/config and a hook made in the jail"
+[ "$(stat -c %h "$W/alias2/.git/config")" = 1 ] && [ "$(stat -c %h "$W/alias2/.git/hooks/pre-commit")" = 1 ] &&
+	pass "THREATS 81: after the run, .git/config and the hook have no other name" ||
+	{ fail "THREATS 81: after the run, .git/config and the hook have no other name"; diag "$out"; }
+if [ "$TEST_BACKEND" = landlock ]; then
+	printf '%s\n' "$out" | grep -q "trust hand-off '.git/config' (changed)" &&
+		printf '%s\n' "$out" | grep -q "trust hand-off '.git/hooks/pre-commit' (changed)" &&
+		pass "THREATS 81: landlock: a hand-off that gained a link is undone as changed, and said" ||
+		{ fail "THREATS 81: landlock: a hand-off that gained a link is undone as changed, and said"; diag "$out"; }
+fi
+[ "$(git -C "$W/alias2" config core.bare)" = false ] && git -C "$W/alias2" status >/dev/null 2>&1 &&
+	pass "THREATS 81: and the repository works as before" || fail "THREATS 81: and the repository works as before"
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)

@@ -347,7 +347,7 @@ struct key {
 static const struct key inert[] = {
 	{ "core", NULL, "repositoryformatversion", NULL }, { "core", NULL, "filemode", NULL }, { "core", NULL, "bare", NULL },
 	{ "core", NULL, "logallrefupdates", NULL }, { "core", NULL, "ignorecase", NULL }, { "core", NULL, "precomposeunicode", NULL },
-	{ "core", NULL, "symlinks", NULL }, { "core", NULL, "worktree", NULL }, { "core", NULL, "sparsecheckout", NULL },
+	{ "core", NULL, "symlinks", NULL }, { "core", NULL, "sparsecheckout", NULL },
 	{ "core", NULL, "sparsecheckoutcone", NULL }, { "core", NULL, "autocrlf", NULL }, { "core", NULL, "eol", NULL },
 	{ "core", NULL, "quotepath", NULL }, { "extensions", NULL, "objectformat", NULL },
 	{ "extensions", NULL, "worktreeconfig", NULL }, { "extensions", NULL, "anything", NULL },
@@ -387,6 +387,13 @@ static const struct key dangerous[] = {
 	{ "http", NULL, "proxy", NULL }, { "http", "https://x", "extraheader", NULL }, { "url", "ext::sh -c x", "insteadof", NULL },
 	{ "uploadpack", NULL, "packobjectshook", NULL }, { "receive", NULL, "procreceiverefs", NULL },
 	{ "receive", NULL, "denycurrentbranch", NULL }, { "safe", NULL, "directory", NULL },
+	/* what makes the user's git read or write outside the repository,
+	 * or run a program it names; core.worktree is inert only where the
+	 * guard says it is a submodule's (test_worktree) */
+	{ "core", NULL, "worktree", "/home/u/private" }, { "core", NULL, "worktree", "../../sub" },
+	{ "diff", NULL, "external", NULL }, { "mergetool", "x", "cmd", NULL }, { "difftool", "x", "cmd", NULL },
+	{ "pager", NULL, "log", NULL }, { "interactive", NULL, "difffilter", NULL }, { "gpg", "x509", "program", NULL },
+	{ "core", NULL, "hookspath", "/home/u/hooks" }, { "web", NULL, "browser", NULL },
 	/* a remote that is no network URL: a push runs its hooks, or git
 	 * runs a helper from PATH */
 	{ "remote", "origin", "url", "../evil.git" }, { "remote", "origin", "url", "/abs/evil.git" },
@@ -450,6 +457,31 @@ static void test_allowlist(void)
 			diag("  got '%s'", v.dropped[0]);
 		gitconfig_vetted_free(&v);
 	}
+}
+
+static bool says_yes(void *data, const char *value)
+{
+	(void)data;
+	return streq(value, "../../../sub");
+}
+
+/* core.worktree: inert only where the caller says the value is a
+ * submodule's own (guard/undo.c's submodule_worktree_ok). */
+static void test_worktree(void)
+{
+	struct gitconfig_where w = { .worktree_ok = says_yes };
+	ok(gitconfig_inert("core", NULL, "worktree", "../../../sub", &w), "core.worktree: inert where the guard says so");
+	ok(!gitconfig_inert("core", NULL, "worktree", "/home/u/private", &w), "core.worktree: not where it says no");
+	ok(!gitconfig_inert("core", NULL, "worktree", NULL, &w), "core.worktree: a key alone is not");
+	ok(!gitconfig_inert("core", NULL, "worktree", "../../../sub", NULL), "core.worktree: not without a where");
+	const char *now = "[core]\n\tbare = false\n\tworktree = ../../../sub\n";
+	struct gitconfig_vetted v;
+	ok(gitconfig_vet(NULL, 0, now, strlen(now), &w, &v) == 0 && v.keep, "a submodule's config git wrote: kept");
+	gitconfig_vetted_free(&v);
+	now = "[core]\n\tbare = false\n\tworktree = /home/u/private\n";
+	ok(gitconfig_vet(NULL, 0, now, strlen(now), &w, &v) == 0 && !v.keep && v.dropped[0] &&
+	   streq(v.dropped[0], "core.worktree"), "core.worktree naming another tree: dropped, named");
+	gitconfig_vetted_free(&v);
 }
 
 /* ---------------------------------------------------------------------
@@ -697,6 +729,7 @@ int main(void)
 	test_spans();
 	test_get_includes();
 	test_allowlist();
+	test_worktree();
 	test_vet();
 	test_vet_large();
 	git_teardown();

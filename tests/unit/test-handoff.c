@@ -20,13 +20,19 @@
 #include "tests/tap.h"
 #include "tests/tree.h"
 
-/* The rows of one git directory, as render() prints them. */
-#define GITDIR(g)                                                                              \
-	"git pointer " g "/commondir\n"                                                        \
-	"git config " g "/config\n"                                                            \
-	"git config " g "/config.worktree\n"                                                   \
-	"hooks " g "/hooks\n"                                                                  \
+/* The rows of one git directory, as render() prints them: GITDIR_HEAD
+ * and GITDIR_SEQ apart where another git directory's rows sort between
+ * them (one inside it). */
+#define GITDIR_HEAD(g)                           \
+	"git pointer " g "/commondir\n"          \
+	"git config " g "/config\n"              \
+	"git config " g "/config.worktree\n"     \
+	"hooks " g "/hooks\n"                    \
 	"tree " g "/info/attributes\n"
+#define GITDIR_SEQ(g)                            \
+	"git sequence " g "/rebase-merge\n"      \
+	"git sequence " g "/sequencer\n"
+#define GITDIR(g) GITDIR_HEAD(g) GITDIR_SEQ(g)
 
 /* The tree, canonical, so that absolute paths into it compare as the
  * discovery's own. */
@@ -191,7 +197,7 @@ static void test_plain_repo(void)
 	size_t top = 0;
 	for (size_t i = 0; i < handoff_table_len; i++)
 		top += handoff_table[i].place == HANDOFF_AT_TOP;
-	is_int(strv_length(paths), top + 5, "handoffs_list: the top's rows and the five of .git");
+	is_int(strv_length(paths), top + 7, "handoffs_list: the top's rows and the seven of .git");
 	ok(strv_contains(paths, ".git/hooks") && strv_contains(paths, ".vscode") && !strv_contains(paths, ".vscode/tasks.json") &&
 		   !strv_contains(paths, ".git/hooks/pre-commit") && !strv_contains(paths, "src/.envrc"),
 	   "handoffs_list: .git/hooks and .vscode, not what they hold, not src/.envrc");
@@ -241,7 +247,7 @@ static void test_worktree(void)
 	put(".git/worktrees/feat/config.worktree", "[core]\n\thooksPath = wt-hooks\n");
 	_cleanup_free_ char *to = xasprintf("gitdir: %s/.git/worktrees/feat\n", tree_base);
 	put("feat/.git", to);
-	check("a linked worktree", GITDIR(".git") GITDIR(".git/worktrees/feat") "git pointer feat/.git\nhooks feat/wt-hooks\n");
+	check("a linked worktree", GITDIR_HEAD(".git") GITDIR_SEQ(".git") GITDIR(".git/worktrees/feat") "git pointer feat/.git\nhooks feat/wt-hooks\n");
 	tree_end();
 
 	begin("handoff-worktree");
@@ -275,8 +281,8 @@ static void test_submodules(void)
 	put(".git/modules/junk/notes", "x\n");
 	put("lib/.git", "gitdir: ../.git/modules/lib\n");
 	put("lib/inner/.git", "gitdir: ../../.git/modules/lib/modules/inner\n");
-	check("submodules", GITDIR(".git") GITDIR(".git/modules/lib") GITDIR(".git/modules/lib/modules/inner")
-				    GITDIR(".git/modules/libs/a") "git pointer lib/.git\ngit pointer lib/inner/.git\n");
+	check("submodules", GITDIR_HEAD(".git") GITDIR_HEAD(".git/modules/lib") GITDIR(".git/modules/lib/modules/inner")
+				    GITDIR_SEQ(".git/modules/lib") GITDIR(".git/modules/libs/a") GITDIR_SEQ(".git") "git pointer lib/.git\ngit pointer lib/inner/.git\n");
 	tree_end();
 }
 
@@ -294,7 +300,7 @@ static void test_bare(void)
 	tree_dir("half/objects");
 	put("half/HEAD", "ref: refs/heads/main\n");
 	check("a bare repository in the workspace",
-	      GITDIR(".git") GITDIR("remote.git") "hooks remote.git/myhooks\n");
+	      GITDIR(".git") GITDIR_HEAD("remote.git") "hooks remote.git/myhooks\n" GITDIR_SEQ("remote.git"));
 	struct handoff_repos walked = { 0 };
 	_cleanup_close_ int wfd = open(tree_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (is_int(handoff_repos_walk(wfd, &walked), 0, "bare: walked")) {
@@ -385,7 +391,7 @@ static void test_submodule_hooks_path(void)
 	put(".git/modules/lib/config", "[core]\n\tworktree = ../../../lib\n\thooksPath = .husky\n");
 	put("lib/.git", "gitdir: ../.git/modules/lib\n");
 	check("a submodule's relative hooksPath, by its core.worktree",
-	      GITDIR(".git") GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	      GITDIR_HEAD(".git") GITDIR(".git/modules/lib") GITDIR_SEQ(".git") "git pointer lib/.git\nhooks lib/.husky\n");
 	tree_end();
 
 	/* No core.worktree: the working tree its .git file is in. */
@@ -395,7 +401,7 @@ static void test_submodule_hooks_path(void)
 	put(".git/modules/lib/config", "[core]\n\thooksPath = .husky\n");
 	put("lib/.git", "gitdir: ../.git/modules/lib\n");
 	check("a submodule's relative hooksPath, by its .git file",
-	      GITDIR(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	      GITDIR_HEAD(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") GITDIR_SEQ(".git") "git pointer lib/.git\nhooks lib/.husky\n");
 	tree_end();
 
 	/* A core.worktree outside the workspace names nothing there; the
@@ -406,7 +412,7 @@ static void test_submodule_hooks_path(void)
 	put(".git/modules/lib/config", "[core]\n\tworktree = /tmp\n\thooksPath = .husky\n");
 	put("lib/.git", "gitdir: ../.git/modules/lib\n");
 	check("a core.worktree outside the workspace",
-	      GITDIR(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") "git pointer lib/.git\nhooks lib/.husky\n");
+	      GITDIR_HEAD(".git") "hooks .git/modules/.husky\n" GITDIR(".git/modules/lib") GITDIR_SEQ(".git") "git pointer lib/.git\nhooks lib/.husky\n");
 	tree_end();
 }
 
@@ -477,7 +483,7 @@ static void test_depth(void)
 	_cleanup_free_ char *git256 = path_join(d256, ".git");
 	gitdir_at(git255);
 	gitdir_at(git256);
-	_cleanup_free_ char *want = xasprintf(GITDIR(".git") GITDIR("%s"), git255, git255, git255, git255, git255);
+	_cleanup_free_ char *want = xasprintf(GITDIR(".git") GITDIR("%s"), git255, git255, git255, git255, git255, git255, git255);
 	_cleanup_free_ char *unguarded = xasprintf("%s\n", d256);
 	check_scan("256 levels deep", &(struct handoff_scan){ .workspace = tree_base }, want, unguarded);
 
@@ -582,7 +588,7 @@ static void test_extra_and_gitdir_only(void)
 	gitdir_at("modules/sub");
 	check_scan("a git directory as the workspace", &(struct handoff_scan){ .workspace = tree_base, .gitdir_only = true },
 		   "git pointer commondir\ngit config config\ngit config config.worktree\nhooks hooks\ntree info/attributes\n" GITDIR(
-			   "modules/sub"),
+			   "modules/sub") "git sequence rebase-merge\ngit sequence sequencer\n",
 		   NULL);
 	tree_end();
 
@@ -758,6 +764,38 @@ static void test_is_handoff(void)
 	tree_end();
 }
 
+/* What git rebase --continue runs from a todo list: exec and x lines,
+ * as git's parse_insn_line reads them, and nothing else. */
+static void test_todo_runs(void)
+{
+	static const struct {
+		const char *text;
+		bool runs;
+	} cases[] = {
+		{ "pick 1234 one\npick 5678 two\n", false },
+		{ "pick 1234 one\nexec touch /tmp/PWNED\n", true },
+		{ "x make", true },
+		{ "  \tx\tmake\n", true },
+		{ "exec\n", true },
+		{ "x\r\n", true },
+		{ "pick 1 a\r\nexec b\r\n", true },
+		{ "# exec not a command\n", false },
+		{ "pick 1 exec\n", false },
+		{ "execute 1\n", false },
+		{ "xpick 1\n", false },
+		{ "break\nlabel onto\nreset onto\nmerge -C 1 l\n", false },
+		{ "", false },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		ok(handoff_todo_runs(cases[i].text, strlen(cases[i].text)) == cases[i].runs, "todo %zu: %s", i,
+		   cases[i].runs ? "runs a command" : "runs nothing");
+	ok(handoff_todo_runs("pick 1\nexec\0 x\n", 14), "exec ended by a NUL, where git's parser stops: runs");
+	ok(handoff_strategy_builtin("ort") && handoff_strategy_builtin("recursive") && handoff_strategy_builtin("octopus"),
+	   "git's own strategies are built in");
+	ok(!handoff_strategy_builtin("evil") && !handoff_strategy_builtin("../x") && !handoff_strategy_builtin(""),
+	   "any other strategy names a program");
+}
+
 int main(void)
 {
 	test_empty();
@@ -780,5 +818,6 @@ int main(void)
 	test_gitdir_plausible();
 	test_normalize();
 	test_is_handoff();
+	test_todo_runs();
 	return tap_done();
 }
