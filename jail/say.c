@@ -205,8 +205,6 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 	}
 }
 
-/* The interpreter a script's first line names, canonical, where it
- * exists outside the jail; NULL for a program that is not a script. */
 /* The interpreter a script's first line names (#!), as written, or NULL. */
 static char *script_line_interpreter(const char *program)
 {
@@ -244,6 +242,35 @@ static char *word_path(const char *word, const char *cwd, const char *home)
 	return word[0] != '~' && cwd ? path_join(cwd, word) : NULL;
 }
 
+/* What runs a script that is not executable: the program its first line
+ * names (the one env looks up, for #!/usr/bin/env python3), or for none,
+ * the one its name's ending says, else sh. */
+static char *script_runner(const char *path, const char *interp)
+{
+	if (interp && streq(interp, "/usr/bin/env")) {
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		char line[256];
+		ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+		line[n > 0 ? n : 0] = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		/* the words after env's own: its options (-S) and NAME=VALUEs */
+		char *save = NULL;
+		for (char *w = strtok_r(n > 2 ? line + 2 : line, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			if (!streq(w, interp) && w[0] != '-' && !strchr(w, '='))
+				return xstrdup(w);
+	}
+	if (interp)
+		return xstrdup(interp);
+	static const struct {
+		const char *ending, *runner;
+	} endings[] = { { ".py", "python3" }, { ".js", "node" }, { ".mjs", "node" }, { ".rb", "ruby" },
+			{ ".pl", "perl" },   { ".bash", "bash" } };
+	for (size_t i = 0; i < ARRAY_SIZE(endings); i++)
+		if (str_has_suffix(path, endings[i].ending))
+			return xstrdup(endings[i].runner);
+	return xstrdup("sh");
+}
+
 /* Why the file word names (from cwd) cannot be run, where that is in
  * the file itself: a directory, no execute bit, a first line naming an
  * interpreter that is not there. NULL: not that. */
@@ -256,9 +283,11 @@ static char *run_fault(const char *word, const char *cwd)
 	if (S_ISDIR(st.st_mode))
 		return xasprintf("'%s' is a directory", word);
 	_cleanup_free_ char *interp = script_line_interpreter(path);
-	if (S_ISREG(st.st_mode) && !(st.st_mode & 0111))
-		return xasprintf("it is not executable: chmod +x %s, or give it to its interpreter (%s %s)", word,
-				 interp ? interp : "sh", word);
+	if (S_ISREG(st.st_mode) && !(st.st_mode & 0111)) {
+		_cleanup_free_ char *runner = script_runner(path, interp);
+		return xasprintf("it is not executable: chmod +x %s, or give it to its interpreter (%s %s)", word, runner,
+				 word);
+	}
 	if (interp && access(interp, F_OK) < 0)
 		return xasprintf("its first line names the interpreter '%s', which does not exist", interp);
 	return NULL;

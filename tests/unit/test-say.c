@@ -135,7 +135,27 @@ static void test_line(void)
 	_cleanup_free_ char *l13 = say_unreadable_program(&p, "./s.sh", tmpl, ws, NULL);
 	is_str(l13, "its first line names the interpreter '/no/such/interp', which does not exist",
 	       "a script whose interpreter is not there: named");
+	/* one that env finds, and one with no first line: the program
+	 * that runs it, never env itself */
+	if ((f = fopen(script, "w"))) {
+		fputs("#!/usr/bin/env -S PYTHONDONTWRITEBYTECODE=1 python3 -u\n", f);
+		fclose(f);
+	}
+	chmod(script, 0644);
+	_cleanup_free_ char *l16 = say_unreadable_program(&p, "./s.sh", tmpl, ws, NULL);
+	is_str(l16, "it is not executable: chmod +x ./s.sh, or give it to its interpreter (python3 ./s.sh)",
+	       "a script that is not executable, through env: the program env finds");
 	unlink(script);
+	_cleanup_free_ char *py = path_join(ws, "t.py");
+	if ((f = fopen(py, "w"))) {
+		fputs("print(1)\n", f);
+		fclose(f);
+	}
+	chmod(py, 0644);
+	_cleanup_free_ char *l17 = say_unreadable_program(&p, "./t.py", tmpl, ws, NULL);
+	is_str(l17, "it is not executable: chmod +x ./t.py, or give it to its interpreter (python3 ./t.py)",
+	       "a .py with no first line: python3, not sh");
+	unlink(py);
 	unlink(bin);
 	/* what the report names refused already has its own line and fix */
 	struct report rep;
