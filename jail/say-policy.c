@@ -128,6 +128,15 @@ void say_policy_failure(const struct policy_failure *f)
 		log_error("%s '%s' %s cannot be honoured: /proc and /dev are the jail's own", key, path, at);
 		break;
 	case POLICY_PATH_STEERED:
+		if (f->source.kind == SOURCE_OPTION) {
+			log_error("cannot %s '%s' %s: it leads to '%s' through '%s', in '%s', which a run may write: a run "
+				  "could have chosen where it leads",
+				  access_name(f->access), path, at, f->other ? f->other : "?", f->via ? f->via : "?",
+				  f->tree ? f->tree : "?");
+			log_hint("if '%s' is meant, name it as it is (%s %s); else take the symlink away", f->other ? f->other : "?",
+				 key, f->other ? f->other : "?");
+			break;
+		}
 		log_error("cannot %s '%s' %s: it leads to '%s' through '%s', in '%s', which a run may write: that way is "
 			  "not the file's to grant",
 			  access_name(f->access), path, at, f->other ? f->other : "?", f->via ? f->via : "?",

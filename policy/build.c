@@ -276,6 +276,9 @@ static int find_home(struct policy *p, char *const *environ, struct policy_failu
 	return 0;
 }
 
+static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
+			 const struct source *source, const char *cwd, struct policy_failure *f);
+
 static int find_workspace(struct policy *p, const struct settings *s, const char *cwd, struct policy_failure *f)
 {
 	int r;
@@ -283,6 +286,11 @@ static int find_workspace(struct policy *p, const struct settings *s, const char
 		if (str_has_control(s->workspace))
 			return fail(f, POLICY_PATH_CONTROL, 0, s->workspace, s->workspace_source);
 		_cleanup_free_ char *abs = s->workspace[0] == '/' ? xstrdup(s->workspace) : path_join(cwd, s->workspace);
+		/* a link a run in the directory stockade runs from planted on
+		 * the way (packages/app -> ~/.config/autostart) would choose
+		 * what this run writes */
+		if ((r = check_steered(p, abs, s->workspace, ACCESS_WRITE, s->workspace_source, cwd, f)) < 0)
+			return r;
 		r = path_canonical(abs, &p->workspace);
 		if (r < 0)
 			return fail(f, POLICY_WORKSPACE_UNUSABLE, -r, s->workspace, s->workspace_source);
@@ -459,20 +467,40 @@ static void add_outer_repo_rules(struct policy *p)
 				"default: its common git directory (guarded)");
 }
 
-/* A settings file's path that leads out of a tree the run may write, by
- * a symlink there or a directory a run could have swapped: what it grants
- * would be what an earlier run chose, not what the file meant when it was
- * written or trusted. An error naming the key; a path that stays inside
- * the tree it entered has that tree's rights and is granted as it is, and
- * one that leads where the run has that access anyway gives nothing. The
- * command line is the person's word now, and is taken as it leads. */
-static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
-			 const struct source *source, struct policy_failure *f)
+/* The trees a run could have written before this one, for a path the
+ * command line names: this run's own, and the directory stockade runs
+ * from, every run's workspace there (unless it could be none: the home,
+ * /). NULL-terminated; free with strv_free. */
+static char **steer_trees_now(const struct policy *p, const char *cwd)
 {
-	if (source->kind != SOURCE_FILE)
+	char **v = strv_new();
+	for (size_t i = 0; p->writable && p->writable[i]; i++)
+		strv_add(&v, p->writable[i]);
+	_cleanup_free_ char *here = NULL;
+	if (cwd && path_canonical(cwd, &here) == 0 && !streq(here, "/") && !path_is_beneath(p->user_home, here) &&
+	    !(p->passwd_home && path_is_beneath(p->passwd_home, here)) && !strv_contains(v, here))
+		strv_add(&v, here);
+	return v;
+}
+
+/* A path that leads out of a tree a run may write, by a symlink there or
+ * a directory a run could have swapped: what it grants would be what an
+ * earlier run chose, not what the file meant when it was written or
+ * trusted, nor what the person named (packages/app, planted as a link to
+ * ~/.config/autostart). An error naming the key or option, with the path
+ * it leads to, which the person may name as it is; a path that stays
+ * inside the tree it entered has that tree's rights and is granted as it
+ * is, and one that leads where the run has that access anyway gives
+ * nothing. cwd: for the command line's paths, the directory stockade runs
+ * from (steer_trees_now). */
+static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
+			 const struct source *source, const char *cwd, struct policy_failure *f)
+{
+	if (source->kind != SOURCE_FILE && source->kind != SOURCE_OPTION)
 		return 0;
+	_cleanup_strv_ char **now = source->kind == SOURCE_OPTION ? steer_trees_now(p, cwd) : NULL;
 	struct steer st;
-	if (steer_path(p->writable, abs, &st) < 0)
+	if (steer_path(now ? now : p->writable, abs, &st) < 0)
 		return 0;	/* the error, if any, is the caller's to find */
 	int r = 0;
 	/* what the path leads to has what the rule asks already: the way
@@ -580,7 +608,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
 		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE) {
-			int e = check_steered(p, abs, lr->path, lr->access, &lr->source, f);
+			int e = check_steered(p, abs, lr->path, lr->access, &lr->source, cwd, f);
 			if (e < 0)
 				return e;
 		}
@@ -1182,7 +1210,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	p->writable = first_writable(p, layers, n_layers, cwd);
 	if (s.home) {
 		_cleanup_free_ char *abs = layer_path(p, s.home_dir, cwd, s.home);
-		if ((r = check_steered(p, abs, s.home, ACCESS_WRITE, s.home_source, f)) < 0)
+		if ((r = check_steered(p, abs, s.home, ACCESS_WRITE, s.home_source, cwd, f)) < 0)
 			return r;
 	}
 

@@ -150,6 +150,32 @@ expect_control "THREATS 74 control: named as it is and trusted, as the hint says
 "$STOCKADE" trust --revoke "$W/stockade.ini" 2>/dev/null
 rm -rf "$W/stockade.ini" "$W/fixtures"
 
+# The command line's paths, the same way: a link a run planted in the
+# directory stockade runs from (every run's workspace there) does not
+# choose what a later run reads or writes, nor its workspace.
+mkdir -p "$HOME/autostart"
+in_jail -- sh -c 'ln -s "$1" data && mkdir -p packages && ln -s "$2" packages/app && mkdir real && ln -s real inside' \
+	sh "$HOME/private" "$HOME/autostart"
+[ -L "$W/data" ] && [ -L "$W/packages/app" ] && pass "THREATS 74 control: a run planted data -> ~/private and packages/app -> ~/autostart" ||
+	fail "THREATS 74 control: a run planted data -> ~/private and packages/app -> ~/autostart"
+fails "THREATS 74: --read of a planted link is refused, naming where it leads" \
+	"cannot read 'data' on the command line: it leads to '$HOME/private' through '$W/data'" \
+	-- sh -c 'cd "$1" && shift && exec "$@"' sh "$W" "${JAIL[@]}" --net off --read data -- "$PROBE" read "$W/data/notes.txt"
+out=$(cd "$W" && "${JAIL[@]}" --net off --read data -- true 2>&1)
+contains "THREATS 74: and says how to name the place if it is meant" "$out" "(--read $HOME/private)"
+fails "THREATS 74: --write of a planted link is refused" "cannot write 'data' on the command line" \
+	-- sh -c 'cd "$1" && shift && exec "$@"' sh "$W" "${JAIL[@]}" --net off --write data -- true
+fails "THREATS 74: a workspace (-C) through a planted link is refused" \
+	"cannot write 'packages/app' on the command line: it leads to '$HOME/autostart'" \
+	-- sh -c 'cd "$1" && shift && exec "$@"' sh "$W" "${JAIL[@]}" --net off -C packages/app -- "$PROBE" write evil
+[ ! -e "$HOME/autostart/evil" ] && pass "THREATS 74: nothing was written where the link leads" ||
+	fail "THREATS 74: nothing was written where the link leads"
+expect_control "THREATS 74 control: named as it is, as the hint says, it is read" -- \
+	sh -c 'cd "$1" && shift && exec "$@"' sh "$W" "${JAIL[@]}" -q --net off --read "$HOME/private" -- "$PROBE" read "$NOTES"
+expect_control "THREATS 74 control: a link that stays inside the workspace is taken as it leads" -- \
+	sh -c 'cd "$1" && shift && exec "$@"' sh "$W" "${JAIL[@]}" -q --net off -C inside -- "$PROBE" write "$W/real/x"
+rm -rf "$W/data" "$W/packages" "$W/real" "$W/inside" "$HOME/autostart"
+
 # ----------------------------------------------------------------- THREATS 75
 # Built-in grants that follow the workspace: the caller's PATH holds a
 # directory of the workspace.
