@@ -190,6 +190,12 @@ void env_point_into_jail(struct env *e, const char *home, const char *tmpdir, co
 			env_put(e, vars[i].name, vars[i].value, "points into the jail");
 		free(vars[i].value);
 	}
+	/* tmux keeps its sockets in /tmp/tmux-UID, which the landlock
+	 * backend cannot give (the host's /tmp): the private tmp instead,
+	 * where the run's own tmux finds its server in every command of a
+	 * session. */
+	if (!strv_contains(decided, "TMUX_TMPDIR"))
+		env_put(e, "TMUX_TMPDIR", tmpdir, "points into the jail");
 	/* Programs that read TMP or TEMP find the private tmp too. */
 	static const char *const tmp_vars[] = { "TMP", "TEMP", "TEMPDIR" };
 	for (size_t i = 0; i < ARRAY_SIZE(tmp_vars); i++)
