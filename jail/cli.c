@@ -116,7 +116,7 @@ void cli_usage(FILE *f)
 	      "      --session ID        run COMMAND in that session (session exec ID)\n"
 	      "      --name NAME         session start: the session's id (default: a random one)\n"
 	      "      --idle TIME         session start: end it after TIME with no command\n"
-	      "                          (30m, 2h, 0 for never; default 1h)\n"
+	      "                          (30m, 2h, 7d, 0 for never; default 1h)\n"
 	      "  -q, --quiet             say nothing unless something fails\n"
 	      "  -v, --verbose           say what is enforced and what is not (explain: everything)\n"
 	      "      --json              doctor and explain: as JSON\n"
@@ -131,14 +131,15 @@ void cli_usage(FILE *f)
 	      f);
 }
 
-/* "30m", "2h", "90s", "600" (seconds), "0" (never). */
+/* "30m", "2h", "90s", "7d", "600" (seconds), "0" (never). */
 int session_parse_idle(const char *s, unsigned *ret)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 	if (end == s)
 		return -EINVAL;
-	unsigned long mult = streq(end, "") || streq(end, "s") ? 1 : streq(end, "m") ? 60 : streq(end, "h") ? 3600 : 0;
+	unsigned long mult = streq(end, "") || streq(end, "s") ? 1 : streq(end, "m") ? 60 : streq(end, "h") ? 3600
+		     : streq(end, "d") ? 24 * 3600 : 0;
 	if (!mult || v > 30UL * 24 * 3600 / mult)
 		return -EINVAL;
 	*ret = (unsigned)(v * mult);
@@ -205,7 +206,9 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	optind = 0;
 	opterr = 0;
 	int c;
+	const char *last_optarg = NULL;	/* a "--" there is an option's value, not the options' end */
 	while ((c = getopt_long(argc - first + 1, argv + first - 1, "+:C:p:qvh", long_options, NULL)) != -1) {
+		last_optarg = optarg;
 		switch (c) {
 		case 'C':
 			SESSION_ONLY("--workspace");
@@ -316,7 +319,7 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 			if (o->command != CMD_SESSION_START)
 				USAGE_ERROR("--idle goes with 'stockade session start'");
 			if (session_parse_idle(optarg, &o->idle_s) < 0)
-				USAGE_ERROR("invalid --idle '%s': use a time (90s, 30m, 2h; at most 30 days) or 0 for never", optarg);
+				USAGE_ERROR("invalid --idle '%s': use a time (90s, 30m, 2h, 7d; at most 30d) or 0 for never", optarg);
 			break;
 		case OPT_SESSION:
 			if (o->command != CMD_RUN)
@@ -374,6 +377,10 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 	}
 	int rest = first - 1 + optind;
 	if (o->command == CMD_SESSION_EXEC && !o->session_id) {
+		/* "session exec -- COMMAND": the "--" getopt took ends the
+		 * options, and no ID came before it */
+		if (rest > first && streq(argv[rest - 1], "--") && argv[rest - 1] != last_optarg)
+			USAGE_ERROR("no session ID given: stockade session exec ID -- COMMAND [ARG]...");
 		if (rest >= argc || streq(argv[rest], "--"))
 			USAGE_ERROR("usage: stockade session exec [OPTION]... ID -- COMMAND [ARG]...");
 		o->session_id = xstrdup(argv[rest++]);

@@ -68,7 +68,13 @@ static void hold_exec_free(struct hold_exec *x)
 
 struct holder {
 	struct holder_setup s;
-	char *id, *sock_path, *info_path;
+	char *id, *sock_path, *info_path, *log_path;
+	/* The session's log (the holder's stderr), read: what it holds
+	 * past told is said to nobody yet. The next exec's caller, or the
+	 * stopper, is given it, as a run gives its lines to its caller. */
+	int log_fd;
+	off_t told;
+	bool stopped;		/* by a stop, not by its jail's end */
 	struct run *r;
 	const struct places *pl;
 	int zygote;		/* -1 until ready */
@@ -99,6 +105,8 @@ struct holder *holder_new(const struct holder_setup *s)
 	h->id = xstrdup(s->id);
 	h->sock_path = xstrdup(s->sock_path);
 	h->info_path = xstrdup(s->info_path);
+	h->log_path = xstrdup(s->log_path);
+	h->log_fd = open(s->log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	h->zygote = -1;
 	h->stopper = -1;
 	h->next_id = 1;
@@ -131,6 +139,9 @@ void holder_free(struct holder *h)
 	free(h->id);
 	free(h->sock_path);
 	free(h->info_path);
+	free(h->log_path);
+	if (h->log_fd >= 0)
+		close(h->log_fd);
 	free(h);
 }
 
@@ -154,8 +165,15 @@ void holder_ready(struct holder *h, struct run *r, const struct places *pl, int 
 	h->zygote = zsock;
 	h->backend = backend;
 	write_info(h);
+	/* What the jail's start said, the starter says: "r", then how much
+	 * of the log that is. */
+	struct stat st;
+	if (h->log_fd >= 0 && fstat(h->log_fd, &st) == 0)
+		h->told = st.st_size;
 	if (h->s.ready_fd >= 0) {
-		(void)!write(h->s.ready_fd, "r", 1);
+		char ready[32];
+		int n = snprintf(ready, sizeof(ready), "r%lld", (long long)h->told);
+		(void)!write(h->s.ready_fd, ready, (size_t)n);
 		close(h->s.ready_fd);
 		h->s.ready_fd = -1;
 	}
@@ -170,6 +188,38 @@ static void send_simple(int fd, const char *type, const char *key, const char *v
 		wire_add(&o, key, value);
 	(void)wire_send(fd, &o, NULL, 0);
 	wire_out_free(&o);
+}
+
+/* What the log holds that nobody was told (the guard's lines between
+ * commands, the run's end), each whole line once, to this client. */
+static void tell_untold(struct holder *h, int fd)
+{
+	if (h->log_fd < 0)
+		return;
+	char buf[16384];
+	size_t have = 0;
+	for (;;) {
+		ssize_t n = pread(h->log_fd, buf + have, sizeof(buf) - 1 - have, h->told + (off_t)have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			*nl = '\0';
+			send_simple(fd, "said", "line", line);
+			line = nl + 1;
+		}
+		size_t used = (size_t)(line - buf);
+		if (!used && have == sizeof(buf) - 1) {
+			/* a line longer than the buffer: said in pieces */
+			send_simple(fd, "said", "line", buf);
+			used = have;
+		}
+		h->told += (off_t)used;
+		memmove(buf, line, have - used);
+		have -= used;
+	}
 }
 
 /* A refusal before the command runs: the line and the status. */
@@ -527,6 +577,9 @@ static int narrowing_ruleset(const struct narrowed *nw, int *ret)
 
 static void exec(struct holder *h, struct hold_client *c, const struct wire_msg *m, int *fds, size_t n_fds)
 {
+	/* What the guard undid since the last command's end (something the
+	 * session left running planted it), first. */
+	tell_untold(h, c->fd);
 	if (c->exec) {
 		refuse(c->fd, EXIT_STOCKADE, "this connection runs a command already: one at a time on each", NULL);
 		return;
@@ -672,6 +725,7 @@ static void client_message(struct holder *h, size_t i)
 			signal_exec(h, c->exec, sig);
 	} else if (streq(m.type, "stop")) {
 		h->stop = true;
+		h->stopped = true;
 		if (h->stopper < 0) {
 			/* answered once the jail is gone (holder_finish) */
 			h->stopper = c->fd;
@@ -710,19 +764,6 @@ static void accept_client(struct holder *h)
 	h->clients[h->n_clients++] = c;
 }
 
-/* Lines said while the guard works, for the client. */
-struct said {
-	char **lines;
-	struct report *rep;
-};
-
-static void tap(const char *line, void *data)
-{
-	struct said *s = data;
-	strv_add(&s->lines, line);
-	report_said_line(s->rep, line);
-}
-
 static void tap_report(const char *line, void *data)
 {
 	report_said_line(data, line);
@@ -737,11 +778,9 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 	/* What the jail planted meanwhile (this command, or anything the
 	 * session left running) is undone before the status goes out. */
 	struct report *rep = h->r->rep;
-	struct said s = { .lines = strv_new(), .rep = rep };
-	log_tap_set(tap, &s);
+	log_tap_set(tap_report, rep);
 	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	bool cleanup_failed = run_recheck_guard(h->r) < 0;
-	log_tap_set(tap_report, rep);
 	if (cleanup_failed)
 		status = EXIT_UNDO_FAILED;
 	if (x->report_fd >= 0) {
@@ -754,8 +793,7 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 		close(x->report_fd);
 	}
 	if (x->client) {
-		for (size_t k = 0; s.lines[k]; k++)
-			send_simple(x->client->fd, "said", "line", s.lines[k]);
+		tell_untold(h, x->client->fd);
 		/* What was refused while it ran (the session's other commands
 		 * are in the same report), in one line when it failed. */
 		_cleanup_free_ char *line = status != 0 ? report_denials_line_since(rep, x->denied, x->n_denied) : NULL;
@@ -803,7 +841,6 @@ static void exec_ended(struct holder *h, long id, int wstatus)
 		wire_out_free(&o);
 		x->client->exec = NULL;
 	}
-	strv_free(s.lines);
 	hold_exec_free(x);
 	h->execs[i] = h->execs[--h->n_execs];
 	h->execs_done++;
@@ -920,9 +957,40 @@ void holder_forget_files(const struct holder *h)
 void holder_finish(struct holder *h)
 {
 	holder_forget_files(h);
-	/* Every client still here learns the session is over. */
-	for (size_t i = 0; i < h->n_clients; i++)
-		refuse(h->clients[i]->fd, EXIT_STOCKADE, "the session has ended", NULL);
-	if (h->stopper >= 0)
+	/* A command under way was killed with every process of the session:
+	 * it ran, so its caller gets what it got (SIGKILL's 137), never the
+	 * 125 of a command that did not run. One not yet started may have
+	 * begun: the same. */
+	for (size_t i = 0; i < h->n_clients; i++) {
+		struct hold_client *c = h->clients[i];
+		if (!c->exec) {
+			refuse(c->fd, EXIT_STOCKADE, "the session has ended", NULL);
+			continue;
+		}
+		_cleanup_free_ char *line = xasprintf("stockade: the session '%s' %s while the command ran: it was killed "
+						      "with every process of the session (SIGKILL)",
+						      h->id, h->stopped ? "was stopped" : "ended (its jail is gone)");
+		send_simple(c->fd, "said", "line", line);
+		if (h->stopper < 0)
+			tell_untold(h, c->fd);
+		struct wire_out o = { 0 };
+		wire_begin(&o, "exit");
+		wire_add_long(&o, "signal", SIGKILL);
+		wire_add_long(&o, "status", 128 + SIGKILL);
+		(void)wire_send(c->fd, &o, NULL, 0);
+		wire_out_free(&o);
+		c->exec->client = NULL;
+		c->exec = NULL;
+	}
+	/* What the session's end undid, to whoever stopped it. */
+	if (h->stopper >= 0) {
+		tell_untold(h, h->stopper);
 		send_simple(h->stopper, "stopped", "session", h->id);
+	}
+	/* Its log goes with its other places, unless it holds what nobody
+	 * was told (an idle end's guard lines): then it stays, and an exec
+	 * or stop of the session says where. */
+	struct stat st;
+	if (h->log_fd >= 0 && fstat(h->log_fd, &st) == 0 && st.st_size <= h->told)
+		(void)unlink(h->log_path);
 }

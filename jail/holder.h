@@ -23,6 +23,7 @@ struct holder_setup {
 	const char *id;
 	const char *sock_path;
 	const char *info_path;
+	const char *log_path;	/* where the holder's stderr goes */
 	int listen_fd;
 	int ready_fd;
 	unsigned idle_s;	/* 0: never idle out */
@@ -32,7 +33,8 @@ struct holder *holder_new(const struct holder_setup *s);
 void holder_free(struct holder *h);
 
 /* The jail is built and its zygote ready (zsock: the holder's end of its
- * socket): the starter is told, the info file written. */
+ * socket): the starter is told (with how much of the log it says), the
+ * info file written. */
 void holder_ready(struct holder *h, struct run *r, const struct places *pl, int zsock, const char *backend);
 
 /* the socket, the zygote, 128 clients, and the guard's 3 watches */

@@ -170,9 +170,9 @@ int run_recheck_guard(struct run *r)
 	for (size_t i = 0; i < r->n_guards; i++)
 		failed |= check_guard(r, i, &areas[i], 0);
 	if (r->guard_failed_between) {
-		/* said when it happened, in the session's log */
+		/* said when it happened, and to the next exec as it began */
 		log_error("between the session's commands the guard could not undo everything a process of the session "
-			  "changed in the trust hand-offs (the session's log says what)");
+			  "changed in the trust hand-offs (said above, as this command began)");
 		r->guard_failed_between = false;
 		failed = true;
 	}

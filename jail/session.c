@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,9 +57,29 @@ static int sessions_dir(char **ret)
 	}
 	_cleanup_free_ char *dir = path_join(base, "sessions");
 	(void)mkdir_private(dir, getuid());
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+	if (lstat(dir, &st) == 0 && st.st_uid != getuid()) {
+		/* Another user's (root with their HOME or XDG_STATE_HOME): no
+		 * chmod makes it yours; your own place does. */
+		struct passwd *pw = getpwuid(st.st_uid);
+		_cleanup_free_ char *owner = pw ? xstrdup(pw->pw_name) : xasprintf("user %u", (unsigned)st.st_uid);
+		pw = getpwuid(getuid());
+		const char *xdg = getenv("XDG_STATE_HOME");
+		log_error("cannot use '%s' for sessions: it is %s's (uid %u), and a session's folder must be yours alone", dir,
+			  owner, (unsigned)st.st_uid);
+		if (xdg && xdg[0] == '/' && path_is_beneath(dir, xdg))
+			log_hint("unset XDG_STATE_HOME, or set it to a folder of yours");
+		else if (pw)
+			log_hint("run it with your own home: HOME='%s' stockade session ...", pw->pw_dir);
+		else
+			log_hint("set HOME to a folder of yours");
+		return -EPERM;
+	}
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 077)) {
 		log_error("cannot use '%s' for sessions: it must be a folder of yours that nobody else can reach (0700)", dir);
-		log_hint("chmod 700 '%s'", dir);
+		if (S_ISDIR(st.st_mode))
+			log_hint("chmod 700 '%s'", dir);
+		else
+			log_hint("move '%s' aside: a session's folder is made there", dir);
 		return -EPERM;
 	}
 	*ret = TAKE_PTR(dir);
@@ -77,14 +98,28 @@ static bool valid_id(const char *id)
 	return true;
 }
 
+/* The session's log, when it holds something: its path (a session that
+ * ended there left what nobody was told). */
+static char *log_left(const char *dir, const char *id)
+{
+	char *logp = xasprintf("%s/%s.log", dir, id);
+	struct stat st;
+	if (lstat(logp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		return logp;
+	free(logp);
+	return NULL;
+}
+
 /* A connection to the session's socket, hello said and not yet
- * answered: its fd, or -1 (said, unless quiet). */
-static int session_dial(const char *dir, const char *id, bool quiet)
+ * answered: its fd, or -errno (said, unless quiet). timeout_ms > 0
+ * bounds the connect and each send and receive on it: a holder that is
+ * stopped or wedged answers nothing. */
+static int session_dial(const char *dir, const char *id, bool quiet, int timeout_ms)
 {
 	if (!valid_id(id)) {
 		if (!quiet)
 			log_error("invalid session '%s': a session's id is letters, digits, '.', '_' and '-'", id);
-		return -1;
+		return -EINVAL;
 	}
 	_cleanup_free_ char *path = xstrcat3(dir, "/", id);
 	_cleanup_free_ char *sock_path = xstrcat3(path, ".sock", "");
@@ -92,19 +127,29 @@ static int session_dial(const char *dir, const char *id, bool quiet)
 	if (strlen(sock_path) >= sizeof(a.sun_path)) {
 		if (!quiet)
 			log_error("cannot reach the session '%s': its socket path '%s' is too long", id, sock_path);
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	strcpy(a.sun_path, sock_path);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && timeout_ms > 0) {
+		struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		if (!quiet) {
+		if (!quiet && (e == EAGAIN || e == EINPROGRESS)) {
+			log_error("the session '%s' does not answer: its holder takes no connection", id);
+		} else if (!quiet) {
 			log_error("no session '%s' is running (%s)", id, strerror(e));
+			_cleanup_free_ char *left = log_left(dir, id);
+			if (left)
+				log_hint("what the session said at its end, which nobody was told, is in '%s'", left);
 			log_hint("stockade session list shows those that are; stockade session start begins one");
 		}
-		return -1;
+		return -e;
 	}
 	struct wire_out o = { 0 };
 	wire_begin(&o, "hello");
@@ -115,7 +160,7 @@ static int session_dial(const char *dir, const char *id, bool quiet)
 		if (!quiet)
 			log_error("cannot speak to the session '%s': %s", id, strerror(-r));
 		close(fd);
-		return -1;
+		return r;
 	}
 	return fd;
 }
@@ -137,6 +182,7 @@ static bool session_answered(int fd, const char *id, struct wire_msg *ret_hello,
 		for (size_t i = 0; i < n_fds; i++)
 			close(fds[i]);
 		close(fd);
+		errno = r < 0 ? -r : EPROTO;
 		return false;
 	}
 	for (size_t i = 0; i < n_fds; i++)
@@ -150,10 +196,54 @@ static bool session_answered(int fd, const char *id, struct wire_msg *ret_hello,
 
 /* A connection to the session's socket, said hello to and answered: its
  * fd, or -1 (said, unless quiet). */
-static int session_connect(const char *dir, const char *id, struct wire_msg *ret_hello, bool quiet)
+static int session_connect(const char *dir, const char *id, struct wire_msg *ret_hello, bool quiet, int timeout_ms)
 {
-	int fd = session_dial(dir, id, quiet);
+	int fd = session_dial(dir, id, quiet, timeout_ms);
 	return fd >= 0 && session_answered(fd, id, ret_hello, quiet) ? fd : -1;
+}
+
+/* One KEY of the session's info file, or NULL. */
+static char *info_get(const char *dir, const char *id, const char *key)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s.info", dir, id), *text = NULL;
+	size_t len = 0;
+	if (read_file_at(AT_FDCWD, path, 1 << 16, &text, &len) < 0)
+		return NULL;
+	size_t kl = strlen(key);
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(line, key, kl) && line[kl] == '=')
+			return xstrdup(line + kl + 1);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* A session whose holder does not answer in time: said, with its pid
+ * and the ways out. */
+static void say_not_answering(const char *dir, const char *id, int timeout_ms)
+{
+	_cleanup_free_ char *pid = info_get(dir, id, "pid");
+	log_error("the session '%s' did not answer within %d s: its holder%s%s%s is stopped or wedged", id,
+		  timeout_ms / 1000, pid ? " (pid " : "", pid ? pid : "", pid ? ")" : "");
+	if (pid)
+		log_hint("kill -CONT %s lets a stopped one go on; kill -KILL %s ends it (its keeper then ends the jail)", pid, pid);
+}
+
+/* How long list, stop and an exec that was sent a signal wait for a
+ * holder to answer its hello. */
+#define ALIVE_TIMEOUT_MS 2000
+
+/* Whether the session's holder answers a hello in time. */
+static bool session_alive(const char *dir, const char *id)
+{
+	int fd = session_connect(dir, id, NULL, true, ALIVE_TIMEOUT_MS);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 /* ---- start ---- */
@@ -201,9 +291,12 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 	_cleanup_free_ char *stem = xstrcat3(dir, "/", id);
 	_cleanup_free_ char *sock = xstrcat3(stem, ".sock", ""), *info = xstrcat3(stem, ".info", ""),
 			    *logp = xstrcat3(stem, ".log", "");
-	int live = session_connect(dir, id, NULL, true);
-	if (live >= 0) {
-		close(live);
+	/* A holder that takes the connection is running, answering or not
+	 * (a stopped one keeps its socket and its jail). */
+	int live = session_dial(dir, id, true, 2000);
+	if (live >= 0 || live == -EAGAIN) {
+		if (live >= 0)
+			close(live);
 		log_error("cannot start the session '%s': one of that name is running", id);
 		log_hint("stockade session exec %s -- COMMAND uses it; stockade session stop %s ends it", id, id);
 		return EXIT_STOCKADE;
@@ -240,7 +333,7 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		close(logfd);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
-		struct holder_setup hs = { .id = id, .sock_path = sock, .info_path = info, .listen_fd = lfd,
+		struct holder_setup hs = { .id = id, .sock_path = sock, .info_path = info, .log_path = logp, .listen_fd = lfd,
 					   .ready_fd = ready[1], .idle_s = o->idle_s };
 		struct holder *h = holder_new(&hs);
 		int st = run(o, start_us, h);
@@ -253,13 +346,18 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 	close(ready[1]);
 	/* Ready, or the holder's end: then what it said is the error. */
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	char c = 0;
+	char c = 0, ready_text[32] = "";
 	for (;;) {
 		struct pollfd fds[2] = { { .fd = ready[0], .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
 		if (poll(fds, pidfd >= 0 ? 2 : 1, -1) < 0 && errno == EINTR)
 			continue;
-		if (fds[0].revents && read(ready[0], &c, 1) == 1)
+		/* "r" and how much of the log the jail's start said, in one write */
+		ssize_t n = fds[0].revents ? read(ready[0], ready_text, sizeof(ready_text) - 1) : 0;
+		if (n > 0) {
+			ready_text[n] = '\0';
+			c = ready_text[0];
 			break;
+		}
 		if (fds[0].revents || (pidfd >= 0 && fds[1].revents))
 			break;
 	}
@@ -278,6 +376,13 @@ static int start(const struct options *o, unsigned long long start_us, session_r
 		(void)unlink(logp);
 		return EXIT_STOCKADE;
 	}
+	/* What the jail's start said (a note, a warning), as a run says it;
+	 * the rest of the log is the next exec's or the stop's to say. */
+	long long told = strtoll(ready_text + 1, NULL, 10);
+	_cleanup_free_ char *said = NULL;
+	size_t len = 0;
+	if (told > 0 && read_file_at(AT_FDCWD, logp, (size_t)told, &said, &len) == 0 && len)
+		(void)!fwrite(said, 1, len < (size_t)told ? len : (size_t)told, stderr);
 	printf("%s\n", id);
 	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }
@@ -377,7 +482,7 @@ static int exec_verb(const struct options *o, const char *dir)
 	/* The command goes right behind the hello, whose answer is read
 	 * after it: one round trip, not two. A session that refuses the
 	 * hello refuses the command too. */
-	int sock = session_dial(dir, o->session_id, false);
+	int sock = session_dial(dir, o->session_id, false, 0);
 	if (sock < 0)
 		return EXIT_STOCKADE;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -385,6 +490,9 @@ static int exec_verb(const struct options *o, const char *dir)
 	bool tty = terminal_plan(&term);
 	struct wire_out out = { 0 };
 	wire_begin(&out, "exec");
+	/* "started" says the command ran: a session that ends after it
+	 * gives the command's SIGKILL, not 125 */
+	wire_add(&out, "started", "1");
 	wire_add(&out, "cwd", cwd ? cwd : ".");
 	for (size_t i = 0; o->argv[i]; i++)
 		wire_add(&out, "arg", o->argv[i]);
@@ -453,17 +561,21 @@ static int exec_verb(const struct options *o, const char *dir)
 	int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	int r = wire_send(sock, &out, fds, n_fds);
 	wire_out_free(&out);
-	if (r < 0 || !session_answered(sock, o->session_id, NULL, false)) {
+	if (r < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (r < 0) {
-			log_error("cannot send the command to the session: %s", strerror(-r));
-			if (r == -EMSGSIZE)
-				log_hint("the environment and the arguments together must stay under 256 KiB");
-			close(sock);
-		}
+		log_error("cannot send the command to the session: %s", strerror(-r));
+		if (r == -EMSGSIZE)
+			log_hint("the environment and the arguments together must stay under 256 KiB");
+		close(sock);
+		if (sig_fd >= 0)
+			close(sig_fd);
 		return EXIT_STOCKADE;
 	}
+	/* The hello's answer, then the command's messages; a signal stops
+	 * the wait for neither (the command may still be starting) unless
+	 * the holder no longer answers. */
 	int status = -1;
+	bool answered = false, started = false;
 	while (status < 0) {
 		struct pollfd pfds[2 + TERMINAL_POLLFDS] = { { .fd = sock, .events = POLLIN },
 							     { .fd = sig_fd, .events = POLLIN } };
@@ -479,7 +591,7 @@ static int exec_verb(const struct options *o, const char *dir)
 			send_signal(sock, SIGHUP);
 		if (pfds[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
-			while (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			while (status < 0 && read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
 				int sig = (int)si.ssi_signo;
 				if (sig == SIGWINCH && tty && term.master >= 0) {
 					terminal_winch(&term);
@@ -491,20 +603,53 @@ static int exec_verb(const struct options *o, const char *dir)
 					continue;
 				}
 				send_signal(sock, sig);
+				/* One that ends a run ends this client where the
+				 * session cannot pass it on (its holder stopped or
+				 * wedged): a connection of its own asks whether it
+				 * answers. Gone, the command goes with this
+				 * connection as the holder reads its end. */
+				if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !session_alive(dir, o->session_id)) {
+					say_not_answering(dir, o->session_id, ALIVE_TIMEOUT_MS);
+					log_error("%s: this client ends; the command ends as soon as the session reads that",
+						  sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+					status = 128 + sig;
+				}
 			}
+			if (status >= 0)
+				break;
 		}
 		if (!pfds[0].revents)
 			continue;
+		if (!answered) {
+			if (!session_answered(sock, o->session_id, NULL, false)) {
+				sock = -1;
+				status = EXIT_STOCKADE;
+				break;
+			}
+			answered = true;
+			continue;
+		}
 		struct wire_msg m;
 		int in[WIRE_MAX_FDS];
 		size_t n_in = 0;
 		r = wire_recv(sock, &m, in, WIRE_MAX_FDS, &n_in);
 		if (r < 0) {
-			log_error("the session ended before the command did");
-			status = EXIT_STOCKADE;
+			/* The holder is gone (killed): its keeper ends the jail,
+			 * the command with it. One that had started ran. */
+			_cleanup_free_ char *logp = xasprintf("%s/%s.log", dir, o->session_id);
+			if (started) {
+				log_error("the session '%s' ended before the command did (its holder is gone): the command was "
+					  "killed with every process of the session (SIGKILL)", o->session_id);
+				status = 128 + SIGKILL;
+			} else {
+				log_error("the session '%s' ended before the command started", o->session_id);
+				status = EXIT_STOCKADE;
+			}
+			log_hint("what the session says as its keeper ends it goes to '%s'", logp);
 			break;
 		}
 		if (streq(m.type, "started")) {
+			started = true;
 			if (tty && n_in > 0) {
 				term.master = in[0];
 				n_in = 0;
@@ -533,7 +678,8 @@ static int exec_verb(const struct options *o, const char *dir)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (sig_fd >= 0)
 		close(sig_fd);
-	close(sock);
+	if (sock >= 0)
+		close(sock);
 	return status;
 }
 
@@ -553,49 +699,104 @@ static int list_verb(const char *dir)
 		if (n < 6 || !streq(de->d_name + n - 5, ".sock"))
 			continue;
 		_cleanup_free_ char *id = xstrndup(de->d_name, n - 5);
-		struct wire_msg h;
-		int fd = session_connect(dir, id, &h, true);
-		if (fd < 0) {
-			/* its holder is gone: what it left goes */
+		struct wire_msg h = { 0 };
+		/* Each holder has its time to answer: a stopped one is said,
+		 * not waited for. */
+		int fd = session_dial(dir, id, true, ALIVE_TIMEOUT_MS);
+		if (fd == -ECONNREFUSED || fd == -ENOENT) {
+			/* its holder is gone: what it left goes (its log, where
+			 * it holds something, stays for exec and stop to name) */
 			_cleanup_free_ char *stem = xstrcat3(dir, "/", id);
 			_cleanup_free_ char *s = xstrcat3(stem, ".sock", ""), *i = xstrcat3(stem, ".info", "");
+			_cleanup_free_ char *l = xstrcat3(stem, ".log", ""), *left = log_left(dir, id);
 			(void)unlink(s);
 			(void)unlink(i);
+			if (!left)
+				(void)unlink(l);
 			continue;
 		}
+		if (fd < 0 && fd != -EAGAIN && fd != -EINPROGRESS)
+			continue;
+		bool answers = fd >= 0 && session_answered(fd, id, &h, true);
 		if (!any)
 			printf("%-16s %-8s %-10s %-9s %-6s %s\n", "SESSION", "PID", "BACKEND", "NETWORK", "EXECS", "WORKSPACE");
 		any = true;
-		printf("%-16s %-8s %-10s %-9s %-6s %s\n", id, wire_get(&h, "pid"), wire_get(&h, "backend"),
-		       wire_get(&h, "network"), wire_get(&h, "execs"), wire_get(&h, "workspace"));
-		wire_msg_free(&h);
-		close(fd);
+		if (answers) {
+			printf("%-16s %-8s %-10s %-9s %-6s %s\n", id, wire_get(&h, "pid"), wire_get(&h, "backend"),
+			       wire_get(&h, "network"), wire_get(&h, "execs"), wire_get(&h, "workspace"));
+			wire_msg_free(&h);
+			close(fd);
+			continue;
+		}
+		_cleanup_free_ char *pid = info_get(dir, id, "pid"), *backend = info_get(dir, id, "backend"),
+				    *ws = info_get(dir, id, "workspace");
+		printf("%-16s %-8s %-10s %-9s %-6s %s (not answering)\n", id, pid ? pid : "?", backend ? backend : "?", "?",
+		       "?", ws ? ws : "?");
+		say_not_answering(dir, id, ALIVE_TIMEOUT_MS);
 	}
 	closedir(d);
 	return fflush(stdout) == 0 ? 0 : EXIT_STOCKADE;
 }
 
+/* How long a stop waits for the session to end once it has answered:
+ * the guard's end and the places' removal. */
+#define STOP_TIMEOUT_MS 60000
+
 static int stop_verb(const char *dir, const char *id)
 {
-	int fd = session_connect(dir, id, NULL, false);
+	int fd = session_dial(dir, id, false, ALIVE_TIMEOUT_MS);
+	if (fd == -EAGAIN || fd == -EINPROGRESS)
+		say_not_answering(dir, id, ALIVE_TIMEOUT_MS);
 	if (fd < 0)
 		return EXIT_STOCKADE;
+	if (!session_answered(fd, id, NULL, true)) {
+		if (errno == EAGAIN)
+			say_not_answering(dir, id, ALIVE_TIMEOUT_MS);
+		else
+			log_error("cannot speak to the session '%s': %s", id, strerror(errno));
+		return EXIT_STOCKADE;
+	}
+	struct timeval tv = { .tv_sec = STOP_TIMEOUT_MS / 1000 };
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	struct wire_out o = { 0 };
 	wire_begin(&o, "stop");
 	int r = wire_send(fd, &o, NULL, 0);
 	wire_out_free(&o);
-	/* Answered once every process is gone, the guard has ended and the
-	 * places are removed; EOF says the same. */
-	struct wire_msg m;
-	int fds[WIRE_MAX_FDS];
-	size_t n = 0;
-	if (r == 0 && wire_recv(fd, &m, fds, WIRE_MAX_FDS, &n) == 0) {
+	if (r < 0) {
+		log_error("cannot ask the session '%s' to stop: %s", id, strerror(-r));
+		close(fd);
+		return EXIT_STOCKADE;
+	}
+	/* What its end undid, said; then "stopped" once every process is
+	 * gone, the guard has ended and the places are removed (EOF says
+	 * the same). */
+	int status = 0;
+	for (;;) {
+		struct wire_msg m;
+		int fds[WIRE_MAX_FDS];
+		size_t n = 0;
+		r = wire_recv(fd, &m, fds, WIRE_MAX_FDS, &n);
+		if (r == -EAGAIN || r == -EWOULDBLOCK) {
+			_cleanup_free_ char *pid = info_get(dir, id, "pid");
+			log_error("the session '%s' did not end within %d s of being asked to: its holder%s%s%s goes on "
+				  "ending it", id, STOP_TIMEOUT_MS / 1000, pid ? " (pid " : "", pid ? pid : "", pid ? ")" : "");
+			status = EXIT_STOCKADE;
+			break;
+		}
+		if (r < 0)
+			break;
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
+		bool done = !streq(m.type, "said");
+		const char *line = wire_get(&m, "line");
+		if (!done && line)
+			fprintf(stderr, "%s\n", line);
 		wire_msg_free(&m);
+		if (done)
+			break;
 	}
 	close(fd);
-	return r < 0 ? EXIT_STOCKADE : 0;
+	return status;
 }
 
 int session_verb(const struct options *o, unsigned long long start_us, session_run_fn run)

@@ -132,13 +132,29 @@ else
 	fail "what was undone between commands is in the session's log"
 fi
 
-# the next command's status: nothing failed
-in_session true
+# the next command's status: nothing failed; what was undone since the
+# last command's end is said on its stderr, as a run says it, once
+last=.envrc
+[ "$TEST_BACKEND" = landlock ] && last=.git/hooks/pre-commit
+in_session true 2>"$T/next.err"
 st=$?
 if [ "$st" -eq 0 ]; then
 	pass "the next command's status is its own"
 else
 	fail "the next command's status is its own (got $st)"
+fi
+if [ "$(grep -c "undid a change to trust hand-off '$last' (created)" "$T/next.err")" = 1 ]; then
+	pass "what was undone between commands is said on the next exec's stderr"
+else
+	fail "what was undone between commands is said on the next exec's stderr"
+	diag "$(cat "$T/next.err")"
+fi
+in_session true 2>"$T/next2.err"
+if [ ! -s "$T/next2.err" ]; then
+	pass "and only once: the exec after it says nothing"
+else
+	fail "and only once: the exec after it says nothing"
+	diag "$(cat "$T/next2.err")"
 fi
 
 # ------------------------------------------------------------ controls
@@ -159,10 +175,28 @@ else
 	fail "control: an .envrc made outside any jail stays"
 fi
 
-session stop "$ID" >/dev/null 2>&1
+# a plant between commands that no exec follows: session stop says it
+in_session sh -c "(sleep 0.3 && exec ./probe plant-until-gone .envrc 10) >between.stop 2>&1 &"
+for _ in $(seq 150); do
+	grep -q '^probe: \(ok\|errno\)' "$W/between.stop" 2>/dev/null && break
+	sleep 0.1
+done
+session stop "$ID" >"$T/stop.out" 2>"$T/stop.err"
+st=$?
 if absent .envrc && absent sub/other/.git/hooks/pre-push; then
 	pass "the session stopped, nothing planted is left"
 else
 	fail "the session stopped, nothing planted is left"
+fi
+if [ "$st" -eq 0 ] && [ "$(grep -c "undid a change to trust hand-off '.envrc' (created)" "$T/stop.err")" = 1 ]; then
+	pass "what was undone after the last exec is said on session stop's stderr, once"
+else
+	fail "what was undone after the last exec is said on session stop's stderr, once (status $st)"
+	diag "$(cat "$T/stop.err")"
+fi
+if [ ! -e "$XDG_RUNTIME_DIR/stockade/sessions/$ID.log" ]; then
+	pass "the session's log goes with it: every line of it was said"
+else
+	fail "the session's log goes with it: every line of it was said"
 fi
 plan_done

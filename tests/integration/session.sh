@@ -594,6 +594,91 @@ PY
 [ "$out" = "error error error error error hello" ] && pass "bad messages are answered with an error; the connection goes on" ||
 	{ fail "bad messages are answered with an error"; diag "$out"; }
 
+# A session that ends while a command runs: the command ran, and was
+# killed with the session's processes; its exec gives what it got (137),
+# never the 125 of a command that did not run.
+sid_main=$SID
+start --name "e-$TEST_BACKEND"
+sid_e=$SID
+sx "$sid_e" -- sh -c 'echo started; exec sleep 30' >"$T/ended.out" 2>"$T/ended.err" &
+cpid=$!
+wait_until grep -q started "$T/ended.out"
+"$STOCKADE" session stop "$sid_e" 2>"$T/stop-e.err"
+st_stop=$?
+wait $cpid
+st=$?
+[ $st_stop -eq 0 ] && [ $st -eq 137 ] && grep -q "was stopped while the command ran: it was killed" "$T/ended.err" &&
+	pass "session stop while a command runs: its exec ends 137 (SIGKILL), saying so" ||
+	{ fail "session stop while a command runs: its exec ends 137 (got $st, stop $st_stop)"; diag "$(cat "$T/ended.err" "$T/stop-e.err")"; }
+[ ! -e "$SDIR/$sid_e.log" ] && [ ! -e "$SDIR/$sid_e.info" ] && pass "session stop leaves no log of a session that said everything" ||
+	{ fail "session stop leaves no log of a session that said everything"; ls -l "$SDIR/$sid_e".* 2>&1 | while read -r l; do diag "$l"; done; }
+
+# A holder that does not answer (stopped): list and stop wait for it a
+# bounded time and say so; an exec sent SIGTERM ends.
+start --name "w-$TEST_BACKEND"
+sid_w=$SID
+wpid=$(sed -n 's/^pid=//p' "$SDIR/$sid_w.info")
+kill -STOP "$wpid"
+out=$(timeout -k 5 20 "$STOCKADE" session list 2>&1)
+st=$?
+[ $st -eq 0 ] && printf '%s\n' "$out" | grep -q "^$sid_w .*(not answering)" &&
+	printf '%s\n' "$out" | grep -q "kill -CONT $wpid" &&
+	pass "session list marks a stopped holder 'not answering' and does not hang" ||
+	{ fail "session list marks a stopped holder 'not answering' (status $st)"; diag "$out"; }
+out=$(timeout -k 5 20 "$STOCKADE" session stop "$sid_w" 2>&1)
+st=$?
+[ $st -eq 125 ] && printf '%s' "$out" | grep -q "did not answer within 2 s" &&
+	pass "session stop of a stopped holder fails (125) in bounded time, naming its pid" ||
+	{ fail "session stop of a stopped holder fails (125) in bounded time (status $st)"; diag "$out"; }
+(cd "$W" && exec timeout -k 5 30 "$STOCKADE" session exec "$sid_w" -- sleep 30) 2>"$T/wedged.err" &
+cpid=$!
+sleep 0.5
+kill -TERM $cpid 2>/dev/null
+# timeout passes SIGTERM on to stockade
+wait $cpid
+st=$?
+[ $st -eq 143 ] && grep -q "did not answer" "$T/wedged.err" &&
+	pass "an exec sent SIGTERM with its session's holder stopped ends (143), saying why" ||
+	{ fail "an exec sent SIGTERM with its session's holder stopped ends (got $st)"; diag "$(cat "$T/wedged.err")"; }
+kill -CONT "$wpid"
+"$STOCKADE" session stop "$sid_w" >/dev/null 2>&1
+
+# Root with another user's HOME: the refusal says whose the folder is,
+# and its hint (your own HOME) works.
+if [ "$(id -u)" = 0 ]; then
+	OH="$T/other-home"
+	mkdir -p "$OH/.local/state/stockade/sessions"
+	chmod -R 700 "$OH"
+	chown -R nobody "$OH"
+	out=$(env -u XDG_STATE_HOME HOME="$OH" "$STOCKADE" session list 2>&1)
+	st=$?
+	hint=$(printf '%s\n' "$out" | sed -n "s/^hint: run it with your own home: HOME='\([^']*\)' stockade session \.\.\.\$/\1/p")
+	[ $st -eq 125 ] && printf '%s' "$out" | grep -q "it is nobody's (uid [0-9]*), and a session's folder must be yours alone" &&
+		[ -n "$hint" ] && ! printf '%s' "$out" | grep -q "chmod 700" &&
+		pass "root with another user's HOME: refused, saying whose the folder is, without a chmod that cannot help" ||
+		{ fail "root with another user's HOME: refused, saying whose the folder is"; diag "$out"; }
+	env -u XDG_STATE_HOME HOME="$hint" "$STOCKADE" session list >/dev/null 2>&1 &&
+		pass "its hint (your own HOME) works" || fail "its hint (your own HOME '$hint') works"
+	out=$(env XDG_STATE_HOME="$OH/.local/state" "$STOCKADE" session list 2>&1)
+	printf '%s' "$out" | grep -q "^hint: unset XDG_STATE_HOME" &&
+		pass "root with another user's XDG_STATE_HOME: the hint is to unset it" ||
+		{ fail "root with another user's XDG_STATE_HOME: the hint is to unset it"; diag "$out"; }
+	env -u XDG_STATE_HOME "$STOCKADE" session list >/dev/null 2>&1 && pass "and unset, list works" ||
+		fail "and unset, list works"
+fi
+
+# The ID missing, a --idle in days.
+fails "session exec -- COMMAND says the session's ID is missing" "no session ID given" -- \
+	"$STOCKADE" session exec -- true
+if start --name "d-$TEST_BACKEND" --idle 30d; then
+	pass "--idle 30d is a time (days)"
+	"$STOCKADE" session stop "$SID" >/dev/null 2>&1
+else
+	fail "--idle 30d is a time (days)"
+	diag "$(cat "$T/start.err")"
+fi
+SID=$sid_main
+
 # The end: stop leaves no process, place or file; a killed holder, the
 # same through its keeper.
 sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
@@ -611,7 +696,8 @@ sx "$SID" -- "$W/$MARK" orphan "$W/orphan.pid" 300 >/dev/null 2>&1
 # a sleep of this test's own (another test's, or another run's of this
 # one, may be sleeping 600 s beside it)
 long="600 0.$$${RANDOM}1"
-sx "$SID" -- sh -c "(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep $long" &
+sx "$SID" -- sh -c "(sleep 0.2; echo planted >.envrc) >/dev/null 2>&1 & exec sleep $long" 2>"$T/killed.err" &
+kpid=$!
 wait_until test -e "$W/.envrc"
 hpid=$(sed -n 's/^pid=//p' "$SDIR/$SID.info")
 [ -e "$W/.envrc" ] && pass "THREATS 76 control: a process of the session planted .envrc" || fail "THREATS 76 control: a process of the session planted .envrc"
@@ -623,6 +709,20 @@ gone "$MARK" && ! pgrep -f "sleep $long" >/dev/null && pass "THREATS 76: a SIGKI
 	fail "THREATS 76: a SIGKILLed holder's keeper undoes what the session planted"
 [ ! -e "$SDIR/$SID.sock" ] && ! ls "$TMPDIR/stockade-$(id -u)" 2>/dev/null | grep -q '^run-' &&
 	pass "a SIGKILLed holder's keeper removes its socket and places" || fail "a SIGKILLed holder's keeper removes its socket and places"
+wait $kpid
+st=$?
+[ $st -eq 137 ] && grep -q "ended before the command did (its holder is gone)" "$T/killed.err" &&
+	pass "a SIGKILLed holder: the exec of a command that ran ends 137, not 125" ||
+	{ fail "a SIGKILLed holder: the exec of a command that ran ends 137 (got $st)"; diag "$(cat "$T/killed.err")"; }
+# the keeper's lines, which nobody was told, stay in the log, and an exec
+# of the session names it
+k=$SID
+wait_until test -s "$SDIR/$k.log"
+out=$(sx "$k" -- true 2>&1)
+[ -s "$SDIR/$k.log" ] && printf '%s' "$out" | grep -qF "is in '$SDIR/$k.log'" &&
+	pass "a killed holder's log stays, and an exec of the session names it" ||
+	{ fail "a killed holder's log stays, and an exec of the session names it"; diag "$out"; }
+rm -f "$SDIR/$k.log"
 wait 2>/dev/null
 
 # Idle: a session nobody uses ends by itself.
@@ -631,6 +731,8 @@ sleep 1
 wait_until test ! -e "$SDIR/$SID.sock"
 [ ! -e "$SDIR/$SID.sock" ] && ! "$STOCKADE" session list | grep -q "^i-$TEST_BACKEND " &&
 	pass "--idle 1s: a session with no command for a second ends" || fail "--idle 1s: a session with no command for a second ends"
+wait_until test ! -e "$SDIR/$SID.log"
+[ ! -e "$SDIR/$SID.log" ] && pass "an idle end leaves no empty log" || fail "an idle end leaves no empty log"
 out=$("$STOCKADE" session start --idle forever 2>&1)
 [ $? -eq 125 ] && printf '%s' "$out" | grep -q "invalid --idle" && pass "a bad --idle is refused (125), said" ||
 	{ fail "a bad --idle is refused"; diag "$out"; }
