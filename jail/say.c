@@ -194,9 +194,20 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 		const char *u = gr->unguarded[i];
 		_cleanup_free_ char *what = xstrcat3("trust hand-off '", u, "'");
 		/* an .envrc's reference is "FILE:LINE: WORD" */
+		_cleanup_free_ char *abs = path_join(area ? area : p->workspace, u);
+		struct stat st;
 		if (strchr(u, ':')) {
 			report_gap(rep, what, "an .envrc names it in a way only running it could tell");
 			say_note_once(p, rep, "unenforced: '%s': an .envrc names a file in a way only running it could tell", u);
+		} else if (lstat(abs, &st) == 0 && S_ISDIR(st.st_mode) && access(abs, R_OK | X_OK) < 0) {
+			/* not a hand-off of its own: a folder the guard cannot
+			 * look into for one (a repository's hooks, an .envrc) */
+			free(what);
+			what = xstrcat3("folder '", u, "'");
+			report_gap(rep, what, "unreadable: the guard cannot look inside it for trust hand-offs (a "
+					      "repository's hooks, an .envrc) to undo a change there");
+			say_note_once(p, rep, "unenforced: %s is unreadable: the guard cannot look inside it for trust hand-offs",
+				      what);
 		} else {
 			report_gap(rep, what, "unreadable or over the guard's size cap: a change is set aside but the old "
 					      "content cannot be restored");

@@ -796,6 +796,23 @@ if [ "$TEST_BACKEND" = landlock ]; then
 fi
 [ "$(git -C "$W/alias2" config core.bare)" = false ] && git -C "$W/alias2" status >/dev/null 2>&1 &&
 	pass "THREATS 81: and the repository works as before" || fail "THREATS 81: and the repository works as before"
+# A folder of the workspace the user cannot read (a database's data
+# directory of another user's) is no hand-off: it is named as a folder
+# the guard cannot look into. As root, for another user's run: a folder
+# of the user's own the guard opens up, and root reads every folder.
+if is_root && id stockade-ci >/dev/null 2>&1; then
+	W9=$(mktemp -d /tmp/stockade-test-unreadable.XXXXXX)
+	mkdir -p "$W9/data/pgdata"
+	chown stockade-ci "$W9" "$W9/data"
+	chmod 700 "$W9/data/pgdata"
+	out=$(su stockade-ci -s /bin/sh -c "cd '$W9' && '$STOCKADE' -v --backend '$TEST_BACKEND' --net off -- true" 2>&1)
+	printf '%s\n' "$out" | grep -q "folder 'data/pgdata' is unreadable: the guard cannot look inside it" &&
+		! printf '%s\n' "$out" | grep -q "trust hand-off 'data/pgdata'" &&
+		pass "an unreadable folder is named as one the guard cannot look into, not as a hand-off" ||
+		{ fail "an unreadable folder is named as one the guard cannot look into, not as a hand-off"; diag "$out"; }
+	rm -rf "$W9"
+fi
+
 # ---------------------------------------------------------- the quarantine
 
 list=$("$STOCKADE" quarantine 2>&1)
