@@ -241,8 +241,7 @@ static void decide_named(struct relay *r, size_t k)
 	struct rconn *c = &r->conns[k];
 	if (!allow_match(r->p->allow, r->p->n_allow, c->name, c->port)) {
 		_cleanup_free_ char *why = xasprintf("%s %s is not allowed on port %u", c->how, c->name, c->port);
-		_cleanup_free_ char *opt = allow_fix(c->name, c->port);
-		_cleanup_free_ char *fix = xstrcat3(opt, ", or in stockade.ini: allow = ", opt + strlen("--allow "));
+		_cleanup_free_ char *fix = allow_fix_ini(c->name, c->port);
 		conn_refuse(r, k, why, fix);
 		return;
 	}

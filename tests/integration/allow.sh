@@ -469,4 +469,52 @@ check "stockade why: an address in network allow: never alone" 'refused.*never' 
 check "stockade explain lists the allow list, with a list's source" 'allow: registry\.npmjs\.org \(ports 443 and 80\)  \(--allow on the command line, from @npm\)' -- \
 	"$STOCKADE" explain -C "$W" --allow @npm -- true
 check "--allow with --net on is an error" 'take one of the two away' -- "$STOCKADE" -C "$W" --net on --allow a.test -- true
+# Never a fix the option refuses: a name server's port, a name --allow
+# does not take.
+no_fix() {
+	local desc=$1 pattern=$2 out
+	shift 2
+	out=$("$@" 2>&1)
+	if printf '%s\n' "$out" | grep -q -F -- "$pattern" && ! printf '%s\n' "$out" | grep -q -E -- '--allow [^ ]*(:53|:853|\.\.)'; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "$out"
+	fi
+}
+# the line, and the report's fix
+dns53() {
+	in_jail --allow a.test --report "$T/d53.json" -- python3 -c 'import socket
+try:
+    socket.create_connection((socket.gethostbyname("a.test"), 53), timeout=5)
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)'
+	cat "$T/d53.json"
+}
+no_fix "a connection to port 53 of an allowed name's address: no --allow NAME:53 offered" "name lookups are stockade's own" dns53
+no_fix "stockade why: a name on port 53: no fix (lookups are stockade's own)" "name lookups are stockade's own" \
+	"$STOCKADE" why -C "$W" --allow a.test a.test:53
+no_fix "stockade why: a name on port 853: no fix" "name lookups are stockade's own" \
+	"$STOCKADE" why -C "$W" --allow a.test a.test:853
+no_fix "stockade why: a name --allow does not take: said so, no fix" "'a..b' is not a name --allow takes" \
+	"$STOCKADE" why -C "$W" --allow a.test 'a..b:443'
+"$STOCKADE" -C "$W" --allow http://a.test -- true >"$T/url.out" 2>&1
+code=$?
+if [ $code = 125 ] && grep -q -F "give the host name alone" "$T/url.out" && ! grep -q -i "port" "$T/url.out"; then
+	pass "--allow http://a.test: exit 125, give the host name alone, not a URL"
+else
+	fail "--allow http://a.test: exit 125, give the host name alone, not a URL"
+	diag "exit $code: $(cat "$T/url.out")"
+fi
+for wide in '*.co.uk' '*.com.au' '*.co.jp'; do
+	"$STOCKADE" -C "$W" --allow "$wide" -- true >"$T/wide.out" 2>&1
+	code=$?
+	if [ $code = 125 ] && grep -q -F "public second level" "$T/wide.out"; then
+		pass "--allow '$wide': exit 125, too wide (a country's public second level)"
+	else
+		fail "--allow '$wide': exit 125, too wide (a country's public second level)"
+		diag "exit $code: $(cat "$T/wide.out")"
+	fi
+done
 plan_done
