@@ -9,9 +9,13 @@
  *     out to the run, or found when the connection named it): a name
  *     carried to another name's address (domain fronting on a shared
  *     front end, an address the command picked) is refused;
- *   - it carries none (ssh, a ClientHello without a server name, an
- *     HTTP/1.0 request without Host) and the address asked for was
- *     handed out for a name allowed on that port.
+ *   - it carries none (ssh, a ClientHello without a server name) and
+ *     the address asked for was handed out for a name allowed on that
+ *     port. An HTTP request must carry one: without Host the server's
+ *     default site answers, on an address names share perhaps one not
+ *     allowed. Bytes that could begin a ClientHello or an HTTP request
+ *     and do not say a name within the bound are refused: only a
+ *     connection whose command sent nothing goes on its address.
  * Everything else is reset before a byte of it leaves, and recorded
  * with the rule and the fix. A server that speaks first (ssh's banner) is
  * reached before the decision when the address alone would allow it: its
@@ -237,8 +241,7 @@ static void decide_named(struct relay *r, size_t k)
 	struct rconn *c = &r->conns[k];
 	if (!allow_match(r->p->allow, r->p->n_allow, c->name, c->port)) {
 		_cleanup_free_ char *why = xasprintf("%s %s is not allowed on port %u", c->how, c->name, c->port);
-		_cleanup_free_ char *opt = allow_fix(c->name, c->port);
-		_cleanup_free_ char *fix = xstrcat3(opt, ", or in stockade.ini: allow = ", opt + strlen("--allow "));
+		_cleanup_free_ char *fix = allow_fix_ini(c->name, c->port);
 		conn_refuse(r, k, why, fix);
 		return;
 	}
@@ -285,8 +288,14 @@ static void sniff(struct relay *r, size_t k, short revents)
 	relay_sniff(buf, (size_t)n, &s);
 	switch (s.kind) {
 	case SNIFF_MORE:
+		/* Bytes that could begin a ClientHello or an HTTP request
+		 * (a lenient server's reading of one) say a name, or are
+		 * refused: never passed on as another protocol's, whatever
+		 * the server would make of the rest. */
+		c->first_bytes = true;
 		if (ended) {
-			decide_address(r, k, "a first message cut short");
+			conn_refuse(r, k, "a first message cut short: it ended before it said a name",
+				    "none: no client sends that (stockade.1, NETWORK)");
 			return;
 		}
 		/* Woken again only once that many bytes are there. */
@@ -300,6 +309,17 @@ static void sniff(struct relay *r, size_t k, short revents)
 		return;
 	case SNIFF_TLS:
 	case SNIFF_HTTP:
+		if (!s.name[0] && s.kind == SNIFF_HTTP && name_for_address(r, c)) {
+			/* What answers it is the server's default site, which
+			 * on an address names share may be one not allowed.
+			 * (At an address no name was looked up for, that is
+			 * what decide_address refuses it for.) */
+			conn_refuse(r, k,
+				    s.literal ? "an HTTP request whose Host is an address, not a name"
+					      : "an HTTP request without a Host (HTTP/1.0): the server's default site would answer",
+				    "none: send the name in Host (every HTTP/1.1 client does)");
+			return;
+		}
 		if (!s.name[0]) {
 			decide_address(r, k, s.kind == SNIFF_TLS ? "address: a ClientHello without a server name"
 								 : "address: an HTTP request without a host name");
@@ -546,6 +566,14 @@ unsigned long long conn_tick(struct relay *r, unsigned long long now)
 		/* Nothing within the wait: a server that speaks first, or a
 		 * client that waits; decided on its address. */
 		c->deadline = 0;
+		if (c->first_bytes) {
+			/* Bytes came, and said no name: a first message held
+			 * back past its bound (a Host sent later would reach
+			 * the server as the connection's). */
+			conn_refuse(r, k, "a first message not whole within 10 s: it said no name",
+				    "none: no client sends that (stockade.1, NETWORK)");
+			continue;
+		}
 		if (c->name[0])
 			decide_named(r, k);
 		else

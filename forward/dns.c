@@ -136,8 +136,7 @@ static void handle(struct relay *r, int fd, const struct sockaddr_storage *from,
 	}
 	if (q.class_ != DNS_CLASS_IN || !allow_match(r->p->allow, r->p->n_allow, q.name, 0)) {
 		send_answer(fd, from, from_len, msg, len, &q, DNS_RCODE_NXDOMAIN, NULL, 0);
-		_cleanup_free_ char *opt = allow_fix(q.name, 0);
-		_cleanup_free_ char *fix = xstrcat3(opt, ", or in stockade.ini: allow = ", q.name);
+		_cleanup_free_ char *fix = allow_fix_ini(q.name, 0);
 		refused(r, &q, type, "network allow: not an allowed name", fix);
 		return;
 	}

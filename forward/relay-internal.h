@@ -108,6 +108,7 @@ struct rconn {
 	bool early;		/* made before the decision, to an address handed out for a name allowed on
 				 * the port (a server that speaks first: ssh's banner flows meanwhile) */
 	bool allowed;		/* decided: the command's bytes may flow */
+	bool first_bytes;	/* bytes came that could begin TLS or HTTP, and said no name yet */
 	int lowat;		/* SO_RCVLOWAT set on the client; 0: the kernel's 1 */
 	const char *how;	/* "TLS server name", "HTTP Host", "address" */
 	char name[ALLOW_NAME_MAX + 1];	/* the name it carries, or its address's */

@@ -17,7 +17,6 @@
 #define EXT_SERVER_NAME 0x0000
 #define EXT_ECH 0xfe0d		/* encrypted_client_hello (draft-ietf-tls-esni) */
 #define EXT_ECH_OLD 0xffce	/* encrypted_server_name, its older draft */
-#define HTTP_METHOD_MAX 20
 
 static uint16_t get16(const uint8_t *p)
 {
@@ -322,50 +321,132 @@ static bool authority(const uint8_t *p, size_t n, struct relay_sniffed *r, unsig
 	return take_name(p, host_end, r);
 }
 
+/* Bytes a lenient server skips before a request line, or takes for the
+ * space between its words (RFC 9112 2.2, 3: empty lines before it; SP,
+ * HTAB, VT, FF, bare CR between words). */
+static bool http_space(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* The methods a server knows, in any case: a first line that starts with
+ * one is a request line, HTTP/1.x or not. */
+static bool http_method(const uint8_t *p, size_t n)
+{
+	static const char *const known[] = { "get", "head", "post", "put", "delete", "connect", "options", "trace",
+					     "patch", "pri" };
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (ieq(p, n, known[i]))
+			return true;
+	return false;
+}
+
+static bool has_http_slash(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 5 <= n; i++)
+		if (ieq(p + i, 5, "http/"))
+			return true;
+	return false;
+}
+
+/* The next line of b from at: its length without a CR before its LF,
+ * the offset past its LF. False when no LF is there yet. */
+static bool next_line(const uint8_t *b, size_t len, size_t at, size_t *ret_len, size_t *ret_next)
+{
+	const uint8_t *lf = memchr(b + at, '\n', len - at);
+	if (!lf)
+		return false;
+	size_t n = (size_t)(lf - (b + at));
+	*ret_next = at + n + 1;
+	if (n && b[at + n - 1] == '\r')
+		n--;
+	*ret_len = n;
+	return true;
+}
+
+/* An HTTP/1 request from b: what a lenient server would take for one
+ * (empty lines before it, bare LF for CRLF, a method in any case) is
+ * read as one, and read strictly: what such a server could read another
+ * way than this reader is refused, never passed on as another protocol.
+ * Only a first line that is no request line at all (an ssh banner) is
+ * another protocol. */
 static void sniff_http(const uint8_t *b, size_t len, struct relay_sniffed *r)
 {
-	/* The method: a token, then one space. */
-	size_t at = 0;
-	while (at < len && at <= HTTP_METHOD_MAX && b[at] >= 'A' && b[at] <= 'Z')
-		at++;
-	if (at == len && at <= HTTP_METHOD_MAX) {
-		more(r, len + 1);
-		return;
-	}
-	if (at == 0 || at > HTTP_METHOD_MAX || b[at] != ' ') {
-		*r = (struct relay_sniffed){ .kind = SNIFF_OTHER };
-		return;
-	}
-	bool connect = at == 7 && memcmp(b, "CONNECT", 7) == 0;
-	/* The head, whole: up to the empty line. */
-	const uint8_t *end = NULL;
-	for (size_t i = at; i + 3 < len; i++)
-		if (b[i] == '\r' && b[i + 1] == '\n' && b[i + 2] == '\r' && b[i + 3] == '\n') {
-			end = b + i + 2;
-			break;
-		}
-	if (!end) {
+	/* Empty lines, and whitespace, before the request line. */
+	size_t start = 0;
+	while (start < len && (http_space(b[start]) || b[start] == '\n'))
+		start++;
+	if (start == len) {
 		if (len >= RELAY_HEAD_MAX)
 			bad(r, "an HTTP request head longer than the relay reads");
 		else
 			more(r, len + 1);
 		return;
 	}
-	size_t head = (size_t)(end - b);
-	/* The request line: method SP target SP HTTP/1.x CRLF. */
-	const uint8_t *line_end = memchr(b, '\r', head);
-	if (!line_end || line_end[1] != '\n') {
-		bad(r, "an HTTP request line without its CRLF");
+	/* The method: a token, ended by a space. Anything else ending it
+	 * (GET/, SSH-2.0-x\n is still a token) is no request line. */
+	size_t at = start;
+	while (at < len && tchar(b[at]))
+		at++;
+	if (at == start || (at < len && !http_space(b[at]) && b[at] != '\n')) {
+		*r = (struct relay_sniffed){ .kind = SNIFF_OTHER };
 		return;
 	}
-	size_t line = (size_t)(line_end - b);
-	const uint8_t *target = b + at + 1;
-	const uint8_t *sp = memchr(target, ' ', line - at - 1);
-	if (!sp || line - (size_t)(sp + 1 - b) != 8 || memcmp(sp + 1, "HTTP/1.", 7) != 0 ||
-	    (sp[8] != '0' && sp[8] != '1')) {
+	/* The first line, whole: what it says decides. */
+	size_t line, at_line;
+	if (!next_line(b, len, start, &line, &at_line)) {
+		if (len >= RELAY_HEAD_MAX)
+			bad(r, "an HTTP request head longer than the relay reads");
+		else
+			more(r, len + 1);
+		return;
+	}
+	const uint8_t *l = b + start;
+	size_t mlen = at - start;
+	if (!http_method(l, mlen) && !has_http_slash(l, line)) {
+		/* Neither a method a server knows nor a version: a banner
+		 * (ssh's), a command of another protocol. */
+		*r = (struct relay_sniffed){ .kind = SNIFF_OTHER };
+		return;
+	}
+	if (ieq(l, mlen, "pri") && has_http_slash(l, line)) {
+		bad(r, "HTTP/2 with prior knowledge (h2c): its host is in a compressed HEADERS frame the relay does not "
+		       "read");
+		return;
+	}
+	/* The head, whole: up to the empty line. */
+	size_t head = at_line;
+	for (;;) {
+		size_t n, next;
+		if (!next_line(b, len, head, &n, &next)) {
+			if (len >= RELAY_HEAD_MAX)
+				bad(r, "an HTTP request head longer than the relay reads");
+			else
+				more(r, len + 1);
+			return;
+		}
+		head = next;
+		if (n == 0)
+			break;
+		if (head - start > RELAY_HEAD_MAX) {
+			bad(r, "an HTTP request head longer than the relay reads");
+			return;
+		}
+	}
+	/* The request line: method SP target SP HTTP/1.x, nothing looser. */
+	if (at == start + line || l[mlen] != ' ') {
 		bad(r, "an HTTP request line that is not METHOD TARGET HTTP/1.x");
 		return;
 	}
+	const uint8_t *target = l + mlen + 1;
+	const uint8_t *sp = memchr(target, ' ', line - mlen - 1);
+	if (!sp || line - (size_t)(sp + 1 - l) != 8 || memcmp(sp + 1, "HTTP/1.", 7) != 0 ||
+	    (sp[8] != '0' && sp[8] != '1')) {
+		bad(r, "an HTTP request line that is not METHOD TARGET HTTP/1.x (HTTP/0.9 and HTTP/2 name no host the relay "
+		       "reads)");
+		return;
+	}
+	bool connect = ieq(l, mlen, "connect");
 	size_t tlen = (size_t)(sp - target);
 	for (size_t i = 0; i < tlen; i++)
 		if (target[i] <= 0x20 || target[i] >= 0x7f) {
@@ -400,43 +481,44 @@ static void sniff_http(const uint8_t *b, size_t len, struct relay_sniffed *r)
 		}
 		target_names = true;
 	}
-	/* The fields: name ":" value, no folding; Host once. */
+	/* The fields: name ":" value, no folding; Host once. Each ends at
+	 * its LF (a CR before it dropped): a CR anywhere else is refused,
+	 * as one server would end the line there and another would not. */
 	bool host_seen = false, host_literal = false;
 	unsigned short host_port = 0;
 	struct relay_sniffed host = { .kind = SNIFF_HTTP };
-	size_t at_line = line + 2;
-	while (at_line < head) {
-		const uint8_t *l = b + at_line;
-		const uint8_t *cr = memchr(l, '\r', head - at_line);
-		if (!cr || cr[1] != '\n') {
-			bad(r, "an HTTP field line without its CRLF");
-			return;
-		}
-		size_t ll = (size_t)(cr - l);
-		at_line += ll + 2;
+	for (;;) {
+		size_t ll, next;
+		(void)next_line(b, head, at_line, &ll, &next);
+		const uint8_t *f = b + at_line;
+		at_line = next;
 		if (ll == 0)
 			break;
-		if (l[0] == ' ' || l[0] == '\t') {
+		if (memchr(f, '\r', ll)) {
+			bad(r, "an HTTP field line with a CR not before its LF (CRLF)");
+			return;
+		}
+		if (f[0] == ' ' || f[0] == '\t') {
 			bad(r, "an HTTP field folded onto a second line");
 			return;
 		}
-		const uint8_t *colon = memchr(l, ':', ll);
-		if (!colon || colon == l) {
+		const uint8_t *colon = memchr(f, ':', ll);
+		if (!colon || colon == f) {
 			bad(r, "an HTTP field line without a name and a colon");
 			return;
 		}
-		size_t nl = (size_t)(colon - l);
+		size_t nl = (size_t)(colon - f);
 		for (size_t i = 0; i < nl; i++)
-			if (!tchar(l[i])) {
+			if (!tchar(f[i])) {
 				bad(r, "an HTTP field name with a space or a byte a name cannot hold");
 				return;
 			}
 		for (size_t i = nl + 1; i < ll; i++)
-			if ((l[i] < 0x20 && l[i] != '\t') || l[i] == 0x7f) {
+			if ((f[i] < 0x20 && f[i] != '\t') || f[i] == 0x7f) {
 				bad(r, "an HTTP field value with a control byte");
 				return;
 			}
-		if (!ieq(l, nl, "host"))
+		if (!ieq(f, nl, "host"))
 			continue;
 		if (host_seen) {
 			bad(r, "two Host fields in one HTTP request");
@@ -483,9 +565,5 @@ void relay_sniff(const void *buf, size_t len, struct relay_sniffed *ret)
 		sniff_tls(b, len, ret);
 		return;
 	}
-	if (b[0] >= 'A' && b[0] <= 'Z') {
-		sniff_http(b, len, ret);
-		return;
-	}
-	*ret = (struct relay_sniffed){ .kind = SNIFF_OTHER };
+	sniff_http(b, len, ret);
 }

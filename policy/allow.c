@@ -145,9 +145,32 @@ static void push(struct allow_entry **v, size_t *n, const char *name, bool wildc
 
 /* One host, as written in a list or by the user: 0 and the entry added,
  * or -EINVAL with why. */
+/* A second level a country's registry gives out names beneath (co.uk,
+ * com.au, or.jp): a wildcard there covers every company of the country,
+ * as one beneath a top-level domain covers everyone. Not the Public
+ * Suffix List (a data file stockade does not carry, nor its private
+ * part): the generic second levels of the two-letter country domains,
+ * which is where nearly all of that list's two-label ICANN entries are. */
+static bool country_second_level(const char *name)
+{
+	static const char *const generic[] = { "ac", "co", "com", "edu", "gob", "go", "gov", "ltd", "me", "mil",
+					       "ne", "net", "nic", "or", "org", "plc", "sch" };
+	const char *dot = strchr(name, '.');
+	if (!dot || strchr(dot + 1, '.') || strlen(dot + 1) != 2)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
+		if (strlen(generic[i]) == (size_t)(dot - name) && strncmp(name, generic[i], (size_t)(dot - name)) == 0)
+			return true;
+	return false;
+}
+
 static int parse_host(const char *item, const char *list, struct source source, struct allow_entry **v, size_t *n,
 		      const char **ret_why)
 {
+	if (strstr(item, "://")) {
+		*ret_why = "a URL: give the host name alone (example.com, not https://example.com/)";
+		return -EINVAL;
+	}
 	const char *colon = strchr(item, ':');
 	if (colon && strchr(colon + 1, ':')) {
 		/* An IPv6 address, bare or as [ADDRESS]:PORT; else a port
@@ -205,6 +228,11 @@ static int parse_host(const char *item, const char *list, struct source source, 
 	}
 	if (wildcard && !strchr(name, '.')) {
 		*ret_why = "a wildcard beneath a top-level domain covers too much: name the domain (*.example.com)";
+		return -EINVAL;
+	}
+	if (wildcard && country_second_level(name)) {
+		*ret_why = "a wildcard beneath a country's public second level (co.uk, com.au, or.jp) covers too much: "
+			   "name the domain (*.example.co.uk)";
 		return -EINVAL;
 	}
 	/* localhost is the host's own loopback, which allow never reaches
@@ -294,15 +322,37 @@ size_t allow_ports(const struct allow_entry *v, size_t n, unsigned short *out, s
 char *allow_fix(const char *name, unsigned short port)
 {
 	char num[21];
+	/* Never a fix the option refuses: what parse_host says of it. */
+	if (port == 53 || port == 853)
+		return xstrdup("none: name lookups are stockade's own, answered for the allowed names (a name server is "
+			       "never a host to allow)");
+	struct allow_entry *v = NULL;
+	size_t n = 0;
+	const char *why = NULL;
+	if (parse_host(name, NULL, SOURCE_OPTION_OF("--allow"), &v, &n, &why) < 0)
+		return xasprintf("none: '%s' is not a name --allow takes: %s", name, why);
+	allow_entries_free(v, n);
 	if (port == 0 || port == 443 || port == 80)
 		return xstrcat3("--allow ", name, "");
 	_cleanup_free_ char *with = xstrcat3(name, ":", fmt_u64(num, port));
 	return xstrcat3("--allow ", with, "");
 }
 
+char *allow_fix_ini(const char *name, unsigned short port)
+{
+	char *opt = allow_fix(name, port);
+	if (!str_has_prefix(opt, "--allow "))
+		return opt;
+	char *both = xstrcat3(opt, ", or in stockade.ini: allow = ", opt + strlen("--allow "));
+	free(opt);
+	return both;
+}
+
 char *allow_name_fix(const char *name, unsigned short port)
 {
 	_cleanup_free_ char *opt = allow_fix(name, port);
+	if (!str_has_prefix(opt, "--allow "))
+		return xasprintf("%s; or " ALLOW_NET_FIX, opt);
 	return xasprintf("%s (this name only), or in stockade.ini: allow = %s, or " ALLOW_NET_FIX, opt,
 			 opt + strlen("--allow "));
 }

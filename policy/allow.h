@@ -58,8 +58,12 @@ bool allow_has_port(const struct allow_entry *v, size_t n, unsigned short port);
  * entry without one): how many, at most max written. */
 size_t allow_ports(const struct allow_entry *v, size_t n, unsigned short *out, size_t max);
 /* How to allow name on port, as the fix of a refusal says it:
- * "--allow example.com" (the default ports), "--allow example.com:22". */
+ * "--allow example.com" (the default ports), "--allow example.com:22";
+ * "none: ..." with why where --allow refuses it (a name server's port,
+ * a name it does not take). */
 char *allow_fix(const char *name, unsigned short port);
+/* The same, and as stockade.ini's allow key says it. */
+char *allow_fix_ini(const char *name, unsigned short port);
 /* The whole fix of a refused name, narrowest first: that one name
  * (allow_fix), by option and in stockade.ini, else the whole network. Port
  * 0 for a lookup: the default ports. */

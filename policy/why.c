@@ -219,8 +219,7 @@ static int why_allowed_name(const struct policy *p, const char *name, unsigned s
 	ret->what = allow_match(p->allow, p->n_allow, name, 0)
 			    ? "the name is allowed, on other ports"
 			    : "not an allowed name: its lookup answers NXDOMAIN, a connection carrying it is refused";
-	_cleanup_free_ char *opt = allow_fix(name, port);
-	ret->fix = xstrcat3(opt, ", or in stockade.ini: allow = ", opt + strlen("--allow "));
+	ret->fix = allow_fix_ini(name, port);
 	return 0;
 }
 

@@ -6,7 +6,9 @@
  * were given and no more than the relay peeks; a refusal says why; each
  * prefix of an input that read as a name asks for more or is refused,
  * never reads as another name (a ClientHello in pieces is read once it
- * is whole, and as what it is whole). */
+ * is whole, and as what it is whole); a prefix read as another protocol
+ * is the start of nothing else (bytes a lenient server reads as a
+ * request, HTTP/1 or TLS, are read as one from the first). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			relay_sniff(data, n, &p);
 			check(&p, n);
 			if ((p.kind == SNIFF_TLS || p.kind == SNIFF_HTTP) && p.name[0] && strcmp(p.name, s.name) != 0)
+				abort();
+		}
+	}
+	if (s.kind != SNIFF_OTHER) {
+		/* Another protocol's bytes go on their address alone: a
+		 * prefix read so must stay so, or a request's start (an
+		 * empty line, a lowercase method) would pass for one. */
+		for (size_t n = size > 64 ? size - 64 : 0; n < size; n++) {
+			struct relay_sniffed p;
+			relay_sniff(data, n, &p);
+			if (p.kind == SNIFF_OTHER)
 				abort();
 		}
 	}

@@ -205,6 +205,85 @@ try:
 except OSError as e:
     print("errno", e.errno)'
 
+# Plain HTTP to an allowed name's address, naming b.test (a.test's
+# address too) as a lenient server would read it: refused, never passed
+# on as another protocol or on its address once the wait is over; b.test
+# never reached. http80.py MODE PATH: one request to a.test's address,
+# port 80; prints what came back, or the error.
+cat >"$W/http80.py" <<'PY'
+import socket, sys, time
+mode, path = sys.argv[1], sys.argv[2]
+ip = socket.gethostbyname("a.test")
+parts = {
+    "leading-crlf": [b"\r\nGET /%s HTTP/1.1\r\nHost: b.test\r\n\r\n"],
+    "lowercase": [b"get /%s HTTP/1.1\r\nHost: b.test\r\n\r\n"],
+    "bare-lf": [b"GET /%s HTTP/1.1\nHost: b.test\n\n"],
+    "bare-lf-allowed": [b"GET /%s HTTP/1.1\nHost: a.test\n\n"],
+    "slow": [b"GET /%s HTTP/1.1\r\nX: y\r\n", 11, b"Host: b.test\r\n\r\n"],
+    "no-host": [b"GET /%s HTTP/1.0\r\n\r\n"],
+    "h2c": [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0/%s"],
+}[mode]
+t = time.monotonic()
+try:
+    s = socket.create_connection((ip, 80), timeout=25)
+    for p in parts:
+        if isinstance(p, int):
+            time.sleep(p)
+        else:
+            s.sendall(p.replace(b"%s", path.encode()))
+    got = b""
+    while True:
+        # The head and the body may come apart: until the body's line.
+        more = s.recv(4096)
+        got += more
+        if not more or got.endswith(b"\n") and b"\r\n\r\n" in got and not got.endswith(b"\r\n\r\n"):
+            break
+    print("got", got.decode("latin-1").split("\r\n\r\n")[-1].strip() if got else "closed", "after %.1f s" % (time.monotonic() - t))
+except OSError as e:
+    print("errno", e.errno, "after %.1f s" % (time.monotonic() - t))
+    sys.exit(3)
+PY
+# refused80 DESC WHY MODE: http80.py MODE to a.test's address, a.test
+# allowed: reset, stockade's line names it, and the report says WHY.
+refused80() {
+	local desc=$1 why=$2 mode=$3 out
+	out=$(in_jail --allow a.test --report "$T/h.json" -- python3 http80.py "$mode" "$nonce-h-$mode" 2>&1)
+	if printf '%s\n' "$out" | grep -q -E '^errno 104 ' &&
+		printf '%s\n' "$out" | grep -q -E '^stockade: refused: connect (b\.test:80 at )?10\.204\.0\.2:80 \(reset\)' &&
+		python3 - "$T/h.json" "$why" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [x for x in r["connections"] if x["address"] == "10.204.0.2:80"]
+assert c and c[0]["verdict"] == "refused" and c[0]["bytes_out"] == 0, r["connections"]
+assert sys.argv[2] in c[0]["why"], c
+PY
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "$out"
+		diag "$(cat "$T/h.json")"
+	fi
+}
+refused80 "THREATS 77: an HTTP request after an empty line, Host b.test at a.test's address, is refused" \
+	"HTTP Host b.test is not allowed on port 80" leading-crlf
+refused80 "THREATS 77: an HTTP request with a lowercase method, Host b.test, is refused" \
+	"HTTP Host b.test is not allowed on port 80" lowercase
+refused80 "THREATS 77: an HTTP request with bare LF line ends, Host b.test, is refused" \
+	"HTTP Host b.test is not allowed on port 80" bare-lf
+check "THREATS 77: and it is refused at once, not after the 10 s wait" 'errno 104 after [0-4]\.' -- \
+	in_jail --allow a.test -- python3 http80.py bare-lf "$nonce"-h-bare-lf-2
+check "an HTTP request with bare LF line ends, Host a.test: its name read, reached" \
+	'hello from 10\.204\.0\.2 over http sni=None host=a\.test after [0-4]\.' -- \
+	in_jail --allow a.test -- python3 http80.py bare-lf-allowed lf-allowed-$$
+refused80 "THREATS 77: an HTTP head held back past 10 s (Host b.test sent later) is refused at the bound, and says so" \
+	"a first message not whole within 10 s" slow
+refused80 "THREATS 77: an HTTP/1.0 request without Host (the server's default site would answer) is refused" \
+	"an HTTP request without a Host" no-host
+refused80 "THREATS 77: HTTP/2 with prior knowledge (h2c: its host in a HEADERS frame) is refused" \
+	"HTTP/2 with prior knowledge (h2c)" h2c
+seen "$nonce-h" && { fail "THREATS 77: none of those requests reached the server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
+	pass "THREATS 77: none of those requests reached the server"
+
 # UDP and QUIC: no datagram leaves.
 check "THREATS 77: a datagram out (QUIC to an allowed name) is refused at once, named" \
 	'errno 101.*|stockade: refused: .*datagram 10\.204\.0\.2:443 \(ENETUNREACH\)' -- \
@@ -390,4 +469,52 @@ check "stockade why: an address in network allow: never alone" 'refused.*never' 
 check "stockade explain lists the allow list, with a list's source" 'allow: registry\.npmjs\.org \(ports 443 and 80\)  \(--allow on the command line, from @npm\)' -- \
 	"$STOCKADE" explain -C "$W" --allow @npm -- true
 check "--allow with --net on is an error" 'take one of the two away' -- "$STOCKADE" -C "$W" --net on --allow a.test -- true
+# Never a fix the option refuses: a name server's port, a name --allow
+# does not take.
+no_fix() {
+	local desc=$1 pattern=$2 out
+	shift 2
+	out=$("$@" 2>&1)
+	if printf '%s\n' "$out" | grep -q -F -- "$pattern" && ! printf '%s\n' "$out" | grep -q -E -- '--allow [^ ]*(:53|:853|\.\.)'; then
+		pass "$desc"
+	else
+		fail "$desc"
+		diag "$out"
+	fi
+}
+# the line, and the report's fix
+dns53() {
+	in_jail --allow a.test --report "$T/d53.json" -- python3 -c 'import socket
+try:
+    socket.create_connection((socket.gethostbyname("a.test"), 53), timeout=5)
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)'
+	cat "$T/d53.json"
+}
+no_fix "a connection to port 53 of an allowed name's address: no --allow NAME:53 offered" "name lookups are stockade's own" dns53
+no_fix "stockade why: a name on port 53: no fix (lookups are stockade's own)" "name lookups are stockade's own" \
+	"$STOCKADE" why -C "$W" --allow a.test a.test:53
+no_fix "stockade why: a name on port 853: no fix" "name lookups are stockade's own" \
+	"$STOCKADE" why -C "$W" --allow a.test a.test:853
+no_fix "stockade why: a name --allow does not take: said so, no fix" "'a..b' is not a name --allow takes" \
+	"$STOCKADE" why -C "$W" --allow a.test 'a..b:443'
+"$STOCKADE" -C "$W" --allow http://a.test -- true >"$T/url.out" 2>&1
+code=$?
+if [ $code = 125 ] && grep -q -F "give the host name alone" "$T/url.out" && ! grep -q -i "port" "$T/url.out"; then
+	pass "--allow http://a.test: exit 125, give the host name alone, not a URL"
+else
+	fail "--allow http://a.test: exit 125, give the host name alone, not a URL"
+	diag "exit $code: $(cat "$T/url.out")"
+fi
+for wide in '*.co.uk' '*.com.au' '*.co.jp'; do
+	"$STOCKADE" -C "$W" --allow "$wide" -- true >"$T/wide.out" 2>&1
+	code=$?
+	if [ $code = 125 ] && grep -q -F "public second level" "$T/wide.out"; then
+		pass "--allow '$wide': exit 125, too wide (a country's public second level)"
+	else
+		fail "--allow '$wide': exit 125, too wide (a country's public second level)"
+		diag "exit $code: $(cat "$T/wide.out")"
+	fi
+done
 plan_done

@@ -37,6 +37,10 @@ static void test_parse(void)
 	is_str(t1, "*.pythonhosted.org", "printed: a wildcard");
 	is_str(t2, "github.com:22", "printed: a port");
 	reset();
+	ok(parse("*.example.co.uk", &why) == 0 && parse("*.bbc.co.uk", &why) == 0 && parse("co.uk", &why) == 0 &&
+		   parse("*.co.example", &why) == 0 && parse("*.company.de", &why) == 0 && n == 5,
+	   "a wildcard beneath a domain in a country's second level, or beneath another second level, is taken");
+	reset();
 
 	static const struct {
 		const char *item, *why;
@@ -53,6 +57,14 @@ static void test_parse(void)
 		{ "x.com:53", "name server" },
 		{ "x.com:853", "name server" },
 		{ "*.com", "top-level" },
+		{ "*.co.uk", "public second level" },
+		{ "*.CO.UK.", "public second level" },
+		{ "*.com.au", "public second level" },
+		{ "*.or.jp", "public second level" },
+		{ "*.co.jp:22", "public second level" },
+		{ "http://a.test", "a URL: give the host name alone" },
+		{ "https://a.test/x", "a URL: give the host name alone" },
+		{ "http://a.test:8080", "a URL: give the host name alone" },
 		{ "*", "a wildcard is" },
 		{ "a.*.com", "a wildcard is" },
 		{ "**.x.com", "a wildcard is" },
@@ -171,6 +183,35 @@ static void test_match(void)
 	_cleanup_free_ char *f1 = allow_fix("example.com", 443), *f2 = allow_fix("example.com", 22);
 	is_str(f1, "--allow example.com", "the fix on 443");
 	is_str(f2, "--allow example.com:22", "the fix on another port");
+	/* Never a fix the option refuses. */
+	static const struct {
+		const char *name;
+		unsigned short port;
+		const char *says;
+	} none[] = {
+		{ "example.com", 53, "name lookups are stockade's own" },
+		{ "example.com", 853, "name lookups are stockade's own" },
+		{ "a..b", 443, "'a..b' is not a name --allow takes: an empty label" },
+		{ "api.localhost", 80, "localhost is this host" },
+		{ "test.123", 443, "an address, not a name" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(none); i++) {
+		_cleanup_free_ char *f = allow_fix(none[i].name, none[i].port);
+		_cleanup_free_ char *fi = allow_fix_ini(none[i].name, none[i].port);
+		_cleanup_free_ char *fn = allow_name_fix(none[i].name, none[i].port);
+		ok(str_has_prefix(f, "none: ") && strstr(f, none[i].says) && streq(f, fi) && str_has_prefix(fn, f) &&
+			   !str_has_prefix(fn, "--allow"),
+		   "no fix for %s:%u: %s", none[i].name, none[i].port, none[i].says);
+		if (!strstr(f, none[i].says))
+			diag("fix: %s", f);
+		/* And what it says is true: the option refuses it. */
+		char item[300];
+		snprintf(item, sizeof(item), "%s:%u", none[i].name, none[i].port);
+		ok(parse(item, &why) == -EINVAL, "  --allow %s is refused", item);
+		reset();
+	}
+	_cleanup_free_ char *fi = allow_fix_ini("example.com", 22);
+	is_str(fi, "--allow example.com:22, or in stockade.ini: allow = example.com:22", "the fix with stockade.ini's");
 }
 
 int main(void)

@@ -356,7 +356,17 @@ static void test_http(void)
 		{ "GET / HTTP/2.0\r\nHost: a.example\r\n\r\n", "request line" },
 		{ "GET  / HTTP/1.1\r\nHost: a.example\r\n\r\n", "request line" },
 		{ "GET /\x01 HTTP/1.1\r\nHost: a.example\r\n\r\n", "request target" },
-		{ "GET / HTTP/1.1\nHost: a.example\r\n\r\n", "request line" },
+		{ "GET\t/ HTTP/1.1\r\nHost: b.example\r\n\r\n", "request line" },
+		{ "GET / HTTP/1.1 \r\nHost: b.example\r\n\r\n", "request line" },
+		{ "GET / http/1.1\r\nHost: b.example\r\n\r\n", "request line" },
+		{ "GET /\r\nHost: b.example\r\n\r\n", "HTTP/0.9" },
+		{ "GET\r\n\r\n", "request line" },
+		{ "FOO / HTTP/1.1\rHost: b.example\r\n\r\n", "request line" },
+		{ "GET / HTTP/1.1\nHost: a.example\rHost: b.example\n\n", "CR" },
+		{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "h2c" },
+		{ "pri * HTTP/2.0\r\n\r\nSM\r\n\r\n", "h2c" },
+		{ "\r\nGET / HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\n\r\n", "two Host" },
+		{ "connect b.example:443 HTTP/1.1\r\nHost: a.example\r\n\r\n", "another host" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		s = http(bad[i].text);
@@ -374,10 +384,55 @@ static void test_http(void)
 	ok(s.kind == SNIFF_OTHER, "an ssh banner: another protocol");
 	s = http("\x80\x2e\x01\x03\x01");
 	ok(s.kind == SNIFF_OTHER, "SSL 2's hello: another protocol");
-	s = http("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-	ok(s.kind == SNIFF_BAD, "HTTP/2 with prior knowledge: refused (no Host to read)");
-	s = http("ABCDEFGHIJKLMNOPQRSTUVWXYZ / HTTP/1.1\r\n\r\n");
-	ok(s.kind == SNIFF_OTHER, "a method longer than any: another protocol");
+	s = http("ABCDEFGHIJKLMNOPQRSTUVWXYZ / HTTP/1.1\r\nHost: b.example\r\n\r\n");
+	ok(s.kind == SNIFF_HTTP && streq(s.name, "b.example"), "a method of any length is a method: its Host read");
+
+	/* What a lenient server reads as a request (RFC 9112 2.2, 3) is
+	 * read as one here: its Host, never another protocol's bytes. */
+	struct {
+		const char *text, *name, *what;
+	} lenient[] = {
+		{ "\r\nGET / HTTP/1.1\r\nHost: b.example\r\n\r\n", "b.example", "an empty line before it" },
+		{ "\r\n\n\r\n GET / HTTP/1.1\r\nHost: b.example\r\n\r\n", "b.example", "empty lines and a space before it" },
+		{ "GET / HTTP/1.1\nHost: b.example\n\n", "b.example", "bare LF" },
+		{ "GET / HTTP/1.1\r\nHost: b.example\n\r\n", "b.example", "CRLF and LF mixed" },
+		{ "get / HTTP/1.1\r\nHost: b.example\r\n\r\n", "b.example", "a lowercase method" },
+		{ "gEt / HTTP/1.0\r\nHost: b.example\r\n\r\n", "b.example", "a mixed-case method, HTTP/1.0" },
+		{ "X-CUSTOM / HTTP/1.1\r\nHost: b.example\r\n\r\n", "b.example", "a method no server knows" },
+		{ "connect b.example:443 HTTP/1.1\r\n\r\n", "b.example", "a lowercase CONNECT: its target" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(lenient); i++) {
+		s = http(lenient[i].text);
+		ok(s.kind == SNIFF_HTTP && streq(s.name, lenient[i].name), "read as HTTP, its Host: %s", lenient[i].what);
+		if (s.kind != SNIFF_HTTP)
+			diag("kind %d, why %s", s.kind, s.why ? s.why : "-");
+		/* And each prefix asks for more: never read as another
+		 * protocol (which would go on its address alone). */
+		bool prefixes = true;
+		for (size_t n = 0; n < strlen(lenient[i].text) - 1; n++) {
+			struct relay_sniffed p;
+			relay_sniff(lenient[i].text, n, &p);
+			prefixes = prefixes && p.kind == SNIFF_MORE;
+		}
+		ok(prefixes, "  each of its prefixes asks for more");
+	}
+	/* A request's start, the rest held back: more, however long the
+	 * wait (the relay refuses it at its bound, never passes it on). */
+	s = http("GET /x HTTP/1.1\r\nX: y\r\n");
+	ok(s.kind == SNIFF_MORE, "a head not whole: more");
+	s = http("\r\n");
+	ok(s.kind == SNIFF_MORE, "an empty line before a request: more");
+	s = http("G");
+	ok(s.kind == SNIFF_MORE, "one letter: more");
+	/* Another protocol: a first line no server takes for a request. */
+	s = http("SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n");
+	ok(s.kind == SNIFF_OTHER, "an ssh banner with a comment: another protocol");
+	s = http("*1\r\n$4\r\nPING\r\n");
+	ok(s.kind == SNIFF_OTHER, "a Redis command: another protocol");
+	s = http("EHLO client.example\r\n");
+	ok(s.kind == SNIFF_OTHER, "an SMTP command: another protocol");
+	s = http("GET/ HTTP/1.1\r\n");
+	ok(s.kind == SNIFF_OTHER, "a token ended by no space: another protocol");
 }
 
 /* ---- DNS ---- */
