@@ -9,11 +9,10 @@
  *     out to the run, or found when the connection named it): a name
  *     carried to another name's address (domain fronting on a shared
  *     front end, an address the command picked) is refused;
- *   - it carries none (ssh, a ClientHello without a server name) and
- *     the address asked for was handed out for a name allowed on that
- *     port. An HTTP request must carry one: without Host the server's
- *     default site answers, on an address names share perhaps one not
- *     allowed. Bytes that could begin a ClientHello or an HTTP request
+ *   - it carries none (ssh) and the address asked for was handed out
+ *     for a name allowed on that port. A ClientHello or an HTTP request
+ *     must carry one: without it the server's default site answers, on
+ *     an address names share perhaps one not allowed. Bytes that could begin a ClientHello or an HTTP request
  *     and do not say a name within the bound are refused: only a
  *     connection whose command sent nothing goes on its address.
  * Everything else is reset before a byte of it leaves, and recorded
@@ -309,15 +308,20 @@ static void sniff(struct relay *r, size_t k, short revents)
 		return;
 	case SNIFF_TLS:
 	case SNIFF_HTTP:
-		if (!s.name[0] && s.kind == SNIFF_HTTP && name_for_address(r, c)) {
+		if (!s.name[0] && name_for_address(r, c)) {
 			/* What answers it is the server's default site, which
 			 * on an address names share may be one not allowed.
 			 * (At an address no name was looked up for, that is
 			 * what decide_address refuses it for.) */
-			conn_refuse(r, k,
-				    s.literal ? "an HTTP request whose Host is an address, not a name"
-					      : "an HTTP request without a Host (HTTP/1.0): the server's default site would answer",
-				    "none: send the name in Host (every HTTP/1.1 client does)");
+			if (s.kind == SNIFF_TLS)
+				conn_refuse(r, k, "a ClientHello without a server name: the server's default site would answer",
+					    "none: send the server name (SNI), as every current TLS client does");
+			else
+				conn_refuse(r, k,
+					    s.literal ? "an HTTP request whose Host is an address, not a name"
+						      : "an HTTP request without a Host (HTTP/1.0): the server's default site would "
+							"answer",
+					    "none: send the name in Host (every HTTP/1.1 client does)");
 			return;
 		}
 		if (!s.name[0]) {

@@ -283,6 +283,33 @@ refused80 "THREATS 77: HTTP/2 with prior knowledge (h2c: its host in a HEADERS f
 	"HTTP/2 with prior knowledge (h2c)" h2c
 seen "$nonce-h" && { fail "THREATS 77: none of those requests reached the server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
 	pass "THREATS 77: none of those requests reached the server"
+# A ClientHello without a server name at an allowed name's address: the
+# server's default site would answer, on a shared address perhaps b.test.
+out=$(in_jail --allow a.test --report "$T/sni.json" -- python3 -c 'import socket, ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+ip = socket.gethostbyname("a.test")
+try:
+    with ctx.wrap_socket(socket.create_connection((ip, 443), timeout=15)) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: b.test\r\n\r\n")
+        print("got", s.recv(4096)[-60:])
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)' 2>&1)
+if printf '%s\n' "$out" | grep -q '^errno ' && ! printf '%s\n' "$out" | grep -q '^got' &&
+	python3 - "$T/sni.json" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [x for x in r["connections"] if x["address"] == "10.204.0.2:443"]
+assert c and c[0]["verdict"] == "refused" and "without a server name" in c[0]["why"], r["connections"]
+PY
+	pass "THREATS 77: a ClientHello without a server name at an allowed name's address is refused, and says why"
+else
+	fail "THREATS 77: a ClientHello without a server name at an allowed name's address is refused, and says why"
+	diag "$out"
+	diag "$(cat "$T/sni.json")"
+fi
 
 # UDP and QUIC: no datagram leaves.
 check "THREATS 77: a datagram out (QUIC to an allowed name) is refused at once, named" \
