@@ -555,7 +555,7 @@ static bool host_listens_now(int family, const uint8_t *addr, uint16_t port)
 	return false;
 }
 
-int netns_refusals_serve(int fd, const char *source, struct report *rep)
+int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing)
 {
 	for (;;) {
 		uint8_t frame[256];
@@ -583,10 +583,13 @@ int netns_refusals_serve(int fd, const char *source, struct report *rep)
 		}
 		if (report_records_full(rep, "connect", what) || !host_listens_now(a.family, a.addr, a.port))
 			continue;
-		_cleanup_free_ char *fix = xasprintf("--connect %s (this one service), or --net on", what);
+		_cleanup_free_ char *fix = allowing ? xasprintf("--connect %s (this one service)", what)
+						    : xasprintf("--connect %s (this one service), or --net on", what);
 		report_denial_ruled(rep, "connect", what, "ECONNREFUSED",
-				    "network loopback: the jail's own loopback, where nothing of the run listens on that "
-				    "port; the host's service there is not the run's",
+				    allowing ? "network allow: the jail's own loopback, where nothing of the run listens on "
+					       "that port; the host's service there is not the run's"
+					     : "network loopback: the jail's own loopback, where nothing of the run listens on "
+					       "that port; the host's service there is not the run's",
 				    source, fix);
 	}
 }

@@ -365,6 +365,33 @@ else
 	skip "npm ci against the registry (no npm here)"
 fi
 
+# --connect: a host service alongside the allow list (a local database
+# beside a registry), at 127.0.0.1 and at another loopback address (the
+# namespace jail makes that one its own); without it, refused, with a
+# fix that works as printed.
+for ca in 127.0.0.1 127.0.0.2; do
+	netpeer_start tcp "$ca" 0
+	CP=$PEER_PORT
+	expect_control "control: outside, the host service at $ca:$CP answers" -- "$PROBE" connect-tcp "$ca" "$CP"
+	cbase=$(peer_count)
+	expect_probe "--allow with --connect $ca:$CP reaches that host service" ok -- \
+		in_jail --allow a.test --connect "$ca:$CP" -- "$PROBE" connect-tcp "$ca" "$CP"
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^netpeer' && pass "and it answered" || { fail "and it answered"; diag "$PROBE_OUTPUT"; }
+	out=$(in_jail --allow a.test -- "$PROBE" connect-tcp "$ca" "$CP" 2>&1)
+	fix=$(printf '%s\n' "$out" | sed -n "s/^stockade: refused: connect $ca:$CP .*; to allow: \(--connect [0-9.:]*\).*/\1/p")
+	# --net on is no fix beside --allow (it takes the allow list's place).
+	if [ -n "$fix" ] && ! printf '%s\n' "$out" | grep -q -e '^probe: ok' -e '--net on'; then
+		pass "without --connect, $ca:$CP is refused, and stockade names the fix ($fix), not --net on"
+	else
+		fail "without --connect, $ca:$CP is refused, and stockade names the fix"
+		diag "$out"
+	fi
+	# shellcheck disable=SC2086 # the fix's words
+	expect_probe "the fix as printed ($fix) works" ok -- in_jail --allow a.test $fix -- "$PROBE" connect-tcp "$ca" "$CP"
+	[ "$(peer_count)" = $((cbase + 2)) ] && pass "the service counted exactly those connections" ||
+		fail "the service counted exactly those connections (before: $cbase, after: $(peer_count))"
+done
+
 # The report: every name and every connection, with bytes and verdicts.
 in_jail --allow a.test --report "$T/all.json" -- sh -c 'curl -sS --max-time 10 --cacert ca.pem https://a.test/ >/dev/null;
 	curl -sS --max-time 10 https://b.test/ >/dev/null 2>&1; curl -sS --max-time 10 -k https://10.204.0.3/ >/dev/null 2>&1; true' >/dev/null 2>&1
