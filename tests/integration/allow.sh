@@ -299,6 +299,50 @@ except OSError as e:
 seen "$nonce" && { fail "THREATS 77: none of those queries reached the name server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
 	pass "THREATS 77: none of those queries reached the name server"
 
+# The reply's source: the address and port the query was sent to, as a
+# resolver that checks it (c-ares, musl) demands, on sockets connected
+# or not, blocking or not, IPv4 and (to a name server named outright,
+# which the landlock backend answers too) IPv6.
+cat >"$W/dnsfrom.py" <<'PY'
+import select, socket, struct, sys
+q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0) + b"\x01c\x04test\x00" + struct.pack(">HH", 1, 1)
+# The C library's default without a nameserver line: 127.0.0.1.
+servers = sys.argv[1:] or [([l.split()[1] for l in open("/etc/resolv.conf") if l.startswith("nameserver")] + ["127.0.0.1"])[0]]
+for srv in servers:
+    for mode in ("sendto", "connect", "connect-nonblocking"):
+        s = socket.socket(socket.AF_INET6 if ":" in srv else socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(5)
+        if mode.startswith("connect"):
+            s.connect((srv, 53))
+            s.send(q)
+        else:
+            s.sendto(q, (srv, 53))
+        if mode.endswith("nonblocking"):
+            s.setblocking(False)
+            select.select([s], [], [], 5)
+        try:
+            d, a = s.recvfrom(512)
+        except OSError as e:
+            print(mode, "errno", e.errno)
+            continue
+        print(mode, "asked", srv, "reply from", a[0], a[1], "same" if (a[0], a[1]) == (srv, 53) else "OTHER")
+PY
+check "a DNS reply comes from the name server asked (sendto, connect, non-blocking; IPv4)" \
+	'^sendto asked .* same.*connect asked .* same.*connect-nonblocking asked .* same$' -- \
+	in_jail --allow c.test -- sh -c 'python3 dnsfrom.py | tr "\n" " " | sed "s/ $//"'
+if $LL; then
+	check "a DNS reply comes from the name server asked (IPv6, named outright)" \
+		'^sendto asked .* same.*connect asked .* same.*connect-nonblocking asked .* same$' -- \
+		in_jail --allow c.test -- sh -c 'python3 dnsfrom.py fd00:204::2 | tr "\n" " " | sed "s/ $//"'
+fi
+if command -v node >/dev/null; then
+	check "node's c-ares resolver (dns.resolve4) gets an allowed name's address" "resolve4 c\.test null \[ '10\.204\.0\.3' \]" -- \
+		in_jail --allow c.test -- node -e 'const t = setTimeout(() => { console.log("timed out"); process.exit(1); }, 8000);
+require("dns").resolve4("c.test", (e, a) => { console.log("resolve4 c.test", e && e.code, a); clearTimeout(t); process.exit(e ? 1 : 0); })'
+else
+	skip "node's c-ares resolver (no node here)"
+fi
+
 # An allowed name that resolves to this host, loopback or link-local is
 # never handed out.
 check "an allowed name that resolves to loopback or link-local gets no address" 'rcode 0 answers 0 +rcode 0 answers 0' -- \
