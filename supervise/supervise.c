@@ -46,11 +46,17 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		struct net_addr d = *a;
 		net_addr_unmap(&d);
 		const char *name = sv->has_relay ? sv->relay.name_of(sv->relay.data, &d) : NULL;
+		if (datagram && call == SV_CONNECT) {
+			/* A UDP connect sends nothing: refused, so that what its
+			 * socket would send later (a send without an address,
+			 * which the supervisor never sees) cannot leave, but not
+			 * recorded. glibc's getaddrinfo makes one to each address
+			 * it sorts, on every lookup; a client that does send
+			 * (QUIC) sees ENETUNREACH at once and falls back to TCP. */
+			sv_respond(sv, id, err);
+			return;
+		}
 		if (datagram) {
-			/* A UDP connect sends nothing yet, but what its socket
-			 * sends later is the kernel's: named as a datagram
-			 * (glibc's getaddrinfo makes one to each address it
-			 * sorts, QUIC one to its server). */
 			kind = "datagram";
 			rule = xstrdup("network allow: no datagram leaves this host (UDP, QUIC: a client falls back to TCP), "
 				       "but the run's lookups, which stockade answers");

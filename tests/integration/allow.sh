@@ -219,6 +219,32 @@ except OSError as e:
     print("errno", e.errno)
     raise SystemExit(3)'
 
+# A lookup's UDP connects (glibc's getaddrinfo connects one to each
+# address only to sort them; nothing is sent) are no datagram refused: a
+# failed command's lines and the report name none. A datagram sent is.
+out=$(in_jail --allow a.test --report "$T/gai.json" -- python3 -c 'import socket, sys
+print(sorted({a[4][0] for a in socket.getaddrinfo("a.test", 443, type=socket.SOCK_STREAM)}))
+sys.exit(1)' 2>&1)
+if printf '%s\n' "$out" | grep -q "10\.204\.0\.2" && ! printf '%s\n' "$out" | grep -q 'refused: .*datagram' &&
+	! grep -q '"datagram"' "$T/gai.json"; then
+	pass "a lookup's sorting (UDP connects, nothing sent) is not reported as a datagram refused"
+else
+	fail "a lookup's sorting (UDP connects, nothing sent) is not reported as a datagram refused"
+	diag "$out"
+	diag "$(grep -A1 datagram "$T/gai.json")"
+fi
+check "a datagram sent (sendto) to an allowed name is refused, named" \
+	'stockade: refused: .*datagram 10\.204\.0\.2:443 \(ENETUNREACH\)' -- \
+	in_jail --allow a.test -- python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+try:
+    s.sendto(b"quic", ("10.204.0.2", 443))
+    s.recvfrom(10)
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)'
+
 # DNS: nothing of a query leaves but an allowed name's addresses.
 cat >"$W/dnsq.py" <<'PY'
 # dnsq.py NAME TYPE [SERVER [tcp]]: one query, to the first name server of
