@@ -311,7 +311,11 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 		put16(o + 10, fold(sum16(o, IPV4_HEADER, 0)));
 		uint8_t *icmp = o + IPV4_HEADER;
 		icmp[0] = 3;	/* destination unreachable */
-		icmp[1] = 0;	/* network unreachable: ENETUNREACH */
+		/* Network unreachable: ENETUNREACH. A UDP socket takes only a
+		 * hard error (the kernel's icmp_err_convert): for a datagram,
+		 * "network administratively prohibited", the same errno, which
+		 * a connected socket's next call returns at once. */
+		icmp[1] = ret->datagram ? 9 : 0;
 		memcpy(icmp + ICMP_HEADER, ip, quote);
 		put16(icmp + 2, fold(sum16(icmp, ICMP_HEADER + quote, 0)));
 	} else if (type == ETH_P_IPV6) {

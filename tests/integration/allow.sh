@@ -219,6 +219,20 @@ except OSError as e:
     print("errno", e.errno)
     raise SystemExit(3)'
 
+# At once: a connected UDP socket (as HTTP/3 clients use) gets
+# ENETUNREACH within a second, not at its own timeout.
+check "a datagram out on a connected socket (QUIC) fails at once with ENETUNREACH" '^errno 101 after 0\.' -- \
+	in_jail --allow a.test -- python3 -c 'import socket, time
+t = time.monotonic()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+try:
+    s.connect(("10.204.0.2", 443))
+    s.send(b"quic")
+    s.recv(10)
+    print("no error after %.2f" % (time.monotonic() - t))
+except OSError as e:
+    print("errno", e.errno, "after %.2f" % (time.monotonic() - t))'
 # A lookup's UDP connects (glibc's getaddrinfo connects one to each
 # address only to sort them; nothing is sent) are no datagram refused: a
 # failed command's lines and the report name none. A datagram sent is.
