@@ -148,8 +148,11 @@ int forwards_begin(struct forwards *f, const struct policy *p, enum backend back
 			log_error("cannot give '--connect %s': an address to connect to, not 0.0.0.0 or ::", text);
 			return -1;
 		}
-		/* With --net on the jail has the host's network already. */
-		if (p->net != NET_LOOPBACK)
+		/* With --net on the jail has the host's network already;
+		 * network allow's jail has its loopback alone, as loopback's
+		 * (the address a local route of lo, looked up before the
+		 * allowed ports' rules). */
+		if (p->net != NET_LOOPBACK && p->net != NET_ALLOW)
 			continue;
 		f->listens = xgrow(f->listens, f->n_listens, sizeof(*f->listens));
 		f->listen_targets = xgrow(f->listen_targets, f->n_listens, sizeof(*f->listen_targets));

@@ -123,8 +123,10 @@ bool netns_host_listens(const char *text, int family, const uint8_t *addr, uint1
 /* Reads every reset waiting, and records each loopback address and port
  * the host serves (asked of stockade's own /proc/net/tcp and tcp6, the
  * host's) as a refused connect with its --connect: nothing in the jail
- * listened there, the host's service would have. 0, or -errno. */
-int netns_refusals_serve(int fd, const char *source, struct report *rep);
+ * listened there, the host's service would have; allowing: in network
+ * allow's words (--net on is no fix there: it takes --allow's place).
+ * 0, or -errno. */
+int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing);
 /* Network allow (allow.c): every TCP connection to one of the allowed
  * ports lands on a listener of the jail's own network, whatever its
  * address, through a routing rule per port and family (TCP, that

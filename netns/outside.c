@@ -311,7 +311,11 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 		put16(o + 10, fold(sum16(o, IPV4_HEADER, 0)));
 		uint8_t *icmp = o + IPV4_HEADER;
 		icmp[0] = 3;	/* destination unreachable */
-		icmp[1] = 0;	/* network unreachable: ENETUNREACH */
+		/* Network unreachable: ENETUNREACH. A UDP socket takes only a
+		 * hard error (the kernel's icmp_err_convert): for a datagram,
+		 * "network administratively prohibited", the same errno, which
+		 * a connected socket's next call returns at once. */
+		icmp[1] = ret->datagram ? 9 : 0;
 		memcpy(icmp + ICMP_HEADER, ip, quote);
 		put16(icmp + 2, fold(sum16(icmp, ICMP_HEADER + quote, 0)));
 	} else if (type == ETH_P_IPV6) {
@@ -555,7 +559,7 @@ static bool host_listens_now(int family, const uint8_t *addr, uint16_t port)
 	return false;
 }
 
-int netns_refusals_serve(int fd, const char *source, struct report *rep)
+int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing)
 {
 	for (;;) {
 		uint8_t frame[256];
@@ -583,10 +587,13 @@ int netns_refusals_serve(int fd, const char *source, struct report *rep)
 		}
 		if (report_records_full(rep, "connect", what) || !host_listens_now(a.family, a.addr, a.port))
 			continue;
-		_cleanup_free_ char *fix = xasprintf("--connect %s (this one service), or --net on", what);
+		_cleanup_free_ char *fix = allowing ? xasprintf("--connect %s (this one service)", what)
+						    : xasprintf("--connect %s (this one service), or --net on", what);
 		report_denial_ruled(rep, "connect", what, "ECONNREFUSED",
-				    "network loopback: the jail's own loopback, where nothing of the run listens on that "
-				    "port; the host's service there is not the run's",
+				    allowing ? "network allow: the jail's own loopback, where nothing of the run listens on "
+					       "that port; the host's service there is not the run's"
+					     : "network loopback: the jail's own loopback, where nothing of the run listens on "
+					       "that port; the host's service there is not the run's",
 				    source, fix);
 	}
 }

@@ -152,6 +152,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct seccomp_plan *plan, int
 			action = SCMP_ACT_ERRNO((uint32_t)r->err);
 		else if (plan->no_listener && seccomp_row_errno(plan, i) != ENOSYS)
 			action = SCMP_ACT_ERRNO((uint32_t)seccomp_row_errno(plan, i));
+		else if (r->n_args == 0)
+			break;	/* the default action, for every call left: the first whole row decides */
 		else
 			continue;	/* the default action: the listener, or ENOSYS */
 		/* libseccomp refuses a rule that is the default (EACCES). */

@@ -46,11 +46,17 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		struct net_addr d = *a;
 		net_addr_unmap(&d);
 		const char *name = sv->has_relay ? sv->relay.name_of(sv->relay.data, &d) : NULL;
+		if (datagram && call == SV_CONNECT) {
+			/* A UDP connect sends nothing: refused, so that what its
+			 * socket would send later (a send without an address,
+			 * which the supervisor never sees) cannot leave, but not
+			 * recorded. glibc's getaddrinfo makes one to each address
+			 * it sorts, on every lookup; a client that does send
+			 * (QUIC) sees ENETUNREACH at once and falls back to TCP. */
+			sv_respond(sv, id, err);
+			return;
+		}
 		if (datagram) {
-			/* A UDP connect sends nothing yet, but what its socket
-			 * sends later is the kernel's: named as a datagram
-			 * (glibc's getaddrinfo makes one to each address it
-			 * sorts, QUIC one to its server). */
 			kind = "datagram";
 			rule = xstrdup("network allow: no datagram leaves this host (UDP, QUIC: a client falls back to TCP), "
 				       "but the run's lookups, which stockade answers");
@@ -89,7 +95,10 @@ static void refuse_inet(struct supervisor *sv, uint64_t id, enum sv_call call, b
 		net_addr_unmap(&d);
 		net_addr_format(&d, host, sizeof(host));
 		rule = xasprintf("network %s: %s", net_mode_name(sv->p->net), "the run's own listeners on this host only");
-		fix = xasprintf("--connect %s (this one service), or --net on", host);
+		/* --net on is no fix beside --allow: it takes the allow
+		 * list's place. */
+		fix = sv->p->net == NET_ALLOW ? xasprintf("--connect %s (this one service)", host)
+					      : xasprintf("--connect %s (this one service), or --net on", host);
 	} else {
 		rule = xasprintf("network %s: servers listen on loopback only", net_mode_name(sv->p->net));
 		fix = xstrdup(ALLOW_NET_FIX);
@@ -210,7 +219,8 @@ static void refuse_handshake(struct supervisor *sv, struct pending *pd, bool lat
 		net_addr_format(&d, what, sizeof(what));
 	}
 	_cleanup_free_ char *fix = late ? xstrdup("none: a longer listen() backlog, or fewer connects at once")
-					: xasprintf("--connect %s (this one service), or --net on", what);
+				: sv->p->net == NET_ALLOW ? xasprintf("--connect %s (this one service)", what)
+							  : xasprintf("--connect %s (this one service), or --net on", what);
 	report_denial_ruled(sv->rep, "connect", what, "ECONNREFUSED",
 			    late ? "a TCP handshake the listener did not take at once (its queue full) is refused, not "
 				   "left to finish later with whatever listens on the port then"

@@ -325,6 +325,46 @@ except OSError as e:
     print("errno", e.errno)
     raise SystemExit(3)'
 
+# At once: a connected UDP socket (as HTTP/3 clients use) gets
+# ENETUNREACH within a second, not at its own timeout.
+check "a datagram out on a connected socket (QUIC) fails at once with ENETUNREACH" '^errno 101 after 0\.' -- \
+	in_jail --allow a.test -- python3 -c 'import socket, time
+t = time.monotonic()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+try:
+    s.connect(("10.204.0.2", 443))
+    s.send(b"quic")
+    s.recv(10)
+    print("no error after %.2f" % (time.monotonic() - t))
+except OSError as e:
+    print("errno", e.errno, "after %.2f" % (time.monotonic() - t))'
+# A lookup's UDP connects (glibc's getaddrinfo connects one to each
+# address only to sort them; nothing is sent) are no datagram refused: a
+# failed command's lines and the report name none. A datagram sent is.
+out=$(in_jail --allow a.test --report "$T/gai.json" -- python3 -c 'import socket, sys
+print(sorted({a[4][0] for a in socket.getaddrinfo("a.test", 443, type=socket.SOCK_STREAM)}))
+sys.exit(1)' 2>&1)
+if printf '%s\n' "$out" | grep -q "10\.204\.0\.2" && ! printf '%s\n' "$out" | grep -q 'refused: .*datagram' &&
+	! grep -q '"datagram"' "$T/gai.json"; then
+	pass "a lookup's sorting (UDP connects, nothing sent) is not reported as a datagram refused"
+else
+	fail "a lookup's sorting (UDP connects, nothing sent) is not reported as a datagram refused"
+	diag "$out"
+	diag "$(grep -A1 datagram "$T/gai.json")"
+fi
+check "a datagram sent (sendto) to an allowed name is refused, named" \
+	'stockade: refused: .*datagram 10\.204\.0\.2:443 \(ENETUNREACH\)' -- \
+	in_jail --allow a.test -- python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+try:
+    s.sendto(b"quic", ("10.204.0.2", 443))
+    s.recvfrom(10)
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)'
+
 # DNS: nothing of a query leaves but an allowed name's addresses.
 cat >"$W/dnsq.py" <<'PY'
 # dnsq.py NAME TYPE [SERVER [tcp]]: one query, to the first name server of
@@ -405,6 +445,50 @@ except OSError as e:
 seen "$nonce" && { fail "THREATS 77: none of those queries reached the name server"; diag "$(grep -F "$nonce" "$FK/log")"; } ||
 	pass "THREATS 77: none of those queries reached the name server"
 
+# The reply's source: the address and port the query was sent to, as a
+# resolver that checks it (c-ares, musl) demands, on sockets connected
+# or not, blocking or not, IPv4 and (to a name server named outright,
+# which the landlock backend answers too) IPv6.
+cat >"$W/dnsfrom.py" <<'PY'
+import select, socket, struct, sys
+q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0) + b"\x01c\x04test\x00" + struct.pack(">HH", 1, 1)
+# The C library's default without a nameserver line: 127.0.0.1.
+servers = sys.argv[1:] or [([l.split()[1] for l in open("/etc/resolv.conf") if l.startswith("nameserver")] + ["127.0.0.1"])[0]]
+for srv in servers:
+    for mode in ("sendto", "connect", "connect-nonblocking"):
+        s = socket.socket(socket.AF_INET6 if ":" in srv else socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(5)
+        if mode.startswith("connect"):
+            s.connect((srv, 53))
+            s.send(q)
+        else:
+            s.sendto(q, (srv, 53))
+        if mode.endswith("nonblocking"):
+            s.setblocking(False)
+            select.select([s], [], [], 5)
+        try:
+            d, a = s.recvfrom(512)
+        except OSError as e:
+            print(mode, "errno", e.errno)
+            continue
+        print(mode, "asked", srv, "reply from", a[0], a[1], "same" if (a[0], a[1]) == (srv, 53) else "OTHER")
+PY
+check "a DNS reply comes from the name server asked (sendto, connect, non-blocking; IPv4)" \
+	'^sendto asked .* same.*connect asked .* same.*connect-nonblocking asked .* same$' -- \
+	in_jail --allow c.test -- sh -c 'python3 dnsfrom.py | tr "\n" " " | sed "s/ $//"'
+if $LL; then
+	check "a DNS reply comes from the name server asked (IPv6, named outright)" \
+		'^sendto asked .* same.*connect asked .* same.*connect-nonblocking asked .* same$' -- \
+		in_jail --allow c.test -- sh -c 'python3 dnsfrom.py fd00:204::2 | tr "\n" " " | sed "s/ $//"'
+fi
+if command -v node >/dev/null; then
+	check "node's c-ares resolver (dns.resolve4) gets an allowed name's address" "resolve4 c\.test null \[ '10\.204\.0\.3' \]" -- \
+		in_jail --allow c.test -- node -e 'const t = setTimeout(() => { console.log("timed out"); process.exit(1); }, 8000);
+require("dns").resolve4("c.test", (e, a) => { console.log("resolve4 c.test", e && e.code, a); clearTimeout(t); process.exit(e ? 1 : 0); })'
+else
+	skip "node's c-ares resolver (no node here)"
+fi
+
 # An allowed name that resolves to this host, loopback or link-local is
 # never handed out.
 check "an allowed name that resolves to loopback or link-local gets no address" 'rcode 0 answers 0 +rcode 0 answers 0' -- \
@@ -470,6 +554,33 @@ JSON
 else
 	skip "npm ci against the registry (no npm here)"
 fi
+
+# --connect: a host service alongside the allow list (a local database
+# beside a registry), at 127.0.0.1 and at another loopback address (the
+# namespace jail makes that one its own); without it, refused, with a
+# fix that works as printed.
+for ca in 127.0.0.1 127.0.0.2; do
+	netpeer_start tcp "$ca" 0
+	CP=$PEER_PORT
+	expect_control "control: outside, the host service at $ca:$CP answers" -- "$PROBE" connect-tcp "$ca" "$CP"
+	cbase=$(peer_count)
+	expect_probe "--allow with --connect $ca:$CP reaches that host service" ok -- \
+		in_jail --allow a.test --connect "$ca:$CP" -- "$PROBE" connect-tcp "$ca" "$CP"
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q '^netpeer' && pass "and it answered" || { fail "and it answered"; diag "$PROBE_OUTPUT"; }
+	out=$(in_jail --allow a.test -- "$PROBE" connect-tcp "$ca" "$CP" 2>&1)
+	fix=$(printf '%s\n' "$out" | sed -n "s/^stockade: refused: connect $ca:$CP .*; to allow: \(--connect [0-9.:]*\).*/\1/p")
+	# --net on is no fix beside --allow (it takes the allow list's place).
+	if [ -n "$fix" ] && ! printf '%s\n' "$out" | grep -q -e '^probe: ok' -e '--net on'; then
+		pass "without --connect, $ca:$CP is refused, and stockade names the fix ($fix), not --net on"
+	else
+		fail "without --connect, $ca:$CP is refused, and stockade names the fix"
+		diag "$out"
+	fi
+	# shellcheck disable=SC2086 # the fix's words
+	expect_probe "the fix as printed ($fix) works" ok -- in_jail --allow a.test $fix -- "$PROBE" connect-tcp "$ca" "$CP"
+	[ "$(peer_count)" = $((cbase + 2)) ] && pass "the service counted exactly those connections" ||
+		fail "the service counted exactly those connections (before: $cbase, after: $(peer_count))"
+done
 
 # The report: every name and every connection, with bytes and verdicts.
 in_jail --allow a.test --report "$T/all.json" -- sh -c 'curl -sS --max-time 10 --cacert ca.pem https://a.test/ >/dev/null;
