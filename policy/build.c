@@ -13,6 +13,7 @@
 #include "policy/defaults.h"
 #include "policy/handoff.h"
 #include "policy/ignored.h"
+#include "policy/own.h"
 #include "policy/steer.h"
 
 void policy_failure_free(struct policy_failure *f)
@@ -24,7 +25,7 @@ void policy_failure_free(struct policy_failure *f)
 	*f = (struct policy_failure){ 0 };
 }
 
-static int fail(struct policy_failure *f, enum policy_fault fault, int err, const char *path,
+int policy_fail(struct policy_failure *f, enum policy_fault fault, int err, const char *path,
 		const struct source *source)
 {
 	free(f->path);
@@ -270,7 +271,7 @@ static int find_home(struct policy *p, char *const *environ, struct policy_failu
 	if (!p->user_home && passwd_home)
 		p->user_home = xstrdup(passwd_home);
 	if (!p->user_home)
-		return fail(f, POLICY_NO_HOME, ENOENT, NULL, NULL);
+		return policy_fail(f, POLICY_NO_HOME, ENOENT, NULL, NULL);
 	if (passwd_home && !streq(passwd_home, p->user_home))
 		p->passwd_home = xstrdup(passwd_home);
 	return 0;
@@ -284,7 +285,7 @@ static int find_workspace(struct policy *p, const struct settings *s, const char
 	int r;
 	if (s->workspace) {
 		if (str_has_control(s->workspace))
-			return fail(f, POLICY_PATH_CONTROL, 0, s->workspace, s->workspace_source);
+			return policy_fail(f, POLICY_PATH_CONTROL, 0, s->workspace, s->workspace_source);
 		_cleanup_free_ char *abs = s->workspace[0] == '/' ? xstrdup(s->workspace) : path_join(cwd, s->workspace);
 		/* a link a run in the directory stockade runs from planted on
 		 * the way (packages/app -> ~/.config/autostart) would choose
@@ -293,23 +294,23 @@ static int find_workspace(struct policy *p, const struct settings *s, const char
 			return r;
 		r = path_canonical(abs, &p->workspace);
 		if (r < 0)
-			return fail(f, POLICY_WORKSPACE_UNUSABLE, -r, s->workspace, s->workspace_source);
+			return policy_fail(f, POLICY_WORKSPACE_UNUSABLE, -r, s->workspace, s->workspace_source);
 		struct stat st;
 		if (stat(p->workspace, &st) < 0 || !S_ISDIR(st.st_mode))
-			return fail(f, POLICY_WORKSPACE_NOT_DIR, ENOTDIR, s->workspace, s->workspace_source);
+			return policy_fail(f, POLICY_WORKSPACE_NOT_DIR, ENOTDIR, s->workspace, s->workspace_source);
 	} else {
 		r = path_canonical(cwd, &p->workspace);
 		if (r < 0)
-			return fail(f, POLICY_CWD_UNRESOLVED, -r, cwd, NULL);
+			return policy_fail(f, POLICY_CWD_UNRESOLVED, -r, cwd, NULL);
 	}
 	p->cwd = xstrdup(p->workspace);
 	/* A workspace is written: never the whole system or the home, where
 	 * the credentials and the user's own startup files live. */
 	if (streq(p->workspace, "/"))
-		return fail(f, POLICY_WORKSPACE_IS_ROOT, 0, p->workspace, s->workspace_source);
+		return policy_fail(f, POLICY_WORKSPACE_IS_ROOT, 0, p->workspace, s->workspace_source);
 	if (path_is_beneath(p->user_home, p->workspace) ||
 	    (p->passwd_home && path_is_beneath(p->passwd_home, p->workspace)))
-		return fail(f, POLICY_WORKSPACE_HOLDS_HOME, 0, p->workspace, s->workspace_source);
+		return policy_fail(f, POLICY_WORKSPACE_HOLDS_HOME, 0, p->workspace, s->workspace_source);
 	return 0;
 }
 
@@ -507,7 +508,7 @@ static int check_steered(const struct policy *p, const char *abs, const char *as
 	 * there grants nothing */
 	enum effect want = a == ACCESS_WRITE ? EFFECT_WRITE : EFFECT_READ;
 	if (st.escapes && policy_effect(p, st.target) < want) {
-		r = fail(f, POLICY_PATH_STEERED, 0, as_written, source);
+		r = policy_fail(f, POLICY_PATH_STEERED, 0, as_written, source);
 		f->access = a;
 		f->other = TAKE_PTR(st.target);
 		f->via = st.link ? TAKE_PTR(st.link) : TAKE_PTR(st.dir);
@@ -525,24 +526,24 @@ static int find_kept_home(struct policy *p, const struct settings *s, const char
 	if (!s->home)
 		return 0;
 	if (str_has_control(s->home))
-		return fail(f, POLICY_PATH_CONTROL, 0, s->home, s->home_source);
+		return policy_fail(f, POLICY_PATH_CONTROL, 0, s->home, s->home_source);
 	_cleanup_free_ char *abs = layer_path(p, s->home_dir, cwd, s->home);
 	struct stat st;
 	if (lstat(abs, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			return fail(f, POLICY_HOME_UNUSABLE, S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR, s->home, s->home_source);
+			return policy_fail(f, POLICY_HOME_UNUSABLE, S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR, s->home, s->home_source);
 		if (st.st_uid != p->uid || (st.st_mode & 022))
-			return fail(f, POLICY_HOME_UNUSABLE, EPERM, s->home, s->home_source);
+			return policy_fail(f, POLICY_HOME_UNUSABLE, EPERM, s->home, s->home_source);
 		int r = path_canonical(abs, &p->home);
 		if (r < 0)
-			return fail(f, POLICY_HOME_UNUSABLE, -r, s->home, s->home_source);
+			return policy_fail(f, POLICY_HOME_UNUSABLE, -r, s->home, s->home_source);
 	} else if (errno == ENOENT) {
 		p->home = path_normalize(abs);
 	} else {
-		return fail(f, POLICY_HOME_UNUSABLE, errno, s->home, s->home_source);
+		return policy_fail(f, POLICY_HOME_UNUSABLE, errno, s->home, s->home_source);
 	}
 	if (path_is_beneath(p->user_home, p->home))
-		return fail(f, POLICY_HOME_HOLDS_HOME, 0, s->home, s->home_source);
+		return policy_fail(f, POLICY_HOME_HOLDS_HOME, 0, s->home, s->home_source);
 	return 0;
 }
 
@@ -601,7 +602,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 	for (size_t i = 0; i < l->n_rules; i++) {
 		const struct layer_rule *lr = &l->rules[i];
 		if (str_has_control(lr->path) || str_empty(lr->path)) {
-			int r = fail(f, str_empty(lr->path) ? POLICY_PATH_EMPTY : POLICY_PATH_CONTROL, 0, lr->path,
+			int r = policy_fail(f, str_empty(lr->path) ? POLICY_PATH_EMPTY : POLICY_PATH_CONTROL, 0, lr->path,
 				     &lr->source);
 			f->access = lr->access;
 			return r;
@@ -624,7 +625,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 				strv_add(&abss, "");
 				continue;
 			}
-			r = fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
+			r = policy_fail(f, POLICY_PATH_MISSING, -r, lr->path, &lr->source);
 			f->access = lr->access;
 			return r;
 		}
@@ -709,7 +710,7 @@ static int honour_user_rules(struct policy *p, struct policy_failure *f)
 		if (fault == POLICY_OK)
 			continue;
 		/* the path as the user wrote it is gone by now: the canonical one */
-		int r = fail(f, (enum policy_fault)fault, 0, u->path, &u->source);
+		int r = policy_fail(f, (enum policy_fault)fault, 0, u->path, &u->source);
 		f->access = u->access;
 		if (w) {
 			f->other = w->origin ? xstrdup(w->origin) : source_text(&w->source);
@@ -769,182 +770,6 @@ static void add_program(struct policy *p, char *const *argv, char *const *env, c
 	 * with 126 or 127, before anything starts. */
 }
 
-/* The state directory as it really is, resolved before it is used: its
- * existing part canonical, the rest as written. A symlink on the way the
- * jail could change (one lying in a tree it may write) is refused: the
- * next run would take its baseline from wherever the link then points,
- * and the guard's undo from an empty one. */
-static int resolve_state_dir(struct policy *p, struct policy_failure *f)
-{
-	_cleanup_free_ char *norm = path_normalize(p->state_dir);
-	/* each prefix of the path as written, from the top (with no rule
-	 * yet, as where the state directory is found first, nothing is
-	 * writable and no link can be refused) */
-	for (char *slash = strchr(norm + 1, '/'); policy_n_all(p);
-	     slash = strchr(slash + 1, '/')) {
-		if (slash)
-			*slash = '\0';
-		struct stat st;
-		bool link = lstat(norm, &st) == 0 && S_ISLNK(st.st_mode);
-		if (link) {
-			_cleanup_free_ char *where = path_parent(norm, NULL);
-			_cleanup_free_ char *canon_where = NULL;
-			if (where && path_canonical(where, &canon_where) == 0 &&
-			    policy_effect(p, canon_where) == EFFECT_WRITE)
-				return fail(f, POLICY_STATE_LINK, EPERM, norm, NULL);
-		}
-		if (slash)
-			*slash = '/';
-		if (!slash)
-			break;
-	}
-	/* the longest part that exists, canonical; the rest as written */
-	_cleanup_free_ char *head = xstrdup(norm);
-	const char *tail = "";
-	_cleanup_free_ char *canon = NULL;
-	while (path_canonical(head, &canon) < 0) {
-		char *slash = strrchr(head, '/');
-		if (!slash || slash == head) {
-			canon = xstrdup("/");
-			break;
-		}
-		*slash = '\0';
-		tail = norm + (slash - head) + 1;
-	}
-	free(p->state_dir);
-	p->state_dir = *tail ? path_join(canon, tail) : TAKE_PTR(canon);
-	return 0;
-}
-
-/* stockade's own binary and state must not be writable from the jail: a
- * command that could replace them would run outside it next time. */
-static int check_own_files(struct policy *p, struct policy_failure *f)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0)
-		self[n] = '\0';
-	if (n > 0 && policy_effect(p, self) == EFFECT_WRITE)
-		return fail(f, POLICY_SELF_WRITABLE, EPERM, self, NULL);
-	int r = resolve_state_dir(p, f);
-	if (r < 0)
-		return r;
-	/* Not this stockade's state alone: a run that could make or change
-	 * the one a later stockade finds (with no XDG_STATE_HOME, or another)
-	 * would plant trust records that stockade takes as the person's. */
-	_cleanup_strv_ char **trees = steer_trees(p);
-	for (size_t i = 0; p->own_state[i] && r == 0; i++) {
-		struct steer st;
-		const char *place = i == 0 ? p->state_dir : p->own_state[i];
-		if (steer_path(trees, place, &st) < 0)
-			continue;
-		const char *in = NULL;	/* a tree the run writes in it */
-		for (size_t k = 0; trees[k] && !in; k++)
-			if (path_is_beneath(trees[k], st.target))
-				in = trees[k];
-		if (steer_steerable(&st) || in) {
-			r = fail(f, POLICY_STATE_WRITABLE, EPERM, place, NULL);
-			f->tree = xstrdup(in ? in : st.tree ? st.tree : st.target);
-		}
-		steer_free(&st);
-	}
-	return r;
-}
-
-/* The guard's quarantine, the trust records, the gaps said: in
- * XDG_STATE_HOME; the caches in XDG_CACHE_HOME. A run nested in another
- * jail (already under no_new_privs: stockade's, bwrap's) often cannot
- * write them there: its home is read-only. It then keeps them in its TMPDIR,
- * which the outer jail made for it and removes with it: nothing of the
- * outer run's state is read or written, and nothing the inner run keeps
- * outlives the outer one, so no later run, outer or not, takes a trust
- * record or an unenforced-said checksum a jailed command could have
- * planted. The outer run's own state directory stays where the command
- * cannot write it (check_own_files, in the outer run). */
-static bool nested_unwritable(const char *dir)
-{
-#ifdef __linux__
-	return proc_self_status("NoNewPrivs") > 0 && !dir_could_write(dir);
-#else
-	(void)dir;
-	return false;
-#endif
-}
-
-static char *nested_dir(const struct policy *p, char *const *environ, const char *what)
-{
-	const char *tmp = defaults_user_var(environ, "TMPDIR");
-	char buf[21];
-	_cleanup_free_ char *base = xstrcat3(tmp ? tmp : "/tmp", "/stockade-", fmt_u64(buf, p->uid));
-	return path_join(base, what);
-}
-
-/* stockade's own build caches (GOCACHE, ccache's, npm's, XDG_CACHE_HOME),
- * one set per workspace: what a run in one project writes there, no build
- * of another project reads. The name says which workspace (its last
- * component) and keeps two of the same name apart (a hash of its path). */
-static char *cache_dir_of(const struct policy *p, char *const *environ)
-{
-	const char *xdg_cache = defaults_user_var(environ, "XDG_CACHE_HOME");
-	_cleanup_free_ char *root =
-		xdg_cache ? path_join(xdg_cache, "stockade") : path_join(p->user_home, ".cache/stockade");
-	/* Nested where the caches cannot be written: in TMPDIR, as the
-	 * state (state_dir_of), for this run alone. */
-	if (nested_unwritable(root)) {
-		free(root);
-		root = nested_dir(p, environ, "cache");
-	}
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-	for (const char *c = p->workspace; *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-	const char *base = strrchr(p->workspace, '/');
-	base = base && base[1] ? base + 1 : "root";
-	char name[33];
-	size_t n = 0;
-	for (; *base && n < sizeof(name) - 1; base++)
-		name[n++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
-					    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
-				    ? *base
-				    : '_';
-	name[n] = '\0';
-	if (name[0] == '.')
-		name[0] = '_';	/* never a hidden name, nor ".." */
-	char hex[17];
-	return xasprintf("%s/ws/%s-%s", root, name, fmt_x64(hex, h));
-}
-
-/* Every place a stockade of this user keeps its state: this run's
- * first (state_dir_of), then the default one in each home, and the
- * sessions' sockets in the runtime directory. */
-static char **own_state_of(const struct policy *p, char *const *environ)
-{
-	char **v = strv_new();
-	strv_add(&v, p->state_dir);
-	const char *homes[] = { p->user_home, p->passwd_home };
-	for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
-		_cleanup_free_ char *dir = homes[i] ? path_join(homes[i], ".local/state/stockade") : NULL;
-		if (dir && !strv_contains(v, dir))
-			strv_add(&v, dir);
-	}
-	const char *runtime = defaults_user_var(environ, "XDG_RUNTIME_DIR");
-	if (runtime)
-		strv_push(&v, path_join(runtime, "stockade"));
-	return v;
-}
-
-static char *state_dir_of(const struct policy *p, char *const *environ)
-{
-	const char *xdg_state = defaults_user_var(environ, "XDG_STATE_HOME");
-	char *dir = xdg_state ? path_join(xdg_state, "stockade") : path_join(p->user_home, ".local/state/stockade");
-	if (nested_unwritable(dir)) {
-		free(dir);
-		dir = nested_dir(p, environ, "state");
-	}
-	return dir;
-}
-
-static int resolve_state_dir(struct policy *p, struct policy_failure *f);
-
 int policy_find_state_dir(char *const *environ, char **ret, struct policy_failure *f)
 {
 	*f = (struct policy_failure){ 0 };
@@ -953,8 +778,8 @@ int policy_find_state_dir(char *const *environ, char **ret, struct policy_failur
 	p.uid = getuid();
 	int r = find_home(&p, environ, f);
 	if (r == 0) {
-		p.state_dir = state_dir_of(&p, environ);
-		r = resolve_state_dir(&p, f);
+		p.state_dir = own_state_dir(&p, environ);
+		r = own_resolve_state(&p, f);
 	}
 	if (r == 0)
 		*ret = TAKE_PTR(p.state_dir);
@@ -1171,7 +996,7 @@ static int hide_ignored(struct policy *p, const struct policy_facts *facts, stru
 	size_t len = 0;
 	int r = facts->ignored(facts->data, p->workspace, p->user_home, &list, &len);
 	if (r < 0)
-		return fail(f, POLICY_IGNORED, -r, p->workspace, &p->hide_ignored_source);
+		return policy_fail(f, POLICY_IGNORED, -r, p->workspace, &p->hide_ignored_source);
 	if (r > 0) {
 		p->ignored.no_tree = true;
 		return 0;
@@ -1200,12 +1025,12 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 		return r;
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!cwd)
-		return fail(f, POLICY_NO_CWD, errno, NULL, NULL);
+		return policy_fail(f, POLICY_NO_CWD, errno, NULL, NULL);
 	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
-	p->cache_dir = cache_dir_of(p, environ);
-	p->state_dir = state_dir_of(p, environ);
-	p->own_state = own_state_of(p, environ);
+	p->cache_dir = own_cache_dir(p, environ);
+	p->state_dir = own_state_dir(p, environ);
+	p->own_state = own_state_places(p, environ);
 	find_outer_repo(p);
 	p->writable = first_writable(p, layers, n_layers, cwd);
 	if (s.home) {
@@ -1243,7 +1068,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	if (r == 0) {
 		add_program(p, argv, own.envp, own_from);
 		if ((r = honour_user_rules(p, f)) == 0)
-			r = check_own_files(p, f);
+			r = own_check(p, f);
 	}
 	if (r == 0) {
 		drop_narrowing_defaults(p);

@@ -54,6 +54,11 @@ struct policy_failure {
 				 * that it lies in, or that is on the way to it */
 };
 
+/* Sets *f (path and source copied) and returns -err, or -EINVAL for no
+ * err: the policy build's one way to fail, for policy/'s own files. */
+int policy_fail(struct policy_failure *f, enum policy_fault fault, int err, const char *path,
+		const struct source *source);
+
 /* argv is the command (may be empty: explain). On failure returns -errno,
  * with what failed in *ret; free it with policy_failure_free() in every
  * case. */
