@@ -1461,10 +1461,18 @@ static void test_watch(void)
 	_cleanup_free_ char *hook = path_join(f.ws, ".git/hooks/post-checkout");
 	_cleanup_free_ char *alias = path_join(f.ws, "src/alias");
 	ok(link(hook, alias) == 0, "a hard link to a hook, elsewhere");
+	/* The link is a change of its own (the hook gained a name): a check
+	 * that sees it undoes it, and the write through the other name then
+	 * no longer reaches the hook; one that sees the write undoes that. */
 	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen");
+	bool linked = find_change(&rep, ".git/hooks/post-checkout") != NULL;
 	put_mode(f.ws, "src/alias", "#!/bin/sh\nevil\n", 0755);
 	is_int(check(g, GUARD_CHECK_IF_SEEN, &rep), 0, "a check if seen, the hook written through the link");
-	check_change(&rep, ".git/hooks/post-checkout", GUARD_CHANGED, NULL, "#!/bin/sh\nevil\n");
+	if (linked)
+		ok(find_change(&rep, ".git/hooks/post-checkout") == NULL,
+		   "the link undone at the first check: the write through it did not reach the hook");
+	else
+		check_change(&rep, ".git/hooks/post-checkout", GUARD_CHANGED, NULL, "#!/bin/sh\nevil\n");
 	_cleanup_free_ char *back = slurp(f.ws, ".git/hooks/post-checkout");
 	is_str(back, "#!/bin/sh\necho mine\n", "the hook is the user's again");
 
