@@ -115,6 +115,11 @@ if [ "$TEST_BACKEND" = namespaces ]; then
 		mkdir -p "$XDG_STATE_HOME/bin" && cp "$STOCKADE" "$XDG_STATE_HOME/bin/stockade"
 		JAIL=("$XDG_STATE_HOME/bin/stockade" --backend "$TEST_BACKEND") ;;
 	esac
+	# (and the home, where the default state directory lies, which a
+	# run that could write it could plant trust records in)
+	mkdir -p "$XDG_STATE_HOME/home"
+	HOME="$XDG_STATE_HOME/home"
+	export HOME
 	expect_probe "with --write /tmp, a file in /tmp stays" ok -- in_jail --write /tmp -- "$PROBE" write "/tmp/$TMPNAME"
 	[ -f "/tmp/$TMPNAME" ] && pass "it is in the host's /tmp after the run" || fail "it is in the host's /tmp after the run"
 fi

@@ -47,14 +47,16 @@ SH
 	expect_probe "listing /tmp is refused (EACCES)" "errno EACCES" -- in_jail -- "$PROBE" ls /tmp
 	# --write /tmp on purpose: Landlock grants it, and what the run
 	# makes there stays. (This file's home, and maybe the build, are
-	# under /tmp: stockade, its state, your settings file and the probe
-	# go elsewhere, or it would refuse to hand the run what it must not
+	# under /tmp: stockade, its state, your settings file, the home
+	# (where the default state directory lies) and the probe go
+	# elsewhere, or it would refuse to hand the run what it must not
 	# write.)
 	S=$(mktemp -d /dev/shm/stockade-test-tmp.XXXXXX)
 	at_exit rm -rf "$S"
 	cp "$STOCKADE" "$S/stockade" && cp "$PROBE" "$S/probe"
+	mkdir -p "$S/home"
 	expect_probe "with --write /tmp, mkstemp there works" ok -- \
-		env XDG_STATE_HOME="$S/state" XDG_CONFIG_HOME="$S/config" "$S/stockade" --backend landlock --net loopback -C "$W" --write /tmp -- \
+		env HOME="$S/home" XDG_STATE_HOME="$S/state" XDG_CONFIG_HOME="$S/config" "$S/stockade" --backend landlock --net loopback -C "$W" --write /tmp -- \
 		"$S/probe" mkstemp "/tmp/$N.kept-XXXXXX"
 	kept=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^made //p')
 	[ -n "$kept" ] && [ -f "$kept" ] && pass "and the file stays after the run" || fail "and the file stays after the run ('$kept')"
