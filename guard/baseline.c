@@ -400,21 +400,7 @@ static int unlink_alias(struct snapshot *s, int dfd, const char *name, const str
 	_cleanup_close_ int to = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (to < 0)
 		return -errno;
-	int r = 0;
-	char buf[65536];
-	for (;;) {
-		ssize_t n = read(from, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if ((r = write_all(to, buf, (size_t)n)) < 0)
-			break;
-	}
+	int r = file_copy(from, to, fst.st_size);
 	/* the owner before the mode: fchown clears set-id bits */
 	if (r == 0 && (fst.st_uid != geteuid() || fst.st_gid != getegid()) && fchown(to, fst.st_uid, fst.st_gid) < 0)
 		r = -errno;

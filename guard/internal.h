@@ -238,6 +238,8 @@ int guard_fail(struct guard_failure *f, int r, enum guard_step step, char *path)
  * in all (-EFBIG past it) that skips holes, and a removal with no depth
  * limit. */
 int tree_copy(int sfd, const char *sname, int dfd, const char *dname, size_t max);
+/* the data of one open file into another, holes kept */
+int file_copy(int in, int out, off_t size);
 int tree_remove(int dfd, const char *name);
 /* renameat2 with RENAME_NOREPLACE (plain renameat where the filesystem
  * lacks it), making a directory the run left read-only writable for the

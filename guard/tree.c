@@ -288,3 +288,9 @@ int tree_copy(int sfd, const char *sname, int dfd, const char *dname, size_t max
 	struct copier c = { .left = max };
 	return copy_at(&c, sfd, sname, dfd, dname, 0);
 }
+
+int file_copy(int in, int out, off_t size)
+{
+	struct copier c = { .left = SIZE_MAX };
+	return copy_data(&c, in, out, size);
+}
