@@ -216,19 +216,33 @@ void say_guard_report(const struct guard_report *gr, const char *area, const str
 	}
 }
 
-/* The interpreter a script's first line names (#!), as written, or NULL. */
-static char *script_line_interpreter(const char *program)
+/* A script's first line after its #! (in line, of size bytes), or NULL
+ * where it has none. */
+static char *script_shebang(const char *program, char *line, size_t size)
 {
 	_cleanup_close_ int fd = open(program, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	char line[256];
-	ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+	ssize_t n = fd >= 0 ? read(fd, line, size - 1) : -1;
 	if (n < 3 || line[0] != '#' || line[1] != '!')
 		return NULL;
 	line[n] = '\0';
-	char *p = line + 2;
-	p += strspn(p, " \t");
-	p[strcspn(p, " \t\r\n")] = '\0';
-	return p[0] == '/' ? xstrdup(p) : NULL;
+	line[strcspn(line, "\r\n")] = '\0';
+	return line + 2;
+}
+
+/* The interpreter a first line names, as written, or NULL. */
+static char *shebang_interpreter(const char *shebang)
+{
+	if (!shebang)
+		return NULL;
+	shebang += strspn(shebang, " \t");
+	return shebang[0] == '/' ? xstrndup(shebang, strcspn(shebang, " \t")) : NULL;
+}
+
+/* The interpreter a script's first line names, as written, or NULL. */
+static char *script_line_interpreter(const char *program)
+{
+	char line[256];
+	return shebang_interpreter(script_shebang(program, line, sizeof(line)));
 }
 
 /* The same, canonical, where it exists. */
@@ -253,20 +267,17 @@ static char *word_path(const char *word, const char *cwd, const char *home)
 	return word[0] != '~' && cwd ? path_join(cwd, word) : NULL;
 }
 
-/* What runs a script that is not executable: the program its first line
- * names (the one env looks up, for #!/usr/bin/env python3), or for none,
- * the one its name's ending says, else sh. */
-static char *script_runner(const char *path, const char *interp)
+/* What runs a script that is not executable, given its first line
+ * (NULL: none): the program that line names (the one env looks up, for
+ * #!/usr/bin/env python3), or for none, the one its name's ending says,
+ * else sh. */
+static char *script_runner(const char *path, char *shebang)
 {
+	_cleanup_free_ char *interp = shebang_interpreter(shebang);
 	if (interp && streq(interp, "/usr/bin/env")) {
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		char line[256];
-		ssize_t n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
-		line[n > 0 ? n : 0] = '\0';
-		line[strcspn(line, "\r\n")] = '\0';
 		/* the words after env's own: its options (-S) and NAME=VALUEs */
 		char *save = NULL;
-		for (char *w = strtok_r(n > 2 ? line + 2 : line, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		for (char *w = strtok_r(shebang, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 			if (!streq(w, interp) && w[0] != '-' && !strchr(w, '='))
 				return xstrdup(w);
 	}
@@ -293,9 +304,11 @@ static char *run_fault(const char *word, const char *cwd)
 		return NULL;
 	if (S_ISDIR(st.st_mode))
 		return xasprintf("'%s' is a directory", word);
-	_cleanup_free_ char *interp = script_line_interpreter(path);
+	char line[256];
+	char *shebang = script_shebang(path, line, sizeof(line));
+	_cleanup_free_ char *interp = shebang_interpreter(shebang);
 	if (S_ISREG(st.st_mode) && !(st.st_mode & 0111)) {
-		_cleanup_free_ char *runner = script_runner(path, interp);
+		_cleanup_free_ char *runner = script_runner(path, shebang);
 		return xasprintf("it is not executable: chmod +x %s, or give it to its interpreter (%s %s)", word, runner,
 				 word);
 	}
