@@ -277,10 +277,12 @@ static int find_home(struct policy *p, char *const *environ, struct policy_failu
 	return 0;
 }
 
+struct run_dir;
 static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
-			 const struct source *source, const char *cwd, struct policy_failure *f);
+			 const struct source *source, struct run_dir *dir, struct policy_failure *f);
 
-static int find_workspace(struct policy *p, const struct settings *s, const char *cwd, struct policy_failure *f)
+static int find_workspace(struct policy *p, const struct settings *s, const char *cwd, struct run_dir *dir,
+			  struct policy_failure *f)
 {
 	int r;
 	if (s->workspace) {
@@ -290,7 +292,7 @@ static int find_workspace(struct policy *p, const struct settings *s, const char
 		/* a link a run in the directory stockade runs from planted on
 		 * the way (packages/app -> ~/.config/autostart) would choose
 		 * what this run writes */
-		if ((r = check_steered(p, abs, s->workspace, ACCESS_WRITE, s->workspace_source, cwd, f)) < 0)
+		if ((r = check_steered(p, abs, s->workspace, ACCESS_WRITE, s->workspace_source, dir, f)) < 0)
 			return r;
 		r = path_canonical(abs, &p->workspace);
 		if (r < 0)
@@ -472,16 +474,41 @@ static void add_outer_repo_rules(struct policy *p)
  * command line names: this run's own, and the directory stockade runs
  * from, every run's workspace there (unless it could be none: the home,
  * /). NULL-terminated; free with strv_free. */
-static char **steer_trees_now(const struct policy *p, const char *cwd)
+static char **steer_trees_now(const struct policy *p, const char *here)
 {
 	char **v = strv_new();
 	for (size_t i = 0; p->writable && p->writable[i]; i++)
 		strv_add(&v, p->writable[i]);
-	_cleanup_free_ char *here = NULL;
-	if (cwd && path_canonical(cwd, &here) == 0 && !streq(here, "/") && !path_is_beneath(p->user_home, here) &&
-	    !(p->passwd_home && path_is_beneath(p->passwd_home, here)) && !strv_contains(v, here))
+	if (here && !strv_contains(v, here))
 		strv_add(&v, here);
 	return v;
+}
+
+/* The directory stockade runs from, as the command line's paths are
+ * checked against it: looked at once per build, and only when a path
+ * on the command line asks. */
+struct run_dir {
+	const char *cwd;
+	bool looked;
+	char *tree;	/* canonical; NULL where it could be no run's workspace (the home, /) */
+};
+
+static const char *run_dir_tree(const struct policy *p, struct run_dir *d)
+{
+	if (d->looked)
+		return d->tree;
+	d->looked = true;
+	if (path_canonical(d->cwd, &d->tree) < 0)
+		return NULL;
+	if (streq(d->tree, "/") || path_is_beneath(p->user_home, d->tree) ||
+	    (p->passwd_home && path_is_beneath(p->passwd_home, d->tree)))
+		free(TAKE_PTR(d->tree));
+	return d->tree;
+}
+
+static void run_dir_done(struct run_dir *d)
+{
+	free(d->tree);
 }
 
 /* A path that leads out of a tree a run may write, by a symlink there or
@@ -492,14 +519,14 @@ static char **steer_trees_now(const struct policy *p, const char *cwd)
  * it leads to, which the person may name as it is; a path that stays
  * inside the tree it entered has that tree's rights and is granted as it
  * is, and one that leads where the run has that access anyway gives
- * nothing. cwd: for the command line's paths, the directory stockade runs
- * from (steer_trees_now). */
+ * nothing. dir: for the command line's paths, the directory stockade
+ * runs from. */
 static int check_steered(const struct policy *p, const char *abs, const char *as_written, enum access a,
-			 const struct source *source, const char *cwd, struct policy_failure *f)
+			 const struct source *source, struct run_dir *dir, struct policy_failure *f)
 {
 	if (source->kind != SOURCE_FILE && source->kind != SOURCE_OPTION)
 		return 0;
-	_cleanup_strv_ char **now = source->kind == SOURCE_OPTION ? steer_trees_now(p, cwd) : NULL;
+	_cleanup_strv_ char **now = source->kind == SOURCE_OPTION ? steer_trees_now(p, run_dir_tree(p, dir)) : NULL;
 	struct steer st;
 	if (steer_path(now ? now : p->writable, abs, &st) < 0)
 		return 0;	/* the error, if any, is the caller's to find */
@@ -590,7 +617,8 @@ static void lift_default_hide(struct policy *p, const char *canon, const char *a
 	}
 }
 
-static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct policy_failure *f)
+static int add_layer_rules(struct policy *p, const struct layer *l, const char *cwd, struct run_dir *dir,
+			   struct policy_failure *f)
 {
 	/* An untrusted layer's rules are measured against the layers before
 	 * it, all of them before any is added: its own hide on a path does
@@ -609,7 +637,7 @@ static int add_layer_rules(struct policy *p, const struct layer *l, const char *
 		}
 		_cleanup_free_ char *abs = layer_path(p, l->dir, cwd, lr->path);
 		if (lr->access == ACCESS_READ || lr->access == ACCESS_WRITE) {
-			int e = check_steered(p, abs, lr->path, lr->access, &lr->source, cwd, f);
+			int e = check_steered(p, abs, lr->path, lr->access, &lr->source, dir, f);
 			if (e < 0)
 				return e;
 		}
@@ -1026,7 +1054,8 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!cwd)
 		return policy_fail(f, POLICY_NO_CWD, errno, NULL, NULL);
-	if ((r = find_workspace(p, &s, cwd, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
+	_cleanup_(run_dir_done) struct run_dir dir = { .cwd = cwd };
+	if ((r = find_workspace(p, &s, cwd, &dir, f)) < 0 || (r = find_kept_home(p, &s, cwd, f)) < 0)
 		return r;
 	p->cache_dir = own_cache_dir(p, environ);
 	p->state_dir = own_state_dir(p, environ);
@@ -1035,7 +1064,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	p->writable = first_writable(p, layers, n_layers, cwd);
 	if (s.home) {
 		_cleanup_free_ char *abs = layer_path(p, s.home_dir, cwd, s.home);
-		if ((r = check_steered(p, abs, s.home, ACCESS_WRITE, s.home_source, cwd, f)) < 0)
+		if ((r = check_steered(p, abs, s.home, ACCESS_WRITE, s.home_source, &dir, f)) < 0)
 			return r;
 	}
 
@@ -1064,7 +1093,7 @@ int policy_build(const struct layer *layers, size_t n_layers, char *const *argv,
 	defaults_add_hides(p);
 
 	for (size_t i = 0; i < n_layers && r == 0; i++)
-		r = add_layer_rules(p, &layers[i], cwd, f);
+		r = add_layer_rules(p, &layers[i], cwd, &dir, f);
 	if (r == 0) {
 		add_program(p, argv, own.envp, own_from);
 		if ((r = honour_user_rules(p, f)) == 0)
