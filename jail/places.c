@@ -401,21 +401,48 @@ void places_view_cgroups(struct places *pl, const struct policy *p, char *const 
 	cgroup_view_free(&v);
 }
 
-static void plan(struct policy *p, enum backend backend, char *const *environ, bool view_cgroups, struct places *ret)
+/* A landlock run's directory, where it can be: one name for each
+ * workspace (run-w and a hash of its path), so that HOME and TMPDIR are
+ * the same from one run to the next, as they are in the namespace jail,
+ * and the caches keyed on them hit (go test's: a test that read TMPDIR or
+ * HOME, as t.TempDir does, is run again when either changed). It is made
+ * anew, empty, for each run, and removed after it, as a random one is; a
+ * second run of the workspace while one is live takes a random name.
+ * Made now, at the plan, with its lock: the command's environment names
+ * it, and the command's process is forked before the rest is made. */
+static void claim_workspace_dir(struct places *pl, const struct policy *p)
+{
+	_cleanup_close_ int base_fd = -1;
+	if (mkdir_private(pl->base, p->uid) < 0 ||
+	    (base_fd = open(pl->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	char hex[17];
+	pl->run_dir = xstrcat3(pl->base, "/run-w", fmt_x64(hex, fnv1a(FNV_INIT, p->workspace, strlen(p->workspace))));
+	/* taken (a live run of the workspace, or a killed one's, which the
+	 * sweep removes for the runs after this one): a random name */
+	if (make_run_dir(pl, base_fd) < 0)
+		free(TAKE_PTR(pl->run_dir));
+}
+
+static void plan(struct policy *p, enum backend backend, char *const *environ, bool run, struct places *ret)
 {
 	*ret = (struct places){ .lock_fd = -1, .backend = backend, .policy = p };
 	struct places *pl = ret;
 	/* part of the policy from now on, until places_remove */
 	p->places = &pl->rules;
-	/* A name of the run's own, chosen now so that the plan names the
-	 * paths it grants before they exist; the folder it goes in is
-	 * private, so nobody else can have taken it. */
-	uint64_t id = 0;
-	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
-		id = now_usec() ^ ((uint64_t)getpid() << 32);
-	char hex[17];
 	pl->base = run_base(environ, p->uid);
-	pl->run_dir = xstrcat3(pl->base, "/run-", fmt_x64(hex, id));
+	if (run && backend == BACKEND_LANDLOCK)
+		claim_workspace_dir(pl, p);
+	/* Otherwise a name of the run's own, chosen now so that the plan
+	 * names the paths it grants before they exist; the folder it goes in
+	 * is private, so nobody else can have taken it. */
+	if (!pl->run_dir) {
+		uint64_t id = 0;
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			id = now_usec() ^ ((uint64_t)getpid() << 32);
+		char hex[17];
+		pl->run_dir = xstrcat3(pl->base, "/run-", fmt_x64(hex, id));
+	}
 
 	if (backend == BACKEND_NAMESPACES) {
 		/* The run directory is where the new root is mounted; the
@@ -442,7 +469,7 @@ static void plan(struct policy *p, enum backend backend, char *const *environ, b
 			add_place(pl, "/dev/ptmx", RULE_SYSTEM | RULE_DEVICE, "default: new ptys of the run's own");
 		/* Not the host's whole cgroup tree: the run's own groups (its
 		 * stockade's until the run has groups of its own). */
-		if (backend == BACKEND_LANDLOCK && view_cgroups)
+		if (backend == BACKEND_LANDLOCK && !run)
 			places_view_cgroups(pl, p, NULL, 0);
 	}
 	/* What killed runs left in base goes before this run's is made: a
@@ -462,12 +489,12 @@ static void plan(struct policy *p, enum backend backend, char *const *environ, b
 
 void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
-	plan(p, backend, environ, true, ret);
+	plan(p, backend, environ, false, ret);
 }
 
 void places_plan_run(struct policy *p, enum backend backend, char *const *environ, struct places *ret)
 {
-	plan(p, backend, environ, false, ret);
+	plan(p, backend, environ, true, ret);
 }
 
 /* The landlock backend's copy of the run's policy, read-only. */
@@ -507,7 +534,8 @@ int places_make(struct places *pl, const struct policy *p, struct places_failure
 	/* Locked for every backend: a sweeping run must not take a namespace
 	 * jail's, where removing the mount point would detach the jail's
 	 * root from under it. */
-	r = make_run_dir(pl, base_fd);
+	/* (the landlock backend's may be made already: claim_workspace_dir) */
+	r = pl->made ? 0 : make_run_dir(pl, base_fd);
 	if (r < 0)
 		return fail(f, PLACES_RUN_DIR, -r, pl->run_dir);
 	for (size_t i = 0; i < pl->rules.n; i++) {

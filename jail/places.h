@@ -64,9 +64,10 @@ struct places_failure {
  * run directory, on a tmpfs unless TMPDIR says otherwise. They are part
  * of p from now on (p->places), until places_remove: ret must not move. */
 void places_plan(struct policy *p, enum backend backend, char *const *environ, struct places *ret);
-/* The same for a landlock run that makes its cgroups next, and then
- * gives the view of them (places_view_cgroups): the tree's listing is
- * not made twice. */
+/* The same for a run: on the landlock backend, it makes its cgroups
+ * next, and then gives the view of them (places_view_cgroups), so the
+ * tree's listing is not made twice; and its run directory has the
+ * workspace's name where that is free, made now (made, lock_fd). */
 void places_plan_run(struct policy *p, enum backend backend, char *const *environ, struct places *ret);
 /* The landlock backend: the slave of the run's own pty, on the host's
  * devpts, granted by path (a program reopens its terminal by name). */

@@ -139,9 +139,7 @@ char *own_cache_dir(const struct policy *p, char *const *environ)
 		free(root);
 		root = nested_dir(p, environ, "cache");
 	}
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-	for (const char *c = p->workspace; *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	uint64_t h = fnv1a(FNV_INIT, p->workspace, strlen(p->workspace));
 	const char *base = strrchr(p->workspace, '/');
 	base = base && base[1] ? base + 1 : "root";
 	char name[33];

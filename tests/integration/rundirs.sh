@@ -218,6 +218,65 @@ another_run
 check "once its holder is gone, the next run removes it" test ! -e "$held"
 rmdir "$BASE/new-0000000000000001" "$BASE/other"
 
+# ---- (f) the workspace's name: HOME and TMPDIR the same from run to run
+
+# As in the namespace jail, where they are the same paths every run:
+# caches keyed on them hit (go test's, for a test that read either).
+# Each run's directory is still made empty and removed after it.
+in_jail -- sh -c 'echo "$HOME $TMPDIR"; echo x >"$TMPDIR/left"' >"$T/f1.out" 2>/dev/null
+in_jail -- sh -c 'echo "$HOME $TMPDIR"; ls -A "$TMPDIR"' >"$T/f2.out" 2>/dev/null
+f1=$(head -n 1 "$T/f1.out")
+f2=$(head -n 1 "$T/f2.out")
+case $f1 in "$BASE"/run-w*/home\ "$BASE"/run-w*/tmp) named=yes ;; *) named=no ;; esac
+check "a landlock run's home and tmp are in the workspace's own run directory ($f1)" test "$named" = yes
+check "the next run's home and tmp are the same paths ($f2)" test -n "$f1" -a "$f1" = "$f2"
+check "the next run's tmp is empty: nothing of the last run's" test "$(wc -l <"$T/f2.out")" -eq 1
+check "after the runs, the directory is gone" test ! -e "$(dirname "${f1%% *}")"
+# A run while another of the workspace is live: a name of its own.
+rm -f "$W/f.home" "$W/f.go"
+in_jail -- sh -c '
+	echo "$HOME" >"$0/f.home"
+	while [ ! -e "$0/f.go" ]; do sleep 0.05; done
+	echo still >"$TMPDIR/after" && cat "$TMPDIR/after"' "$W" >"$T/f3.out" 2>&1 &
+jpid=$!
+wait_for "$W/f.home"
+in_jail -- sh -c 'echo "$HOME"; echo mine >"$TMPDIR/x" && cat "$TMPDIR/x"' >"$T/f4.out" 2>/dev/null
+check "the live run has the workspace's name" test "$(cat "$W/f.home")" = "${f1%% *}"
+check "a run beside it has another, and works ($(head -n 1 "$T/f4.out"))" \
+	test "$(head -n 1 "$T/f4.out")" != "${f1%% *}" -a "$(tail -n 1 "$T/f4.out")" = mine
+touch "$W/f.go"
+wait "$jpid"
+check "the live run still writes its tmp afterwards" test "$(grep -v '^stockade: ' "$T/f3.out" | tail -n 1)" = still
+if command -v go >/dev/null; then
+	mkdir -p "$W/gomod"
+	printf 'module example.com/m\n\ngo 1.19\n' >"$W/gomod/go.mod"
+	cat >"$W/gomod/m_test.go" <<'EOF'
+package m
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestTempAndHome(t *testing.T) {
+	if err := os.WriteFile(filepath.Join(t.TempDir(), "x"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.UserHomeDir(); err != nil {
+		t.Fatal(err)
+	}
+}
+EOF
+	jail --net off -C "$W/gomod" -- go test ./... >"$T/g1.out" 2>&1
+	jail --net off -C "$W/gomod" -- go test ./... >"$T/g2.out" 2>&1
+	diag "$(cat "$T/g1.out" "$T/g2.out")"
+	check "go test: a test that reads TMPDIR and HOME passes" grep -q '^ok' "$T/g1.out"
+	check "go test: run again, its result is cached" grep -q '^ok.*(cached)' "$T/g2.out"
+else
+	skip "go test's cache: go is not installed"
+fi
+
 # ---- a live namespace jail's run directory, where a landlock run starts
 
 # Its home and /tmp are tmpfs of its own; its run directory, the mount

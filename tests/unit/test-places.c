@@ -75,6 +75,16 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* An empty file, made. */
+static int put_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* Whether another open file description can take path's lock now. */
 static int lock_free(const char *path)
 {
@@ -183,6 +193,79 @@ static void test_plan_landlock(void)
 	places_view_cgroups(&pl, &p, NULL, 0);
 	is_int(pl.rules.n, before, "places_view_cgroups again: replaces the view, adds nothing");
 	places_remove(&pl);
+	policy_free(&p);
+}
+
+/* A landlock run's directory has the workspace's name where that is
+ * free: HOME and TMPDIR the same from run to run. */
+static void test_plan_run_landlock(void)
+{
+	struct policy p;
+	policy_in_tree(&p);
+	_cleanup_free_ char *tmpdir = tree_at("t-run");
+	_cleanup_free_ char *tmp_var = xstrcat3("TMPDIR=", tmpdir, "");
+	char *env[] = { tmp_var, NULL };
+	struct places a, b, c;
+	struct places_failure f;
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &a);
+	char hex[17];
+	_cleanup_free_ char *named =
+		xstrcat3(a.base, "/run-w", fmt_x64(hex, fnv1a(FNV_INIT, p.workspace, strlen(p.workspace))));
+	is_str(a.run_dir, named, "landlock run: the run directory has the workspace's name");
+	_cleanup_free_ char *lock = path_join(named, "lock");
+	ok(a.made && a.lock_fd >= 0 && lock_free(lock) == -EAGAIN, "landlock run: made at the plan, its lock held");
+	_cleanup_free_ char *tmp = path_join(named, "tmp");
+	is_str(env_get(a.env.envp, "TMPDIR"), tmp, "landlock run: TMPDIR is in it");
+
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &b);
+	ok(!streq(b.run_dir, named) && !b.made && !str_has_prefix(strrchr(b.run_dir, '/'), "/run-w"),
+	   "landlock run: a second run of the workspace while the first is live takes a random name (%s)", b.run_dir);
+	ok(places_make(&b, &p, &f) == 0 && is_dir_mode(b.tmpdir, 0700), "landlock run: the second is made");
+	places_failure_free(&f);
+	ok(places_make(&a, &p, &f) == 0 && is_dir_mode(a.tmpdir, 0700) && is_dir_mode(a.home, 0700),
+	   "landlock run: the first is made, its sweep leaving it (its own lock)");
+	places_failure_free(&f);
+	_cleanup_free_ char *stray = path_join(a.tmpdir, "left");
+	ok(put_file(stray) == 0, "a file left in its tmp");
+	places_remove(&b);
+	places_remove(&a);
+	ok(!exists(named), "landlock run: removed after the run");
+
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &c);
+	is_str(c.run_dir, named, "landlock run: the next run has the name again");
+	ok(!exists(stray), "landlock run: and nothing of the last run's");
+	places_remove(&c);
+	ok(!exists(named), "landlock run: a run that ends before places_make removes it too");
+
+	/* A killed run's, its lock free: taken by no run until swept. */
+	ok(mkdir(named, 0700) == 0 && put_file(lock) == 0, "a killed run's directory of that name");
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &a);
+	ok(!streq(a.run_dir, named), "landlock run: a killed run's directory of the name: a random name");
+	ok(places_make(&a, &p, &f) == 0 && !exists(named), "landlock run: its sweep removes the killed run's");
+	places_failure_free(&f);
+	places_remove(&a);
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &a);
+	is_str(a.run_dir, named, "landlock run: the run after it has the name");
+	places_remove(&a);
+
+	/* Another workspace: a name of its own. */
+	char *ws = p.workspace;
+	p.workspace = xstrcat3(ws, "/other", "");
+	places_plan_run(&p, BACKEND_LANDLOCK, env, &a);
+	ok(a.made && !streq(a.run_dir, named) && str_has_prefix(strrchr(a.run_dir, '/'), "/run-w"),
+	   "landlock run: another workspace has another name (%s)", a.run_dir);
+	places_remove(&a);
+	free(p.workspace);
+	p.workspace = ws;
+
+	/* Planned, not run (explain), and the namespace jail: random, made
+	 * nowhere. */
+	places_plan(&p, BACKEND_LANDLOCK, env, &a);
+	ok(!a.made && !exists(a.run_dir) && !streq(a.run_dir, named), "landlock, planned only: nothing made");
+	places_remove(&a);
+	places_plan_run(&p, BACKEND_NAMESPACES, env, &a);
+	ok(!a.made && !streq(a.run_dir, named), "namespaces run: a random name, made with the rest");
+	places_remove(&a);
 	policy_free(&p);
 }
 
@@ -537,6 +620,7 @@ int main(void)
 	tree_begin("places");
 	test_plan_namespaces();
 	test_plan_landlock();
+	test_plan_run_landlock();
 	test_plan_off();
 	test_base();
 	test_make_remove();
