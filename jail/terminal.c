@@ -194,7 +194,13 @@ void terminal_start(struct terminal *t)
 	t->user_out = reopen(out, out == 0 ? O_RDWR : O_WRONLY, &t->own_out);
 	if (t->child.controlling) {
 		t->user_in = reopen(0, O_RDONLY, &t->own_in);
-		set_raw(t);
+		/* Started in the background (&): as terminal_resume says, until
+		 * fg; a raw mode set now would stop stockade (SIGTTOU) where
+		 * the command, a build or a server, would go on outside. */
+		pid_t fg = tcgetpgrp(0);
+		t->background = fg > 0 && fg != getpgrp();
+		if (!t->background)
+			set_raw(t);
 		t->no_ctty = tcgetsid(0) != getsid(0);
 	}
 	/* The user may have resized the terminal while the jail was built. */

@@ -397,6 +397,12 @@ if command -v tmux >/dev/null; then
 		wait_until pane_has '^bg-status' && pane_has '^bg-finished' && pane_has '^bg-status 4' &&
 			pass "$where: bg lets it go on in the background to its end" ||
 			{ fail "$where: bg lets it go on in the background to its end"; diag "$(pane)"; }
+		# Started with &: it runs in the background to its end, where a
+		# raw mode set at its start stopped it (SIGTTOU) at once.
+		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''sleep 1; echo amp-finished; exit 5'\'' & wait %1; echo "amp-status $?"' Enter
+		wait_until pane_has '^amp-status' && pane_has '^amp-finished' && pane_has '^amp-status 5' &&
+			pass "$where: started with &, it runs in the background to its end" ||
+			{ fail "$where: started with &, it runs in the background to its end"; diag "$(pane)"; }
 		# kill %1 of a stopped job: it ends by that signal.
 		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''echo kill-ready; exec sleep 30'\' Enter
 		wait_until pane_has '^kill-ready' || { fail "$where: the third job starts"; diag "$(pane)"; return; }
