@@ -559,7 +559,11 @@ _Noreturn void child_main(const struct child *c)
 	if (c->close_fd >= 0)
 		close(c->close_fd);
 	if (c->terminal) {
-		int r = terminal_leave(c->terminal, c->tty_stand_in);
+		/* The landlock backend's command's process, with the pty as
+		 * controlling terminal, is in the keeper's session already,
+		 * which leads it (terminal_lead); the jail's init leads its
+		 * own, and a session's zygote has one of its own. */
+		int r = terminal_leave(c->terminal, c->tty_stand_in, c->init || c->zygote || !c->terminal->controlling);
 		if (r < 0)
 			fail(c, CHILD_STEP_SESSION, r, NULL, EXIT_STOCKADE);
 	}
@@ -723,6 +727,10 @@ _Noreturn void child_main(const struct child *c)
 		for (int fd = 0; fd <= 2; fd++)
 			if ((c->terminal->tty_fds & (1u << fd)) && dup2(slave, fd) < 0)
 				fail(c, CHILD_STEP_TERMINAL, errno, "dup2", EXIT_STOCKADE);
+		/* init leads the session whose foreground the command's group
+		 * will be (terminal.h). */
+		if (c->terminal->controlling && (r = terminal_lead(slave)) < 0)
+			fail(c, CHILD_STEP_TERMINAL, r, "TIOCSCTTY", EXIT_STOCKADE);
 		if (slave > 2)
 			close(slave);
 	}

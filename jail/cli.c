@@ -152,6 +152,54 @@ int session_parse_idle(const char *s, unsigned *ret)
 		return -EINVAL;                                                \
 	} while (0)
 
+/* A word as a shell reads it: as it is, or in single quotes. */
+static void add_word(struct text *t, const char *w)
+{
+	if (*w && !w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:@%+,-")]) {
+		text_adds(t, w);
+		return;
+	}
+	text_addc(t, '\'');
+	for (; *w; w++)
+		if (*w == '\'')
+			text_adds(t, "'\\''");
+		else
+			text_addc(t, *w);
+	text_addc(t, '\'');
+}
+
+/* "stockade --backend landlock session start": the command is a word of
+ * stockade's own, which comes first, its options after it. The line so,
+ * or NULL where the command is no such word. */
+static char *verb_first(char **argv, int argc, int rest)
+{
+	static const char *const verbs[] = { "session", "doctor", "explain", "trust", "quarantine", "why" };
+	bool verb = false;
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		verb |= streq(argv[rest], verbs[i]);
+	if (!verb)
+		return NULL;
+	/* session's own word (start, exec...) stays beside it */
+	int words = streq(argv[rest], "session") && rest + 1 < argc ? 2 : 1;
+	struct text t = { 0 };
+	text_adds(&t, "stockade");
+	for (int i = rest; i < rest + words; i++) {
+		text_addc(&t, ' ');
+		add_word(&t, argv[i]);
+	}
+	/* the options, less the "--" that ended them */
+	int end = streq(argv[rest - 1], "--") ? rest - 1 : rest;
+	for (int i = 1; i < end; i++) {
+		text_addc(&t, ' ');
+		add_word(&t, argv[i]);
+	}
+	for (int i = rest + words; i < argc; i++) {
+		text_addc(&t, ' ');
+		add_word(&t, argv[i]);
+	}
+	return text_take(&t);
+}
+
 int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 {
 	*o = (struct options){ 0 };
@@ -420,6 +468,8 @@ int cli_parse(int argc, char **argv, struct options *o, char **ret_error)
 		strv_add(&o->argv, argv[i]);
 	if (o->command == CMD_RUN && !o->argv[0])
 		USAGE_ERROR("no command given");
+	if (o->command == CMD_RUN && rest > 1)
+		o->verb_first = verb_first(argv, argc, rest);
 	if (o->command == CMD_DOCTOR && o->argv[0])
 		USAGE_ERROR("'stockade doctor' takes no command");
 	if ((o->trust_list || o->revoke) && o->command != CMD_TRUST)
@@ -473,6 +523,7 @@ void options_free(struct options *o)
 	free(o->session_name);
 	free(o->session_refused);
 	free(o->usage_hint);
+	free(o->verb_first);
 	strv_free(o->argv);
 	*o = (struct options){ 0 };
 }

@@ -44,6 +44,10 @@ struct options {
 	 * value (NULL: none) */
 	char *session_refused;
 	char *usage_hint;	/* a usage error's own fix (NULL: see --help) */
+	/* A run whose command is a word of stockade's own (session, doctor,
+	 * why...) after options: the line with that word first, as it
+	 * works, for the hint should no program of that name be found. */
+	char *verb_first;
 	char *restore_as;	/* stockade quarantine restore ID --as PATH */
 };
 

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jail/terminal.h"
 #include "lib/fd.h"
 #include "lib/phase.h"
 #include "lib/util.h"
@@ -112,6 +113,10 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	 * run's subreaper before its first process exists. */
 	phase_mark("keeper:start");
 	pid_t command = -1;
+	/* The pty's session, led here (terminal.h); should it fail, the
+	 * command's process says so as it makes its group the foreground. */
+	if (d->ctty && setsid() >= 0)
+		(void)terminal_lead(*d->ctty);
 	if (d->start) {
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		command = d->start(d->data);
@@ -156,7 +161,8 @@ static _Noreturn void keeper_main(const struct keeper_duty *d, int sock)
 	 * command's first moments run ahead of it, some 300 us on a small
 	 * machine, which the end of the error pipe above must not wait for.
 	 * Until then the signals above are ignored. */
-	(void)setsid();
+	if (!d->ctty)
+		(void)setsid();
 	prctl(PR_SET_NAME, "stockade-keeper", 0, 0, 0);
 	phase_mark("keeper:ready");
 	int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);

@@ -54,6 +54,11 @@ struct keeper_duty {
 	/* The command's process leads a process group of its own. */
 	bool command_pgrp;
 	const struct run_cgroup *cg;
+	/* The landlock backend's pty (its slave), which the keeper makes its
+	 * controlling terminal, in a session of its own, before it forks
+	 * the command, which makes its group the foreground (terminal.h); -1:
+	 * NULL: none. */
+	const int *ctty;
 	/* The namespace jail's init (a pidfd), or -1. */
 	int init_pidfd;
 	/* Descriptors it keeps beside its socket and 0 to 2 (the report's);

@@ -128,7 +128,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 		if (o->command == CMD_EXPLAIN) {
 			status = sbverb_explain(&p, environ, r.why);
 		} else if (!p.program) {
-			say_cannot_run(&p);
+			say_cannot_run(&p, o);
 			status = exit_exec_failed(p.program_error);
 		} else {
 			status = sbverb_run(&p, environ, rep);
@@ -154,7 +154,7 @@ static int run_jailed(const struct options *o, unsigned long long start_us, stru
 	/* 4. A program that cannot be found or run is said before anything
 	 *    starts, with the status a shell would give. */
 	if (!p.program && !holder) {
-		say_cannot_run(&p);
+		say_cannot_run(&p, o);
 		status = exit_exec_failed(p.program_error);
 		goto out;
 	}

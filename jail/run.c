@@ -724,6 +724,8 @@ static int run_landlock(struct run *r)
 			.start = start_command,
 			.command_pgrp = c.own_pgrp,
 			.cg = &cg,
+			/* the pty's session is the keeper's (terminal.h) */
+			.ctty = term.child.controlling && !c.zygote && term.slave >= 0 ? &term.slave : NULL,
 			.init_pidfd = -1,
 			.keep = &report_fd,
 			.n_keep = report_fd >= 0,

@@ -363,9 +363,14 @@ char *say_shell_builtin(char *const *argv, const char *run)
 			 argv[0], run, sh, words);
 }
 
-void say_cannot_run(const struct policy *p)
+void say_cannot_run(const struct policy *p, const struct options *o)
 {
 	log_error("cannot run '%s': %s", p->argv[0], strerror(p->program_error));
+	if (o && o->verb_first && p->program_error == ENOENT) {
+		log_hint("'%s' is a command of stockade's own, which comes first, before its options: %s", p->argv[0],
+			 o->verb_first);
+		return;
+	}
 	_cleanup_free_ char *fault = run_fault(p->argv[0], p->cwd);
 	_cleanup_free_ char *builtin = !fault && p->program_error == ENOENT ? say_shell_builtin(p->argv, "stockade --")
 									      : NULL;

@@ -6,6 +6,7 @@
 
 #include "guard/guard.h"
 #include "jail/child.h"
+#include "jail/cli.h"
 #include "jail/places.h"
 #include "jail/say-policy.h"
 #include "policy/build.h"
@@ -56,7 +57,7 @@ char *say_unreadable_program(const struct policy *p, const char *word, const cha
  * the status a shell gives (said by the caller): a script that is not
  * executable, or whose first line names an interpreter that is not there,
  * says so. */
-void say_cannot_run(const struct policy *p);
+void say_cannot_run(const struct policy *p, const struct options *o);
 /* For argv whose program is a shell's own command (cd, source, export):
  * the line given to a shell, after run ("stockade --"); or NULL. */
 char *say_shell_builtin(char *const *argv, const char *run);

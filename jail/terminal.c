@@ -3,6 +3,7 @@
 #include "jail/terminal.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -125,9 +126,9 @@ int terminal_open_jail_pty(const struct terminal_child *child, int *ret_master, 
 	return 0;
 }
 
-int terminal_leave(const struct terminal_child *child, int stand_in)
+int terminal_leave(const struct terminal_child *child, int stand_in, bool own_session)
 {
-	if (setsid() < 0)
+	if (own_session && setsid() < 0)
 		return -errno;
 	for (int fd = 0; fd <= 2; fd++)
 		if ((child->tty_fds & (1u << fd)) && stand_in != fd && dup2(stand_in, fd) < 0)
@@ -135,15 +136,29 @@ int terminal_leave(const struct terminal_child *child, int stand_in)
 	return 0;
 }
 
+int terminal_lead(int slave)
+{
+	return ioctl(slave, TIOCSCTTY, 0) < 0 ? -errno : 0;
+}
+
 int terminal_enter(const struct terminal_child *child)
 {
-	if (getsid(0) != getpid() && setsid() < 0)
+	if (!child->controlling)
+		return getsid(0) != getpid() && setsid() < 0 ? -errno : 0;
+	/* The session's leader (the jail's init, the keeper) holds the pty
+	 * as its controlling terminal, its own group the foreground: the
+	 * command's group is made the foreground instead, as a shell makes
+	 * a job's. SIGTTOU blocked: the group asking is not the foreground
+	 * yet. */
+	if (setpgid(0, 0) < 0)
 		return -errno;
-	/* Its own pty, in a session with no other: the process group of
-	 * the session's leader is the foreground. */
-	if (child->controlling && ioctl(0, TIOCSCTTY, 0) < 0)
-		return -errno;
-	return 0;
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	int r = tcsetpgrp(0, getpid()) < 0 ? -errno : 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
 }
 
 /* A descriptor of the user's terminal of stockade's own: nonblocking
@@ -179,7 +194,13 @@ void terminal_start(struct terminal *t)
 	t->user_out = reopen(out, out == 0 ? O_RDWR : O_WRONLY, &t->own_out);
 	if (t->child.controlling) {
 		t->user_in = reopen(0, O_RDONLY, &t->own_in);
-		set_raw(t);
+		/* Started in the background (&): as terminal_resume says, until
+		 * fg; a raw mode set now would stop stockade (SIGTTOU) where
+		 * the command, a build or a server, would go on outside. */
+		pid_t fg = tcgetpgrp(0);
+		t->background = fg > 0 && fg != getpgrp();
+		if (!t->background)
+			set_raw(t);
 		t->no_ctty = tcgetsid(0) != getsid(0);
 	}
 	/* The user may have resized the terminal while the jail was built. */
@@ -190,7 +211,14 @@ void terminal_resume(struct terminal *t)
 {
 	if (t->master < 0)
 		return;
-	if (t->child.controlling)
+	/* Continued in the background (the shell's bg): the terminal is the
+	 * shell's, its mode left as the shell has it and nothing read from
+	 * it (a read would stop stockade with SIGTTIN) until a SIGCONT in
+	 * the foreground (fg). Output still goes out, as a background
+	 * job's does (stopped with SIGTTOU where the terminal says tostop). */
+	pid_t fg = t->child.controlling ? tcgetpgrp(0) : -1;
+	t->background = fg > 0 && fg != getpgrp();
+	if (t->child.controlling && !t->background)
 		set_raw(t);
 	terminal_winch(t);
 }
@@ -216,7 +244,7 @@ size_t terminal_pollfds(const struct terminal *t, struct pollfd *fds)
 		if (ev)
 			fds[n++] = (struct pollfd){ .fd = t->master, .events = ev };
 	}
-	if (t->user_in >= 0 && !t->in_done && t->in_at == t->in_len)
+	if (t->user_in >= 0 && !t->in_done && !t->background && t->in_at == t->in_len)
 		fds[n++] = (struct pollfd){ .fd = t->user_in, .events = POLLIN };
 	if (t->out_at < t->out_len && t->user_out >= 0)
 		fds[n++] = (struct pollfd){ .fd = t->user_out, .events = POLLOUT };

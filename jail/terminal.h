@@ -3,12 +3,16 @@
  * controlling terminal, can make itself the foreground, read what the
  * user types next, or set a line discipline that outlives the run).
  *
- * Every command runs in a session of its own. Where any of stdin, stdout
+ * Every command runs out of the user's session. Where any of stdin, stdout
  * and stderr is a terminal, the command gets a pty of its own instead,
  * and stockade relays between its master and the user's terminal:
  *
- * - stdin a terminal: the pty is the command's controlling terminal, its
- *   process group in the foreground; the user's terminal is in raw mode
+ * - stdin a terminal: the pty is the controlling terminal of a session
+ *   whose leader is the jail's init (the namespace jail) or the keeper
+ *   (the landlock backend), the command's process group, another, in its
+ *   foreground: a group with a parent in the same session is not
+ *   orphaned, so that a Ctrl-Z stops the command, and stockade with it
+ *   (jail/wait.c), back to the user's shell; the user's terminal is in raw mode
  *   while the command runs, so that Ctrl-C, Ctrl-Z and the rest go
  *   through the pty's line discipline to the jailed foreground group;
  *   each SIGWINCH sets the pty's window size; the user's mode is restored
@@ -64,6 +68,7 @@ struct terminal {
 	 * types, and its hangup seen on the descriptor. */
 	bool no_ctty;
 	bool hung_up;		/* and it hung up: for terminal_hung_up, once */
+	bool background;	/* continued in the background (bg): not read, its mode the shell's */
 	bool master_done;	/* every slave is closed and the output drained */
 	bool in_done;
 	char out[TERMINAL_BUF];	/* from the pty to the user */
@@ -89,13 +94,22 @@ void terminal_forgo(struct terminal *t);
  * devpts, set up as child says. */
 int terminal_open_jail_pty(const struct terminal_child *child, int *ret_master, int *ret_slave);
 
-/* The command's process, before it is confined: a session of its own,
- * and each terminal among 0 to 2 replaced by stand_in (the slave, or
- * /dev/null until the jail's init has its slave). */
-int terminal_leave(const struct terminal_child *child, int stand_in);
-/* Just before exec: a session of its own (the jail's init's child is not
- * yet a session leader), and the pty as controlling terminal where
- * wanted. */
+/* The command's process, before it is confined: out of the user's
+ * session (own_session: a session of its own; else it is in the
+ * keeper's already), and each terminal among 0 to 2 replaced by stand_in
+ * (the slave, or /dev/null until the jail's init has its slave). */
+int terminal_leave(const struct terminal_child *child, int stand_in, bool own_session);
+/* The session's leader, the jail's init or the landlock backend's
+ * keeper: the pty (its slave) as its controlling terminal, so that the
+ * command's process group, the foreground, has a parent in another group
+ * of the same session. A group without one is orphaned, and the kernel
+ * discards the SIGTSTP of a Ctrl-Z (and SIGTTIN, SIGTTOU) sent to it:
+ * the command could not be suspended back to the user's shell. */
+int terminal_lead(int slave);
+/* Just before exec: with the pty as controlling terminal, a process
+ * group of its own in the leader's session, made the pty's foreground;
+ * without, a session of its own (the jail's init's child is not yet a
+ * session leader). */
 int terminal_enter(const struct terminal_child *child);
 
 /* Once the command has exec'd: the relay starts, the user's terminal in

@@ -224,7 +224,8 @@ int wait_command(const struct signals *sg, struct process *pr, const struct secc
 		if (pr->outside >= 0 && (fds[4].revents & POLLIN))
 			serve_outside(pr, rep);
 		if (pr->refusals >= 0 && (fds[5].revents & POLLIN))
-			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep, pr->allowing != NULL);
+			(void)netns_refusals_serve(pr->refusals, pr->net_source, rep, pr->allowing != NULL,
+						   pr->watch ? pr->watch->policy : NULL);
 		if (fds[1].revents & POLLIN)
 			*broken |= notif_serve(&nt.svc) < 0;
 		if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
@@ -269,6 +270,7 @@ int wait_command(const struct signals *sg, struct process *pr, const struct secc
 	if (pr->outside >= 0)
 		serve_outside(pr, rep);
 	if (pr->refusals >= 0)
-		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep, pr->allowing != NULL);
+		(void)netns_refusals_serve(pr->refusals, pr->net_source, rep, pr->allowing != NULL,
+						   pr->watch ? pr->watch->policy : NULL);
 	return pr->keeper ? pr->init_status : status;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -277,6 +278,69 @@ static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
 	return r;
 }
 
+/* The exec's process leads the session of its pty (it is its controlling
+ * terminal) and the command runs in a group of its own in it, the
+ * pty's foreground: a group with a parent in another group of its session
+ * is not orphaned, so that a Ctrl-Z's SIGTSTP stops the command (the
+ * kernel discards it for an orphaned group), as jail/terminal.h says of
+ * a run. Returns in the command's process; the leader stays here: it
+ * holds nothing, passes each signal the zygote sends it on to the
+ * command's group, stops when the command stops (the zygote reports the
+ * stop, session exec stops too; the SIGCONT that continues it goes on to
+ * the command) and ends as the command ended. The leader is confined as
+ * the command is (narrowed too): nothing it does is a way out. */
+static void lead_exec(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = fork();
+	if (pid < 0)
+		_exit(EXIT_STOCKADE);
+	if (pid == 0) {
+		/* (SIGTTOU blocked: the group asking is not the foreground) */
+		if (setpgid(0, 0) < 0 || tcsetpgrp(0, getpid()) < 0) {
+			say(2, "make its group the foreground of", "/dev/tty", errno);
+			_exit(EXIT_STOCKADE);
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return;
+	}
+	(void)setpgid(pid, pid);
+	syscall(SYS_close_range, 0, ~0U, 0);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&all, &si);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			if (kill(-pid, sig) < 0)
+				kill(pid, sig);
+			continue;
+		}
+		int st;
+		pid_t w;
+		while ((w = waitpid(pid, &st, WNOHANG | WUNTRACED)) > 0) {
+			if (WIFSTOPPED(st)) {
+				raise(SIGSTOP);
+				continue;
+			}
+			if (WIFEXITED(st))
+				_exit(WEXITSTATUS(st));
+			/* The command's signal, without a core of the leader's. */
+			sig = WTERMSIG(st);
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+			signal(sig, SIG_DFL);
+			sigset_t one;
+			sigemptyset(&one);
+			sigaddset(&one, sig);
+			sigprocmask(SIG_UNBLOCK, &one, NULL);
+			raise(sig);
+			_exit(128 + sig);
+		}
+	}
+}
+
 /* In the exec's process: its descriptors, session and terminal, working
  * directory, the narrowing ruleset, then the program. */
 static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m, const int *fds, size_t n_fds,
@@ -306,6 +370,8 @@ static _Noreturn void start_exec(const struct child *c, const struct wire_msg *m
 		say(2, "narrow the command with a Landlock layer of its own", "--hide, --read, --net", -r);
 		_exit(EXIT_STOCKADE);
 	}
+	if (slave >= 0 && tc->controlling)
+		lead_exec();
 	char **argv = wire_get_all(m, "arg");
 	environ = wire_get_all(m, "env");
 	if (!argv[0]) {

@@ -126,7 +126,11 @@ bool netns_host_listens(const char *text, int family, const uint8_t *addr, uint1
  * listened there, the host's service would have; allowing: in network
  * allow's words (--net on is no fix there: it takes --allow's place).
  * 0, or -errno. */
-int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing);
+/* published: the run's own --publish ports (the host's side and the
+ * jail's), none of which is recorded: a reset there is stockade's forward
+ * reaching a server not listening yet, and the host's listener on such a
+ * port is the run's own, which --connect would not give. */
+int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing, const struct policy *published);
 /* Network allow (allow.c): every TCP connection to one of the allowed
  * ports lands on a listener of the jail's own network, whatever its
  * address, through a routing rule per port and family (TCP, that

@@ -559,7 +559,16 @@ static bool host_listens_now(int family, const uint8_t *addr, uint16_t port)
 	return false;
 }
 
-int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing)
+/* Is port one of the run's --publish's, on either side? */
+static bool published_port(const struct policy *p, uint16_t port)
+{
+	for (size_t i = 0; p && i < p->n_grants; i++)
+		if (p->grants[i].kind == GRANT_PUBLISH && (p->grants[i].port == port || p->grants[i].jail_port == port))
+			return true;
+	return false;
+}
+
+int netns_refusals_serve(int fd, const char *source, struct report *rep, bool allowing, const struct policy *published)
 {
 	for (;;) {
 		uint8_t frame[256];
@@ -571,6 +580,8 @@ int netns_refusals_serve(int fd, const char *source, struct report *rep, bool al
 			continue;
 		static const uint8_t v6_loopback[16] = { [15] = 1 };
 		if (a.family == AF_INET ? a.addr[0] != 127 : memcmp(a.addr, v6_loopback, 16) != 0)
+			continue;
+		if (published_port(published, a.port))
 			continue;
 		char host[INET6_ADDRSTRLEN];
 		inet_ntop(a.family, a.addr, host, sizeof(host));

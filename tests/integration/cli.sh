@@ -126,4 +126,25 @@ out=$("$STOCKADE" doctor)
 case $out in *"apparmor userns:"*) pass "doctor says whether AppArmor restricts user namespaces and the profile is loaded" ;;
 *) fail "doctor says whether AppArmor restricts user namespaces"; diag "$out" ;; esac
 
+
+# A word of stockade's own (session, why, doctor...) after options is
+# taken for the command's program: not found, the hint gives the line
+# with the word first, and that line works.
+out=$(cd "$W" && "${JAIL[@]}" -q session list 2>&1)
+st=$?
+hint=$(printf '%s\n' "$out" | sed -n "s/^hint: 'session' is a command of stockade's own, which comes first, before its options: //p")
+if [ $st -eq 127 ] && [ "$hint" = "stockade session list --backend $TEST_BACKEND -q" ]; then
+	pass "options before 'session': the hint puts it first ($hint)"
+else
+	fail "options before 'session': the hint puts it first (status $st)"; diag "$out"
+fi
+out=$(cd "$W" && "$STOCKADE" ${hint#stockade } 2>&1)
+st=$?
+# (it lists the sessions: none may be running)
+[ $st -eq 0 ] && ! printf '%s\n' "$out" | grep -q 'cannot run' && pass "the hint's line works" || { fail "the hint's line works (status $st)"; diag "$out"; }
+out=$(cd "$W" && "${JAIL[@]}" -q -- no-such-program-stockade 2>&1)
+case $out in *"cannot run 'no-such-program-stockade'"*"command of stockade's own"*) fail "no such hint for another program"; diag "$out" ;;
+*"cannot run 'no-such-program-stockade'"*) pass "no such hint for another program" ;;
+*) fail "no such hint for another program"; diag "$out" ;; esac
+
 plan_done

@@ -826,6 +826,25 @@ SP=$(free_port)
 jail_bg /dev/null --net loopback -q --publish "$SP" -- sh serve.sh "$SP"
 wait_http "http://127.0.0.1:$SP/" && pass "--publish $SP: the same port on the host" || fail "--publish $SP: the same port on the host"
 stop_bg
+# curl (a browser) before the jailed server listens: stockade's forward
+# meets a reset in the jail, which is no connect of the command's, and
+# the host's listener on that port is the run's own --publish: nothing
+# is said of it (it once said "refused: connect 127.0.0.1:PORT; to
+# allow: --connect 127.0.0.1:PORT").
+SP=$(free_port)
+jail_bg "$T/early.out" --net loopback --publish "$SP" -- sh -c 'sleep 2; exec sh serve.sh "$0"' "$SP"
+for i in 1 2 3 4 5 6; do
+	http_200 "http://127.0.0.1:$SP/" && break
+	sleep 0.2
+done
+wait_http "http://127.0.0.1:$SP/" || fail "--publish $SP: the late server answers"
+stop_bg
+if grep -q "refused: connect" "$T/early.out"; then
+	fail "a request before the server listens is not said as the command's refused connect"
+	diag "$(cat "$T/early.out")"
+else
+	pass "a request before the server listens is not said as the command's refused connect"
+fi
 # Without --publish, the namespace jail's server is its own.
 if ! $LL; then
 	NP=$(free_port)

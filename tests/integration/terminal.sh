@@ -28,12 +28,18 @@ expect_probe "THREATS 2: TIOCSTI with high bits in the jail is refused" "errno E
 expect_probe "THREATS 2: TIOCLINUX in the jail is refused" "errno EPERM" -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" tioclinux
 
 # The command is in its terminal's foreground process group (the run's
-# own pty): it can read what is typed, and job control works.
+# own pty): it can read what is typed, and job control works. Its group
+# is not the session's: the session is led by the jail's init or the
+# keeper (a group without a parent in another group of its session is
+# orphaned, and a Ctrl-Z's SIGTSTP is discarded).
 expect_probe "the command is in the foreground" ok -- "$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" -- "$PROBE" pgrp
 pgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^pgrp //p')
 tpgrp=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^tpgrp //p')
 [ -n "$pgrp" ] && [ "$pgrp" = "$tpgrp" ] && pass "its process group owns the terminal" ||
 	{ fail "its process group owns the terminal"; diag "$PROBE_OUTPUT"; }
+sid=$(printf '%s\n' "$PROBE_OUTPUT" | sed -n 's/^sid //p')
+[ -n "$sid" ] && [ "$sid" != "$pgrp" ] && pass "its group is not its session's leader's (not orphaned)" ||
+	{ fail "its group is not its session's leader's (not orphaned)"; diag "$PROBE_OUTPUT"; }
 out=$("$PTYRUN" --send '500:hello from the keyboard\n' -- "${JAIL[@]}" --net off -C "$W" -- head -n 1 2>&1)
 case $out in *"hello from the keyboard"*"ptyrun: exit 0"*) pass "an interactive program reads the terminal" ;;
 *) fail "an interactive program reads the terminal"; diag "$out" ;; esac
@@ -335,6 +341,113 @@ case $out in *"ptyrun: mode same"*"ptyrun: exit 127"*) pass "and after a command
 out=$("$PTYRUN" --timeout 20 -- "${JAIL[@]}" --net off -C "$W" -- sh -c 'kill -STOP $$; echo resumed' 2>&1)
 case $out in *resumed*"ptyrun: exit 0"*) pass "a stopped command is continued, not left hanging" ;;
 *) fail "a stopped command is continued, not left hanging"; diag "$out" ;; esac
+
+# Job control under a real shell (tmux): Ctrl-Z suspends the jailed
+# command back to the user's shell, fg resumes it, as without stockade.
+# The command's process group must have a parent in another group of its
+# session (the jail's init, the keeper), else it is orphaned and the
+# kernel discards the SIGTSTP. The same steps outside first.
+if command -v tmux >/dev/null; then
+	TMUX_SOCK="$T/tmux.sock"
+	tm() { tmux -S "$TMUX_SOCK" -f /dev/null "$@"; }
+	at_exit tmux -S "$TMUX_SOCK" kill-server
+	pane() { tm capture-pane -p -J -S -100 -t jobs 2>/dev/null; }
+	pane_has() { pane | grep -q -- "$1"; }
+	# job_control WHERE CMD...: CMD run by an interactive bash in tmux:
+	# it says ready and reads a line; Ctrl-Z, jobs, fg, a line typed,
+	# its exit status.
+	job_control() {
+		local where=$1
+		shift
+		printf "PS1='OUT\$ '\nJ=(%s)\n" "$(printf '%q ' "$@")" >"$T/tmux.rc"
+		tm kill-session -t jobs 2>/dev/null
+		tm new-session -d -s jobs -x 200 -y 50 -c "$W" "bash --noprofile --rcfile '$T/tmux.rc' -i"
+		wait_until pane_has 'OUT\$' || { fail "$where: the shell in tmux starts"; diag "$(pane)"; return; }
+		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''echo job-ready; read x; echo "job-read $x"; exit 3'\' Enter
+		wait_until pane_has '^job-ready' || { fail "$where: the job starts"; diag "$(pane)"; return; }
+		sleep 0.3
+		tm send-keys -t jobs C-z
+		local end=$((SECONDS + 10))
+		until pane_has 'Stopped' || [ $SECONDS -ge $end ]; do sleep 0.05; done
+		if pane_has 'Stopped'; then
+			pass "$where: Ctrl-Z suspends the job back to the shell"
+		else
+			fail "$where: Ctrl-Z suspends the job back to the shell"
+			diag "$(pane)"
+			tm send-keys -t jobs C-c
+			return
+		fi
+		tm send-keys -t jobs 'jobs -s | wc -l | sed "s/^/stopped-jobs /"' Enter
+		wait_until pane_has '^stopped-jobs' && pane_has '^stopped-jobs 1' && pass "$where: the shell has it as a stopped job" ||
+			{ fail "$where: the shell has it as a stopped job"; diag "$(pane)"; }
+		tm send-keys -t jobs 'fg' Enter
+		sleep 0.5
+		tm send-keys -t jobs 'typed after fg' Enter
+		wait_until pane_has '^job-read typed after fg' && pass "$where: fg resumes it, and it reads what is typed" ||
+			{ fail "$where: fg resumes it, and it reads what is typed"; diag "$(pane)"; }
+		tm send-keys -t jobs 'echo "status $?"' Enter
+		wait_until pane_has '^status 3' && pass "$where: its exit status after fg" ||
+			{ fail "$where: its exit status after fg"; diag "$(pane)"; }
+		# bg: it goes on in the background, its output still shown.
+		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''echo bg-ready; sleep 1.5; echo bg-finished; exit 4'\' Enter
+		wait_until pane_has '^bg-ready' || { fail "$where: the second job starts"; diag "$(pane)"; return; }
+		tm send-keys -t jobs C-z
+		wait_until pane_has 'Stopped' || { fail "$where: Ctrl-Z suspends the second job"; diag "$(pane)"; return; }
+		tm send-keys -t jobs 'bg; wait %1; echo "bg-status $?"' Enter
+		wait_until pane_has '^bg-status' && pane_has '^bg-finished' && pane_has '^bg-status 4' &&
+			pass "$where: bg lets it go on in the background to its end" ||
+			{ fail "$where: bg lets it go on in the background to its end"; diag "$(pane)"; }
+		# Started with &: it runs in the background to its end, where a
+		# raw mode set at its start stopped it (SIGTTOU) at once.
+		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''sleep 1; echo amp-finished; exit 5'\'' & wait %1; echo "amp-status $?"' Enter
+		wait_until pane_has '^amp-status' && pane_has '^amp-finished' && pane_has '^amp-status 5' &&
+			pass "$where: started with &, it runs in the background to its end" ||
+			{ fail "$where: started with &, it runs in the background to its end"; diag "$(pane)"; }
+		# kill %1 of a stopped job: it ends by that signal.
+		tm send-keys -t jobs 'clear; "${J[@]}" sh -c '\''echo kill-ready; exec sleep 30'\' Enter
+		wait_until pane_has '^kill-ready' || { fail "$where: the third job starts"; diag "$(pane)"; return; }
+		tm send-keys -t jobs C-z
+		wait_until pane_has 'Stopped' || { fail "$where: Ctrl-Z suspends the third job"; diag "$(pane)"; return; }
+		tm send-keys -t jobs 'kill %1' Enter
+		sleep 1
+		# (bash's own SIGCONT after the SIGTERM does not always take, even
+		# outside: one more.)
+		tm send-keys -t jobs 'kill -CONT %1 2>/dev/null; wait %1; echo "kill-status $?"' Enter
+		wait_until pane_has '^kill-status' && pane_has '^kill-status 143' && pass "$where: kill %1 ends the stopped job (143)" ||
+			{ fail "$where: kill %1 ends the stopped job (143)"; diag "$(pane)"; }
+	}
+	job_control outside env
+	job_control jailed "${JAIL[@]}" -q --net off -C "$W" --
+	# A session's command: session exec relays its pty as a run does.
+	sid=$("$STOCKADE" session start --backend "$TEST_BACKEND" -q --net off -C "$W" 2>"$T/session.err")
+	if [ -n "$sid" ]; then
+		at_exit "$STOCKADE" session stop "$sid"
+		job_control "session exec" "$STOCKADE" session exec "$sid" --
+		"$STOCKADE" session stop "$sid"
+	else
+		fail "a session starts for session exec's job control"
+		diag "$(cat "$T/session.err")"
+	fi
+	tm kill-server 2>/dev/null
+else
+	skip "tmux is needed for job control under a shell"
+fi
+
+# The session's leader, which job control needs, is no way out: the
+# landlock backend's keeper is out of the command's reach (Landlock's
+# signal scope), and the namespace jail's leader is its own init (pid 1),
+# in the jail.
+expect_control "control: outside, a process of the user's can be signalled (0)" -- "$PROBE" kill $$ 0
+out=$("$PTYRUN" -- "${JAIL[@]}" --net off -C "$W" --read "$PROBE" -- sh -c 'sid=$(cut -d" " -f6 /proc/self/stat); echo "sid $sid"
+	"$0" kill "$sid" 0; echo still-here' "$PROBE" 2>&1)
+sid=$(printf '%s\n' "$out" | sed -n 's/^sid \([0-9]*\).*/\1/p')
+if [ "$TEST_BACKEND" = namespaces ]; then
+	case $sid/$out in 1/*"probe: ok"*still-here*"ptyrun: exit 0"*) pass "the namespace jail's session is led by its init (pid 1)" ;;
+	*) fail "the namespace jail's session is led by its init (pid 1)"; diag "$out" ;; esac
+else
+	case $out in *"probe: started"*"probe: errno EPERM"*still-here*"ptyrun: exit 0"*) pass "the keeper, which leads the session ($sid), cannot be signalled from the jail" ;;
+	*) fail "the keeper, which leads the session, cannot be signalled from the jail"; diag "$out" ;; esac
+fi
 
 # An interactive shell in the jail: its prompt, its terminal, its own job
 # control (Ctrl-Z through the pty's line discipline stops its job).
