@@ -104,6 +104,7 @@ enum sc_why {
 	WHY_PTY_PEER,
 	WHY_HELD_DATAGRAM,
 	WHY_DNS_REPLY,
+	WHY_SUPERVISED_ATTRS,
 };
 
 struct sc_rule {
