@@ -20,6 +20,7 @@
 #include "supervise/internal.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -221,8 +222,27 @@ static int target_of(struct supervisor *sv, const struct seccomp_notif *req, con
 			return errno == ENOENT ? -EBADF : -errno;
 	}
 	_cleanup_free_ char *path = own_proc(pid, raw);
+	/* The command's own descriptor by its /proc name (glibc's lchmod
+	 * and fchmodat emulations): that descriptor. */
+	char own[64];
+	int n = -1, end = 0;
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)pid);
+	if (strncmp(path, own, strlen(own)) == 0 && sscanf(path + strlen(own), "%d%n", &n, &end) == 1 &&
+	    path[strlen(own) + (size_t)end] == '\0' && n >= 0) {
+		int fd = sv_caller_fd(sv, req, n);
+		if (fd < 0)
+			return -(errno == ESRCH ? ESRCH : ENOENT);
+		/* by its name, an O_PATH descriptor is a file as any */
+		*ret_opath = (fcntl(fd, F_GETFL) & O_PATH) != 0;
+		return fd;
+	}
+	/* Any other magic link (another process's /proc/PID/fd/N, reached
+	 * by name or through a link the run made) is stockade's to follow,
+	 * not the command's: never followed. */
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC | (c->follow ? 0 : O_NOFOLLOW),
+				.resolve = RESOLVE_NO_MAGICLINKS };
 	*ret_opath = true;
-	int fd = openat(dir >= 0 ? dir : AT_FDCWD, path, O_PATH | O_CLOEXEC | (c->follow ? 0 : O_NOFOLLOW));
+	int fd = (int)syscall(SYS_openat2, dir >= 0 ? dir : AT_FDCWD, path, &how, sizeof(how));
 	return fd < 0 ? -errno : fd;
 }
 

@@ -154,6 +154,23 @@ for how in chmod opath-chmod acl; do
 done
 expect_probe "utimes of a file of the home not granted is refused" "errno $HIDDEN" -- \
 	in_jail -- "$PROBE" attr utimes "$HOME/notes.txt" 0
+# Another process's descriptor by its /proc name (or a link the run makes
+# to it): the supervisor does not follow it for the command; an unlinked
+# file held there was changed before.
+echo held >"$T/held"
+sleep 60 3<"$T/held" &
+holder=$!
+at_exit kill "$holder"
+rm -f "$T/held"
+expect_control "control: outside, chmod through another process's /proc/PID/fd works" -- \
+	"$PROBE" attr chmod "/proc/$holder/fd/3" 0600
+held_mode=$(stat -L -c %a "/proc/$holder/fd/3")
+expect_probe "chmod through another process's /proc/PID/fd is refused" \
+	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo ELOOP)" -- \
+	in_jail -- "$PROBE" attr chmod "/proc/$holder/fd/3" 0666
+[ "$(stat -L -c %a "/proc/$holder/fd/3")" = "$held_mode" ] && pass "the other process's file kept its mode" ||
+	fail "the other process's file kept its mode"
+kill "$holder" 2>/dev/null
 # /dev/null's own mode, asked again: the user is not its owner (EPERM
 # outside), root is.
 expect_probe "chmod of the host's /dev/null is refused" "errno $RO" -- \
