@@ -105,6 +105,7 @@ enum sc_why {
 	WHY_HELD_DATAGRAM,
 	WHY_DNS_REPLY,
 	WHY_SUPERVISED_ATTRS,
+	WHY_SETUID_BIT,
 };
 
 struct sc_rule {

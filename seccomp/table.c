@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "lib/util.h"
@@ -67,6 +68,13 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
 #define ATTRS(call)                                                            \
 	ALLOW_WHEN(call, SC_NAMESPACES),                                       \
 	{ .name = #call, .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS }
+/* A mode with the setuid bit (chmod's kin; argument n): refused on both
+ * backends, before the rows above; the landlock backend's supervisor
+ * refuses it too (supervise/attrs.c). A file made with it loses it when
+ * written (the command has no CAP_FSETID). */
+#define NO_SETUID(call, n)                                                     \
+	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_NAMESPACES, .n_args = 1, \
+	  .args = { ARG(n, S_ISUID, S_ISUID) }, .why = WHY_SETUID_BIT }
 #define ATTRS_NR(call, number)                                                 \
 	{ .name = #call, .nr = (number), .action = SC_ALLOW, .when = SC_NAMESPACES }, \
 	{ .name = #call, .nr = (number), .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS }
@@ -136,6 +144,7 @@ static const char *const whys[] = {
 	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
 	[WHY_HELD_DATAGRAM] = "watched: a datagram held back (UDP_CORK) is refused",
 	[WHY_SUPERVISED_ATTRS] = "a file's mode, owner, extended attributes or times, which Landlock does not govern: changed by the supervisor where the run may write",
+	[WHY_SETUID_BIT] = "a setuid bit: the file would run as you (as root, for a root run) for every user of the host, after the run",
 	[WHY_DNS_REPLY] = "watched: a name server's reply that stockade answered is given the server's address",
 };
 
@@ -185,8 +194,8 @@ static const struct sc_rule table[] = {
 	{ .name = "renameat", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_RENAME },
 	{ .name = "renameat2", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_RENAME },
 	ALLOW(link), ALLOW(linkat), ALLOW(unlink), ALLOW(unlinkat),
-	ALLOW(symlink), ALLOW(symlinkat), ATTRS(chmod), ATTRS(fchmod), ATTRS(fchmodat),
-	ATTRS(fchmodat2), ATTRS(utime), ATTRS(utimes), ATTRS(utimensat), ATTRS(futimesat),
+	ALLOW(symlink), ALLOW(symlinkat), NO_SETUID(chmod, 1), NO_SETUID(fchmod, 1), NO_SETUID(fchmodat, 2),
+	NO_SETUID(fchmodat2, 2), ATTRS(chmod), ATTRS(fchmod), ATTRS(fchmodat), ATTRS(fchmodat2), ATTRS(utime), ATTRS(utimes), ATTRS(utimensat), ATTRS(futimesat),
 	{ .name = "chown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
 	{ .name = "fchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
 	{ .name = "lchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },

@@ -388,6 +388,17 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 		sv_respond(sv, req->id, errno);
 		return;
 	}
+	/* A setuid bit: the file would run as the user (root, for a root
+	 * run) for every user of the host, after the run. The namespace
+	 * jail's filter refuses the same. */
+	if (c.op == ATTR_MODE && (c.mode & S_ISUID)) {
+		(void)sv_fd_path(fd, real, sizeof(real));
+		report_denial_ruled(sv->rep, c.name, real, "EPERM",
+				    "a setuid bit: the file would run as you for every user of the host, after the run",
+				    "built in: the system call table", "none: no option allows it (stockade.1, BACKENDS)");
+		sv_respond(sv, req->id, EPERM);
+		return;
+	}
 	if (!attrs_allowed(sv, fd, &st, real, sizeof(real))) {
 		refuse(sv, &c, real);
 		sv_respond(sv, req->id, EACCES);

@@ -144,9 +144,18 @@ times_before=$(stat -c %Y "$HOME/ro.txt" "$HOME/notes.txt")
 for how in chmod fchmod opath-chmod setxattr fsetxattr acl utimes; do
 	expect_control "$how control: outside, it changes a file of the user's" -- "$PROBE" attr "$how" "$T/attr-control.txt" 4777
 	expect_probe "$how of a read-only grant is refused" "errno $RO" -- \
-		in_jail --read "$HOME/ro.txt" -- "$PROBE" attr "$how" "$HOME/ro.txt" 4777
+		in_jail --read "$HOME/ro.txt" -- "$PROBE" attr "$how" "$HOME/ro.txt" 0777
 	expect_probe "$how in the workspace works" ok -- in_jail -- "$PROBE" attr "$how" "$W/out.txt" 0755
 done
+# A setuid bit, even in the workspace: the file would run as the user (a
+# root run's: as root) for every user of the host once the run is over.
+# Before, a root run on either backend left a setuid-root program there.
+for how in chmod fchmod opath-chmod; do
+	expect_probe "$how u+s in the workspace is refused" "errno EPERM" -- in_jail -- "$PROBE" attr "$how" "$W/out.txt" 4755
+done
+[ ! -u "$W/out.txt" ] && pass "the workspace file has no setuid bit" || fail "the workspace file has no setuid bit"
+expect_probe "chmod g+s in the workspace still works" ok -- in_jail -- "$PROBE" attr chmod "$W/out.txt" 2755
+expect_probe "and so does a plain chmod" ok -- in_jail -- "$PROBE" attr chmod "$W/out.txt" 0644
 for how in chmod opath-chmod acl; do
 	expect_probe "$how of ~/.ssh/id_rsa is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" attr "$how" "$HOME/.ssh/id_rsa" 0644
 	expect_probe "$how of a file of the home not granted is refused" "errno $HIDDEN" -- \
