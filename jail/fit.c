@@ -298,8 +298,7 @@ static const char *err_name(int e)
  * namespace jail leaves of Unix sockets (stockade.1, LIMITS). */
 #define DOCTOR_HOST_TMP_LANDLOCK                                                                                  \
 	"Landlock grants nothing there; the supervisor makes tmpfile() and mkstemp() files and sockets directly in " \
-	"it, removed after the run; the names and metadata (stat) of your entries there stay visible, and chmod and " \
-	"utimes of your own files (Landlock has no right for them) stay allowed"
+	"it, removed after the run; the names and metadata (stat) of your entries there stay visible"
 #define DOCTOR_UNIX_NAMESPACES \
 	"a host socket inside a --read or --write tree is reachable (no supervisor; Landlock governs no Unix connect)"
 

@@ -235,12 +235,18 @@ static int exec_error(const char *word, int err, const char *path_env, const cha
  * what they name, planned in the jail's view of the tree (the namespace
  * jail's /tmp and home are its own) or, on the landlock backend, by the
  * holder, whose view it is and which can list what the command cannot.
- * It scopes nothing, so the command still signals and reaches the
- * session's other processes. */
+ * --net off alone gets a layer too, granting all the session grants: a
+ * Landlock domain of its own is what keeps the command from ptrace and
+ * /proc/PID/mem of the session's other processes (the zygote, a server an
+ * earlier exec left), which have the network and would make its
+ * connections for it, and run every later exec. The layer scopes
+ * nothing, so the command still signals and reaches the session's other
+ * processes' sockets. */
 static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
 {
 	const char *net = wire_get(m, "net");
-	if (net && streq(net, "off")) {
+	bool net_off = net && streq(net, "off");
+	if (net_off) {
 		int r = seccomp_load_no_inet();
 		if (r < 0)
 			return r;
@@ -263,7 +269,7 @@ static int narrow(const struct wire_msg *m, const int *fds, size_t n_fds)
 		any = true;
 	}
 	int r = 0;
-	if (any) {
+	if (any || net_off) {
 		policy_sort(&p);
 		struct landlock_plan plan;
 		r = landlock_plan(&p, landlock_abi(), 0, &plan);

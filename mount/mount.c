@@ -194,9 +194,13 @@ int mount_plan(const struct policy *p, struct mount_plan *ret)
 			continue;
 		if (r->flags & RULE_DEVICE) {
 			/* The jail has a devpts of its own: neither the host's
-			 * nor the caller's terminal in it is bound. */
+			 * nor the caller's terminal in it is bound. Read-only:
+			 * a device node is read and written all the same, but
+			 * its mode, owner, attributes and times are the host's
+			 * (a root run's chmod 0 /dev/null). */
 			if (str_has_prefix(r->path, "/dev/") && !path_is_beneath(r->path, "/dev/pts"))
-				add(plan, MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE, r->path, r->path, NULL, r->origin);
+				add(plan, MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE | MOUNT_READONLY, r->path, r->path, NULL,
+				    r->origin);
 			continue;
 		}
 		if (beneath_special(r->path) || (r->flags & RULE_CARRIED))

@@ -104,6 +104,8 @@ enum sc_why {
 	WHY_PTY_PEER,
 	WHY_HELD_DATAGRAM,
 	WHY_DNS_REPLY,
+	WHY_SUPERVISED_ATTRS,
+	WHY_SETUID_BIT,
 };
 
 struct sc_rule {

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "lib/util.h"
@@ -60,6 +61,23 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
 #define REFUSE_ARG(call, n, flag)                                              \
 	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .n_args = 1, \
 	  .args = { ARG(n, flag, flag) }, .why = WHY_FASTOPEN }
+/* Landlock has no right for a file's mode, owner, extended attributes
+ * or times: the namespace jail's read-only binds refuse them, and on the
+ * landlock backend the supervisor carries them out where the run may
+ * write (supervise/attrs.c). */
+#define ATTRS(call)                                                            \
+	ALLOW_WHEN(call, SC_NAMESPACES),                                       \
+	{ .name = #call, .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS }
+/* A mode with the setuid bit (chmod's kin; argument n): refused on both
+ * backends, before the rows above; the landlock backend's supervisor
+ * refuses it too (supervise/attrs.c). A file made with it loses it when
+ * written (the command has no CAP_FSETID). */
+#define NO_SETUID(call, n)                                                     \
+	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_NAMESPACES, .n_args = 1, \
+	  .args = { ARG(n, S_ISUID, S_ISUID) }, .why = WHY_SETUID_BIT }
+#define ATTRS_NR(call, number)                                                 \
+	{ .name = #call, .nr = (number), .action = SC_ALLOW, .when = SC_NAMESPACES }, \
+	{ .name = #call, .nr = (number), .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS }
 #define ALLOW_WHEN(call, cond) { .name = #call, .nr = -1, .action = SC_ALLOW, .when = (cond) }
 #define REFUSE(call, e, reason) { .name = #call, .nr = -1, .action = SC_REFUSE, .err = (e), .why = (reason) }
 #define REFUSE_NR(call, number, e, reason)                                     \
@@ -125,6 +143,8 @@ static const char *const whys[] = {
 	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
 	[WHY_HELD_DATAGRAM] = "watched: a datagram held back (UDP_CORK) is refused",
+	[WHY_SUPERVISED_ATTRS] = "a file's mode, owner, extended attributes or times, which Landlock does not govern: changed by the supervisor where the run may write",
+	[WHY_SETUID_BIT] = "a setuid bit: the file would run as you (as root, for a root run) for every user of the host, after the run",
 	[WHY_DNS_REPLY] = "watched: a name server's reply that stockade answered is given the server's address",
 };
 
@@ -174,19 +194,22 @@ static const struct sc_rule table[] = {
 	{ .name = "renameat", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_RENAME },
 	{ .name = "renameat2", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_RENAME },
 	ALLOW(link), ALLOW(linkat), ALLOW(unlink), ALLOW(unlinkat),
-	ALLOW(symlink), ALLOW(symlinkat), ALLOW(chmod), ALLOW(fchmod), ALLOW(fchmodat),
-	ALLOW(fchmodat2), ALLOW_WHEN(chown, SC_LANDLOCK), ALLOW_WHEN(fchown, SC_LANDLOCK),
-	ALLOW_WHEN(lchown, SC_LANDLOCK), ALLOW_WHEN(fchownat, SC_LANDLOCK),
-	ALLOW(utime), ALLOW(utimes), ALLOW(utimensat), ALLOW(futimesat), ALLOW(ftruncate),
+	ALLOW(symlink), ALLOW(symlinkat), NO_SETUID(chmod, 1), NO_SETUID(fchmod, 1), NO_SETUID(fchmodat, 2),
+	NO_SETUID(fchmodat2, 2), ATTRS(chmod), ATTRS(fchmod), ATTRS(fchmodat), ATTRS(fchmodat2), ATTRS(utime), ATTRS(utimes), ATTRS(utimensat), ATTRS(futimesat),
+	{ .name = "chown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
+	{ .name = "fchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
+	{ .name = "lchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
+	{ .name = "fchownat", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
+	ALLOW(ftruncate),
 	ALLOW(fallocate), ALLOW(fsync), ALLOW(fdatasync), ALLOW(sync), ALLOW(syncfs),
 	ALLOW(sync_file_range), ALLOW(flock), ALLOW(fcntl), ALLOW(dup), ALLOW(dup2),
 	ALLOW(dup3), ALLOW(pipe), ALLOW(pipe2), ALLOW(umask), ALLOW(mknod), ALLOW(mknodat),
 	ALLOW(copy_file_range), ALLOW(sendfile), ALLOW(splice), ALLOW(tee), ALLOW(vmsplice),
 	ALLOW(readahead), ALLOW(fadvise64), ALLOW(getxattr), ALLOW(lgetxattr),
 	ALLOW(fgetxattr), ALLOW(listxattr), ALLOW(llistxattr), ALLOW(flistxattr),
-	ALLOW(setxattr), ALLOW(lsetxattr), ALLOW(fsetxattr), ALLOW(removexattr),
-	ALLOW(lremovexattr), ALLOW(fremovexattr), ALLOW_NR(setxattrat, 463),
-	ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 465), ALLOW_NR(removexattrat, 466),
+	ATTRS(setxattr), ATTRS(lsetxattr), ATTRS(fsetxattr), ATTRS(removexattr),
+	ATTRS(lremovexattr), ATTRS(fremovexattr), ATTRS_NR(setxattrat, 463),
+	ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 465), ATTRS_NR(removexattrat, 466),
 	ALLOW(inotify_init), ALLOW(inotify_init1), ALLOW(inotify_add_watch),
 	ALLOW(inotify_rm_watch), ALLOW(memfd_create), ALLOW(cachestat),
 

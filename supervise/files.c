@@ -101,6 +101,19 @@ static bool writable(const struct supervisor *sv, const char *path)
 	return policy_effect(sv->p, path) == EFFECT_WRITE;
 }
 
+bool sv_may_write(const struct supervisor *sv, const char *path)
+{
+	return writable(sv, path);
+}
+
+bool sv_made_inode(const struct supervisor *sv, const struct stat *st)
+{
+	for (size_t i = 0; i < sv->n_made; i++)
+		if (sv->made[i].dev == st->st_dev && sv->made[i].ino == st->st_ino)
+			return true;
+	return made(sv, st);
+}
+
 /* An open of a hidden path: named with its rule, where it comes from
  * and its fix, as `stockade why` answers them (the kernel refuses it:
  * Landlock, or the namespace jail's cover, read-only where it is a

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <sys/capability.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "supervise/supervise.h"
@@ -195,6 +196,20 @@ bool sv_is_hold(const struct supervisor *sv, ino_t inode);
 size_t sv_release_holds(struct supervisor *sv, unsigned short port, struct sv_hold **ret);
 void sv_hold_again(struct supervisor *sv, struct sv_hold *released, size_t n);
 void sv_holds_free(struct supervisor *sv);
+
+/* ---- what the run may change (files.c), and attributes (attrs.c) ---- */
+
+/* The policy lets the command write path, or it is a trust hand-off. */
+bool sv_may_write(const struct supervisor *sv, const char *path);
+/* A file the supervisor made for the run (in a carved directory or the
+ * host's /tmp). */
+bool sv_made_inode(const struct supervisor *sv, const struct stat *st);
+/* Where descriptor fd of stockade's leads (readlink of /proc/self/fd). */
+int sv_fd_path(int fd, char *buf, size_t size);
+bool supervise_attrs_call(int nr);
+/* chmod, chown, setxattr, removexattr, utimes and their kin, carried out
+ * on a file the run may write, else refused; always answered. */
+void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req);
 
 /* ---- ptys the run made (pty.c) ---- */
 void sv_ptys_free(struct supervisor *sv);

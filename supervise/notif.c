@@ -97,6 +97,20 @@ static enum notif_outcome take_files(void *data, const struct seccomp_notif *req
 	return supervisor_files(data, req) ? NOTIF_DONE : NOTIF_NOT_MINE;
 }
 
+static bool calls_attrs(void *data, int nr)
+{
+	return supervise_attrs_call(nr);
+}
+
+static enum notif_outcome take_attrs(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	/* a number past the table's keys comes to every family */
+	if (!supervise_attrs_call(req->data.nr))
+		return NOTIF_NOT_MINE;
+	supervisor_attrs(data, req);
+	return NOTIF_DONE;
+}
+
 static bool calls_net(void *data, int nr)
 {
 	return supervisor_handles(data, nr);
@@ -117,6 +131,7 @@ void notif_service_add_supervisor(struct notif_service *s, struct supervisor *sv
 	notif_service_add(s, "pty", calls_pty, take_pty, sv);
 	if (files)
 		notif_service_add(s, "files", calls_files, take_files, sv);
+	notif_service_add(s, "attrs", calls_attrs, take_attrs, sv);
 	notif_service_add(s, "net", calls_net, take_net, sv);
 }
 

@@ -153,7 +153,7 @@ static int open_cwd(pid_t pid)
 	return fd < 0 ? -errno : fd;
 }
 
-static int fd_path(int fd, char *buf, size_t size)
+int sv_fd_path(int fd, char *buf, size_t size)
 {
 	char link[64], num[21];
 	stpcpy(stpcpy(link, "/proc/self/fd/"), fmt_u64(num, (uint64_t)fd));
@@ -533,7 +533,7 @@ int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query 
 		q->path_err = -cwd;
 	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
 		q->path_err = errno;
-	else if (fd_path(target, real, 4096) < 0 || fstat(target, &st) < 0)
+	else if (sv_fd_path(target, real, 4096) < 0 || fstat(target, &st) < 0)
 		q->path_err = EACCES;
 	else {
 		q->path_real = real;
@@ -664,7 +664,7 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 		q.path_err = -cwd;
 	else if ((parent = openat(dir[0] == '/' ? AT_FDCWD : cwd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		q.path_err = errno;
-	else if (fd_path(parent, real, sizeof(real)) < 0)
+	else if (sv_fd_path(parent, real, sizeof(real)) < 0)
 		q.path_err = EACCES;
 	else {
 		q.path_real = real;
@@ -1061,11 +1061,12 @@ void supervisor_free(struct supervisor *sv)
 void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 {
 	report_enforced(rep, "unix sockets: the supervisor connects only to socket files a socket of the run is bound to, those --connect unix:PATH names, and abstract names the run bound");
+	report_enforced(rep, "file modes, owners, extended attributes and times (chmod, chown, setxattr, utimes), which Landlock has no right for: "
+			     "the supervisor changes them only where the run may write, never on a device node");
 	report_enforced(rep, "the host's /tmp: Landlock grants the command nothing there (no read, write, unlink or listing of your entries); "
 			     "the supervisor makes tmpfile() and mkstemp() files and the sockets the run binds directly in it, and removes them when the run ends");
 	report_gap(rep, "the host's /tmp",
-		   "the names and metadata (stat) of your entries there are visible, chmod and utimes of your own files there are "
-		   "allowed (Landlock has no right for them, anywhere), and the run may make new names directly in /tmp "
+		   "the names and metadata (stat) of your entries there are visible, and the run may make new names directly in /tmp "
 		   "(mkstemp's, and sockets) that a program of yours could open during the run");
 	if (net == NET_ALLOW) {
 		report_enforced(rep, "network allow: the supervisor allows local addresses as with loopback; a TCP connect off this host to an allowed port is made to stockade's relay on loopback, which decides it; every datagram to port 53 goes to stockade's resolver, and a reply of its own is given the address the query was sent to (recvfrom with an address, on those sockets alone); every other datagram off this host is refused");

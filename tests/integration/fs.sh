@@ -131,6 +131,64 @@ expect_probe "THREATS 16: truncate(2) on a read-only grant is refused" "errno $R
 expect_probe "THREATS 16: open(O_RDONLY|O_TRUNC) on a read-only grant is refused" "errno $RO" -- in_jail --read "$HOME/ro.txt" -- "$PROBE" open-trunc "$HOME/ro.txt"
 [ "$(cat "$HOME/ro.txt")" = "keep me" ] && pass "THREATS 16: the read-only file kept its content" || fail "THREATS 16: the read-only file kept its content"
 
+# A file's mode, extended attributes (a POSIX ACL among them) and times,
+# which Landlock has no right for: changed only where the run may write.
+# Before, the landlock backend let a run chmod 644 ~/.ssh/id_rsa (every
+# user of the host reads it), chmod 666 ~/.bashrc, set an ACL, or as root
+# chmod u+s a program root owns; and a root run on either backend chmod
+# the host's /dev/null.
+echo "attrs" >"$T/attr-control.txt"
+chmod 600 "$HOME/.ssh/id_rsa"
+modes_before=$(stat -c %a "$HOME/ro.txt" "$HOME/.ssh/id_rsa" "$HOME/notes.txt" /dev/null)
+times_before=$(stat -c %Y "$HOME/ro.txt" "$HOME/notes.txt")
+for how in chmod fchmod opath-chmod setxattr fsetxattr acl utimes; do
+	expect_control "$how control: outside, it changes a file of the user's" -- "$PROBE" attr "$how" "$T/attr-control.txt" 4777
+	expect_probe "$how of a read-only grant is refused" "errno $RO" -- \
+		in_jail --read "$HOME/ro.txt" -- "$PROBE" attr "$how" "$HOME/ro.txt" 0777
+	expect_probe "$how in the workspace works" ok -- in_jail -- "$PROBE" attr "$how" "$W/out.txt" 0755
+done
+# A setuid bit, even in the workspace: the file would run as the user (a
+# root run's: as root) for every user of the host once the run is over.
+# Before, a root run on either backend left a setuid-root program there.
+for how in chmod fchmod opath-chmod; do
+	expect_probe "$how u+s in the workspace is refused" "errno EPERM" -- in_jail -- "$PROBE" attr "$how" "$W/out.txt" 4755
+done
+[ ! -u "$W/out.txt" ] && pass "the workspace file has no setuid bit" || fail "the workspace file has no setuid bit"
+expect_probe "chmod g+s in the workspace still works" ok -- in_jail -- "$PROBE" attr chmod "$W/out.txt" 2755
+expect_probe "and so does a plain chmod" ok -- in_jail -- "$PROBE" attr chmod "$W/out.txt" 0644
+for how in chmod opath-chmod acl; do
+	expect_probe "$how of ~/.ssh/id_rsa is refused" "errno $HIDDEN" -- in_jail -- "$PROBE" attr "$how" "$HOME/.ssh/id_rsa" 0644
+	expect_probe "$how of a file of the home not granted is refused" "errno $HIDDEN" -- \
+		in_jail -- "$PROBE" attr "$how" "$HOME/notes.txt" 0666
+done
+expect_probe "utimes of a file of the home not granted is refused" "errno $HIDDEN" -- \
+	in_jail -- "$PROBE" attr utimes "$HOME/notes.txt" 0
+# Another process's descriptor by its /proc name (or a link the run makes
+# to it): the supervisor does not follow it for the command; an unlinked
+# file held there was changed before.
+echo held >"$T/held"
+sleep 60 3<"$T/held" &
+holder=$!
+at_exit kill "$holder"
+rm -f "$T/held"
+expect_control "control: outside, chmod through another process's /proc/PID/fd works" -- \
+	"$PROBE" attr chmod "/proc/$holder/fd/3" 0600
+held_mode=$(stat -L -c %a "/proc/$holder/fd/3")
+expect_probe "chmod through another process's /proc/PID/fd is refused" \
+	"errno $([ "$TEST_BACKEND" = namespaces ] && echo ENOENT || echo ELOOP)" -- \
+	in_jail -- "$PROBE" attr chmod "/proc/$holder/fd/3" 0666
+[ "$(stat -L -c %a "/proc/$holder/fd/3")" = "$held_mode" ] && pass "the other process's file kept its mode" ||
+	fail "the other process's file kept its mode"
+kill "$holder" 2>/dev/null
+# /dev/null's own mode, asked again: the user is not its owner (EPERM
+# outside), root is.
+expect_probe "chmod of the host's /dev/null is refused" "errno $RO" -- \
+	in_jail -- "$PROBE" attr chmod /dev/null "$(stat -c %a /dev/null)"
+[ "$(stat -c %a "$HOME/ro.txt" "$HOME/.ssh/id_rsa" "$HOME/notes.txt" /dev/null)" = "$modes_before" ] &&
+	pass "the modes outside the grants are unchanged" || fail "the modes outside the grants are unchanged"
+[ "$(stat -c %Y "$HOME/ro.txt" "$HOME/notes.txt")" = "$times_before" ] &&
+	pass "the times outside the grants are unchanged" || fail "the times outside the grants are unchanged"
+
 # No device nodes, for root either; fifos and sockets are fine.
 expect_probe "THREATS 23: mknod of a character device is refused" "errno EACCES" -- \
 	in_jail -- "$PROBE" mknod-char "$W/null2"

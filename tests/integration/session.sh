@@ -405,6 +405,22 @@ expect_control "control: the session's command reads notes.txt" -- sx "$SID" -- 
 expect_probe "a narrowing exec (--hide notes.txt) cannot read it" "errno EACCES" -- sx --hide notes.txt "$SID" -- "$PROBE" read "$W/notes.txt"
 expect_probe "a narrowing exec (--net off) has no network" "errno EACCES" -- sx --net off "$SID" -- "$PROBE" listen-tcp 127.0.0.1 0 0
 expect_probe "and the next exec has the session's again" ok -- sx "$SID" -- "$PROBE" read "$W/notes.txt"
+# A narrowing exec cannot take over a process of the session that is not
+# narrowed (a server an earlier exec left, the zygote): ptrace would let it
+# connect from there, and plant code that every later exec runs. Before,
+# --net off alone added no Landlock layer, and the attach worked.
+rm -f "$W/sibling.pid"
+sx "$SID" -- sh -c 'echo $$ >sibling.pid; exec sleep 60' >/dev/null 2>&1 &
+sibling_exec=$!
+wait_until test -s "$W/sibling.pid"
+expect_control "control: an exec of the session may ptrace another of its processes" -- \
+	sx "$SID" -- sh -c 'exec "$0" ptrace "$(cat sibling.pid)"' "$PROBE"
+for narrowing in "--net off" "--hide notes.txt"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	expect_probe "a narrowing exec ($narrowing) cannot ptrace a process of the session outside its narrowing" "errno EPERM" -- \
+		sx $narrowing "$SID" -- sh -c 'exec "$0" ptrace "$(cat sibling.pid)"' "$PROBE"
+done
+kill "$sibling_exec" 2>/dev/null
 # An exec's --read of what the session cannot read widens: refused on both
 # backends (in the namespace jail the home is the jail's own, at the same
 # path: a read there once passed and read the jail's, the host's dropped

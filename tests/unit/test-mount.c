@@ -120,7 +120,8 @@ static void test_plan(void)
 	expect(&plan, "/proc", MOUNT_PROC, 0, "the jail's own /proc, never the host's");
 	expect(&plan, "/dev", MOUNT_TMPFS, 0, "a minimal /dev on a tmpfs");
 	expect(&plan, "/dev/pts", MOUNT_DEVPTS, 0, "a devpts of the jail's own, not the place's bind");
-	expect(&plan, "/dev/null", MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE, "a device is bound, not nodev");
+	expect(&plan, "/dev/null", MOUNT_BIND, MOUNT_DEVICE | MOUNT_FILE | MOUNT_READONLY,
+	       "a device is bound, not nodev, read-only (its mode and times are the host's)");
 	expect(&plan, "sys", MOUNT_BIND, MOUNT_READONLY, "a read tree: bound read-only");
 	expect_none(&plan, "sys/sub", "a read rule inside a read tree adds nothing");
 	expect(&plan, "ws", MOUNT_BIND, 0, "the workspace: bound read-write");

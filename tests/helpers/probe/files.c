@@ -1,6 +1,8 @@
 /* probe: files and descriptors. */
 #include "tests/helpers/probe/probe.h"
 
+#include <sys/xattr.h>
+
 /* ---------------------------------------------------------------- files */
 
 int op_read(char **a)
@@ -220,6 +222,52 @@ int op_stat(char **a)
 		return errno;
 	printf("mode=%o size=%lld\n", (unsigned)st.st_mode, (long long)st.st_size);
 	return 0;
+}
+
+/* A file's mode, extended attributes and times, by each way a program
+ * changes them: a path, a descriptor, an O_PATH descriptor's /proc name. */
+int op_attr(char **a)
+{
+	const char *how = a[0], *path = a[1];
+	mode_t mode = (mode_t)strtoul(a[2], NULL, 8);
+	if (strcmp(how, "chmod") == 0)
+		return raw_result(chmod(path, mode));
+	if (strcmp(how, "fchmod") == 0 || strcmp(how, "fsetxattr") == 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		int r = how[1] == 'c' ? fchmod(fd, mode) : fsetxattr(fd, "user.probe", "x", 1, 0);
+		int e = errno;
+		close(fd);
+		return r < 0 ? e : 0;
+	}
+	if (strcmp(how, "opath-chmod") == 0) {
+		char proc[64];
+		int fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		int r = chmod(proc, mode);
+		int e = errno;
+		close(fd);
+		return r < 0 ? e : 0;
+	}
+	if (strcmp(how, "setxattr") == 0)
+		return raw_result(setxattr(path, "user.probe", "x", 1, 0));
+	if (strcmp(how, "acl") == 0) {
+		/* a POSIX ACL giving every user what the owner has: the
+		 * header, then user::, group::, other:: entries */
+		struct { uint32_t version; struct { uint16_t tag, perm; uint32_t id; } e[3]; } acl = {
+			2, { { 0x01, 07 & (mode >> 6), ~0u }, { 0x04, 07 & (mode >> 3), ~0u }, { 0x20, 07 & mode, ~0u } }
+		};
+		return raw_result(setxattr(path, "system.posix_acl_access", &acl, sizeof(acl), 0));
+	}
+	if (strcmp(how, "utimes") == 0) {
+		struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		return raw_result(utimensat(AT_FDCWD, path, ts, 0));
+	}
+	fprintf(stderr, "probe: attr: chmod|fchmod|opath-chmod|setxattr|fsetxattr|acl|utimes\n");
+	return 2;
 }
 
 int op_exec(char **a)

@@ -59,6 +59,7 @@ static const struct op ops[] = {
 	{ "ftruncate", 1, 1, op_ftruncate, "PATH" },
 	{ "ls", 1, 1, op_ls, "PATH" },
 	{ "stat", 1, 1, op_stat, "PATH" },
+	{ "attr", 3, 3, op_attr, "chmod|fchmod|opath-chmod|setxattr|fsetxattr|acl|utimes PATH MODE" },
 	{ "tmpfile", 0, 0, op_tmpfile, "" },
 	{ "mkstemp", 1, 1, op_mkstemp, "TEMPLATE" },
 	{ "create-excl", 1, 1, op_create_excl, "PATH" },
