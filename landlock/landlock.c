@@ -524,9 +524,8 @@ void landlock_describe(int abi, unsigned flags, enum net_mode net, struct report
 	report_enforced(rep, buf);
 	if (net == NET_OFF && abi >= 4)
 		report_enforced(rep, "network off: Landlock refuses TCP bind and connect");
-	if (abi >= 6)
-		report_enforced(rep, "signals and abstract Unix sockets scoped to the run (Landlock)");
-	report_enforced(rep, "ptrace and /proc/PID of processes outside the run (Landlock)");
+	report_enforced(rep, abi >= 6 ? "ptrace, /proc/PID, signals and abstract Unix sockets scoped to the run (Landlock)"
+				    : "ptrace and /proc/PID of processes outside the run (Landlock)");
 	if (abi < 2)
 		report_gap(rep, "landlock", "renaming or linking a file into another directory is refused outright (Landlock ABI 2 adds the refer right)");
 	if (abi < 4 && net == NET_OFF)
