@@ -13,9 +13,9 @@
  * without its capabilities), only where the policy lets the command
  * write (never a device node), or on what the run made (a file, a socket
  * file of its own), or on what has no name (a pipe, a socket, an unlinked
- * file). The check and
- * the change are on the one inode: a link swapped after the check moves
- * nothing. Anything else is refused EACCES, as Landlock refuses a write,
+ * file), or through a descriptor of the command's open for writing. The
+ * check and the change are on the one inode: a link swapped after the
+ * check moves nothing. Anything else is refused EACCES, as Landlock refuses a write,
  * and named with the rule and the fix. */
 #include "supervise/internal.h"
 
@@ -246,8 +246,9 @@ static int target_of(struct supervisor *sv, const struct seccomp_notif *req, con
 	return fd < 0 ? -errno : fd;
 }
 
-/* May the run change this file's attributes? */
-static bool attrs_allowed(struct supervisor *sv, int fd, const struct stat *st, char *real, size_t size)
+/* May the run change this file's attributes? writer: the command's own
+ * descriptor, open for writing. */
+static bool attrs_allowed(struct supervisor *sv, int fd, bool writer, const struct stat *st, char *real, size_t size)
 {
 	if (sv_fd_path(fd, real, size) < 0)
 		return false;
@@ -260,6 +261,12 @@ static bool attrs_allowed(struct supervisor *sv, int fd, const struct stat *st, 
 		return false;
 	/* Unlinked, with no other name. */
 	if (st->st_nlink == 0)
+		return true;
+	/* A file the command holds open for writing: Landlock let it write
+	 * that file when it opened it, wherever the file is now (the
+	 * guard's quarantine, for a hook it planted), as the namespace jail
+	 * lets it change that file's mode through its descriptor. */
+	if (writer)
 		return true;
 	return sv_may_write(sv, real) || sv_made_inode(sv, st) || sv_run_socket_file(sv, st->st_dev, st->st_ino);
 }
@@ -399,7 +406,8 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 		sv_respond(sv, req->id, EPERM);
 		return;
 	}
-	if (!attrs_allowed(sv, fd, &st, real, sizeof(real))) {
+	bool writer = !opath && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+	if (!attrs_allowed(sv, fd, writer, &st, real, sizeof(real))) {
 		refuse(sv, &c, real);
 		sv_respond(sv, req->id, EACCES);
 		return;
