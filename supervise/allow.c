@@ -191,9 +191,7 @@ static int receive(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const 
 	}
 	socklen_t room = 0;
 	if (args[4] && args[5]) {
-		struct iovec l = { .iov_base = &room, .iov_len = sizeof(room) };
-		struct iovec r = { .iov_base = (void *)(uintptr_t)args[5], .iov_len = sizeof(room) };
-		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != sizeof(room)) {
+		if (!sv_read_mem(pid, args[5], &room, sizeof(room))) {
 			sv_respond(sv, id, EFAULT);
 			return 0;
 		}

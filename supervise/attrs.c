@@ -162,13 +162,6 @@ bool supervise_attrs_call(int nr)
 	return attr_call_of(nr, none, &c);
 }
 
-static bool read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	return len == 0 || process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
-}
-
 /* /proc/self and /proc/thread-self in a path the command names are its
  * own, not stockade's. */
 static char *own_proc(pid_t pid, const char *path)
@@ -333,11 +326,11 @@ static int times_of(pid_t pid, const struct attr_call *c, struct timespec ts[2],
 	if (!c->times)
 		return 0;
 	if (c->times_kind == T_SPEC) {
-		if (!read_mem(pid, c->times, ts, 2 * sizeof(*ts)))
+		if (!sv_read_mem(pid, c->times, ts, 2 * sizeof(*ts)))
 			return EFAULT;
 	} else if (c->times_kind == T_VAL) {
 		struct timeval tv[2];
-		if (!read_mem(pid, c->times, tv, sizeof(tv)))
+		if (!sv_read_mem(pid, c->times, tv, sizeof(tv)))
 			return EFAULT;
 		for (int i = 0; i < 2; i++) {
 			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
@@ -346,7 +339,7 @@ static int times_of(pid_t pid, const struct attr_call *c, struct timespec ts[2],
 		}
 	} else {
 		struct utimbuf b;
-		if (!read_mem(pid, c->times, &b, sizeof(b)))
+		if (!sv_read_mem(pid, c->times, &b, sizeof(b)))
 			return EFAULT;
 		ts[0] = (struct timespec){ b.actime, 0 };
 		ts[1] = (struct timespec){ b.modtime, 0 };
@@ -429,7 +422,7 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 		uint64_t at = c.value, size = c.size;
 		if (c.xflags == -1) {
 			struct xattr_args_ args = { 0 };
-			if (c.size < sizeof(args) || !read_mem(pid, c.value, &args, sizeof(args)))
+			if (c.size < sizeof(args) || !sv_read_mem(pid, c.value, &args, sizeof(args)))
 				err = c.size < sizeof(args) ? EINVAL : EFAULT;
 			at = args.value, size = args.size, x.xflags = (int)args.flags;
 		}
@@ -437,7 +430,7 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 			err = E2BIG;
 		if (!err) {
 			value = xmalloc(size ? size : 1);
-			if (!read_mem(pid, at, value, size))
+			if (!sv_read_mem(pid, at, value, size))
 				err = EFAULT;
 		}
 		x.value = value;

@@ -189,10 +189,7 @@ static bool open_call_of(const struct seccomp_notif *req, struct open_call *ret)
 	case SYS_openat2: {
 		struct open_how how = { 0 };
 		size_t n = a[3] < sizeof(how) ? (size_t)a[3] : sizeof(how);
-		struct iovec local = { .iov_base = &how, .iov_len = n };
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)a[2], .iov_len = n };
-		if (n < offsetof(struct open_how, resolve) ||
-		    process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0) != (ssize_t)n)
+		if (n < offsetof(struct open_how, resolve) || !sv_read_mem((pid_t)req->pid, a[2], &how, n))
 			return false;
 		*ret = (struct open_call){ (int)a[0], a[1], how.flags, how.mode, how.resolve };
 		return true;

@@ -271,6 +271,9 @@ int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n);
 int sv_caller_pidfd(struct supervisor *sv, pid_t tid, bool *ret_kept);
 int sv_take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, int *pidfd);
 void sv_pidfds_free(struct supervisor *sv);
+/* len bytes of the command's memory at addr, whole or not at all: false
+ * with errno (EFAULT for a range that is not wholly mapped). */
+bool sv_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* Is the socket a datagram one (SOCK_DGRAM)? */
 bool sv_is_datagram(int fd);
 

@@ -16,6 +16,7 @@
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "lib/util.h"
 
@@ -305,6 +306,20 @@ int sv_take_fd(struct supervisor *sv, uint64_t id, pid_t tid, bool kept, int n, 
 		return -1;
 	}
 	return (int)syscall(SYS_pidfd_getfd, *pidfd, n, 0);
+}
+
+bool sv_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	if (len == 0)
+		return true;
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return true;
+	if (n >= 0)
+		errno = EFAULT;
+	return false;
 }
 
 int sv_caller_fd(struct supervisor *sv, const struct seccomp_notif *req, int n)

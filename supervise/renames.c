@@ -19,7 +19,7 @@
 
 #include "lib/path.h"
 #include "lib/util.h"
-#include "supervise/supervise.h"
+#include "supervise/internal.h"
 
 bool supervise_is_rename(int nr)
 {
@@ -137,9 +137,7 @@ char *supervise_unix_connect_path(const struct seccomp_notif *req)
 	size_t len = req->data.args[2] < sizeof(sun) ? (size_t)req->data.args[2] : sizeof(sun);
 	if (len <= offsetof(struct sockaddr_un, sun_path) + 1)
 		return NULL;
-	struct iovec local = { .iov_base = &sun, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
-	if (process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0) != (ssize_t)len || sun.sun_family != AF_UNIX ||
+	if (!sv_read_mem((pid_t)req->pid, req->data.args[1], &sun, len) || sun.sun_family != AF_UNIX ||
 	    sun.sun_path[0] == '\0')
 		return NULL;
 	char path[sizeof(sun.sun_path) + 1];

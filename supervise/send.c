@@ -50,12 +50,7 @@ static void outgoing_close(struct outgoing *o)
 
 static int read_remote(pid_t pid, void *dst, uint64_t src, size_t len)
 {
-	if (len == 0)
-		return 0;
-	struct iovec local = { .iov_base = dst, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	return n == (ssize_t)len ? 0 : EFAULT;
+	return sv_read_mem(pid, src, dst, len) ? 0 : EFAULT;
 }
 
 /* The data the iovecs name, into sv->send_buf: a stream's send may be

@@ -830,14 +830,9 @@ void supervisor_handle(struct supervisor *sv, const struct seccomp_notif *req)
 			sv_respond(sv, id, EINVAL);
 			return;
 		}
-		if (len > 0) {
-			struct iovec local = { .iov_base = &ss, .iov_len = len };
-			struct iovec remote = { .iov_base = (void *)(uintptr_t)req->data.args[1], .iov_len = len };
-			ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-			if (n != (ssize_t)len) {
-				sv_respond(sv, id, n < 0 && errno == EFAULT ? EFAULT : SV_REFUSED);
-				return;
-			}
+		if (!sv_read_mem(pid, req->data.args[1], &ss, len)) {
+			sv_respond(sv, id, errno == EFAULT ? EFAULT : SV_REFUSED);
+			return;
 		}
 	}
 	if (!sv_id_valid(sv, id))
