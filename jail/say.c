@@ -10,6 +10,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "mount/mount.h"
+#include "policy/own.h"
 #include "policy/steer.h"
 
 void say_places_failure(const struct places_failure *f)
@@ -627,9 +628,14 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 			    const char *start)
 {
 	_cleanup_strv_ char **named = say_named_paths(argv, cwd, p->user_home);
+	/* What a command makes in its fresh home is its own: a ~/ word (the
+	 * jail's HOME, wherever the backend put it), and in the namespace
+	 * jail anything in your home, where the fresh one is mounted. */
+	_cleanup_strv_ char **untilded = p->home ? NULL : say_named_paths(argv, cwd, NULL);
+	bool home_mounted = !p->home && rep && rep->backend && streq(rep->backend, backend_name(BACKEND_NAMESPACES));
 	_cleanup_strv_ char **makes_in = strv_new();
-	struct text paths = { 0 }, fix = { 0 }, hidden = { 0 }, makes = { 0 }, write = { 0 };
-	_cleanup_free_ char *first_hidden = NULL;
+	struct text paths = { 0 }, fix = { 0 }, hidden = { 0 }, makes = { 0 }, write = { 0 }, kept = { 0 };
+	_cleanup_free_ char *first_hidden = NULL, *kept_dir = NULL;
 	size_t n = 0;
 	for (size_t i = 0; named[i] && n < 3; i++) {
 		struct stat st;
@@ -637,7 +643,20 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 		/* /dev/stderr is the jail's own, wherever it leads outside */
 		if (system_tree(named[i]))
 			continue;
-		if ((dir = folder_to_make_in(p, named[i]))) {
+		bool fresh_home = !p->home && path_is_beneath(named[i], p->user_home) &&
+				  (home_mounted || !strv_contains(untilded, named[i]));
+		if (!fresh_home && (dir = folder_to_make_in(p, named[i])) && own_held_by(p, dir)) {
+			/* a --write of it would be refused: it holds
+			 * stockade's own state (or stockade) */
+			_cleanup_free_ char *shown = str_visible(named[i]);
+			t = xasprintf("%s%s", kept.n ? ", " : "", shown);
+			text_adds(&kept, t);
+			if (!kept_dir)
+				kept_dir = str_visible(dir);
+			n++;
+			continue;
+		}
+		if (dir) {
 			_cleanup_free_ char *shown = str_visible(named[i]), *shown_dir = str_visible(dir);
 			t = xasprintf("%s%s", makes.n ? ", " : "", shown);
 			text_adds(&makes, t);
@@ -677,7 +696,7 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 		n++;
 	}
 	_cleanup_free_ char *ps = text_take(&paths), *fs = text_take(&fix), *hs = text_take(&hidden),
-			    *ms = text_take(&makes), *ws = text_take(&write);
+			    *ms = text_take(&makes), *ws = text_take(&write), *ks = text_take(&kept);
 	char **lines = strv_new();
 	const char *to = start ? start : "";
 	size_t skip = start ? 0 : 1;	/* the fix's first space, with nothing before it */
@@ -689,6 +708,12 @@ char **say_unreadable_named(const struct policy *p, const struct report *rep, ch
 		strv_push(&lines, xasprintf("the command names a file to make in a folder out of the jail's reach: %s; "
 					    "to allow: %s%s",
 					    ms, to, ws + skip));
+	if (*ks)
+		strv_push(&lines, xasprintf("the command names a file to make in a folder the run may not write: %s; a "
+					    "--write of %s is refused (the run would reach stockade's own state): make it "
+					    "in the workspace, or create the file outside the jail first and grant that "
+					    "file with --write",
+					    ks, kept_dir));
 	if (*hs)
 		strv_push(&lines,
 			  xasprintf("the command names what the jail hides: %s; stockade why %s says why", hs, first_hidden));

@@ -96,6 +96,29 @@ int own_check(struct policy *p, struct policy_failure *f)
 	return r;
 }
 
+static bool held_by(const char *path, const char *dir)
+{
+	_cleanup_free_ char *canon = NULL;
+	return path_is_beneath(path, dir) || (path_canonical(path, &canon) == 0 && path_is_beneath(canon, dir));
+}
+
+bool own_held_by(const struct policy *p, const char *dir)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if (path_is_beneath(self, dir))
+			return true;
+	}
+	if (p->state_dir && held_by(p->state_dir, dir))
+		return true;
+	for (size_t i = 0; p->own_state && p->own_state[i]; i++)
+		if (held_by(p->own_state[i], dir))
+			return true;
+	return false;
+}
+
 /* The guard's quarantine, the trust records, the gaps said: in
  * XDG_STATE_HOME; the caches in XDG_CACHE_HOME. A run nested in another
  * jail (already under no_new_privs: stockade's, bwrap's) often cannot

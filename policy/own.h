@@ -19,3 +19,6 @@ int own_resolve_state(struct policy *p, struct policy_failure *f);
 /* stockade's own binary and every state place out of what the run may
  * write (POLICY_SELF_WRITABLE, POLICY_STATE_WRITABLE). */
 int own_check(struct policy *p, struct policy_failure *f);
+/* Whether dir is or holds stockade's own binary or one of its state
+ * places: a --write of it is refused (own_check). */
+bool own_held_by(const struct policy *p, const char *dir);

@@ -217,6 +217,42 @@ case $OUT in *"hint: the command names a file to make in a folder out of the jai
 *) fail "the failed command is told the file it names to make, and the --write of its folder"; diag "$OUT" ;; esac
 apply_each "a file the command names to make" "$OUT" ok -- -- "$PROBE" write "$ELSEWHERE/made-by-run"
 rm -f "$ELSEWHERE/made-by-run"
+# What the command makes in its fresh home is its own: a ~/ word (the
+# jail's HOME, wherever the backend put it) is not named to make, nor, in
+# the namespace jail, any path of your home (the fresh home is mounted
+# there). A folder whose --write stockade refuses (your home holds
+# stockade's own state) is never offered: the line says so, and what
+# works instead, which works. The control, on main before this: on the
+# landlock backend both proposed "--write $HOME", which stockade then
+# refused (exit 125).
+"$PROBE" write "$HOME/made-outside" >/dev/null 2>&1 && [ -f "$HOME/made-outside" ] &&
+	pass "outside the jail, the probe makes a file in your home" || fail "outside the jail, the probe makes a file in your home"
+rm -f "$HOME/made-outside"
+out=$(cd "$W" && jail --read "$PROBE" -- sh -c "\"\$1\" write ~/made-in-fresh-home; exit 3" sh "$PROBE" 2>&1)
+case $out in *"ok"*) pass "a ~/ file is made in the fresh home" ;; *) fail "a ~/ file is made in the fresh home"; diag "$out" ;; esac
+case $out in *"file to make"*) fail "a ~/ file is not named to make"; diag "$out" ;; *) pass "a ~/ file is not named to make" ;; esac
+out=$(cd "$W" && jail --read "$PROBE" -- sh -c "\"\$1\" write '$HOME/made-by-run'; exit 3" sh "$PROBE" 2>&1)
+case $TEST_BACKEND in
+namespaces)
+	case $out in *"ok"*) pass "a file of your home is made in the fresh home mounted there" ;;
+	*) fail "a file of your home is made in the fresh home mounted there"; diag "$out" ;; esac
+	case $out in *"file to make"*) fail "and it is not named to make"; diag "$out" ;; *) pass "and it is not named to make" ;; esac ;;
+*)
+	case $out in *"errno EACCES"*) pass "a file of your home cannot be made (EACCES)" ;;
+	*) fail "a file of your home cannot be made (EACCES)"; diag "$out" ;; esac
+	case $out in *"--write $HOME "* | *"--write $HOME;"* | *"--write $HOME") fail "your home's --write, which stockade refuses, is not offered"; diag "$out" ;;
+	*) pass "your home's --write, which stockade refuses, is not offered" ;; esac
+	case $out in *"hint: the command names a file to make in a folder the run may not write: $HOME/made-by-run; a --write of $HOME is refused (the run would reach stockade's own state)"*)
+		pass "the line says why, and what works instead" ;;
+	*) fail "the line says why, and what works instead"; diag "$out" ;; esac
+	out=$(cd "$W" && jail --write "$HOME" -- true 2>&1); rc=$?
+	[ "$rc" = 125 ] && pass "a --write of your home is refused, as the line says" || { fail "a --write of your home is refused, as the line says"; diag "rc=$rc $out"; }
+	: >"$HOME/made-by-run"
+	out=$(cd "$W" && jail --write "$HOME/made-by-run" -- "$PROBE" write "$HOME/made-by-run" 2>&1)
+	case $out in *"ok"*) pass "the file made outside first and granted with --write is written" ;;
+	*) fail "the file made outside first and granted with --write is written"; diag "$out" ;; esac ;;
+esac
+rm -f "$HOME/made-by-run"
 out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null" 2>&1)
 case $out in *"names what the jail cannot read: $ELSEWHERE/f;"*) pass "a path in a shell's -c script is named too" ;;
 *) fail "a path in a shell's -c script is named too"; diag "$out" ;; esac
