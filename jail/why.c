@@ -69,11 +69,11 @@ int why_verb(const struct policy *p, const char *target)
 	_cleanup_free_ char *path = target_path(p, target);
 	_cleanup_free_ char *rh = xstrcat3("read ", path, ""), *wh = xstrcat3("write ", path, "");
 	why_path(p, path, WANT_READ, &w);
-	why_fix_for_real(path, WANT_READ, &w);
+	why_fix_for_real(p, path, WANT_READ, &w);
 	print_one(rh, &w);
 	why_free(&w);
 	why_path(p, path, WANT_WRITE, &w);
-	why_fix_for_real(path, WANT_WRITE, &w);
+	why_fix_for_real(p, path, WANT_WRITE, &w);
 	print_one(wh, &w);
 	why_free(&w);
 	/* A host name with no port (why registry.npmjs.org), where no such

@@ -10,6 +10,7 @@
 #include "lib/path.h"
 #include "lib/util.h"
 #include "policy/allow.h"
+#include "policy/own.h"
 
 void why_free(struct why *w)
 {
@@ -105,7 +106,7 @@ void why_path(const struct policy *p, const char *path, enum why_want want, stru
  * the option takes a path that exists (for one not made yet, the
  * deepest folder on its way that does), and the jail never gives more
  * than the user has outside it, where nothing would then help. */
-void why_fix_for_real(const char *path, enum why_want want, struct why *w)
+void why_fix_for_real(const struct policy *p, const char *path, enum why_want want, struct why *w)
 {
 	const char *opt = want == WANT_WRITE ? "--write " : "--read ";
 	if (w->allowed || !w->fix || !str_has_prefix(w->fix, opt))
@@ -127,11 +128,24 @@ void why_fix_for_real(const char *path, enum why_want want, struct why *w)
 				   made ? "it" : "there", strerror(errno));
 		return;
 	}
+	bool refused = want == WANT_WRITE && own_held_by(p, at);
+	if (refused && made) {
+		free(w->fix);
+		w->fix = xasprintf("none: a --write of %s is refused, for the run would reach stockade's own state; grant "
+				   "what the command writes beneath it instead",
+				   path);
+		return;
+	}
 	if (made)
 		return;
 	free(w->fix);
-	w->fix = xasprintf("%s%s (it does not exist yet: its folder), or in stockade.ini: %s = %s", opt, at,
-			   want == WANT_WRITE ? "write" : "read", at);
+	if (refused)
+		w->fix = xasprintf("%s%s once it exists (make it outside the jail first: a --write of its folder %s is "
+				   "refused, for the run would reach stockade's own state)",
+				   opt, path, at);
+	else
+		w->fix = xasprintf("%s%s (it does not exist yet: its folder), or in stockade.ini: %s = %s", opt, at,
+				   want == WANT_WRITE ? "write" : "read", at);
 }
 
 /* [v6]:PORT, v4:PORT, localhost:PORT, NAME:PORT; *ret_name, for a name

@@ -29,8 +29,9 @@ void why_path(const struct policy *p, const char *path, enum why_want want, stru
 /* Its fix made to work as given, by a look at the filesystem (the one
  * part of why that reads more than the policy): a path not made yet
  * gets the deepest folder on its way that exists; what the user cannot
- * do outside the jail either gets no option. */
-void why_fix_for_real(const char *path, enum why_want want, struct why *w);
+ * do outside the jail either gets no option; nor a --write stockade
+ * refuses, of what holds its own state or itself. */
+void why_fix_for_real(const struct policy *p, const char *path, enum why_want want, struct why *w);
 
 /* A TCP connection to HOST:PORT ([v6]:PORT, a literal or localhost): what
  * the network mode says. -EINVAL when target cannot be read as one. */

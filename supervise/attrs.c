@@ -359,7 +359,7 @@ static void refuse(struct supervisor *sv, const struct attr_call *c, const char 
 {
 	struct why w;
 	why_path(sv->p, real, WANT_WRITE, &w);
-	why_fix_for_real(real, WANT_WRITE, &w);
+	why_fix_for_real(sv->p, real, WANT_WRITE, &w);
 	_cleanup_free_ char *rule = xstrcat3("Landlock has no right for a file's mode, owner, extended attributes or "
 					     "times: the supervisor changes them only where the run may write (",
 					     w.rule ? w.rule : "no grant", ")");

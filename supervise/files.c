@@ -132,7 +132,7 @@ static void name_hidden(const struct policy *p, struct report *rep, const char *
 		return;
 	struct why w;
 	why_path(p, path, writes ? WANT_WRITE : WANT_READ, &w);
-	why_fix_for_real(path, writes ? WANT_WRITE : WANT_READ, &w);
+	why_fix_for_real(p, path, writes ? WANT_WRITE : WANT_READ, &w);
 	/* In the namespace jail a credential in the fresh home is not
 	 * there at all; a hidden file is covered read-only. */
 	_cleanup_free_ char *parent = path_parent(r->path, NULL);

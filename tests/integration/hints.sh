@@ -250,7 +250,25 @@ namespaces)
 	: >"$HOME/made-by-run"
 	out=$(cd "$W" && jail --write "$HOME/made-by-run" -- "$PROBE" write "$HOME/made-by-run" 2>&1)
 	case $out in *"ok"*) pass "the file made outside first and granted with --write is written" ;;
-	*) fail "the file made outside first and granted with --write is written"; diag "$out" ;; esac ;;
+	*) fail "the file made outside first and granted with --write is written"; diag "$out" ;; esac
+	rm -f "$HOME/made-by-run"
+	# why agrees: a file not made yet in your home gets its own
+	# --write once it exists, not the home's; a folder that holds
+	# stockade's state gets none (on main before this: --write $HOME,
+	# and --write $HOME/.local, each refused)
+	out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" "$HOME/made-by-run" 2>&1 | sed -n '/^write/,$p')
+	case $out in *"allow: --write $HOME/made-by-run once it exists (make it outside the jail first: a --write of its folder $HOME is refused"*)
+		pass "why of a file to make in your home: its own --write, once made" ;;
+	*) fail "why of a file to make in your home: its own --write, once made"; diag "$out" ;; esac
+	: >"$HOME/made-by-run"
+	apply_each "why's --write of a file in your home, once made" "$out" ok -- -- "$PROBE" write "$HOME/made-by-run"
+	mkdir -p "$HOME/.local/state"
+	out=$(cd "$W" && "$STOCKADE" why --backend "$TEST_BACKEND" "$HOME/.local" 2>&1 | sed -n '/^write/,$p')
+	case $out in *"allow: none: a --write of $HOME/.local is refused, for the run would reach stockade's own state"*)
+		pass "why of a folder holding stockade's state offers no --write" ;;
+	*) fail "why of a folder holding stockade's state offers no --write"; diag "$out" ;; esac
+	out=$(cd "$W" && jail --write "$HOME/.local" -- true 2>&1); rc=$?
+	[ "$rc" = 125 ] && pass "which stockade indeed refuses" || { fail "which stockade indeed refuses"; diag "rc=$rc $out"; } ;;
 esac
 rm -f "$HOME/made-by-run"
 out=$(cd "$W" && jail -- sh -c "cat '$ELSEWHERE/f' >/dev/null" 2>&1)
