@@ -20,6 +20,18 @@ const struct handoff_row handoff_table[] = {
 	{ ".mcp.json", HANDOFF_TREE, HANDOFF_AT_TOP, "Claude Code's MCP servers" },
 	{ ".gemini", HANDOFF_TREE, HANDOFF_AT_TOP, "Gemini CLI" },
 	{ ".cursor", HANDOFF_TREE, HANDOFF_AT_TOP, "Cursor" },
+	{ ".roo", HANDOFF_TREE, HANDOFF_AT_TOP, "Roo Code's MCP servers" },
+	{ ".kilocode", HANDOFF_TREE, HANDOFF_AT_TOP, "Kilo Code's MCP servers" },
+	{ ".amazonq", HANDOFF_TREE, HANDOFF_AT_TOP, "Amazon Q's MCP servers and agents" },
+	{ ".kiro", HANDOFF_TREE, HANDOFF_AT_TOP, "Kiro's hooks and MCP servers" },
+	{ ".continue", HANDOFF_TREE, HANDOFF_AT_TOP, "Continue's MCP servers" },
+	{ ".qwen", HANDOFF_TREE, HANDOFF_AT_TOP, "Qwen Code" },
+	{ "opencode.json", HANDOFF_TREE, HANDOFF_AT_TOP, "opencode's MCP servers" },
+	{ "opencode.jsonc", HANDOFF_TREE, HANDOFF_AT_TOP, "opencode's MCP servers" },
+	{ ".opencode", HANDOFF_TREE, HANDOFF_AT_TOP, "opencode (its plugins)" },
+	{ "crush.json", HANDOFF_TREE, HANDOFF_AT_TOP, "Crush's MCP servers" },
+	{ ".crush.json", HANDOFF_TREE, HANDOFF_AT_TOP, "Crush's MCP servers" },
+	{ ".aider.conf.yml", HANDOFF_TREE, HANDOFF_AT_TOP, "aider (its lint and test commands)" },
 	/* editors: tasks, launch configurations, extensions' settings */
 	{ ".vscode", HANDOFF_TREE, HANDOFF_AT_TOP, "VS Code" },
 	{ ".idea", HANDOFF_TREE, HANDOFF_AT_TOP, "JetBrains IDEs" },
@@ -36,6 +48,12 @@ const struct handoff_row handoff_table[] = {
 	{ ".config/mise", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
 	{ ".config/mise.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "mise" },
 	{ ".pre-commit-config.yaml", HANDOFF_TREE, HANDOFF_AT_TOP, "pre-commit (the hooks it installs)" },
+	/* toolchain selectors: a shell prompt that shows the version
+	 * (starship's, powerlevel10k's) runs the toolchain they name, a
+	 * path in the workspace among them, as the shell enters it */
+	{ "rust-toolchain.toml", HANDOFF_TREE, HANDOFF_AT_TOP, "rustup (a toolchain path, run for every rustc and cargo)" },
+	{ "rust-toolchain", HANDOFF_TREE, HANDOFF_AT_TOP, "rustup (a toolchain path, run for every rustc and cargo)" },
+	{ ".tool-versions", HANDOFF_TREE, HANDOFF_AT_TOP, "asdf and mise (a path: version, run by every shim)" },
 	/* git, in every git directory */
 	{ "config", HANDOFF_CONFIG, HANDOFF_IN_GITDIR, "git (core.fsmonitor, aliases, drivers...)" },
 	{ "config.worktree", HANDOFF_CONFIG, HANDOFF_IN_GITDIR, "git (a worktree's own settings)" },

@@ -411,9 +411,13 @@ mkdir -p "$W3"
 in_jail -C "$W3" -- sh -c "mkdir -p .gemini .zed .devcontainer && echo '{\"mcpServers\":{}}' >.mcp.json &&
 	echo '{}' >.gemini/settings.json && echo '{}' >.zed/settings.json && echo '[tasks]' >mise.toml &&
 	echo '[tasks]' >.mise.toml && echo '{}' >.devcontainer/devcontainer.json && echo 'repos: []' >.pre-commit-config.yaml &&
+	mkdir -p .roo .kiro/hooks .opencode/plugin && echo '{\"mcpServers\":{}}' >.roo/mcp.json && echo '{}' >.kiro/hooks/h.kiro.hook &&
+	echo 'x' >.opencode/plugin/p.js && echo '{\"mcp\":{}}' >opencode.json && echo 'test-cmd: x' >.aider.conf.yml &&
+	printf '[toolchain]\npath = \"tc\"\n' >rust-toolchain.toml && echo 'nodejs path:./tc' >.tool-versions &&
 	touch '$M/started-tools'" >/dev/null 2>&1
 started "$M/started-tools" "writing agent and tool settings"
-for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml; do
+for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml .roo .kiro .opencode opencode.json \
+	.aider.conf.yml rust-toolchain.toml .tool-versions; do
 	[ ! -e "$W3/$f" ] && pass "THREATS 65: $f made in the jail is set aside" || fail "THREATS 65: $f made in the jail is set aside"
 done
 
