@@ -4,7 +4,8 @@
  * command shapes these bytes, so every length is checked against what
  * holds it, every count bounded, and what a server would read two ways
  * (two server names, two Hosts, an absolute target that says another
- * host, an encrypted ClientHello) is refused rather than guessed at. */
+ * host, an encrypted ClientHello, the SSLv2 form of one) is refused
+ * rather than guessed at. */
 #include "forward/forward.h"
 
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #define TLS_CLIENT_HELLO 1
 #define TLS_RECORD_HEADER 5
 #define TLS_RECORD_MAX 16384	/* a TLSPlaintext fragment's limit (RFC 8446 5.1) */
+#define SSL2_CLIENT_HELLO 1	/* SSL2_MT_CLIENT_HELLO */
 #define EXT_SERVER_NAME 0x0000
 #define EXT_ECH 0xfe0d		/* encrypted_client_hello (draft-ietf-tls-esni) */
 #define EXT_ECH_OLD 0xffce	/* encrypted_server_name, its older draft */
@@ -563,6 +565,20 @@ void relay_sniff(const void *buf, size_t len, struct relay_sniffed *ret)
 	}
 	if (b[0] == TLS_HANDSHAKE) {
 		sniff_tls(b, len, ret);
+		return;
+	}
+	/* The SSLv2 form of a ClientHello (a two-byte record header with
+	 * its top bit set, then message type 1), which OpenSSL's servers
+	 * still read to begin TLS 1.2: it has no extensions, so no server
+	 * name, and the server's default site would answer. */
+	if (b[0] & 0x80) {
+		if (len < 3)
+			more(ret, 3);
+		else if (b[2] == SSL2_CLIENT_HELLO)
+			bad(ret, "an SSLv2-format ClientHello: it carries no server name, and the server's default site would "
+				 "answer");
+		else
+			*ret = (struct relay_sniffed){ .kind = SNIFF_OTHER };
 		return;
 	}
 	sniff_http(b, len, ret);

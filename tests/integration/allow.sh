@@ -310,6 +310,35 @@ else
 	diag "$out"
 	diag "$(cat "$T/sni.json")"
 fi
+# The same in the SSLv2 form of a ClientHello, which OpenSSL's servers
+# still read to begin TLS 1.2: it has no server name. Before, it was
+# passed on a.test's address as "neither TLS nor HTTP" (the server's
+# alert came back).
+out=$(in_jail --allow a.test --report "$T/sslv2.json" -- python3 -c 'import os, socket, struct
+suites = b"".join(b"\0" + struct.pack(">H", c) for c in (0xc02f, 0x009c, 0x002f, 0x00ff))
+body = b"\1\3\3" + struct.pack(">HHH", len(suites), 0, 16) + suites + os.urandom(16)
+print("started", flush=True)
+try:
+    s = socket.create_connection((socket.gethostbyname("a.test"), 443), timeout=15)
+    s.sendall(struct.pack(">H", 0x8000 | len(body)) + body)
+    print("got", s.recv(4096).hex())
+except OSError as e:
+    print("errno", e.errno)
+    raise SystemExit(3)' 2>&1)
+if printf '%s\n' "$out" | grep -q '^started' && printf '%s\n' "$out" | grep -q '^errno ' &&
+	! printf '%s\n' "$out" | grep -q '^got' &&
+	python3 - "$T/sslv2.json" <<'PY'; then
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [x for x in r["connections"] if x["address"] == "10.204.0.2:443"]
+assert c and c[0]["verdict"] == "refused" and "SSLv2" in c[0]["why"] and c[0]["bytes_out"] == 0, r["connections"]
+PY
+	pass "THREATS 77: an SSLv2-format ClientHello (no server name) at an allowed name's address is refused, and says why"
+else
+	fail "THREATS 77: an SSLv2-format ClientHello (no server name) at an allowed name's address is refused, and says why"
+	diag "$out"
+	diag "$(cat "$T/sslv2.json")"
+fi
 
 # UDP and QUIC: no datagram leaves.
 check "THREATS 77: a datagram out (QUIC to an allowed name) is refused at once, named" \

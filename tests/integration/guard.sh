@@ -411,14 +411,26 @@ mkdir -p "$W3"
 in_jail -C "$W3" -- sh -c "mkdir -p .gemini .zed .devcontainer && echo '{\"mcpServers\":{}}' >.mcp.json &&
 	echo '{}' >.gemini/settings.json && echo '{}' >.zed/settings.json && echo '[tasks]' >mise.toml &&
 	echo '[tasks]' >.mise.toml && echo '{}' >.devcontainer/devcontainer.json && echo 'repos: []' >.pre-commit-config.yaml &&
-	mkdir -p .roo .kiro/hooks .opencode/plugin && echo '{\"mcpServers\":{}}' >.roo/mcp.json && echo '{}' >.kiro/hooks/h.kiro.hook &&
-	echo 'x' >.opencode/plugin/p.js && echo '{\"mcp\":{}}' >opencode.json && echo 'test-cmd: x' >.aider.conf.yml &&
 	printf '[toolchain]\npath = \"tc\"\n' >rust-toolchain.toml && echo 'nodejs path:./tc' >.tool-versions &&
 	touch '$M/started-tools'" >/dev/null 2>&1
 started "$M/started-tools" "writing agent and tool settings"
-for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml .roo .kiro .opencode opencode.json \
-	.aider.conf.yml rust-toolchain.toml .tool-versions; do
+for f in .mcp.json .gemini .zed mise.toml .mise.toml .devcontainer .pre-commit-config.yaml rust-toolchain.toml .tool-versions; do
 	[ ! -e "$W3/$f" ] && pass "THREATS 65: $f made in the jail is set aside" || fail "THREATS 65: $f made in the jail is set aside"
+done
+# Other agents' project settings that start a program when the agent
+# next starts in the workspace (a local MCP server, a plugin, a lint
+# command, a hook), each made in the jail and set aside.
+W4="$W/agents"
+mkdir -p "$W4"
+in_jail -C "$W4" -- sh -c "mkdir -p .codex .opencode/plugins .continue/mcpServers .roo .kilocode .kiro/hooks .qwen .amazonq &&
+	printf '[mcp_servers.x]\ncommand = \"touch\"\n' >.codex/config.toml && echo '{\"mcp\":{}}' >opencode.json &&
+	echo '{}' >opencode.jsonc && echo 'export const P = async () => ({})' >.opencode/plugins/p.js &&
+	echo 'lint-cmd: touch' >.aider.conf.yml && echo 'name: x' >.continue/mcpServers/x.yaml && echo '{}' >.roo/mcp.json && echo '{}' >.kilocode/mcp.json &&
+	echo '{}' >.kiro/hooks/x.kiro.hook && echo '{}' >.qwen/settings.json && echo '{}' >.amazonq/mcp.json &&
+	echo '{}' >crush.json && echo '{}' >.crush.json && touch '$M/started-agents'" >/dev/null 2>&1
+started "$M/started-agents" "writing other agents' project settings"
+for f in .codex opencode.json opencode.jsonc .opencode .aider.conf.yml .continue .roo .kilocode .kiro .qwen .amazonq crush.json .crush.json; do
+	[ ! -e "$W4/$f" ] && pass "THREATS 29: $f made in the jail is set aside" || fail "THREATS 29: $f made in the jail is set aside"
 done
 
 # ------------------------------------------------------ the undo fails closed

@@ -306,6 +306,23 @@ static void test_real_clients(void)
 	}
 }
 
+/* The SSLv2 form of a ClientHello (OpenSSL's servers still take it for
+ * TLS 1.2) says no server name: refused, never passed on its address;
+ * bytes with the top bit set that are not one are another protocol. */
+static void test_sslv2(void)
+{
+	static const uint8_t v2[] = { 0x80, 0x1f, 0x01, 0x03, 0x03, 0x00, 0x06, 0x00, 0x00, 0x00, 0x10,
+				      0xc0, 0x2f, 0x00, 0x00, 0x9c, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct relay_sniffed s;
+	relay_sniff(v2, sizeof(v2), &s);
+	ok(s.kind == SNIFF_BAD && strstr(s.why, "SSLv2"), "an SSLv2-format ClientHello is refused, and says so");
+	relay_sniff(v2, 2, &s);
+	ok(s.kind == SNIFF_MORE && s.need == 3, "  its first two bytes ask for the third");
+	static const uint8_t other[] = { 0x81, 0x05, 0x02, 'x' };
+	relay_sniff(other, sizeof(other), &s);
+	ok(s.kind == SNIFF_OTHER, "a top bit set and another message type: another protocol");
+}
+
 static struct relay_sniffed http(const char *text)
 {
 	struct relay_sniffed s;
@@ -383,7 +400,7 @@ static void test_http(void)
 	s = http("SSH-2.0-OpenSSH_9.2\r\n");
 	ok(s.kind == SNIFF_OTHER, "an ssh banner: another protocol");
 	s = http("\x80\x2e\x01\x03\x01");
-	ok(s.kind == SNIFF_OTHER, "SSL 2's hello: another protocol");
+	ok(s.kind == SNIFF_BAD, "SSL 2's hello: no other protocol, a ClientHello without a server name (test_sslv2)");
 	s = http("ABCDEFGHIJKLMNOPQRSTUVWXYZ / HTTP/1.1\r\nHost: b.example\r\n\r\n");
 	ok(s.kind == SNIFF_HTTP && streq(s.name, "b.example"), "a method of any length is a method: its Host read");
 
@@ -555,6 +572,7 @@ int main(void)
 {
 	test_tls();
 	test_real_clients();
+	test_sslv2();
 	test_http();
 	test_dns();
 	test_addresses();
