@@ -27,7 +27,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <linux/fs.h>
 #include <utime.h>
 
 #include "lib/path.h"
@@ -45,7 +48,31 @@
 #endif
 #define XATTR_VALUE_MAX 65536
 
-enum attr_op { ATTR_NONE, ATTR_MODE, ATTR_OWNER, ATTR_SETXATTR, ATTR_REMOVEXATTR, ATTR_TIMES };
+enum attr_op { ATTR_NONE, ATTR_MODE, ATTR_OWNER, ATTR_SETXATTR, ATTR_REMOVEXATTR, ATTR_TIMES, ATTR_FLAGS, ATTR_WATCH };
+
+/* The ioctls that set a file's flags (chattr's: immutable, append-only,
+ * no-dump; the project id), which the kernel lets the owner set through
+ * any descriptor, one open for reading too, and Landlock does not govern
+ * (its ioctl right is for devices): the filter sends these to the
+ * supervisor (seccomp/table.c), with its answer's size. */
+#define EXT4_IOC_SETVERSION _IOW('f', 4, long)
+bool supervise_flags_ioctl(uint32_t request, size_t *ret_size)
+{
+	size_t size = 0;
+	switch (request) {
+	case FS_IOC_SETFLAGS:
+	case FS_IOC_SETVERSION:
+	case EXT4_IOC_SETVERSION:
+		size = sizeof(int);	/* the kernel reads an int */
+		break;
+	case FS_IOC_FSSETXATTR:
+		size = sizeof(struct fsxattr);
+		break;
+	}
+	if (ret_size)
+		*ret_size = size;
+	return size != 0;
+}
 
 /* One call, its arguments in one shape. */
 struct attr_call {
@@ -61,6 +88,8 @@ struct attr_call {
 	uint64_t xname, value, size;
 	int xflags;
 	uint64_t times;		/* address, or 0 for now */
+	uint32_t request;	/* ATTR_FLAGS: the ioctl; its argument's address in value */
+	int watcher;		/* ATTR_WATCH: the inotify descriptor; its mask in mode */
 	enum { T_SPEC, T_VAL, T_BUF } times_kind;
 };
 
@@ -145,6 +174,17 @@ static bool attr_call_of(int nr, const __u64 *a, struct attr_call *c)
 					 .times_kind = T_VAL };
 		return true;
 #endif
+	case SYS_ioctl:
+		if (!supervise_flags_ioctl((uint32_t)a[1], NULL))
+			return false;
+		*c = (struct attr_call){ ATTR_FLAGS, (uint32_t)a[1] == FS_IOC_FSSETXATTR ? "ioctl FS_IOC_FSSETXATTR"
+							: (uint32_t)a[1] == FS_IOC_SETFLAGS ? "ioctl FS_IOC_SETFLAGS"
+											    : "ioctl FS_IOC_SETVERSION", true, (int)a[0], .request = (uint32_t)a[1], .value = a[2] };
+		return true;
+	case SYS_inotify_add_watch:
+		*c = (struct attr_call){ ATTR_WATCH, "inotify_add_watch", false, AT_FDCWD, a[1], !(a[2] & IN_DONT_FOLLOW),
+					 .mode = a[2], .watcher = (int)a[0] };
+		return true;
 	case SYS_utimensat:
 		/* a null path: the descriptor itself (futimens) */
 		*c = (struct attr_call){ ATTR_TIMES, "utimensat", a[1] == 0, (int)a[0], a[1],
@@ -159,7 +199,19 @@ bool supervise_attrs_call(int nr)
 {
 	struct attr_call c;
 	static const __u64 none[6];
-	return attr_call_of(nr, none, &c);
+	return nr == SYS_ioctl || attr_call_of(nr, none, &c);
+}
+
+bool supervise_flags_type(uint32_t request)
+{
+	uint32_t type = (request >> 8) & 0xff;
+	return type == 'f' || type == 'X' || type == 'v';
+}
+
+bool supervise_attrs_takes(int nr, const __u64 args[6])
+{
+	struct attr_call c;
+	return attr_call_of(nr, args, &c);
 }
 
 static bool read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -271,6 +323,18 @@ static bool attrs_allowed(struct supervisor *sv, int fd, bool writer, const stru
 	return sv_may_write(sv, real) || sv_made_inode(sv, st) || sv_run_socket_file(sv, st->st_dev, st->st_ino);
 }
 
+/* May the run watch this file (inotify)? Where it may read it: what
+ * has no name, what the policy lets it read or write, what the run made. */
+static bool watch_allowed(struct supervisor *sv, int fd, const struct stat *st, char *real, size_t size)
+{
+	if (sv_fd_path(fd, real, size) < 0)
+		return false;
+	if (real[0] != '/')
+		return true;
+	return policy_effect(sv->p, real) != EFFECT_NONE || sv_may_write(sv, real) || sv_made_inode(sv, st) ||
+	       sv_run_socket_file(sv, st->st_dev, st->st_ino);
+}
+
 struct attr_act {
 	const struct attr_call *c;
 	int fd;
@@ -281,6 +345,7 @@ struct attr_act {
 	size_t size;
 	int xflags;
 	const struct timespec *ts;
+	int watcher;		/* ATTR_WATCH: the command's inotify descriptor, as stockade's */
 };
 
 static int act(void *data)
@@ -319,6 +384,13 @@ static int act(void *data)
 		return removexattr(proc, x->xname);
 	case ATTR_TIMES:
 		return x->opath ? utimensat(x->fd, "", x->ts, AT_EMPTY_PATH) : futimens(x->fd, x->ts);
+	case ATTR_FLAGS:
+		/* the argument copied (x->value): read once, by stockade */
+		return ioctl(x->fd, c->request, x->value);
+	case ATTR_WATCH:
+		/* the file resolved and checked: its descriptor's name, the
+		 * link already followed or not as the call asked */
+		return inotify_add_watch(x->watcher, proc, (uint32_t)c->mode & ~(uint32_t)IN_DONT_FOLLOW);
 	case ATTR_NONE:
 		break;
 	}
@@ -365,10 +437,20 @@ struct xattr_args_ {
 static void refuse(struct supervisor *sv, const struct attr_call *c, const char *real)
 {
 	struct why w;
+	if (c->op == ATTR_WATCH) {
+		why_path(sv->p, real, WANT_READ, &w);
+		why_fix_for_real(real, WANT_READ, &w);
+		_cleanup_free_ char *rule = xstrcat3("Landlock does not govern inotify: the supervisor adds a watch only "
+						     "where the run may read (", w.rule ? w.rule : "no grant", ")");
+		report_denial_ruled(sv->rep, c->name, real, "EACCES", rule,
+				    w.source ? w.source : "built in: the supervisor", w.fix);
+		why_free(&w);
+		return;
+	}
 	why_path(sv->p, real, WANT_WRITE, &w);
 	why_fix_for_real(real, WANT_WRITE, &w);
-	_cleanup_free_ char *rule = xstrcat3("Landlock has no right for a file's mode, owner, extended attributes or "
-					     "times: the supervisor changes them only where the run may write (",
+	_cleanup_free_ char *rule = xstrcat3("Landlock has no right for a file's mode, owner, flags, extended attributes "
+					     "or times: the supervisor changes them only where the run may write (",
 					     w.rule ? w.rule : "no grant", ")");
 	report_denial_ruled(sv->rep, c->name, real, "EACCES", rule, w.source ? w.source : "built in: the supervisor",
 			    w.fix);
@@ -406,8 +488,19 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 		sv_respond(sv, req->id, EPERM);
 		return;
 	}
+	/* A setgid bit on a file (not a directory, where it only gives new
+	 * entries the directory's group: git init --shared): the file would
+	 * run with your group for every user of the host, after the run. */
+	if (c.op == ATTR_MODE && (c.mode & S_ISGID) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		(void)sv_fd_path(fd, real, sizeof(real));
+		report_denial_ruled(sv->rep, c.name, real, "EPERM", SUPERVISE_SETGID_RULE,
+				    "built in: the system call table", "none: no option allows it (stockade.1, BACKENDS)");
+		sv_respond(sv, req->id, EPERM);
+		return;
+	}
 	bool writer = !opath && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
-	if (!attrs_allowed(sv, fd, writer, &st, real, sizeof(real))) {
+	if (c.op == ATTR_WATCH ? !watch_allowed(sv, fd, &st, real, sizeof(real))
+			       : !attrs_allowed(sv, fd, writer, &st, real, sizeof(real))) {
 		refuse(sv, &c, real);
 		sv_respond(sv, req->id, EACCES);
 		return;
@@ -445,6 +538,25 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	if (!err && c.op == ATTR_TIMES)
 		err = times_of(pid, &c, ts, &x.ts);
+	union {
+		int i;
+		struct fsxattr fx;
+	} flags;
+	size_t flags_size = 0;
+	if (!err && c.op == ATTR_FLAGS) {
+		(void)supervise_flags_ioctl(c.request, &flags_size);
+		memset(&flags, 0, sizeof(flags));
+		if (flags_size > sizeof(flags) || !read_mem(pid, c.value, &flags, flags_size))
+			err = EFAULT;
+		x.value = &flags;
+	}
+	_cleanup_close_ int watcher = -1;
+	if (!err && c.op == ATTR_WATCH) {
+		watcher = sv_caller_fd(sv, req, c.watcher);
+		if (watcher < 0)
+			err = errno == ESRCH ? ESRCH : EBADF;
+		x.watcher = watcher;
+	}
 	if (err) {
 		sv_respond(sv, req->id, err);
 		return;
@@ -452,10 +564,16 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 	/* The memory read was the caller's: it still waits. */
 	if (!sv_id_valid(sv, req->id))
 		return;
+	int r = -1;
 	err = sv_acting(sv);
 	if (!err) {
-		err = act(&x) < 0 ? errno : 0;
+		r = act(&x);
+		err = r < 0 ? errno : 0;
 		sv_acted(sv);
 	}
-	sv_respond(sv, req->id, err);
+	/* a watch answers its descriptor */
+	if (!err && c.op == ATTR_WATCH)
+		sv_respond_value(sv, req->id, r);
+	else
+		sv_respond(sv, req->id, err);
 }
