@@ -256,6 +256,10 @@ if [ "$TEST_BACKEND" = landlock ]; then
 fi
 expect_probe "inotify on a home file not granted is refused" "errno $HIDDEN" -- \
 	in_jail -- "$PROBE" inotify "$HOME/notes.txt"
+mkdir -p "$W/hidden-dir"
+expect_control "inotify control: outside, a directory of the workspace can be watched" -- "$PROBE" inotify "$W/hidden-dir"
+expect_probe "inotify on a --hide directory in the workspace is refused" "errno $(covered_errno)" -- \
+	in_jail --hide "$W/hidden-dir" -- "$PROBE" inotify "$W/hidden-dir"
 expect_probe "inotify in the workspace works" ok -- in_jail -- "$PROBE" inotify "$W" watched-new
 case $PROBE_OUTPUT in
 *"probe: event watched-new"*) pass "the workspace watch sees its event" ;;
