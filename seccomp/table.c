@@ -48,6 +48,10 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
 #define FS_IOC_FSGETXATTR_NR 0x801c581fU
 #define FS_IOC_GETVERSION_NR 0x80087601U
 #define FS_IOC_FIEMAP_NR 0xc020660bU
+/* fs-verity and an encryption policy: the owner's, on a descriptor open
+ * for reading (linux/fsverity.h, linux/fscrypt.h) */
+#define FS_IOC_ENABLE_VERITY_NR 0x40806685U
+#define FS_IOC_SET_ENCRYPTION_POLICY_NR 0x800c6613U
 _Static_assert(FS_IOC_SETFLAGS == FS_IOC_SETFLAGS_NR && FS_IOC_SETVERSION == FS_IOC_SETVERSION_NR &&
 		       FS_IOC_FSSETXATTR == FS_IOC_FSSETXATTR_NR && FS_IOC_GETFLAGS == FS_IOC_GETFLAGS_NR &&
 		       FS_IOC_FSGETXATTR == FS_IOC_FSGETXATTR_NR && FS_IOC_GETVERSION == FS_IOC_GETVERSION_NR &&
@@ -329,7 +333,8 @@ static const struct sc_rule table[] = {
 	{ .name = "ioctl", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .n_args = 1,
 	  .args = { ARG(1, MASK32, TIOCGPTPEER_NR) }, .why = WHY_PTY_PEER },
 	FLAGS_IOCTL(FS_IOC_SETFLAGS_NR), FLAGS_IOCTL(FS_IOC_FSSETXATTR_NR), FLAGS_IOCTL(FS_IOC_SETVERSION_NR),
-	FLAGS_IOCTL(EXT4_IOC_SETVERSION_NR), FLAGS_TYPE('f'), FLAGS_TYPE('X'), FLAGS_TYPE('v'),
+	FLAGS_IOCTL(EXT4_IOC_SETVERSION_NR), FLAGS_IOCTL(FS_IOC_ENABLE_VERITY_NR),
+	FLAGS_IOCTL(FS_IOC_SET_ENCRYPTION_POLICY_NR), FLAGS_TYPE('f'), FLAGS_TYPE('X'), FLAGS_TYPE('v'),
 	/* ... but the queries of those types are the kernel's in the filter
 	 * (lsattr, cp's FIEMAP): exceptions inside those types, as the
 	 * terminal's list is inside its type. */

@@ -56,22 +56,104 @@ enum attr_op { ATTR_NONE, ATTR_MODE, ATTR_OWNER, ATTR_SETXATTR, ATTR_REMOVEXATTR
  * (its ioctl right is for devices): the filter sends these to the
  * supervisor (seccomp/table.c), with its answer's size. */
 #define EXT4_IOC_SETVERSION _IOW('f', 4, long)
+/* fs-verity (the file's data fixed for good) and an encryption policy
+ * on an empty directory: the owner's too, through a descriptor open for
+ * reading. linux/fsverity.h's and linux/fscrypt.h's numbers. */
+#define FS_IOC_ENABLE_VERITY_ 0x40806685U
+#define FS_IOC_SET_ENCRYPTION_POLICY_ 0x800c6613U
+struct verity_arg {
+	uint32_t version, hash_algorithm, block_size, salt_size;
+	uint64_t salt_ptr;
+	uint32_t sig_size, reserved1;
+	uint64_t sig_ptr;
+	uint64_t reserved2[11];
+};
+_Static_assert(sizeof(struct verity_arg) == 128, "struct fsverity_enable_arg");
+#if __has_include(<linux/fsverity.h>) && __has_include(<linux/fscrypt.h>)
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
+_Static_assert(FS_IOC_ENABLE_VERITY == FS_IOC_ENABLE_VERITY_ && FS_IOC_SET_ENCRYPTION_POLICY == FS_IOC_SET_ENCRYPTION_POLICY_ &&
+		       sizeof(struct fsverity_enable_arg) == sizeof(struct verity_arg),
+	       "the fs-verity and fscrypt ioctls");
+#endif
+#define VERITY_SALT_MAX 32
+#define VERITY_SIG_MAX 16128
+
+static const struct {
+	uint32_t request;
+	const char *name;
+	size_t size;		/* what the argument points to; 0: read in parts */
+} setters[] = {
+	{ FS_IOC_SETFLAGS, "ioctl FS_IOC_SETFLAGS", sizeof(int) },	/* the kernel reads an int */
+	{ FS_IOC_SETVERSION, "ioctl FS_IOC_SETVERSION", sizeof(int) },
+	{ EXT4_IOC_SETVERSION, "ioctl EXT4_IOC_SETVERSION", sizeof(int) },
+	{ FS_IOC_FSSETXATTR, "ioctl FS_IOC_FSSETXATTR", sizeof(struct fsxattr) },
+	{ FS_IOC_ENABLE_VERITY_, "ioctl FS_IOC_ENABLE_VERITY", 0 },
+	{ FS_IOC_SET_ENCRYPTION_POLICY_, "ioctl FS_IOC_SET_ENCRYPTION_POLICY", 0 },
+};
+
+static int setter_of(uint32_t request)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(setters); i++)
+		if (setters[i].request == request)
+			return (int)i;
+	return -1;
+}
+
 bool supervise_flags_ioctl(uint32_t request, size_t *ret_size)
 {
-	size_t size = 0;
-	switch (request) {
-	case FS_IOC_SETFLAGS:
-	case FS_IOC_SETVERSION:
-	case EXT4_IOC_SETVERSION:
-		size = sizeof(int);	/* the kernel reads an int */
-		break;
-	case FS_IOC_FSSETXATTR:
-		size = sizeof(struct fsxattr);
-		break;
-	}
+	int i = setter_of(request);
 	if (ret_size)
-		*ret_size = size;
-	return size != 0;
+		*ret_size = i < 0 ? 0 : setters[i].size;
+	return i >= 0;
+}
+
+/* A setter's argument, copied from the caller's memory once: the ioctl
+ * stockade makes reads this copy, pointers and all. */
+struct flags_arg {
+	union {
+		int i;
+		struct fsxattr fx;
+		unsigned char policy[24];	/* fscrypt_policy v1 (12 bytes) or v2 (24) */
+		struct verity_arg verity;
+	} u;
+	unsigned char salt[VERITY_SALT_MAX];
+	void *sig;		/* to free */
+};
+
+static bool read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+static int flags_arg_of(pid_t pid, uint32_t request, uint64_t addr, struct flags_arg *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	size_t size = 0;
+	(void)supervise_flags_ioctl(request, &size);
+	if (size)
+		return size <= sizeof(ret->u) && read_mem(pid, addr, &ret->u, size) ? 0 : EFAULT;
+	if (request == FS_IOC_SET_ENCRYPTION_POLICY_) {
+		/* the version first, then the policy of its size */
+		if (!read_mem(pid, addr, ret->u.policy, 1))
+			return EFAULT;
+		size = ret->u.policy[0] == 0 ? 12 : ret->u.policy[0] == 2 ? 24 : 0;
+		if (!size)
+			return EINVAL;
+		return read_mem(pid, addr, ret->u.policy, size) ? 0 : EFAULT;
+	}
+	struct verity_arg *v = &ret->u.verity;
+	if (!read_mem(pid, addr, v, sizeof(*v)))
+		return EFAULT;
+	if (v->salt_size > VERITY_SALT_MAX || v->sig_size > VERITY_SIG_MAX)
+		return EMSGSIZE;
+	if (v->salt_size && !read_mem(pid, v->salt_ptr, ret->salt, v->salt_size))
+		return EFAULT;
+	v->salt_ptr = (uint64_t)(uintptr_t)ret->salt;
+	if (v->sig_size) {
+		ret->sig = xmalloc(v->sig_size);
+		if (!read_mem(pid, v->sig_ptr, ret->sig, v->sig_size))
+			return EFAULT;
+		v->sig_ptr = (uint64_t)(uintptr_t)ret->sig;
+	}
+	return 0;
 }
 
 /* One call, its arguments in one shape. */
@@ -177,9 +259,7 @@ static bool attr_call_of(int nr, const __u64 *a, struct attr_call *c)
 	case SYS_ioctl:
 		if (!supervise_flags_ioctl((uint32_t)a[1], NULL))
 			return false;
-		*c = (struct attr_call){ ATTR_FLAGS, (uint32_t)a[1] == FS_IOC_FSSETXATTR ? "ioctl FS_IOC_FSSETXATTR"
-							: (uint32_t)a[1] == FS_IOC_SETFLAGS ? "ioctl FS_IOC_SETFLAGS"
-											    : "ioctl FS_IOC_SETVERSION", true, (int)a[0], .request = (uint32_t)a[1], .value = a[2] };
+		*c = (struct attr_call){ ATTR_FLAGS, setters[setter_of((uint32_t)a[1])].name, true, (int)a[0], .request = (uint32_t)a[1], .value = a[2] };
 		return true;
 	case SYS_inotify_add_watch:
 		*c = (struct attr_call){ ATTR_WATCH, "inotify_add_watch", false, AT_FDCWD, a[1], !(a[2] & IN_DONT_FOLLOW),
@@ -538,17 +618,12 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	if (!err && c.op == ATTR_TIMES)
 		err = times_of(pid, &c, ts, &x.ts);
-	union {
-		int i;
-		struct fsxattr fx;
-	} flags;
-	size_t flags_size = 0;
+	struct flags_arg flags = { .sig = NULL };
+	_cleanup_free_ void *flags_sig = NULL;
 	if (!err && c.op == ATTR_FLAGS) {
-		(void)supervise_flags_ioctl(c.request, &flags_size);
-		memset(&flags, 0, sizeof(flags));
-		if (flags_size > sizeof(flags) || !read_mem(pid, c.value, &flags, flags_size))
-			err = EFAULT;
-		x.value = &flags;
+		err = flags_arg_of(pid, c.request, c.value, &flags);
+		flags_sig = flags.sig;
+		x.value = &flags.u;
 	}
 	_cleanup_close_ int watcher = -1;
 	if (!err && c.op == ATTR_WATCH) {

@@ -235,6 +235,26 @@ if [ "$TEST_BACKEND" = landlock ]; then
 	*) fail "the flags refusal names the request and file"; diag "$PROBE_OUTPUT" ;;
 	esac
 fi
+# fs-verity and an encryption policy (on an empty directory), the same
+# class: the owner's through a descriptor open for reading. Where the
+# run may write, the kernel answers as it does outside (this filesystem
+# may lack the feature); on a read-only grant the landlock backend's
+# supervisor refuses first.
+mkdir -p "$T/enc-control" "$W/enc" "$HOME/enc-ro"
+for how in verity encrypt; do
+	target=$([ "$how" = verity ] && echo "$T/flags-control.txt" || echo "$T/enc-control")
+	outside=$("$PROBE" fsflags "$how" "$target" 2>&1 | grep -E '^probe: (ok|errno)' | tail -n 1)
+	outside=${outside#probe: }
+	[ -n "$outside" ] && pass "fsflags $how control: outside, the kernel answers ($outside)" ||
+		fail "fsflags $how control: outside, the kernel answers"
+	expect_probe "fsflags $how in the workspace is the kernel's" "$outside" -- \
+		in_jail -- "$PROBE" fsflags "$how" "$([ "$how" = verity ] && echo "$W/out.txt" || echo "$W/enc")"
+	if [ "$TEST_BACKEND" = landlock ]; then
+		expect_probe "fsflags $how of a read-only grant is refused" "errno EACCES" -- \
+			in_jail --read "$HOME/ro.txt" --read "$HOME/enc-ro" -- \
+			"$PROBE" fsflags "$how" "$([ "$how" = verity ] && echo "$HOME/ro.txt" || echo "$HOME/enc-ro")"
+	fi
+done
 for how in get fsget; do
 	expect_probe "fsflags $how of a read-only grant works" ok -- \
 		in_jail --read "$HOME/ro.txt" -- "$PROBE" fsflags "$how" "$HOME/ro.txt"

@@ -294,6 +294,8 @@ static const struct expect expectations[] = {
 		      SUPERVISOR_TODO, ARGS(0, 0x40086602 | HIGH(1))),
 	NOTIFIED_TODO("ioctl FS_IOC_FSSETXATTR (landlock: to the supervisor)", __NR_ioctl, V_LL, SUPERVISOR_TODO,
 		      ARGS(0, 0x401c5820)),
+	NOTIFIED_TODO("ioctl FS_IOC_ENABLE_VERITY (landlock: to the supervisor)", __NR_ioctl, V_LL, SUPERVISOR_TODO,
+		      ARGS(0, 0x40806685)),
 	NOTIFIED_TODO("ioctl FS_IOC_SETVERSION (landlock: to the supervisor)", __NR_ioctl, V_LL, SUPERVISOR_TODO,
 		      ARGS(0, 0x40087602)),
 	ALLOWED("ioctl SIOCGIFCONF", __NR_ioctl, V_ALL, ARGS(0, 0x8912)),

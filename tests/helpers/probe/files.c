@@ -296,8 +296,17 @@ int op_fsflags(char **a)
 			fx.fsx_xflags |= FS_XFLAG_NODUMP;
 			r = ioctl(fd, FS_IOC_FSSETXATTR, &fx);
 		}
+	} else if (strcmp(how, "verity") == 0) {
+		/* fs-verity with SHA-256 and 4096-byte blocks, no salt */
+		struct { uint32_t version, hash, block, salt_size; uint64_t salt; uint32_t sig_size, r1;
+			 uint64_t sig, r2[11]; } v = { 1, 1, 4096, 0, 0, 0, 0, 0, { 0 } };
+		r = ioctl(fd, 0x40806685U, &v);
+	} else if (strcmp(how, "encrypt") == 0) {
+		/* a v1 encryption policy (AES-256-XTS, AES-256-CTS) on a directory */
+		unsigned char policy[12] = { 0, 1, 4, 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+		r = ioctl(fd, 0x800c6613U, policy);
 	} else {
-		fprintf(stderr, "probe: fsflags: get|set|fsget|xattr\n");
+		fprintf(stderr, "probe: fsflags: get|set|fsget|xattr|verity|encrypt\n");
 		close(fd);
 		return 2;
 	}
