@@ -13,6 +13,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -74,12 +75,30 @@ static bool still_waits(int listener, uint64_t id)
 	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* The caller's descriptor n, as stockade's; -errno. */
+/* The thread group of a thread, from /proc/TID/status; 0 when gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	pid_t tgid = 0;
+	while (f && !tgid && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Tgid:", 5) == 0)
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+	return tgid;
+}
+
+/* The caller's descriptor n, as stockade's; -errno. The caller may be
+ * any thread: its own pidfd (Linux 6.9), or its thread group's. */
 static int caller_fd(int listener, const struct seccomp_notif *req, int n)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
-	if (pidfd < 0)
+	if (pidfd < 0 && errno != ESRCH)
 		pidfd = (int)syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
+	if (pidfd < 0 && errno != ESRCH) {
+		pid_t tgid = tgid_of((pid_t)req->pid);
+		pidfd = tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+	}
 	if (pidfd < 0)
 		return -ESRCH;
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
