@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "jail/owed.h"
@@ -103,6 +104,24 @@ static enum notif_outcome take_connect(void *data, const struct seccomp_notif *r
 	return NOTIF_CONTINUE;
 }
 
+static bool calls_chmod(void *data, int nr)
+{
+	static const uint64_t setgid_mode[6] = { 0, S_ISGID, S_ISGID };
+	return supervise_is_setgid_chmod(nr, setgid_mode);
+}
+
+/* A setgid bit alone, which the filter cannot tell a directory's from a
+ * file's: carried out on a directory, refused on a file
+ * (supervise/setgid.c). */
+static enum notif_outcome take_setgid(void *data, const struct seccomp_notif *req, int *ret_err)
+{
+	const struct notify *n = data;
+	if (!supervise_is_setgid_chmod(req->data.nr, (const uint64_t *)req->data.args))
+		return NOTIF_NOT_MINE;
+	*ret_err = supervise_setgid(n->svc.listener, req, n->rep);
+	return NOTIF_ANSWER;
+}
+
 static bool calls_open(void *data, int nr)
 {
 	return seccomp_open_call(nr);
@@ -158,6 +177,7 @@ void notify_init(struct notify *n, int listener, const struct seccomp_plan *plan
 	if (plan->backend == BACKEND_NAMESPACES) {
 		notif_service_add(&n->svc, "renames", calls_rename, take_rename, n);
 		notif_service_add(&n->svc, "connect", calls_connect, take_connect, n);
+		notif_service_add(&n->svc, "setgid", calls_chmod, take_setgid, n);
 	}
 	if (plan->name_opens)
 		notif_service_add(&n->svc, "hides", calls_open, take_open, n);

@@ -236,6 +236,9 @@ enum sc_action seccomp_row_action(const struct seccomp_plan *plan, const struct 
 	case WHY_SUPERVISED_LISTEN:
 	case WHY_PTY_PEER:		/* Landlock refuses the slave's open */
 	case WHY_SUPERVISED_ATTRS:	/* the parent's layer decides */
+	case WHY_SETGID_BIT:
+	case WHY_SUPERVISED_WATCH:
+	case WHY_FLAGS_TYPE:
 		return SC_ALLOW;
 	default:			/* another process: nobody can vet it */
 		return SC_REFUSE;

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -37,6 +38,25 @@
 #define TIOCGPTPEER_NR 0x5441U
 _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCSTI == TIOCSTI_NR,
 	       "the terminal ioctls are numbered differently on this architecture");
+/* The file flag setters (linux/fs.h's, on every 64-bit architecture the
+ * build knows: _IOW of a long, or of struct fsxattr). */
+#define FS_IOC_SETFLAGS_NR 0x40086602U
+#define FS_IOC_SETVERSION_NR 0x40087602U
+#define EXT4_IOC_SETVERSION_NR 0x40086604U
+#define FS_IOC_FSSETXATTR_NR 0x401c5820U
+#define FS_IOC_GETFLAGS_NR 0x80086601U
+#define FS_IOC_FSGETXATTR_NR 0x801c581fU
+#define FS_IOC_GETVERSION_NR 0x80087601U
+#define FS_IOC_FIEMAP_NR 0xc020660bU
+/* fs-verity and an encryption policy: the owner's, on a descriptor open
+ * for reading (linux/fsverity.h, linux/fscrypt.h) */
+#define FS_IOC_ENABLE_VERITY_NR 0x40806685U
+#define FS_IOC_SET_ENCRYPTION_POLICY_NR 0x800c6613U
+_Static_assert(FS_IOC_SETFLAGS == FS_IOC_SETFLAGS_NR && FS_IOC_SETVERSION == FS_IOC_SETVERSION_NR &&
+		       FS_IOC_FSSETXATTR == FS_IOC_FSSETXATTR_NR && FS_IOC_GETFLAGS == FS_IOC_GETFLAGS_NR &&
+		       FS_IOC_FSGETXATTR == FS_IOC_FSGETXATTR_NR && FS_IOC_GETVERSION == FS_IOC_GETVERSION_NR &&
+		       _IOWR('f', 11, char[32]) == FS_IOC_FIEMAP_NR,
+	       "the file flag ioctls are numbered differently on this architecture");
 #define MASK32 0xffffffffULL
 /* Namespace flags of clone (whose low byte is the exit signal, so
  * CLONE_NEWTIME cannot be asked for there) and of unshare. */
@@ -74,7 +94,35 @@ _Static_assert((TCGETS & TTY_TYPE_MASK) == TTY_TYPE && TCGETS == 0x5401 && TIOCS
  * written (the command has no CAP_FSETID). */
 #define NO_SETUID(call, n)                                                     \
 	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_NAMESPACES, .n_args = 1, \
-	  .args = { ARG(n, S_ISUID, S_ISUID) }, .why = WHY_SETUID_BIT }
+	  .args = { ARG(n, S_ISUID | S_ISGID, S_ISUID) }, .why = WHY_SETUID_BIT }, \
+	{ .name = #call, .nr = -1, .action = SC_REFUSE, .err = EPERM, .when = SC_NAMESPACES, .n_args = 1, \
+	  .args = { ARG(n, S_ISUID | S_ISGID, S_ISUID | S_ISGID) }, .why = WHY_SETUID_BIT }
+/* A mode with the setgid bit alone (the filter tells the rows apart by
+ * one mask, the two bits): in the namespace jail, to the listener,
+ * which carries out the change itself on a directory and refuses it on
+ * any other file (jail/setgid.c); the filter cannot see which the mode
+ * is for. The landlock backend's supervisor sees every chmod. */
+#define SETGID(call, n)                                                        \
+	{ .name = #call, .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .n_args = 1, \
+	  .args = { ARG(n, S_ISUID | S_ISGID, S_ISGID) }, .why = WHY_SETGID_BIT }
+/* A file's flags (chattr's, the project id), which the kernel lets the
+ * owner set through a descriptor open for reading: on the landlock
+ * backend, the supervisor sets them where the run may write
+ * (supervise/attrs.c); the namespace jail's read-only binds refuse them.
+ * Before the ioctl allow: the first row that matches decides. */
+#define FLAGS_IOCTL(req)                                                       \
+	{ .name = "ioctl", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .n_args = 1, \
+	  .args = { ARG(1, MASK32, (req)) }, .why = WHY_SUPERVISED_ATTRS }
+/* The filter tells requests apart by one mask (the type, as for the
+ * terminal's): every request of the setters' types goes to the
+ * supervisor, which lets the rest (FS_IOC_GETFLAGS, FS_IOC_FSGETXATTR,
+ * FS_IOC_FIEMAP, FITRIM) go on to the kernel as made. */
+#define FLAGS_TYPE(type)                                                       \
+	{ .name = "ioctl", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .n_args = 1, \
+	  .args = { ARG(1, TTY_TYPE_MASK, (type) << 8) }, .why = WHY_FLAGS_TYPE }
+#define FLAGS_QUERY(req)                                                       \
+	{ .name = "ioctl", .nr = -1, .action = SC_ALLOW, .when = SC_LANDLOCK, .n_args = 1, \
+	  .args = { ARG(1, MASK32, (req)) } }
 #define ATTRS_NR(call, number)                                                 \
 	{ .name = #call, .nr = (number), .action = SC_ALLOW, .when = SC_NAMESPACES }, \
 	{ .name = #call, .nr = (number), .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS }
@@ -143,8 +191,11 @@ static const char *const whys[] = {
 	[WHY_SOURCE_ROUTE] = "watched: a source route (IP_OPTIONS, an IPv6 routing header) is refused",
 	[WHY_PTY_PEER] = "a pty's slave, which Landlock would refuse (no /dev/pts name is granted): opened by the supervisor",
 	[WHY_HELD_DATAGRAM] = "watched: a datagram held back (UDP_CORK) is refused",
-	[WHY_SUPERVISED_ATTRS] = "a file's mode, owner, extended attributes or times, which Landlock does not govern: changed by the supervisor where the run may write",
+	[WHY_SUPERVISED_ATTRS] = "a file's mode, owner, flags, extended attributes or times, which Landlock does not govern: changed by the supervisor where the run may write",
 	[WHY_SETUID_BIT] = "a setuid bit: the file would run as you (as root, for a root run) for every user of the host, after the run",
+	[WHY_SETGID_BIT] = "a setgid bit: on a directory it is set by the listener; on a file it is refused (the file would run with your group for every user of the host, after the run)",
+	[WHY_FLAGS_TYPE] = "watched: a request of the type of those that set a file's flags, which goes on to the kernel",
+	[WHY_SUPERVISED_WATCH] = "an inotify watch, which Landlock does not govern: added by the supervisor where the run may read",
 	[WHY_DNS_REPLY] = "watched: a name server's reply that stockade answered is given the server's address",
 };
 
@@ -195,7 +246,8 @@ static const struct sc_rule table[] = {
 	{ .name = "renameat2", .nr = -1, .action = SC_SUPERVISE, .when = SC_NAMESPACES, .why = WHY_WATCHED_RENAME },
 	ALLOW(link), ALLOW(linkat), ALLOW(unlink), ALLOW(unlinkat),
 	ALLOW(symlink), ALLOW(symlinkat), NO_SETUID(chmod, 1), NO_SETUID(fchmod, 1), NO_SETUID(fchmodat, 2),
-	NO_SETUID(fchmodat2, 2), ATTRS(chmod), ATTRS(fchmod), ATTRS(fchmodat), ATTRS(fchmodat2), ATTRS(utime), ATTRS(utimes), ATTRS(utimensat), ATTRS(futimesat),
+	NO_SETUID(fchmodat2, 2), SETGID(chmod, 1), SETGID(fchmod, 1), SETGID(fchmodat, 2), SETGID(fchmodat2, 2),
+	ATTRS(chmod), ATTRS(fchmod), ATTRS(fchmodat), ATTRS(fchmodat2), ATTRS(utime), ATTRS(utimes), ATTRS(utimensat), ATTRS(futimesat),
 	{ .name = "chown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
 	{ .name = "fchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
 	{ .name = "lchown", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_ATTRS },
@@ -210,7 +262,13 @@ static const struct sc_rule table[] = {
 	ATTRS(setxattr), ATTRS(lsetxattr), ATTRS(fsetxattr), ATTRS(removexattr),
 	ATTRS(lremovexattr), ATTRS(fremovexattr), ATTRS_NR(setxattrat, 463),
 	ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 465), ATTRS_NR(removexattrat, 466),
-	ALLOW(inotify_init), ALLOW(inotify_init1), ALLOW(inotify_add_watch),
+	/* Landlock does not govern inotify: a run could watch a directory
+	 * it may not read (~/.ssh) and learn the names made and opened
+	 * there. The landlock backend's supervisor adds the watch where the
+	 * run may read (supervise/attrs.c); the namespace jail's hidden
+	 * paths are not in its root. */
+	ALLOW(inotify_init), ALLOW(inotify_init1), ALLOW_WHEN(inotify_add_watch, SC_NAMESPACES),
+	{ .name = "inotify_add_watch", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .why = WHY_SUPERVISED_WATCH },
 	ALLOW(inotify_rm_watch), ALLOW(memfd_create), ALLOW(cachestat),
 
 	/* Truncation below Landlock ABI 3: Landlock cannot refuse it on a
@@ -274,6 +332,14 @@ static const struct sc_rule table[] = {
 	 * (supervise/pty.c). Before the allow: the first row decides. */
 	{ .name = "ioctl", .nr = -1, .action = SC_SUPERVISE, .when = SC_LANDLOCK, .n_args = 1,
 	  .args = { ARG(1, MASK32, TIOCGPTPEER_NR) }, .why = WHY_PTY_PEER },
+	FLAGS_IOCTL(FS_IOC_SETFLAGS_NR), FLAGS_IOCTL(FS_IOC_FSSETXATTR_NR), FLAGS_IOCTL(FS_IOC_SETVERSION_NR),
+	FLAGS_IOCTL(EXT4_IOC_SETVERSION_NR), FLAGS_IOCTL(FS_IOC_ENABLE_VERITY_NR),
+	FLAGS_IOCTL(FS_IOC_SET_ENCRYPTION_POLICY_NR), FLAGS_TYPE('f'), FLAGS_TYPE('X'), FLAGS_TYPE('v'),
+	/* ... but the queries of those types are the kernel's in the filter
+	 * (lsattr, cp's FIEMAP): exceptions inside those types, as the
+	 * terminal's list is inside its type. */
+	FLAGS_QUERY(FS_IOC_GETFLAGS_NR), FLAGS_QUERY(FS_IOC_FSGETXATTR_NR), FLAGS_QUERY(FS_IOC_GETVERSION_NR),
+	FLAGS_QUERY(FS_IOC_FIEMAP_NR),
 	ALLOW_IOCTL(TIOCGPTPEER_NR), ALLOW_IOCTL(TIOCPKT), ALLOW_IOCTL(TIOCGPKT_NR),
 	ALLOW_IOCTL(TIOCSIG_NR), ALLOW_IOCTL(TIOCGDEV_NR),
 	/* Generic requests in the terminal's numbering. */

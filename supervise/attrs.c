@@ -27,7 +27,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <linux/fs.h>
 #include <utime.h>
 
 #include "lib/path.h"
@@ -45,7 +48,112 @@
 #endif
 #define XATTR_VALUE_MAX 65536
 
-enum attr_op { ATTR_NONE, ATTR_MODE, ATTR_OWNER, ATTR_SETXATTR, ATTR_REMOVEXATTR, ATTR_TIMES };
+enum attr_op { ATTR_NONE, ATTR_MODE, ATTR_OWNER, ATTR_SETXATTR, ATTR_REMOVEXATTR, ATTR_TIMES, ATTR_FLAGS, ATTR_WATCH };
+
+/* The ioctls that set a file's flags (chattr's: immutable, append-only,
+ * no-dump; the project id), which the kernel lets the owner set through
+ * any descriptor, one open for reading too, and Landlock does not govern
+ * (its ioctl right is for devices): the filter sends these to the
+ * supervisor (seccomp/table.c), with its answer's size. */
+#define EXT4_IOC_SETVERSION _IOW('f', 4, long)
+/* fs-verity (the file's data fixed for good) and an encryption policy
+ * on an empty directory: the owner's too, through a descriptor open for
+ * reading. linux/fsverity.h's and linux/fscrypt.h's numbers. */
+#define FS_IOC_ENABLE_VERITY_ 0x40806685U
+#define FS_IOC_SET_ENCRYPTION_POLICY_ 0x800c6613U
+struct verity_arg {
+	uint32_t version, hash_algorithm, block_size, salt_size;
+	uint64_t salt_ptr;
+	uint32_t sig_size, reserved1;
+	uint64_t sig_ptr;
+	uint64_t reserved2[11];
+};
+_Static_assert(sizeof(struct verity_arg) == 128, "struct fsverity_enable_arg");
+#if __has_include(<linux/fsverity.h>) && __has_include(<linux/fscrypt.h>)
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
+_Static_assert(FS_IOC_ENABLE_VERITY == FS_IOC_ENABLE_VERITY_ && FS_IOC_SET_ENCRYPTION_POLICY == FS_IOC_SET_ENCRYPTION_POLICY_ &&
+		       sizeof(struct fsverity_enable_arg) == sizeof(struct verity_arg),
+	       "the fs-verity and fscrypt ioctls");
+#endif
+#define VERITY_SALT_MAX 32
+#define VERITY_SIG_MAX 16128
+
+static const struct {
+	uint32_t request;
+	const char *name;
+	size_t size;		/* what the argument points to; 0: read in parts */
+} setters[] = {
+	{ FS_IOC_SETFLAGS, "ioctl FS_IOC_SETFLAGS", sizeof(int) },	/* the kernel reads an int */
+	{ FS_IOC_SETVERSION, "ioctl FS_IOC_SETVERSION", sizeof(int) },
+	{ EXT4_IOC_SETVERSION, "ioctl EXT4_IOC_SETVERSION", sizeof(int) },
+	{ FS_IOC_FSSETXATTR, "ioctl FS_IOC_FSSETXATTR", sizeof(struct fsxattr) },
+	{ FS_IOC_ENABLE_VERITY_, "ioctl FS_IOC_ENABLE_VERITY", 0 },
+	{ FS_IOC_SET_ENCRYPTION_POLICY_, "ioctl FS_IOC_SET_ENCRYPTION_POLICY", 0 },
+};
+
+static int setter_of(uint32_t request)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(setters); i++)
+		if (setters[i].request == request)
+			return (int)i;
+	return -1;
+}
+
+bool supervise_flags_ioctl(uint32_t request, size_t *ret_size)
+{
+	int i = setter_of(request);
+	if (ret_size)
+		*ret_size = i < 0 ? 0 : setters[i].size;
+	return i >= 0;
+}
+
+/* A setter's argument, copied from the caller's memory once: the ioctl
+ * stockade makes reads this copy, pointers and all. */
+struct flags_arg {
+	union {
+		int i;
+		struct fsxattr fx;
+		unsigned char policy[24];	/* fscrypt_policy v1 (12 bytes) or v2 (24) */
+		struct verity_arg verity;
+	} u;
+	unsigned char salt[VERITY_SALT_MAX];
+	void *sig;		/* to free */
+};
+
+
+static int flags_arg_of(pid_t pid, uint32_t request, uint64_t addr, struct flags_arg *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	size_t size = 0;
+	(void)supervise_flags_ioctl(request, &size);
+	if (size)
+		return size <= sizeof(ret->u) && sv_read_mem(pid, addr, &ret->u, size) ? 0 : EFAULT;
+	if (request == FS_IOC_SET_ENCRYPTION_POLICY_) {
+		/* the version first, then the policy of its size */
+		if (!sv_read_mem(pid, addr, ret->u.policy, 1))
+			return EFAULT;
+		size = ret->u.policy[0] == 0 ? 12 : ret->u.policy[0] == 2 ? 24 : 0;
+		if (!size)
+			return EINVAL;
+		return sv_read_mem(pid, addr, ret->u.policy, size) ? 0 : EFAULT;
+	}
+	struct verity_arg *v = &ret->u.verity;
+	if (!sv_read_mem(pid, addr, v, sizeof(*v)))
+		return EFAULT;
+	if (v->salt_size > VERITY_SALT_MAX || v->sig_size > VERITY_SIG_MAX)
+		return EMSGSIZE;
+	if (v->salt_size && !sv_read_mem(pid, v->salt_ptr, ret->salt, v->salt_size))
+		return EFAULT;
+	v->salt_ptr = (uint64_t)(uintptr_t)ret->salt;
+	if (v->sig_size) {
+		ret->sig = xmalloc(v->sig_size);
+		if (!sv_read_mem(pid, v->sig_ptr, ret->sig, v->sig_size))
+			return EFAULT;
+		v->sig_ptr = (uint64_t)(uintptr_t)ret->sig;
+	}
+	return 0;
+}
 
 /* One call, its arguments in one shape. */
 struct attr_call {
@@ -61,6 +169,8 @@ struct attr_call {
 	uint64_t xname, value, size;
 	int xflags;
 	uint64_t times;		/* address, or 0 for now */
+	uint32_t request;	/* ATTR_FLAGS: the ioctl; its argument's address in value */
+	int watcher;		/* ATTR_WATCH: the inotify descriptor; its mask in mode */
 	enum { T_SPEC, T_VAL, T_BUF } times_kind;
 };
 
@@ -145,6 +255,15 @@ static bool attr_call_of(int nr, const __u64 *a, struct attr_call *c)
 					 .times_kind = T_VAL };
 		return true;
 #endif
+	case SYS_ioctl:
+		if (!supervise_flags_ioctl((uint32_t)a[1], NULL))
+			return false;
+		*c = (struct attr_call){ ATTR_FLAGS, setters[setter_of((uint32_t)a[1])].name, true, (int)a[0], .request = (uint32_t)a[1], .value = a[2] };
+		return true;
+	case SYS_inotify_add_watch:
+		*c = (struct attr_call){ ATTR_WATCH, "inotify_add_watch", false, AT_FDCWD, a[1], !(a[2] & IN_DONT_FOLLOW),
+					 .mode = a[2], .watcher = (int)a[0] };
+		return true;
 	case SYS_utimensat:
 		/* a null path: the descriptor itself (futimens) */
 		*c = (struct attr_call){ ATTR_TIMES, "utimensat", a[1] == 0, (int)a[0], a[1],
@@ -159,7 +278,19 @@ bool supervise_attrs_call(int nr)
 {
 	struct attr_call c;
 	static const __u64 none[6];
-	return attr_call_of(nr, none, &c);
+	return nr == SYS_ioctl || attr_call_of(nr, none, &c);
+}
+
+bool supervise_flags_type(uint32_t request)
+{
+	uint32_t type = (request >> 8) & 0xff;
+	return type == 'f' || type == 'X' || type == 'v';
+}
+
+bool supervise_attrs_takes(int nr, const __u64 args[6])
+{
+	struct attr_call c;
+	return attr_call_of(nr, args, &c);
 }
 
 /* /proc/self and /proc/thread-self in a path the command names are its
@@ -264,6 +395,18 @@ static bool attrs_allowed(struct supervisor *sv, int fd, bool writer, const stru
 	return sv_may_write(sv, real) || sv_made_inode(sv, st) || sv_run_socket_file(sv, st->st_dev, st->st_ino);
 }
 
+/* May the run watch this file (inotify)? Where it may read it: what
+ * has no name, what the policy lets it read or write, what the run made. */
+static bool watch_allowed(struct supervisor *sv, int fd, const struct stat *st, char *real, size_t size)
+{
+	if (sv_fd_path(fd, real, size) < 0)
+		return false;
+	if (real[0] != '/')
+		return true;
+	return policy_effect(sv->p, real) != EFFECT_NONE || sv_may_write(sv, real) || sv_made_inode(sv, st) ||
+	       sv_run_socket_file(sv, st->st_dev, st->st_ino);
+}
+
 struct attr_act {
 	const struct attr_call *c;
 	int fd;
@@ -274,6 +417,7 @@ struct attr_act {
 	size_t size;
 	int xflags;
 	const struct timespec *ts;
+	int watcher;		/* ATTR_WATCH: the command's inotify descriptor, as stockade's */
 };
 
 static int act(void *data)
@@ -312,6 +456,13 @@ static int act(void *data)
 		return removexattr(proc, x->xname);
 	case ATTR_TIMES:
 		return x->opath ? utimensat(x->fd, "", x->ts, AT_EMPTY_PATH) : futimens(x->fd, x->ts);
+	case ATTR_FLAGS:
+		/* the argument copied (x->value): read once, by stockade */
+		return ioctl(x->fd, c->request, x->value);
+	case ATTR_WATCH:
+		/* the file resolved and checked: its descriptor's name, the
+		 * link already followed or not as the call asked */
+		return inotify_add_watch(x->watcher, proc, (uint32_t)c->mode & ~(uint32_t)IN_DONT_FOLLOW);
 	case ATTR_NONE:
 		break;
 	}
@@ -358,10 +509,20 @@ struct xattr_args_ {
 static void refuse(struct supervisor *sv, const struct attr_call *c, const char *real)
 {
 	struct why w;
+	if (c->op == ATTR_WATCH) {
+		why_path(sv->p, real, WANT_READ, &w);
+		why_fix_for_real(sv->p, real, WANT_READ, &w);
+		_cleanup_free_ char *rule = xstrcat3("Landlock does not govern inotify: the supervisor adds a watch only "
+						     "where the run may read (", w.rule ? w.rule : "no grant", ")");
+		report_denial_ruled(sv->rep, c->name, real, "EACCES", rule,
+				    w.source ? w.source : "built in: the supervisor", w.fix);
+		why_free(&w);
+		return;
+	}
 	why_path(sv->p, real, WANT_WRITE, &w);
 	why_fix_for_real(sv->p, real, WANT_WRITE, &w);
-	_cleanup_free_ char *rule = xstrcat3("Landlock has no right for a file's mode, owner, extended attributes or "
-					     "times: the supervisor changes them only where the run may write (",
+	_cleanup_free_ char *rule = xstrcat3("Landlock has no right for a file's mode, owner, flags, extended attributes "
+					     "or times: the supervisor changes them only where the run may write (",
 					     w.rule ? w.rule : "no grant", ")");
 	report_denial_ruled(sv->rep, c->name, real, "EACCES", rule, w.source ? w.source : "built in: the supervisor",
 			    w.fix);
@@ -399,8 +560,19 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 		sv_respond(sv, req->id, EPERM);
 		return;
 	}
+	/* A setgid bit on a file (not a directory, where it only gives new
+	 * entries the directory's group: git init --shared): the file would
+	 * run with your group for every user of the host, after the run. */
+	if (c.op == ATTR_MODE && (c.mode & S_ISGID) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		(void)sv_fd_path(fd, real, sizeof(real));
+		report_denial_ruled(sv->rep, c.name, real, "EPERM", SUPERVISE_SETGID_RULE,
+				    "built in: the system call table", "none: no option allows it (stockade.1, BACKENDS)");
+		sv_respond(sv, req->id, EPERM);
+		return;
+	}
 	bool writer = !opath && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
-	if (!attrs_allowed(sv, fd, writer, &st, real, sizeof(real))) {
+	if (c.op == ATTR_WATCH ? !watch_allowed(sv, fd, &st, real, sizeof(real))
+			       : !attrs_allowed(sv, fd, writer, &st, real, sizeof(real))) {
 		refuse(sv, &c, real);
 		sv_respond(sv, req->id, EACCES);
 		return;
@@ -438,6 +610,20 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 	}
 	if (!err && c.op == ATTR_TIMES)
 		err = times_of(pid, &c, ts, &x.ts);
+	struct flags_arg flags = { .sig = NULL };
+	_cleanup_free_ void *flags_sig = NULL;
+	if (!err && c.op == ATTR_FLAGS) {
+		err = flags_arg_of(pid, c.request, c.value, &flags);
+		flags_sig = flags.sig;
+		x.value = &flags.u;
+	}
+	_cleanup_close_ int watcher = -1;
+	if (!err && c.op == ATTR_WATCH) {
+		watcher = sv_caller_fd(sv, req, c.watcher);
+		if (watcher < 0)
+			err = errno == ESRCH ? ESRCH : EBADF;
+		x.watcher = watcher;
+	}
 	if (err) {
 		sv_respond(sv, req->id, err);
 		return;
@@ -445,10 +631,16 @@ void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req)
 	/* The memory read was the caller's: it still waits. */
 	if (!sv_id_valid(sv, req->id))
 		return;
+	int r = -1;
 	err = sv_acting(sv);
 	if (!err) {
-		err = act(&x) < 0 ? errno : 0;
+		r = act(&x);
+		err = r < 0 ? errno : 0;
 		sv_acted(sv);
 	}
-	sv_respond(sv, req->id, err);
+	/* a watch answers its descriptor */
+	if (!err && c.op == ATTR_WATCH)
+		sv_respond_value(sv, req->id, r);
+	else
+		sv_respond(sv, req->id, err);
 }

@@ -207,6 +207,9 @@ bool sv_made_inode(const struct supervisor *sv, const struct stat *st);
 /* Where descriptor fd of stockade's leads (readlink of /proc/self/fd). */
 int sv_fd_path(int fd, char *buf, size_t size);
 bool supervise_attrs_call(int nr);
+/* The call is one supervisor_attrs carries out (an ioctl: one that
+ * sets a file's flags). */
+bool supervise_attrs_takes(int nr, const __u64 args[6]);
 /* chmod, chown, setxattr, removexattr, utimes and their kin, carried out
  * on a file the run may write, else refused; always answered. */
 void supervisor_attrs(struct supervisor *sv, const struct seccomp_notif *req);

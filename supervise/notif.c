@@ -106,8 +106,16 @@ static bool calls_attrs(void *data, int nr)
 static enum notif_outcome take_attrs(void *data, const struct seccomp_notif *req, int *ret_err)
 {
 	/* a number past the table's keys comes to every family */
-	if (!supervise_attrs_call(req->data.nr))
+	if (!supervise_attrs_takes(req->data.nr, req->data.args)) {
+		/* A request of the flag setters' types that sets nothing
+		 * (FS_IOC_GETFLAGS): the kernel's, as made; nothing of the
+		 * caller's is read to decide it. */
+		if (req->data.nr == SYS_ioctl && supervise_flags_type((uint32_t)req->data.args[1])) {
+			sv_continue(data, req->id);
+			return NOTIF_DONE;
+		}
 		return NOTIF_NOT_MINE;
+	}
 	supervisor_attrs(data, req);
 	return NOTIF_DONE;
 }
@@ -208,9 +216,14 @@ void sv_respond_value(struct supervisor *sv, uint64_t id, int64_t val)
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
+bool notif_id_valid(int listener, uint64_t id)
+{
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
 bool sv_id_valid(const struct supervisor *sv, uint64_t id)
 {
-	return ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return notif_id_valid(sv->listener, id);
 }
 
 /* ---- the caller ---- */
@@ -250,6 +263,21 @@ static int open_pidfd(pid_t tid)
 		return fd;
 	pid_t tgid = tgid_of(tid);
 	return tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+}
+
+int notif_caller_fd(int listener, const struct seccomp_notif *req, int n)
+{
+	_cleanup_close_ int pidfd = open_pidfd((pid_t)req->pid);
+	if (pidfd < 0)
+		return -ESRCH;
+	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
+	if (fd < 0)
+		return errno == ESRCH ? -ESRCH : -EBADF;
+	if (!notif_id_valid(listener, req->id)) {
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
 }
 
 /* The caller's pidfd, kept for its next call (a server connects and binds

@@ -25,6 +25,7 @@
 #include "lib/netaddr.h"
 #include "policy/policy.h"
 #include "policy/report.h"
+#include "policy/report.h"
 
 struct seccomp_notif;
 
@@ -234,6 +235,12 @@ void notif_answer(int listener, uint64_t id, int err);
  * never one decided (its arguments may have changed since they were
  * read). */
 void notif_continue(int listener, uint64_t id);
+/* Whether the notification id still waits on listener. */
+bool notif_id_valid(int listener, uint64_t id);
+/* The caller's descriptor n, as stockade's own (a new pidfd of the
+ * calling thread's, or its thread group's), the notification checked
+ * still waiting after: -errno (ESRCH: gone; EBADF: no such descriptor). */
+int notif_caller_fd(int listener, const struct seccomp_notif *req, int n);
 
 /* p, with its places (the backend's fresh home and tmp, writable like
  * its grants), must outlive the supervisor. */
@@ -307,6 +314,25 @@ struct supervise_tmp_record {
  * ino): 0, -ESTALE (another file now), or -errno. */
 int supervise_tmp_remove(const char *name, dev_t dev, ino_t ino);
 
+
+/* ---- a file's mode, flags and watches (attrs.c, setgid.c) ---- */
+
+/* An ioctl that sets a file's flags (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR,
+ * FS_IOC_SETVERSION), with the size of what its argument points to. */
+bool supervise_flags_ioctl(uint32_t request, size_t *ret_size);
+/* A request of the setters' types ('f', 'X', 'v'), which the filter
+ * sends to the listener as a whole. */
+bool supervise_flags_type(uint32_t request);
+/* Why a setgid bit on a file that is not a directory is refused. */
+#define SUPERVISE_SETGID_RULE                                                  \
+	"a setgid bit on a file: it would run with your group for every user of the host, after the run (a "  \
+	"directory's is kept)"
+
+/* The namespace jail's chmod with the setgid bit alone, which the filter
+ * sends to the listener: carried out on a directory, refused on any
+ * other file (named); the errno to answer (0: done). */
+bool supervise_is_setgid_chmod(int nr, const uint64_t *args);
+int supervise_setgid(int listener, const struct seccomp_notif *req, struct report *rep);
 
 /* ---- renames in the namespace jail, watched (renames.c) ---- */
 

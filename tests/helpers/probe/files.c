@@ -2,6 +2,8 @@
 #include "tests/helpers/probe/probe.h"
 
 #include <sys/xattr.h>
+#include <linux/fs.h>
+#include <sys/inotify.h>
 
 /* ---------------------------------------------------------------- files */
 
@@ -268,6 +270,87 @@ int op_attr(char **a)
 	}
 	fprintf(stderr, "probe: attr: chmod|fchmod|opath-chmod|setxattr|fsetxattr|acl|utimes\n");
 	return 2;
+}
+
+/* A file's flags by ioctl (chattr's way): set: FS_IOC_SETFLAGS with
+ * FS_NODUMP_FL added; xattr: FS_IOC_FSSETXATTR with FS_XFLAG_NODUMP
+ * added; get and fsget: the read-only queries. Opened read-only, as
+ * chattr opens. */
+int op_fsflags(char **a)
+{
+	const char *how = a[0], *path = a[1];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int r = -1, flags = 0;
+	struct fsxattr fx;
+	if (strcmp(how, "get") == 0 || strcmp(how, "set") == 0) {
+		r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+		if (r == 0 && how[0] == 's') {
+			flags |= FS_NODUMP_FL;
+			r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+		}
+	} else if (strcmp(how, "fsget") == 0 || strcmp(how, "xattr") == 0) {
+		r = ioctl(fd, FS_IOC_FSGETXATTR, &fx);
+		if (r == 0 && how[0] == 'x') {
+			fx.fsx_xflags |= FS_XFLAG_NODUMP;
+			r = ioctl(fd, FS_IOC_FSSETXATTR, &fx);
+		}
+	} else if (strcmp(how, "verity") == 0) {
+		/* fs-verity with SHA-256 and 4096-byte blocks, no salt */
+		struct { uint32_t version, hash, block, salt_size; uint64_t salt; uint32_t sig_size, r1;
+			 uint64_t sig, r2[11]; } v = { 1, 1, 4096, 0, 0, 0, 0, 0, { 0 } };
+		r = ioctl(fd, 0x40806685U, &v);
+	} else if (strcmp(how, "encrypt") == 0) {
+		/* a v1 encryption policy (AES-256-XTS, AES-256-CTS) on a directory */
+		unsigned char policy[12] = { 0, 1, 4, 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+		r = ioctl(fd, 0x800c6613U, policy);
+	} else {
+		fprintf(stderr, "probe: fsflags: get|set|fsget|xattr|verity|encrypt\n");
+		close(fd);
+		return 2;
+	}
+	int e = errno;
+	close(fd);
+	return r < 0 ? e : 0;
+}
+
+/* An inotify watch on a path (tail -f's, a file watcher's); with a
+ * third argument, a file of that name is then made in the watched
+ * directory and the event's name printed. */
+int op_inotify(char **a)
+{
+	int in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (in < 0)
+		return errno;
+	int wd = inotify_add_watch(in, a[0], IN_CREATE | IN_OPEN | IN_MODIFY);
+	if (wd < 0) {
+		int e = errno;
+		close(in);
+		return e;
+	}
+	if (a[1]) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", a[0], a[1]);
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			int e = errno;
+			close(in);
+			return e;
+		}
+		close(fd);
+		struct pollfd p = { .fd = in, .events = POLLIN };
+		char buf[4096] __attribute__((aligned(8)));
+		ssize_t n = poll(&p, 1, 2000) == 1 ? read(in, buf, sizeof(buf)) : -1;
+		for (ssize_t off = 0; n > 0 && off < n;) {
+			struct inotify_event *ev = (struct inotify_event *)(buf + off);
+			if (ev->wd == wd && ev->len)
+				printf("probe: event %s\n", ev->name);
+			off += (ssize_t)(sizeof(*ev) + ev->len);
+		}
+	}
+	close(in);
+	return 0;
 }
 
 int op_exec(char **a)

@@ -60,6 +60,8 @@ static const struct op ops[] = {
 	{ "ls", 1, 1, op_ls, "PATH" },
 	{ "stat", 1, 1, op_stat, "PATH" },
 	{ "attr", 3, 3, op_attr, "chmod|fchmod|opath-chmod|setxattr|fsetxattr|acl|utimes PATH MODE" },
+	{ "fsflags", 2, 2, op_fsflags, "get|set|fsget|xattr|verity|encrypt PATH" },
+	{ "inotify", 1, 2, op_inotify, "PATH [NEW-NAME]" },
 	{ "tmpfile", 0, 0, op_tmpfile, "" },
 	{ "mkstemp", 1, 1, op_mkstemp, "TEMPLATE" },
 	{ "create-excl", 1, 1, op_create_excl, "PATH" },

@@ -236,6 +236,8 @@ int op_socketpair_dgram(char **a);
 int op_spawn_wait(char **a);
 int op_stat(char **a);
 int op_attr(char **a);
+int op_fsflags(char **a);
+int op_inotify(char **a);
 int op_symlink(char **a);
 int op_syscall(char **a);
 int op_tioclinux(char **a);
