@@ -863,6 +863,11 @@ static int run_landlock(struct run *r)
 		pr.super = supervisor_new(p, pr.listener, rep);
 		supervisor_set_root(pr.super, r->keeper.pid);
 		supervisor_record_tmp(pr.super, keeper_record_fd(&r->keeper));
+		/* What the run makes directly in /tmp goes in its own tmp
+		 * (one /tmp for all of a session's commands), which the host
+		 * never sees; should it not open, the host's, cleaned after. */
+		if (pl.places.made && pl.places.tmpdir)
+			(void)supervisor_set_tmp(pr.super, pl.places.tmpdir);
 		for (size_t i = 0; i < fwd.n_published; i++)
 			supervisor_own_listener(pr.super, fwd.published[i]);
 	}

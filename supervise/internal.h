@@ -115,7 +115,8 @@ struct supervisor {
 	size_t n_unix_bound;
 	struct sv_hold *holds;
 	size_t n_holds;
-	int tmp_fd;		/* the host's /tmp (O_PATH), or -1 */
+	int tmp_fd;		/* where the run's /tmp names go (O_PATH): its own tmp, else the host's /tmp; or -1 */
+	char *tmp_path;		/* the run's own tmp, when tmp_fd is it; NULL: the host's /tmp */
 	int pty_watch;		/* inotify: the slaves of ptys the run made (pty.c), or -1 */
 	int *ptys;		/* their watches */
 	size_t n_ptys;
@@ -263,7 +264,8 @@ struct sv_query sv_query_of(const struct supervisor *sv, enum sv_call call, cons
 /* A Unix socket file named by a, resolved where the command would find
  * it into q (path_err or path_real and path_is_socket); the pinned
  * descriptor, or -1. real holds 4096 bytes. */
-int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real);
+int sv_resolve_socket_file(const struct supervisor *sv, pid_t pid, const struct net_addr *a, struct sv_query *q,
+			   char *real);
 bool sv_names_socket_file(const struct net_addr *a);
 /* The caller's descriptor n, as stockade's own (pidfd_getfd), the
  * notification checked still valid after: -1 with errno. */

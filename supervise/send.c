@@ -252,7 +252,7 @@ static int decide(struct supervisor *sv, uint64_t id, pid_t pid, int fd, int typ
 	/* A socket file: resolved where the command would find it, sent to
 	 * through the pinned descriptor. */
 	char real[4096];
-	int target = sv_resolve_socket_file(pid, &a, &q, real);
+	int target = sv_resolve_socket_file(sv, pid, &a, &q, real);
 	if (!sv_decided(sv, id, &q, fd, "send", NULL)) {
 		if (target >= 0)
 			close(target);

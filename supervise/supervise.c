@@ -524,14 +524,32 @@ bool sv_names_socket_file(const struct net_addr *a)
 	return a->family == AF_UNIX && !a->unnamed && !a->abstract;
 }
 
-int sv_resolve_socket_file(pid_t pid, const struct net_addr *a, struct sv_query *q, char *real)
+/* A name directly in the host's /tmp that the run made in its own tmp
+ * (a socket it bound there, tmp.c): that file, as the run's /tmp holds
+ * it, pinned; -1 for any other path. */
+static int in_own_tmp(const struct supervisor *sv, pid_t pid, const char *path)
+{
+	if (!sv->tmp_path)
+		return -1;
+	_cleanup_free_ char *full = supervise_path_of(pid, AT_FDCWD, path);
+	const char *name;
+	_cleanup_free_ char *dir = full ? path_parent(full, &name) : NULL;
+	if (!dir || !streq(dir, SV_HOST_TMP) || str_empty(name) || strchr(name, '/') || streq(name, ".") ||
+	    streq(name, ".."))
+		return -1;
+	return openat(sv->tmp_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int sv_resolve_socket_file(const struct supervisor *sv, pid_t pid, const struct net_addr *a, struct sv_query *q,
+			   char *real)
 {
 	_cleanup_close_ int cwd = a->path[0] == '/' ? -1 : open_cwd(pid);
-	int target = -1;
+	/* The run's own /tmp name shadows the host's. */
+	int target = in_own_tmp(sv, pid, a->path);
 	struct stat st;
-	if (a->path[0] != '/' && cwd < 0)
+	if (target < 0 && a->path[0] != '/' && cwd < 0)
 		q->path_err = -cwd;
-	else if ((target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
+	else if (target < 0 && (target = openat(a->path[0] == '/' ? AT_FDCWD : cwd, a->path, O_PATH | O_CLOEXEC)) < 0)
 		q->path_err = errno;
 	else if (sv_fd_path(target, real, 4096) < 0 || fstat(target, &st) < 0)
 		q->path_err = EACCES;
@@ -575,7 +593,7 @@ static void do_connect(struct supervisor *sv, uint64_t id, pid_t pid, int *fd, c
 	 * descriptor, so that a symlink swapped in after the check redirects
 	 * nothing. */
 	char real[4096];
-	_cleanup_close_ int target = sv_resolve_socket_file(pid, a, &q, real);
+	_cleanup_close_ int target = sv_resolve_socket_file(sv, pid, a, &q, real);
 	if (!decided(sv, id, &q, *fd, "connect"))
 		return;
 	struct sockaddr_un pinned = { .sun_family = AF_UNIX };
@@ -673,6 +691,20 @@ static void do_bind(struct supervisor *sv, uint64_t id, pid_t pid, int fd, const
 	struct sv_verdict v;
 	if (!sv_decided(sv, id, &q, fd, "bind", &v))
 		return;
+	/* A new name directly in the host's /tmp is made in the run's own
+	 * tmp (tmp.c): never a listener that programs outside see there. */
+	if (v.in_host_tmp && sv->tmp_path) {
+		int own = openat(sv->tmp_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (own < 0 || strlen(sv->tmp_path) >= sizeof(real)) {
+			sv_respond(sv, id, own < 0 ? errno : ENAMETOOLONG);
+			if (own >= 0)
+				close(own);
+			return;
+		}
+		close(parent);
+		parent = own;
+		strcpy(real, sv->tmp_path);
+	}
 	/* The socket's name is what getsockname() gives the command, and
 	 * what it chmods (libuv's uv_pipe_chmod), so it is the command's own
 	 * where that is safe: a bare name, bound in the pinned directory
@@ -1050,6 +1082,7 @@ void supervisor_free(struct supervisor *sv)
 	sv_tmp_remove_made(sv);
 	if (sv->tmp_fd >= 0)
 		close(sv->tmp_fd);
+	free(sv->tmp_path);
 	free(sv);
 }
 
@@ -1059,10 +1092,10 @@ void supervise_describe(enum net_mode net, bool pidfd_getfd, struct report *rep)
 	report_enforced(rep, "file modes, owners, extended attributes and times (chmod, chown, setxattr, utimes), which Landlock has no right for: "
 			     "the supervisor changes them only where the run may write, never on a device node");
 	report_enforced(rep, "the host's /tmp: Landlock grants the command nothing there (no read, write, unlink or listing of your entries); "
-			     "the supervisor makes tmpfile() and mkstemp() files and the sockets the run binds directly in it, and removes them when the run ends");
+			     "the supervisor makes the tmpfile() and mkstemp() files and the sockets the run names directly in /tmp in the run's own tmp "
+			     "(its TMPDIR), which no program outside the run sees and which goes with the run; a connect to /tmp/NAME reaches the run's own socket NAME");
 	report_gap(rep, "the host's /tmp",
-		   "the names and metadata (stat) of your entries there are visible, and the run may make new names directly in /tmp "
-		   "(mkstemp's, and sockets) that a program of yours could open during the run");
+		   "the names and metadata (stat) of your entries there are visible to the run");
 	if (net == NET_ALLOW) {
 		report_enforced(rep, "network allow: the supervisor allows local addresses as with loopback; a TCP connect off this host to an allowed port is made to stockade's relay on loopback, which decides it; every datagram to port 53 goes to stockade's resolver, and a reply of its own is given the address the query was sent to (recvfrom with an address, on those sockets alone); every other datagram off this host is refused");
 		report_enforced(rep, "udp loopback: a datagram (sendto or sendmsg with an address, or a connect) reaches only a port a socket of the run has bound, on this host; source routes and datagrams held back (UDP_CORK, MSG_MORE) refused");

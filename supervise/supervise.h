@@ -300,6 +300,14 @@ bool supervisor_whole_run(const struct supervisor *sv);
 /* The process the run's come down from (their subreaper; stockade
  * unless told): it and its ancestors are no process of the run. */
 void supervisor_set_root(struct supervisor *sv, pid_t root);
+/* The run's own tmp (the backend's TMPDIR, removed with the run): the
+ * names the run makes directly in /tmp through the supervisor (tmpfile(),
+ * mkstemp(), the sockets it binds) are made there instead of in the
+ * host's /tmp, so that no program outside the run sees them (a listener
+ * planted at a name a tool of yours connects to, as /tmp/.s.PGSQL.5432),
+ * and a connect to /tmp/NAME reaches the run's own socket NAME there.
+ * 0, or -errno when dir cannot be opened (the host's /tmp stays). */
+int supervisor_set_tmp(struct supervisor *sv, const char *dir);
 /* Each name the supervisor makes in the host's /tmp is also sent, as one
  * message (struct supervise_tmp_record), on fd: a keeper's socket, so
  * that what a killed stockade made is still removed. */

@@ -1,18 +1,26 @@
-/* The host's /tmp on the landlock backend.
+/* /tmp on the landlock backend.
  *
  * Landlock rights on a directory hold for everything beneath it, and what
  * a new file needs to be used (READ_FILE and WRITE_FILE: the kernel checks
  * them when the file is opened, O_CREAT or O_TMPFILE alike) would hold for
  * every file already there: the user's Kerberos cache krb5cc_*, other
  * tools' files, other runs' directories. So the command gets no right at
- * all on /tmp, and the supervisor makes what glibc's tmpfile() and
- * mkstemp() ask for there: an O_TMPFILE open of /tmp, and an O_CREAT |
+ * all on the host's /tmp, and the supervisor makes what glibc's tmpfile()
+ * and mkstemp() ask for there: an O_TMPFILE open of /tmp, and an O_CREAT |
  * O_EXCL open of a new name directly in /tmp (the seccomp table shows
- * both to the listener). It opens the file itself, through its own
- * descriptor of /tmp and with the command's privileges, and hands the
- * descriptor to the command (SECCOMP_IOCTL_NOTIF_ADDFD), which writes
- * and reads through it. What the command would reach by name afterwards
- * (open it again, unlink it) Landlock still refuses. Every name made is
+ * both to the listener), and the sockets the run binds directly in /tmp
+ * (supervise.c). It makes them in the run's own tmp (the backend's
+ * TMPDIR, supervisor_set_tmp), never in the host's /tmp: a name there is
+ * seen and connected to by every program of the user's, and one the run
+ * chose (/tmp/.s.PGSQL.5432, a language server's socket) would be a
+ * listener planted for a tool outside to talk to, during the run. It
+ * opens the file itself, through its own descriptor of that directory and
+ * with the command's privileges, and hands the descriptor to the command
+ * (SECCOMP_IOCTL_NOTIF_ADDFD), which writes and reads through it. What
+ * the command would reach by the /tmp name afterwards (open it again,
+ * unlink it) Landlock refuses; a connect to /tmp/NAME reaches the run's
+ * own socket NAME. Everything goes with the run's tmp; without one (the
+ * host's /tmp, when the run's tmp cannot be opened) every name made is
  * removed when the run ends, if it is still the file made. */
 #include "supervise/internal.h"
 
@@ -62,8 +70,9 @@ void sv_tmp_remember(struct supervisor *sv, const char *name, dev_t dev, ino_t i
 	sv->made = xgrow(sv->made, sv->n_made, sizeof(*sv->made));
 	sv->made[sv->n_made++] = (struct tmp_made){ .name = xstrdup(name), .dev = dev, .ino = ino };
 	/* Told to the keeper before the command has the file: should
-	 * stockade die, the keeper removes it. */
-	if (sv->record_fd >= 0) {
+	 * stockade die, the keeper removes it. (The run's own tmp goes with
+	 * its run directory.) */
+	if (sv->record_fd >= 0 && !sv->tmp_path) {
 		struct supervise_tmp_record rec = { .tag = SUPERVISE_TMP_RECORD, .dev = dev, .ino = ino };
 		size_t len = strlen(name);
 		if (len < sizeof(rec.name)) {
@@ -72,6 +81,19 @@ void sv_tmp_remember(struct supervisor *sv, const char *name, dev_t dev, ino_t i
 				   MSG_NOSIGNAL);
 		}
 	}
+}
+
+int supervisor_set_tmp(struct supervisor *sv, const char *dir)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (sv->tmp_fd >= 0)
+		close(sv->tmp_fd);
+	sv->tmp_fd = fd;
+	free(sv->tmp_path);
+	sv->tmp_path = xstrdup(dir);
+	return 0;
 }
 
 void supervisor_record_tmp(struct supervisor *sv, int fd)
@@ -205,7 +227,8 @@ unsigned long supervisor_tmp_written(struct supervisor *sv, unsigned long long *
 {
 	unsigned long n = 0;
 	*ret_bytes = 0;
-	for (size_t i = 0; i < sv->n_made; i++) {
+	/* In the run's own tmp, they are counted with it (its TMPDIR). */
+	for (size_t i = 0; !sv->tmp_path && i < sv->n_made; i++) {
 		struct stat st;
 		struct tmp_made *m = &sv->made[i];
 		if (made_here(sv, m->name, &st) != m || !S_ISREG(st.st_mode))

@@ -2,8 +2,9 @@
 # of its own. On the landlock backend the command gets nothing of the
 # host's /tmp from Landlock (whatever right a new file there had, every
 # file already there would have too); the supervisor makes what glibc's
-# tmpfile() and mkstemp() ask for there and binds the sockets the run
-# names directly in it, and removes all of it when the run ends. A Unix
+# tmpfile() and mkstemp() ask for there and the sockets the run names
+# directly in it in the run's own tmp instead, which the host never sees
+# and which goes with the run. A Unix
 # socket file is reached only when a socket of the run is bound to it or
 # --connect unix:PATH names it, never because its directory is granted.
 . tests/lib.sh
@@ -31,15 +32,14 @@ else
 	fail "the file it made in /tmp is gone once the run ends ('$made')"
 fi
 if $LL; then
-	# Made for the run, used through its descriptor: by name, Landlock
-	# still refuses it (read again, unlink), as it refuses everything of
-	# the host's /tmp.
+	# Made for the run in its own tmp, used through its descriptor: the
+	# /tmp name is not the host's (read again, unlink: ENOENT there).
 	cat >"$W/again.sh" <<'SH'
 "$1" mkstemp "$2" >made.out || exit 3
 exec "$1" "$3" "$(sed -n 's/^made //p' made.out)"
 SH
 	for op in read unlink; do
-		expect_probe "the file mkstemp made in /tmp, $op by name: refused (EACCES)" "errno EACCES" -- \
+		expect_probe "the file mkstemp made in /tmp, $op by name: not in the host's /tmp (ENOENT)" "errno ENOENT" -- \
 			in_jail --read "$PROBE" -- sh again.sh "$PROBE" "/tmp/$N.again-XXXXXX" "$op"
 	done
 	expect_probe "mkdir in /tmp is refused (EACCES)" "errno EACCES" -- in_jail -- "$PROBE" mkdir "/tmp/$N.dir"
@@ -84,8 +84,9 @@ done
 expect_probe "THREATS 51: the user's krb5cc in /tmp, renamed: refused ($($LL && echo EACCES || echo ENOENT))" \
 	"errno $($LL && echo EACCES || echo ENOENT)" -- in_jail -- "$PROBE" rename "$K" "/tmp/$N.stolen"
 if $LL; then
-	# Its name is no secret (stat shows it too, as stockade.1 says).
-	expect_probe "THREATS 51: the user's krb5cc in /tmp, made again with O_EXCL: EEXIST" "errno EEXIST" -- \
+	# Made again with O_EXCL: the run's own, in its own tmp, as in the
+	# namespace jail's /tmp; the user's file is not touched.
+	expect_probe "THREATS 51: the user's krb5cc in /tmp, made again with O_EXCL: the run's own file" ok -- \
 		in_jail -- "$PROBE" create-excl "$K"
 fi
 [ "$(cksum <"$K")" = "$sum" ] && pass "and the file is unchanged" || fail "and the file is unchanged"
@@ -117,8 +118,18 @@ expect_probe "--connect unix:PATH reaches the user's socket in /tmp" ok -- \
 expect_control "outside: a socket in /tmp, bound, chmod'ed, reached, twice" -- "$PROBE" unix-cycle "/tmp/$N.control.sock"
 expect_probe "a socket the run binds in /tmp: bound, chmod'ed, reached, twice" ok -- \
 	in_jail -- "$PROBE" unix-cycle "/tmp/$N.own.sock"
-printf '%s\n' "$PROBE_OUTPUT" | grep -qx "sockname /tmp/$N.own.sock" &&
-	pass "getsockname() gives the path it bound" || { fail "getsockname() gives the path it bound"; diag "$PROBE_OUTPUT"; }
+# The namespace jail's /tmp is its own; on the landlock backend the
+# socket is made in the run's own tmp (its TMPDIR), and getsockname()
+# gives that path, which the run may chmod and connect to.
+if $LL; then
+	printf '%s\n' "$PROBE_OUTPUT" | grep -q "^sockname /.*/tmp/$N.own.sock\$" &&
+		! printf '%s\n' "$PROBE_OUTPUT" | grep -qx "sockname /tmp/$N.own.sock" &&
+		pass "getsockname() gives the path in the run's own tmp it was bound at" ||
+		{ fail "getsockname() gives the path in the run's own tmp it was bound at"; diag "$PROBE_OUTPUT"; }
+else
+	printf '%s\n' "$PROBE_OUTPUT" | grep -qx "sockname /tmp/$N.own.sock" &&
+		pass "getsockname() gives the path it bound" || { fail "getsockname() gives the path it bound"; diag "$PROBE_OUTPUT"; }
+fi
 # A bare name (libuv's TEST_PIPENAME "uv-test-sock", in the current
 # directory) is bound as that name: getsockname() gives it back.
 expect_probe "a socket bound by a bare name in the workspace: bound, chmod'ed, reached, twice" ok -- \
@@ -134,6 +145,44 @@ expect_probe "its listener in /tmp is reachable by the run" ok -- \
 	in_jail --read "$PROBE" -- sh own.sh "$PROBE" "/tmp/$N.listen.sock"
 [ ! -e "/tmp/$N.listen.sock" ] && [ ! -e "/tmp/$N.own.sock" ] && pass "its sockets in /tmp are gone once the run ends" ||
 	fail "its sockets in /tmp are gone once the run ends"
+
+# What the run makes in /tmp is never seen in the host's /tmp, not even
+# while the run goes on: a listener at a name of the run's choosing
+# (/tmp/.s.PGSQL.5432, /tmp/.X11-unix/X0's kin, a language server's) is one
+# a program of yours would connect to. Inside, a server binds the name and
+# a client reaches it by that name; outside, nothing is there during the
+# run or after it (the mkstemp() file beside it neither).
+cat >"$W/seen.sh" <<'SH'
+"$1" mkstemp "$2.seen-XXXXXX" >seen-mk.out 2>&1 || exit 3
+"$1" listen-unix "$2.seen.sock" 30 >seen.out 2>&1 &
+for i in $(seq 400); do grep -q listening seen.out && break; sleep 0.05; done
+"$1" connect-unix "$2.seen.sock" >seen-c.out 2>&1 || exit 4
+: >seen.up
+for i in $(seq 600); do [ -e seen.done ] && break; sleep 0.05; done
+kill $! 2>/dev/null
+exec "$1" connect-unix "$2.seen.sock"
+SH
+rm -f "$W"/seen.up "$W"/seen.done "$W"/seen*.out
+in_jail --read "$PROBE" -- sh seen.sh "$PROBE" "/tmp/$N" >"$T/seen.log" 2>&1 &
+seen_pid=$!
+for i in $(seq 600); do [ -e "$W/seen.up" ] && break; sleep 0.05; done
+if [ -e "$W/seen.up" ] && grep -q '^probe: ok' "$W/seen-c.out"; then
+	pass "inside the run, a client reaches the run's server at /tmp/NAME by that name"
+else
+	fail "inside the run, a client reaches the run's server at /tmp/NAME by that name"
+	diag "$(cat "$W"/seen*.out "$T/seen.log" 2>&1)"
+fi
+during=$(ls -d /tmp/"$N".seen* 2>/dev/null)
+[ -e "$W/seen.up" ] && [ -z "$during" ] &&
+	pass "THREATS 50: outside, nothing the run made in /tmp (its listener, its mkstemp file) is seen while it runs" ||
+	fail "THREATS 50: outside, nothing the run made in /tmp (its listener, its mkstemp file) is seen while it runs ($during)"
+if [ -n "$during" ]; then
+	expect_probe "THREATS 50: outside, the run's listener in /tmp is not reached" "errno ENOENT" -- \
+		"$PROBE" connect-unix "/tmp/$N.seen.sock"
+fi
+: >"$W/seen.done"
+wait "$seen_pid"
+ls -d /tmp/"$N".seen* >/dev/null 2>&1 && fail "nor after it" || pass "nor after it"
 
 # A host socket in a tree the run may write (the workspace): the landlock
 # backend's supervisor refuses it; the namespace jail has no supervisor
