@@ -212,6 +212,21 @@ grep -qx "$W/sub" "$T/handed" && grep -q 'foo=bar aws=none' "$T/handed" &&
 	{ fail "the command runs in the caller's directory, its environment scrubbed"; diag "$(cat "$T/handed")"; }
 expect_probe "only 0, 1 and 2 reach the command of a session" ok -- sx "$SID" -- "$PROBE" fds
 
+# One /tmp for all of a session's commands and servers: a server one
+# command leaves running listens at /tmp/NAME, and a later command reaches
+# it by that name; the host's /tmp never has the name (on the landlock
+# backend it is made in the session's own tmp, THREATS 50).
+SN="stockade-test-session-$(id -u)-$$"
+at_exit sh -c 'rm -f /tmp/"$0"*' "$SN"
+sx "$SID" -- sh -c '"$0" listen-unix "/tmp/$1.sock" 30 >tmp-srv.out 2>&1 &
+for i in $(seq 200); do grep -q listening tmp-srv.out && exit 0; sleep 0.05; done; exit 1' "$PROBE" "$SN" &&
+	pass "a command of the session leaves a server listening at /tmp/NAME" ||
+	{ fail "a command of the session leaves a server listening at /tmp/NAME"; diag "$(cat "$W/tmp-srv.out")"; }
+expect_probe "a later command of the session reaches that server by /tmp/NAME" ok -- \
+	sx "$SID" -- "$PROBE" connect-unix "/tmp/$SN.sock"
+[ ! -e "/tmp/$SN.sock" ] && pass "THREATS 50: the host's /tmp has no such name while the session lives" ||
+	fail "THREATS 50: the host's /tmp has no such name while the session lives"
+
 # A terminal: a pty of its own, its size, Ctrl-C and Ctrl-Z through it.
 out=$(cd "$W" && "$PTYRUN" --after shell-ready --winch 100:33x101 --send 400:'stty size; tty; exit 4\n' -- "$STOCKADE" session exec "$SID" -- sh -c 'echo shell-ready; exec sh -i' 2>&1 | tr -d '\r')
 printf '%s\n' "$out" | grep -q '33 101$' && printf '%s\n' "$out" | grep -q '^/dev/pts/' &&
