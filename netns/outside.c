@@ -344,7 +344,12 @@ int netns_outside_answer(const void *frame, size_t len, void *reply, size_t size
 		memcpy(o + 24, ip + 8, 16);
 		uint8_t *icmp = o + IPV6_HEADER;
 		icmp[0] = 1;	/* destination unreachable */
-		icmp[1] = 0;	/* no route: ENETUNREACH */
+		/* No route: ENETUNREACH. A UDP socket takes only a hard error
+		 * (icmpv6_err_convert), and IPv6 has none that is
+		 * ENETUNREACH: for a datagram, "administratively prohibited"
+		 * (EACCES), which a connected socket's next call returns at
+		 * once rather than its timeout. */
+		icmp[1] = ret->datagram ? 1 : 0;
 		memcpy(icmp + ICMP_HEADER, ip, quote);
 		/* The pseudo-header: both addresses, the length, the next header. */
 		uint32_t sum = sum16(o + 8, 32, 0);
@@ -387,6 +392,7 @@ int netns_outside_serve_with(int fd, const char *source, struct report *rep, net
 		if (m < 0)
 			continue;
 		(void)send(fd, reply, (size_t)m, MSG_DONTWAIT);
+		const char *err = a.datagram && a.family == AF_INET6 ? "EACCES" : "ENETUNREACH";
 		char host[INET6_ADDRSTRLEN];
 		inet_ntop(a.family, a.addr, host, sizeof(host));
 		_cleanup_free_ char *what = a.family == AF_INET6 ? xasprintf("[%s]:%u", host, a.port)
@@ -396,12 +402,12 @@ int netns_outside_serve_with(int fd, const char *source, struct report *rep, net
 			_cleanup_free_ char *rule = NULL, *fix = NULL;
 			words(data, &a, &rule, &fix);
 			report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what,
-					    "ENETUNREACH", rule, source, fix);
+					    err, rule, source, fix);
 			continue;
 		}
 		_cleanup_free_ char *fix = a.datagram ? xstrdup("--net on, or in stockade.ini: network = on")
 						      : xasprintf("--connect %s (this one service), or --net on", what);
-		report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what, "ENETUNREACH",
+		report_denial_ruled(rep, kind, report_records_full(rep, kind, what) ? "(further addresses)" : what, err,
 				    "network loopback: the jail's own loopback only, no route out", source, fix);
 	}
 }

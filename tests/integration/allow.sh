@@ -394,6 +394,38 @@ except OSError as e:
     print("errno", e.errno)
     raise SystemExit(3)'
 
+# A connected UDP socket hears at once that its datagram out goes nowhere,
+# IPv6 too: the namespace jail's way out answers an IPv6 datagram
+# "administratively prohibited" (EACCES; IPv6 has no hard error that is
+# ENETUNREACH) and names it, where "no route" left the client to its
+# timeout (3 s here, on main before this); the landlock backend refuses
+# the connect itself. Outside, the same probe's datagram reaches the fake internet's
+# address, whose answer is not EACCES.
+cat >"$W/udp6.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.settimeout(3)
+t = time.monotonic()
+try:
+    s.connect(("fd00:204::2", 9))
+    s.send(b"quic")
+    s.recv(10)
+    print("no error")
+except OSError as e:
+    print("errno", e.errno if e.errno is not None else "timeout", "after %.1f" % (time.monotonic() - t))
+    sys.exit(3)
+PY
+out=$(cd "$W" && outside python3 udp6.py 2>&1)
+case $out in *"errno 13 "*) fail "outside: a connected IPv6 datagram to the fake internet is not refused EACCES"; diag "$out" ;;
+*) pass "outside: a connected IPv6 datagram to the fake internet is not refused EACCES" ;; esac
+# (The landlock backend refuses the UDP connect itself, unrecorded:
+# glibc's getaddrinfo makes one to each address it sorts.)
+want="errno 13 after 0" named="datagram [fd00:204::2]:9 (EACCES)"
+$LL && want="errno 101 after 0" named=
+out=$(in_jail --allow a.test -- python3 udp6.py 2>&1)
+case $out in *"$want"*"$named"*) pass "a connected IPv6 datagram out fails at once ($want) ${named:+, named}" ;;
+*) fail "a connected IPv6 datagram out fails at once ($want) ${named:+, named}"; diag "$out" ;; esac
+
 # DNS: nothing of a query leaves but an allowed name's addresses.
 cat >"$W/dnsq.py" <<'PY'
 # dnsq.py NAME TYPE [SERVER [tcp]]: one query, to the first name server of
