@@ -87,9 +87,16 @@ void reap_init(pid_t pid, bool now)
  * user's shell has its prompt as it would without stockade; continued
  * (fg), it continues the command. (Where stockade's group is orphaned,
  * as under a terminal with no job control, the kernel leaves it running
- * and the command goes on at once.) */
+ * and the command goes on at once.) A session's zygote is stopped by no
+ * Ctrl-Z (a command's own stop is the zygote's to report): a command of
+ * the session sent it SIGSTOP, which would hold that exec and every later
+ * one until the session ends; it goes on at once. */
 static void suspend(struct process *pr)
 {
+	if (pr->holder) {
+		kill(pr->pid, SIGCONT);
+		return;
+	}
 	if (!pr->term || !pr->term->child.controlling || pr->term->master < 0)
 		return;
 	terminal_restore(pr->term);

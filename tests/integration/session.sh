@@ -240,6 +240,18 @@ out=$(cd "$W" && "$PTYRUN" --after sleep-ready --send 100:'\x1a' --signal 900:CO
 printf '%s\n' "$out" | grep -q 'ptyrun: exit 130' && pass "Ctrl-Z stops it and session exec with it; continued, Ctrl-C ends it" ||
 	{ fail "Ctrl-Z stops it and session exec with it"; diag "$out"; }
 
+# A command that stops the session's zygote (on the landlock backend the
+# parent of its process; in the namespace jail init, which ignores it)
+# does not hold the session: its exec ends, and the next one runs. Before,
+# on the landlock backend, both hung until the session was stopped.
+out=$(cd "$W" && timeout 30 "$STOCKADE" session exec "$SID" -- sh -c 'kill -STOP $PPID && echo stopped-parent' 2>&1)
+st=$?
+out2=$(cd "$W" && timeout 30 "$STOCKADE" session exec "$SID" -- echo next-ran 2>&1)
+st2=$?
+[ $st -eq 0 ] && [ "$out" = stopped-parent ] && [ $st2 -eq 0 ] && [ "$out2" = next-ran ] &&
+	pass "a command that sends the zygote SIGSTOP holds no exec: its own ends, and the next runs" ||
+	{ fail "a command that sends the zygote SIGSTOP holds no exec (status $st, then $st2)"; diag "$out"; diag "$out2"; }
+
 # What a command leaves running stays: a server started by one exec is
 # reached by the next, and from the host through --publish.
 "$STOCKADE" session stop "$SID"
