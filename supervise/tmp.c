@@ -211,13 +211,15 @@ bool supervisor_makes_in_tmp(struct supervisor *sv, const struct seccomp_notif *
 
 void sv_tmp_remove_made(struct supervisor *sv)
 {
+	/* made_here reads every entry's name: freed only after */
 	for (size_t i = 0; i < sv->n_made; i++) {
 		struct stat st;
 		struct tmp_made *m = &sv->made[i];
 		if (made_here(sv, m->name, &st) == m)
 			(void)unlinkat(sv->tmp_fd, m->name, 0);
-		free(m->name);
 	}
+	for (size_t i = 0; i < sv->n_made; i++)
+		free(sv->made[i].name);
 	free(sv->made);
 	sv->made = NULL;
 	sv->n_made = 0;
